@@ -1,0 +1,230 @@
+// Package event defines Atomic's unified event model (SPEC §1): every backend,
+// the native agent loop and the sub-agent runtime alike, reports what happens as
+// a stream of these events, and every view (TUI, headless output, tests) is
+// computed from that stream.
+package event
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Type names an event kind; the string is its wire name.
+type Type string
+
+// The event kinds of SPEC §1.
+const (
+	SessionStart        Type = "session.start"
+	MessageDelta        Type = "message.delta"
+	MessageComplete     Type = "message.complete"
+	ToolStart           Type = "tool.start"
+	ToolComplete        Type = "tool.complete"
+	SubagentStart       Type = "subagent.start"
+	SubagentUpdate      Type = "subagent.update"
+	SubagentComplete    Type = "subagent.complete"
+	AgentStatus         Type = "agent.status"
+	PermissionRequested Type = "permission.requested"
+	PermissionResolved  Type = "permission.resolved"
+	UsageUpdate         Type = "usage.update"
+	TurnEnd             Type = "turn.end"
+	Complete            Type = "complete"
+	TeamMessage         Type = "team.message"
+	TeammateStatus      Type = "teammate.status"
+	Interrupt           Type = "interrupt"
+	// Error reports a failure of an agent's turn (provider error, limit hit).
+	Error Type = "error"
+	// Reset marks a /clear-equivalent reset or model switch; like Interrupt it
+	// ends every active sub-agent as interrupted.
+	Reset Type = "reset"
+)
+
+// Event is one thing that happened. Data holds one of the payload types of
+// this package (or another package's payload for agent.status); it is encoded
+// as the "data" member.
+type Event struct {
+	Type          Type      `json:"type"`
+	Time          time.Time `json:"time"`
+	SessionID     string    `json:"session_id,omitempty"`
+	AgentID       string    `json:"agent_id,omitempty"`
+	ParentAgentID string    `json:"parent_agent_id,omitempty"`
+	ToolCallID    string    `json:"tool_call_id,omitempty"`
+	Data          any       `json:"data,omitempty"`
+}
+
+// Sink receives events. Implementations must be safe for concurrent use.
+type Sink interface {
+	Emit(Event)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Event)
+
+// Emit calls f(e).
+func (f SinkFunc) Emit(e Event) { f(e) }
+
+// Discard is a Sink that drops everything.
+var Discard Sink = SinkFunc(func(Event) {})
+
+// Usage counts tokens (and cost where the price is known).
+type Usage struct {
+	InputTokens         int64   `json:"input_tokens"`
+	OutputTokens        int64   `json:"output_tokens"`
+	CacheReadTokens     int64   `json:"cache_read_input_tokens,omitempty"`
+	CacheCreationTokens int64   `json:"cache_creation_input_tokens,omitempty"`
+	ContextWindow       int64   `json:"context_window,omitempty"`
+	CostUSD             float64 `json:"cost_usd,omitempty"`
+}
+
+// Add returns u with v's counts added (ContextWindow keeps the larger).
+func (u Usage) Add(v Usage) Usage {
+	u.InputTokens += v.InputTokens
+	u.OutputTokens += v.OutputTokens
+	u.CacheReadTokens += v.CacheReadTokens
+	u.CacheCreationTokens += v.CacheCreationTokens
+	u.CostUSD += v.CostUSD
+	if v.ContextWindow > u.ContextWindow {
+		u.ContextWindow = v.ContextWindow
+	}
+	return u
+}
+
+// Total is all tokens counted.
+func (u Usage) Total() int64 {
+	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheCreationTokens
+}
+
+// SessionStartData: a session (lead, sub-agent or teammate) began.
+type SessionStartData struct {
+	Model    string   `json:"model,omitempty"`
+	Provider string   `json:"provider,omitempty"`
+	Tools    []string `json:"tools,omitempty"`
+	// Name is the agent's type or teammate name ("lead" for the lead).
+	Name string `json:"name,omitempty"`
+}
+
+// MessageDeltaData: a piece of streamed assistant text.
+type MessageDeltaData struct {
+	Text string `json:"text"`
+}
+
+// MessageCompleteData: the assistant message ended; Text is all of it.
+type MessageCompleteData struct {
+	Text       string `json:"text"`
+	StopReason string `json:"stop_reason,omitempty"`
+}
+
+// ToolStartData: a tool call began.
+type ToolStartData struct {
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// ToolCompleteData: a tool call returned. For a background task this is the
+// spawn acknowledgement, not the end of the work.
+type ToolCompleteData struct {
+	Name    string `json:"name"`
+	Success bool   `json:"success"`
+	Result  string `json:"result,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Cancelled is set when the call was cut off by cancellation.
+	Cancelled bool `json:"cancelled,omitempty"`
+}
+
+// SubagentStartData: a sub-agent session exists. The event's AgentID is the
+// sub-agent's id, ToolCallID the task call that spawned it.
+type SubagentStartData struct {
+	AgentType   string `json:"agent_type"`
+	Description string `json:"description,omitempty"`
+	Prompt      string `json:"prompt,omitempty"`
+	Background  bool   `json:"background,omitempty"`
+	Model       string `json:"model,omitempty"`
+}
+
+// SubagentUpdateData: progress of a sub-agent.
+type SubagentUpdateData struct {
+	CurrentTool string `json:"current_tool,omitempty"`
+	ToolUses    int    `json:"tool_uses"`
+	Usage       Usage  `json:"usage"`
+	// Waiting names what the agent waits for (an approval), if anything.
+	Waiting string `json:"waiting,omitempty"`
+}
+
+// SubagentCompleteData: the sub-agent really finished.
+type SubagentCompleteData struct {
+	Success   bool   `json:"success"`
+	Result    string `json:"result,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Cancelled bool   `json:"cancelled,omitempty"`
+	ToolUses  int    `json:"tool_uses"`
+	Usage     Usage  `json:"usage"`
+}
+
+// PermissionRequestedData: an agent asks for approval.
+type PermissionRequestedData struct {
+	RequestID string          `json:"request_id"`
+	AgentName string          `json:"agent_name,omitempty"`
+	Tool      string          `json:"tool"`
+	Subject   string          `json:"subject,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+}
+
+// PermissionResolvedData: the approval was decided.
+type PermissionResolvedData struct {
+	RequestID string `json:"request_id"`
+	Allowed   bool   `json:"allowed"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// UsageUpdateData: token counts for one agent and the run's total.
+type UsageUpdateData struct {
+	Usage Usage `json:"usage"`
+	Total Usage `json:"total"`
+	// Active counts sub-agents and teammates still working, when the lead
+	// reports usage instead of complete.
+	Active int `json:"active,omitempty"`
+}
+
+// TurnEndData: the lead's model stopped for now.
+type TurnEndData struct {
+	StopReason string `json:"stop_reason,omitempty"`
+	NumTurns   int    `json:"num_turns"`
+}
+
+// CompleteData: the run's work is done.
+type CompleteData struct {
+	Result   string `json:"result,omitempty"`
+	IsError  bool   `json:"is_error,omitempty"`
+	Error    string `json:"error,omitempty"`
+	NumTurns int    `json:"num_turns"`
+	Usage    Usage  `json:"usage"`
+}
+
+// TeamMessageData: a message between lead and teammates.
+type TeamMessageData struct {
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Content string `json:"content"`
+}
+
+// TeammateStatusData: a teammate's status changed.
+type TeammateStatusData struct {
+	Name   string `json:"name"`
+	Role   string `json:"role,omitempty"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// InterruptData: the user interrupted.
+type InterruptData struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// ResetData: the conversation was reset (/clear) or the model switched.
+type ResetData struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// ErrorData: a turn failed.
+type ErrorData struct {
+	Message string `json:"message"`
+}

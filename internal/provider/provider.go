@@ -1,0 +1,134 @@
+// Package provider defines how Atomic talks to a model: one streamed turn at a
+// time, in a wire-neutral message format that the Anthropic and OpenAI
+// implementations (sub-packages) translate to their APIs.
+package provider
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/atomic-agent/atomic/internal/event"
+)
+
+// Provider streams one model turn.
+type Provider interface {
+	// Name is the provider's name ("anthropic", "openai", "demo").
+	Name() string
+	// Model is the model used when a request names none.
+	Model() string
+	// Stream sends req and calls on for every piece of the answer as it
+	// arrives, then returns the whole answer. Retries happen inside Stream
+	// (a retried attempt is announced with a ChunkRetry chunk so callers can
+	// drop partial text). on is called from Stream's goroutine only.
+	Stream(ctx context.Context, req Request, on func(Chunk)) (*Response, error)
+}
+
+// Role of a message.
+type Role string
+
+// Roles.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// Message is one entry of a conversation.
+type Message struct {
+	Role  Role   `json:"role"`
+	Parts []Part `json:"parts"`
+}
+
+// Part is a piece of a message: text, a tool call (assistant) or a tool
+// result (user). Exactly one of its fields is set.
+type Part struct {
+	Text       string      `json:"text,omitempty"`
+	ToolCall   *ToolCall   `json:"tool_call,omitempty"`
+	ToolResult *ToolResult `json:"tool_result,omitempty"`
+}
+
+// ToolCall is the model's request to run a tool.
+type ToolCall struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// ToolResult answers one ToolCall.
+type ToolResult struct {
+	ToolCallID string `json:"tool_call_id"`
+	Content    string `json:"content"`
+	IsError    bool   `json:"is_error,omitempty"`
+}
+
+// ToolSpec describes a tool offered to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Request is one turn's input.
+type Request struct {
+	Model     string
+	System    string
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int
+}
+
+// StopReason says why the model stopped.
+type StopReason string
+
+// Stop reasons, normalised across APIs.
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+	StopOther     StopReason = "other"
+)
+
+// Response is a whole model turn.
+type Response struct {
+	Text       string
+	ToolCalls  []ToolCall
+	StopReason StopReason
+	Usage      event.Usage
+	Model      string
+}
+
+// Message returns the assistant message for the history.
+func (r *Response) Message() Message {
+	m := Message{Role: RoleAssistant}
+	if r.Text != "" {
+		m.Parts = append(m.Parts, Part{Text: r.Text})
+	}
+	for i := range r.ToolCalls {
+		tc := r.ToolCalls[i]
+		m.Parts = append(m.Parts, Part{ToolCall: &tc})
+	}
+	return m
+}
+
+// ChunkKind names what a Chunk carries.
+type ChunkKind int
+
+// Chunk kinds.
+const (
+	// ChunkText carries a text delta.
+	ChunkText ChunkKind = iota
+	// ChunkToolCall carries a complete tool call (input assembled).
+	ChunkToolCall
+	// ChunkRetry says the attempt failed and is being retried after
+	// RetryIn; text streamed so far in this turn is void.
+	ChunkRetry
+)
+
+// Chunk is one streamed piece of a turn.
+type Chunk struct {
+	Kind     ChunkKind
+	Text     string
+	ToolCall *ToolCall
+	// Retry details (ChunkRetry).
+	Attempt int
+	Err     error
+}

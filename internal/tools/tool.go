@@ -1,0 +1,67 @@
+// Package tools holds the tools agents call, and what a tool is for the agent
+// loop: a name, a description and input schema for the model, a permission
+// class, and Run. Each tool is one file with its description beside it.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Kind classifies a tool for the permission gate and for concurrency.
+type Kind int
+
+// Kinds.
+const (
+	// ReadOnly tools never change anything; they always run concurrently
+	// and are allowed in every permission mode.
+	ReadOnly Kind = iota
+	// Edit tools change files (write, edit).
+	Edit
+	// Exec tools run commands (bash).
+	Exec
+	// Orchestrate tools drive other agents (task, messaging); they are not
+	// gated like edits, the agents they start are gated themselves.
+	Orchestrate
+)
+
+// Tool is one capability offered to the model.
+type Tool interface {
+	Name() string
+	// Description is what the model reads to decide when to use the tool.
+	Description() string
+	// Schema is the JSON Schema of the input object.
+	Schema() json.RawMessage
+	Kind() Kind
+	// Run executes a call whose input already passed Schema validation.
+	// A returned error becomes a tool error the model can read.
+	Run(ctx context.Context, call Call) (Result, error)
+}
+
+// Call is one invocation.
+type Call struct {
+	ID    string
+	Input json.RawMessage
+	// AgentID is the agent making the call.
+	AgentID string
+}
+
+// Result is what the model gets back.
+type Result struct {
+	Content string
+	IsError bool
+}
+
+// Subjecter is implemented by tools whose calls have one argument that
+// matters (a command, a path): it labels approval prompts and is what
+// permission patterns like bash(go test:*) match against.
+type Subjecter interface {
+	Subject(input json.RawMessage) string
+}
+
+// Locker is implemented by tools whose calls must not overlap when they touch
+// the same resource: calls sharing a key run one at a time, others run
+// concurrently. Edit tools return the absolute path they write.
+type Locker interface {
+	LockKeys(input json.RawMessage) []string
+}
