@@ -105,6 +105,9 @@ type SessionStartData struct {
 // MessageDeltaData: a piece of streamed assistant text.
 type MessageDeltaData struct {
 	Text string `json:"text"`
+	// Discard says the text streamed so far for this message is void: the
+	// request failed mid-stream and is being retried.
+	Discard bool `json:"discard,omitempty"`
 }
 
 // MessageCompleteData: the assistant message ended; Text is all of it.

@@ -1,0 +1,111 @@
+// Package agenttype defines the kinds of sub-agent the task tool can start:
+// the built-in general-purpose and explore types, and custom types from
+// Markdown files with YAML front matter (name, description, tools, model) in
+// .atomic/agents/ and .claude/agents/ of the project and the user's config
+// folder.
+package agenttype
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Type is one kind of sub-agent.
+type Type struct {
+	Name        string
+	Description string
+	// Tools lists the tools the agent gets; nil means every tool but the
+	// orchestration ones (task and its companions).
+	Tools []string
+	// Model overrides the parent's model; empty inherits it.
+	Model string
+	// Prompt is added to the sub-agent's system prompt.
+	Prompt string
+	// Source says where the type was defined: "built-in" or a file path.
+	Source string
+}
+
+// Built-in type names.
+const (
+	GeneralPurpose = "general-purpose"
+	Explore        = "explore"
+)
+
+// Builtins returns the built-in types.
+func Builtins() []Type {
+	return []Type{
+		{
+			Name:        GeneralPurpose,
+			Description: "General-purpose agent for researching complex questions, searching for code and executing multi-step tasks. It has every tool except task.",
+			Source:      "built-in",
+			Prompt: "You are a general-purpose sub-agent. Complete the task you were given using the tools you have, " +
+				"then answer with a concise report of what you did and found; your final message is all the caller sees.",
+		},
+		{
+			Name:        Explore,
+			Description: "Fast read-only agent for exploring a codebase: finding files by pattern, searching code for keywords, answering questions about the code. It cannot change anything.",
+			Tools:       []string{"read", "glob", "grep", "ls"},
+			Source:      "built-in",
+			Prompt: "You are an Explore sub-agent: read-only. Search and read to answer the task, " +
+				"then reply with a concise summary of your findings, citing file paths; your final message is all the caller sees.",
+		},
+	}
+}
+
+// Registry holds the known types; later definitions of a name replace
+// earlier ones (project over user over built-in).
+type Registry struct {
+	types map[string]Type
+}
+
+// NewRegistry returns a registry with the built-ins and then types.
+func NewRegistry(types ...Type) *Registry {
+	r := &Registry{types: map[string]Type{}}
+	for _, t := range Builtins() {
+		r.Add(t)
+	}
+	for _, t := range types {
+		r.Add(t)
+	}
+	return r
+}
+
+// Add registers t, replacing a type of the same name.
+func (r *Registry) Add(t Type) { r.types[strings.ToLower(t.Name)] = t }
+
+// Get finds a type by name, case-insensitively.
+func (r *Registry) Get(name string) (Type, bool) {
+	t, ok := r.types[strings.ToLower(strings.TrimSpace(name))]
+	return t, ok
+}
+
+// Lookup is Get with an error that lists the known names.
+func (r *Registry) Lookup(name string) (Type, error) {
+	if name == "" {
+		name = GeneralPurpose
+	}
+	if t, ok := r.Get(name); ok {
+		return t, nil
+	}
+	return Type{}, fmt.Errorf("unknown subagent_type %q; known types: %s", name, strings.Join(r.Names(), ", "))
+}
+
+// Names lists the known type names, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.types))
+	for _, t := range r.types {
+		names = append(names, t.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// All lists the types sorted by name.
+func (r *Registry) All() []Type {
+	out := make([]Type, 0, len(r.types))
+	for _, n := range r.Names() {
+		out = append(out, r.types[strings.ToLower(n)])
+	}
+	return out
+}

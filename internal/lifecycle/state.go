@@ -1,0 +1,251 @@
+package lifecycle
+
+import (
+	"slices"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/event"
+)
+
+// State routes events to the records they concern and keeps the records in
+// creation order. The zero State is ready to use. A State is not safe for
+// concurrent use: feed it from one goroutine (the event loop), as a reducer.
+type State struct {
+	recs    []Record
+	byCall  map[string]int // task tool call id → index in recs
+	byAgent map[string]int // sub-agent id → index in recs
+	counts  [numStatuses]int
+}
+
+// Apply applies e and returns the records it changed (a new slice, in
+// creation order), or nil when e changed nothing. Events that do not concern
+// sub-agents cost a switch on the event type.
+func (s *State) Apply(e event.Event) []Record {
+	var (
+		r  Record
+		ok bool
+	)
+	switch e.Type {
+	case event.ToolStart:
+		if e.ToolCallID == "" {
+			return nil
+		}
+		if _, dup := s.byCall[e.ToolCallID]; dup {
+			return nil
+		}
+		r, ok = s.create(e)
+	case event.SubagentStart:
+		if i, found := s.lookup(e.AgentID, e.ToolCallID); found {
+			r, ok = s.step(i, e)
+		} else {
+			r, ok = s.create(e)
+		}
+	case event.SubagentUpdate, event.SubagentComplete:
+		if i, found := s.lookup(e.AgentID, e.ToolCallID); found {
+			r, ok = s.step(i, e)
+		}
+	case event.ToolComplete:
+		if i, found := s.byCall[e.ToolCallID]; found && s.ownsCompletion(i, e) {
+			r, ok = s.step(i, e)
+		}
+	case event.Interrupt, event.Reset:
+		var changed []Record
+		for i := range s.recs {
+			if s.recs[i].Status.Active() {
+				if r, ok := s.step(i, e); ok {
+					changed = append(changed, r)
+				}
+			}
+		}
+		return changed
+	}
+	if !ok {
+		return nil
+	}
+	return []Record{r}
+}
+
+// ownsCompletion reports whether tool.complete e is the return of record i's
+// task call and not of another tool call that happens to share its id (a
+// sub-agent's own call, say): the tool must be the task tool (or unnamed)
+// and the caller the record's parent where both are known.
+func (s *State) ownsCompletion(i int, e event.Event) bool {
+	d, ok := payload[event.ToolCompleteData](e.Data)
+	if !ok || (d.Name != "" && !isTaskTool(d.Name)) {
+		return false
+	}
+	parent := s.recs[i].ParentID
+	return e.AgentID == "" || parent == "" || e.AgentID == parent
+}
+
+// lookup finds the record of a sub-agent id, else of a task tool call id.
+func (s *State) lookup(agentID, callID string) (int, bool) {
+	if agentID != "" {
+		if i, ok := s.byAgent[agentID]; ok {
+			return i, true
+		}
+	}
+	if callID != "" {
+		if i, ok := s.byCall[callID]; ok {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// create makes a record from e (task tool.start or subagent.start) and
+// indexes it.
+func (s *State) create(e event.Event) (Record, bool) {
+	r, ok := Step(Record{}, e)
+	if !ok {
+		return r, false
+	}
+	if s.byCall == nil {
+		s.byCall = make(map[string]int)
+		s.byAgent = make(map[string]int)
+	}
+	i := len(s.recs)
+	s.recs = append(s.recs, r)
+	s.counts[r.Status.index()]++
+	s.index(i)
+	return r, true
+}
+
+// step applies e to record i, keeping counts and indexes current.
+func (s *State) step(i int, e event.Event) (Record, bool) {
+	old := s.recs[i]
+	r, changed := Step(old, e)
+	if !changed {
+		return r, false
+	}
+	s.recs[i] = r
+	if r.Status != old.Status {
+		s.counts[old.Status.index()]--
+		s.counts[r.Status.index()]++
+	}
+	if j, ok := s.byAgent[old.ID]; ok && j == i && r.ID != old.ID {
+		delete(s.byAgent, old.ID)
+	}
+	if r.ID != old.ID || r.ToolCallID != old.ToolCallID {
+		s.index(i)
+	}
+	return r, true
+}
+
+// index records where record i is found: by its task call id, and by its
+// sub-agent id once it has one (an id other than the call id).
+func (s *State) index(i int) {
+	r := &s.recs[i]
+	if r.ToolCallID != "" {
+		s.byCall[r.ToolCallID] = i
+	}
+	if r.ID != "" && r.ID != r.ToolCallID {
+		s.byAgent[r.ID] = i
+	}
+}
+
+// Records returns a copy of all records in creation order.
+func (s *State) Records() []Record {
+	return slices.Clone(s.recs)
+}
+
+// Len is the number of records.
+func (s *State) Len() int { return len(s.recs) }
+
+// Get returns the record with sub-agent id id, or, failing that, the record
+// spawned by task tool call id.
+func (s *State) Get(id string) (Record, bool) {
+	i, ok := s.lookup(id, id)
+	if !ok {
+		return Record{}, false
+	}
+	return s.recs[i], true
+}
+
+// Counts is the number of records in each status.
+type Counts struct {
+	Pending, Running, Background  int
+	Completed, Error, Interrupted int
+}
+
+// Active is the number of records still at work.
+func (c Counts) Active() int { return c.Pending + c.Running + c.Background }
+
+// Total is the number of records.
+func (c Counts) Total() int { return c.Active() + c.Completed + c.Error + c.Interrupted }
+
+// Of returns the count of status st.
+func (c Counts) Of(st Status) int {
+	switch st {
+	case Pending:
+		return c.Pending
+	case Running:
+		return c.Running
+	case Background:
+		return c.Background
+	case Completed:
+		return c.Completed
+	case Error:
+		return c.Error
+	case Interrupted:
+		return c.Interrupted
+	}
+	return 0
+}
+
+// Counts returns the number of records in each status.
+func (s *State) Counts() Counts {
+	c := &s.counts
+	return Counts{
+		Running:     c[Running.index()],
+		Pending:     c[Pending.index()],
+		Background:  c[Background.index()],
+		Completed:   c[Completed.index()],
+		Interrupted: c[Interrupted.index()],
+		Error:       c[Error.index()],
+	}
+}
+
+// Active is the number of records pending, running or background.
+func (s *State) Active() int {
+	return s.counts[Running.index()] + s.counts[Pending.index()] + s.counts[Background.index()]
+}
+
+// Sorted returns a copy of the records ordered for display: running,
+// pending, background, completed, interrupted, error; by creation within a
+// status.
+func (s *State) Sorted() []Record {
+	out := slices.Clone(s.recs)
+	slices.SortStableFunc(out, func(a, b Record) int {
+		return a.Status.index() - b.Status.index()
+	})
+	return out
+}
+
+// Reset forgets every record.
+func (s *State) Reset() {
+	clear(s.recs)
+	s.recs = s.recs[:0]
+	clear(s.byCall)
+	clear(s.byAgent)
+	s.counts = [numStatuses]int{}
+}
+
+// Elapsed is the time r has run as of now: ticking while r is active (now
+// minus StartedAt, never negative), its final Duration once terminal.
+func (s *State) Elapsed(r Record, now time.Time) time.Duration {
+	if r.Status.Terminal() {
+		return r.Duration
+	}
+	if r.StartedAt.IsZero() || !now.After(r.StartedAt) {
+		return 0
+	}
+	return now.Sub(r.StartedAt)
+}
+
+// CanComplete reports whether the lead may emit complete (SPEC §2): no
+// record is pending, running or background and no teammate is active. A nil
+// State holds no records.
+func CanComplete(s *State, activeTeammates int) bool {
+	return activeTeammates == 0 && (s == nil || s.Active() == 0)
+}

@@ -1,0 +1,297 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/event"
+)
+
+// Step is the pure transition of one record: it applies e, which must concern
+// r (State does the routing), and returns the new record and whether anything
+// changed. Step(Record{}, e) creates a record from a task tool.start or a
+// subagent.start; a zero record is left zero by every other event.
+//
+// The transitions are those of SPEC §2. Terminal statuses are sticky: once a
+// record is completed, error or interrupted, no event changes its status or
+// Duration.
+func Step(r Record, e event.Event) (Record, bool) {
+	var next Record
+	switch e.Type {
+	case event.ToolStart:
+		next = stepToolStart(r, e)
+	case event.SubagentStart:
+		next = stepSubagentStart(r, e)
+	case event.SubagentUpdate:
+		next = stepSubagentUpdate(r, e)
+	case event.ToolComplete:
+		next = stepToolComplete(r, e)
+	case event.SubagentComplete:
+		next = stepSubagentComplete(r, e)
+	case event.Interrupt, event.Reset:
+		next = stepInterrupt(r, e)
+	default:
+		return r, false
+	}
+	return next, next != r
+}
+
+// taskInput is the part of the task tool's input the lifecycle needs.
+type taskInput struct {
+	Description  string `json:"description"`
+	Prompt       string `json:"prompt"`
+	SubagentType string `json:"subagent_type"`
+	Mode         string `json:"mode"`
+	Model        string `json:"model"`
+	// RunInBackground is Claude Code's spelling of mode background.
+	RunInBackground bool `json:"run_in_background"`
+}
+
+// DefaultAgentType is the agent type of a task call that names none.
+const DefaultAgentType = "general-purpose"
+
+// isTaskTool reports whether a tool name is the task tool ("Task" is how
+// Claude Code spells it).
+func isTaskTool(name string) bool {
+	return strings.EqualFold(name, "task")
+}
+
+// isBackgroundMode reports whether a task mode runs the agent in the
+// background: "background" or its alias "async".
+func isBackgroundMode(mode string) bool {
+	mode = strings.TrimSpace(mode)
+	return strings.EqualFold(mode, "background") || strings.EqualFold(mode, "async")
+}
+
+// stepToolStart creates the eager record of a task call. A record that
+// already exists is left alone (a repeated tool.start is not a new agent).
+func stepToolStart(r Record, e event.Event) Record {
+	if r.ID != "" || e.ToolCallID == "" {
+		return r
+	}
+	d, ok := payload[event.ToolStartData](e.Data)
+	if !ok || !isTaskTool(d.Name) {
+		return r
+	}
+	var in taskInput
+	if len(d.Input) > 0 {
+		// A malformed input still spawns a visible record with defaults:
+		// the tool itself reports the bad input, and the record ends with it.
+		_ = json.Unmarshal(d.Input, &in)
+	}
+	agentType := strings.TrimSpace(in.SubagentType)
+	if agentType == "" {
+		agentType = DefaultAgentType
+	}
+	bg := isBackgroundMode(in.Mode) || in.RunInBackground
+	status := Running
+	if bg {
+		status = Background
+	}
+	return Record{
+		ID:          e.ToolCallID,
+		ToolCallID:  e.ToolCallID,
+		ParentID:    e.AgentID,
+		Name:        DisplayName(agentType),
+		Description: in.Description,
+		Prompt:      in.Prompt,
+		Background:  bg,
+		Model:       in.Model,
+		Status:      status,
+		StartedAt:   e.Time,
+	}
+}
+
+// stepSubagentStart merges the sub-agent's session into r (the eager record
+// of its task call), or creates the record when there is none. The status is
+// kept, except that an active record the runtime reports as background
+// becomes background.
+func stepSubagentStart(r Record, e event.Event) Record {
+	d, ok := payload[event.SubagentStartData](e.Data)
+	if !ok {
+		return r
+	}
+	if r.ID == "" {
+		id := e.AgentID
+		if id == "" {
+			id = e.ToolCallID
+		}
+		if id == "" {
+			return r
+		}
+		r = Record{
+			ID:         id,
+			ToolCallID: e.ToolCallID,
+			ParentID:   e.ParentAgentID,
+			Name:       DisplayName(DefaultAgentType),
+			Status:     Running,
+			StartedAt:  e.Time,
+		}
+	}
+	if e.AgentID != "" {
+		r.ID = e.AgentID
+	}
+	if r.ToolCallID == "" {
+		r.ToolCallID = e.ToolCallID
+	}
+	if r.ParentID == "" {
+		r.ParentID = e.ParentAgentID
+	}
+	if t := strings.TrimSpace(d.AgentType); t != "" {
+		r.Name = DisplayName(t)
+	}
+	if d.Description != "" {
+		r.Description = d.Description
+	}
+	if d.Prompt != "" {
+		r.Prompt = d.Prompt
+	}
+	if d.Model != "" {
+		r.Model = d.Model
+	}
+	if d.Background && !r.Background {
+		r.Background = true
+		if r.Status.Active() {
+			r.Status = Background
+		}
+	}
+	return r
+}
+
+// stepSubagentUpdate records progress. A sync agent waiting for a slot is
+// pending, and running again on the next update that does not wait for one;
+// a background agent stays background.
+func stepSubagentUpdate(r Record, e event.Event) Record {
+	if r.ID == "" || r.Status.Terminal() {
+		return r
+	}
+	d, ok := payload[event.SubagentUpdateData](e.Data)
+	if !ok {
+		return r
+	}
+	r.ToolUses = d.ToolUses
+	r.CurrentTool = d.CurrentTool
+	r.Usage = d.Usage
+	r.Waiting = d.Waiting
+	if !r.Background {
+		switch {
+		case r.Status == Running && d.Waiting == WaitingSlot:
+			r.Status = Pending
+		case r.Status == Pending && d.Waiting != WaitingSlot:
+			r.Status = Running
+		}
+	}
+	return r
+}
+
+// stepToolComplete handles the return of the task call. For a sync agent it
+// is the end of the work. For a background agent a success is only the spawn
+// acknowledgement: status, current tool and duration stay, the ack is
+// attached. A failed background call means the spawn itself failed, so no
+// agent is running: the record ends as error (or interrupted if cancelled).
+func stepToolComplete(r Record, e event.Event) Record {
+	if r.ID == "" {
+		return r
+	}
+	d, ok := payload[event.ToolCompleteData](e.Data)
+	if !ok {
+		return r
+	}
+	if r.Background && d.Success {
+		r.Ack = d.Result
+		return r
+	}
+	if r.Status.Terminal() {
+		return r
+	}
+	switch {
+	case d.Success:
+		r.Result = d.Result
+		return finish(r, Completed, e.Time)
+	case d.Cancelled:
+		r.Error = d.Error
+		return finish(r, Interrupted, e.Time)
+	default:
+		r.Error = firstNonEmpty(d.Error, d.Result, "task failed")
+		return finish(r, Error, e.Time)
+	}
+}
+
+// stepSubagentComplete is the real end of an agent, sync or background. It is
+// a no-op on a record that already ended.
+func stepSubagentComplete(r Record, e event.Event) Record {
+	if r.ID == "" || r.Status.Terminal() {
+		return r
+	}
+	d, ok := payload[event.SubagentCompleteData](e.Data)
+	if !ok {
+		return r
+	}
+	r.ToolUses = max(r.ToolUses, d.ToolUses)
+	if d.Usage != (event.Usage{}) {
+		r.Usage = d.Usage
+	}
+	r.Result = d.Result
+	switch {
+	case d.Cancelled:
+		r.Error = d.Error
+		return finish(r, Interrupted, e.Time)
+	case d.Success:
+		return finish(r, Completed, e.Time)
+	default:
+		r.Error = firstNonEmpty(d.Error, "sub-agent failed")
+		return finish(r, Error, e.Time)
+	}
+}
+
+// stepInterrupt ends an active record as interrupted (interrupt, /clear,
+// model switch, quit: the work is cancelled).
+func stepInterrupt(r Record, e event.Event) Record {
+	if r.ID == "" || r.Status.Terminal() {
+		return r
+	}
+	return finish(r, Interrupted, e.Time)
+}
+
+// finish moves r to the terminal status s at time t, setting its Duration
+// (the only place it is set) and clearing what only an active agent has.
+func finish(r Record, s Status, t time.Time) Record {
+	r.Status = s
+	r.Duration = 0
+	if !r.StartedAt.IsZero() && t.After(r.StartedAt) {
+		r.Duration = t.Sub(r.StartedAt)
+	}
+	r.CurrentTool = ""
+	r.Waiting = ""
+	return r
+}
+
+// payload extracts a payload of type T from an event's Data, which may hold
+// a T, a *T, or undecoded JSON (events read back from stream-json).
+func payload[T any](data any) (T, bool) {
+	switch v := data.(type) {
+	case T:
+		return v, true
+	case *T:
+		if v != nil {
+			return *v, true
+		}
+	case json.RawMessage:
+		var t T
+		if json.Unmarshal(v, &t) == nil {
+			return t, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,216 @@
+// Package permission is the gate every tool call passes. It decides from the
+// permission mode and the allow/deny patterns, and asks a human only through
+// an Asker; with no Asker (headless) a call that would need a prompt is denied
+// with a message naming the flag that would allow it. Nothing ever blocks on
+// a prompt nobody can see.
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/atomic-agent/atomic/internal/tools"
+)
+
+// Mode is a permission mode, named as in Claude Code.
+type Mode string
+
+// Modes.
+const (
+	Default           Mode = "default"           // ask for edits and commands
+	AcceptEdits       Mode = "acceptEdits"       // edits allowed, ask for commands
+	BypassPermissions Mode = "bypassPermissions" // everything allowed (deny patterns still apply)
+	Plan              Mode = "plan"              // read-only: edits and commands denied
+)
+
+// ParseMode checks a mode name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case Default, AcceptEdits, BypassPermissions, Plan:
+		return m, nil
+	case "":
+		return Default, nil
+	}
+	return "", fmt.Errorf("unknown permission mode %q (want default, acceptEdits, bypassPermissions or plan)", s)
+}
+
+// Request is one tool call asking to run.
+type Request struct {
+	// ID is unique per request; approval UIs answer by it.
+	ID        string
+	AgentID   string
+	AgentName string // "lead", "explore-1", a teammate's name
+	Tool      string
+	Kind      tools.Kind
+	// Subject is the argument that matters (command, path).
+	Subject string
+	Input   json.RawMessage
+	// Diff previews an edit, when the tool can compute one.
+	Diff string
+}
+
+// Decision answers a Request.
+type Decision struct {
+	Allow bool
+	// Reason is shown to the model when denied.
+	Reason string
+}
+
+// Answer is a human's reply to a prompt.
+type Answer int
+
+// Answers.
+const (
+	Deny Answer = iota
+	AllowOnce
+	AllowSession // allow this tool (and subject pattern) for the rest of the session
+)
+
+// Asker puts a request in front of a human and waits for the answer (or ctx).
+type Asker interface {
+	Ask(ctx context.Context, req Request) (Answer, error)
+}
+
+// Gate decides tool calls. Safe for concurrent use by every agent of a run.
+type Gate struct {
+	mode       Mode
+	allowed    []Pattern
+	disallowed []Pattern
+	asker      Asker // nil: headless
+
+	mu      sync.Mutex
+	session []Pattern // allowed for this session by a human
+}
+
+// Options configure a Gate.
+type Options struct {
+	Mode       Mode
+	Allowed    []string // e.g. "read", "bash(go test:*)"
+	Disallowed []string
+	Asker      Asker
+}
+
+// NewGate checks the patterns and returns a Gate.
+func NewGate(o Options) (*Gate, error) {
+	mode, err := ParseMode(string(o.Mode))
+	if err != nil {
+		return nil, err
+	}
+	g := &Gate{mode: mode, asker: o.Asker}
+	for _, s := range o.Allowed {
+		p, err := ParsePattern(s)
+		if err != nil {
+			return nil, fmt.Errorf("--allowed-tools: %w", err)
+		}
+		g.allowed = append(g.allowed, p)
+	}
+	for _, s := range o.Disallowed {
+		p, err := ParsePattern(s)
+		if err != nil {
+			return nil, fmt.Errorf("--disallowed-tools: %w", err)
+		}
+		g.disallowed = append(g.disallowed, p)
+	}
+	return g, nil
+}
+
+// Mode reports the gate's mode.
+func (g *Gate) Mode() Mode { return g.mode }
+
+// Decide returns whether req may run, asking the Asker when the mode and
+// patterns leave it open. It returns when ctx ends, denying.
+func (g *Gate) Decide(ctx context.Context, req Request) Decision {
+	for _, p := range g.disallowed {
+		if p.Match(req.Tool, req.Subject) {
+			return Decision{Reason: fmt.Sprintf("permission denied: %s is disallowed by --disallowed-tools %q", describe(req), p.String())}
+		}
+	}
+	if req.Kind == tools.ReadOnly || req.Kind == tools.Orchestrate {
+		return Decision{Allow: true}
+	}
+	for _, p := range g.allowed {
+		if p.Match(req.Tool, req.Subject) {
+			return Decision{Allow: true}
+		}
+	}
+	switch g.mode {
+	case BypassPermissions:
+		return Decision{Allow: true}
+	case Plan:
+		return Decision{Reason: fmt.Sprintf("permission denied: %s is not allowed in plan mode (read-only); leave plan mode to make changes", describe(req))}
+	case AcceptEdits:
+		if req.Kind == tools.Edit {
+			return Decision{Allow: true}
+		}
+	}
+	g.mu.Lock()
+	for _, p := range g.session {
+		if p.Match(req.Tool, req.Subject) {
+			g.mu.Unlock()
+			return Decision{Allow: true}
+		}
+	}
+	g.mu.Unlock()
+	if g.asker == nil {
+		return Decision{Reason: headlessDenial(req)}
+	}
+	ans, err := g.asker.Ask(ctx, req)
+	if err != nil {
+		return Decision{Reason: fmt.Sprintf("permission denied: %s: no answer (%v)", describe(req), err)}
+	}
+	switch ans {
+	case AllowOnce:
+		return Decision{Allow: true}
+	case AllowSession:
+		g.mu.Lock()
+		g.session = append(g.session, sessionPattern(req))
+		g.mu.Unlock()
+		return Decision{Allow: true}
+	}
+	return Decision{Reason: fmt.Sprintf("permission denied: the user declined %s", describe(req))}
+}
+
+func describe(req Request) string {
+	who := ""
+	if req.AgentName != "" && req.AgentName != "lead" {
+		who = " (requested by " + req.AgentName + ")"
+	}
+	if req.Subject != "" {
+		return fmt.Sprintf("%s %q%s", req.Tool, req.Subject, who)
+	}
+	return req.Tool + who
+}
+
+// headlessDenial names the flags that would allow the call.
+func headlessDenial(req Request) string {
+	pat := req.Tool
+	if req.Tool == "bash" && req.Subject != "" {
+		pat = fmt.Sprintf("%s(%s:*)", req.Tool, firstWords(req.Subject, 2))
+	}
+	mode := "bypassPermissions"
+	if req.Kind == tools.Edit {
+		mode = "acceptEdits"
+	}
+	return fmt.Sprintf("permission denied: %s needs approval and no one can answer a prompt in headless mode; allow it with --allowed-tools '%s' or --permission-mode %s",
+		describe(req), pat, mode)
+}
+
+// sessionPattern is what "allow for this session" remembers: the whole tool
+// for edits, the command's first word for bash.
+func sessionPattern(req Request) Pattern {
+	if req.Tool == "bash" && req.Subject != "" {
+		return Pattern{Tool: req.Tool, Prefix: firstWords(req.Subject, 1), HasArg: true, Wildcard: true}
+	}
+	return Pattern{Tool: req.Tool}
+}
+
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		f = f[:n]
+	}
+	return strings.Join(f, " ")
+}
