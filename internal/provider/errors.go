@@ -3,10 +3,14 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
-// APIError is a failed HTTP exchange with a model API, normalised.
+// APIError is a failed HTTP exchange with a model API, normalised. An error
+// the API reported inside an otherwise successful stream (Anthropic's
+// "overloaded_error" event, say) is an APIError too, with the HTTP status
+// that error type stands for.
 type APIError struct {
 	Provider   string
 	StatusCode int
@@ -16,6 +20,8 @@ type APIError struct {
 	RetryAfter time.Duration
 }
 
+// Error is one line: provider, status, the API's type and message, and a
+// hint for the statuses a user can fix (401, 403, 404).
 func (e *APIError) Error() string {
 	hint := ""
 	switch e.StatusCode {
@@ -26,19 +32,26 @@ func (e *APIError) Error() string {
 	case 404:
 		hint = ": not found (check the model name and the base URL)"
 	}
-	msg := e.Message
+	msg := OneLine(e.Message)
 	if msg == "" {
 		msg = "request failed"
+	}
+	if t := OneLine(e.Type); t != "" && !strings.Contains(msg, t) {
+		msg = t + ": " + msg
 	}
 	return fmt.Sprintf("%s: HTTP %d %s%s", e.Provider, e.StatusCode, msg, hint)
 }
 
-// Retryable reports whether the request may succeed if sent again.
+// Retryable reports whether the request may succeed if sent again: request
+// timeout, conflict, rate limit, and server errors (Anthropic's 529
+// "overloaded" included).
 func (e *APIError) Retryable() bool {
 	return e.StatusCode == 408 || e.StatusCode == 409 || e.StatusCode == 429 || e.StatusCode >= 500
 }
 
-// StreamError is a stream that broke after it started.
+// StreamError is a stream that broke after it started: the connection was
+// cut, the server sent something that is not the protocol, or the stream
+// ended before its end marker.
 type StreamError struct {
 	Provider string
 	// AfterToolCall is set when at least one tool call had been emitted,
@@ -48,20 +61,55 @@ type StreamError struct {
 }
 
 func (e *StreamError) Error() string {
-	return fmt.Sprintf("%s: stream broke: %v", e.Provider, e.Err)
+	if e.AfterToolCall {
+		return fmt.Sprintf("%s: stream broke after a tool call had been received, so the turn was not retried: %s", e.Provider, OneLine(errText(e.Err)))
+	}
+	return fmt.Sprintf("%s: stream broke: %s", e.Provider, OneLine(errText(e.Err)))
 }
 
 func (e *StreamError) Unwrap() error { return e.Err }
 
-// IsRetryable reports whether err is worth another attempt.
+// ConnError is a request that got no HTTP answer at all: connection refused
+// or reset, DNS failure, TLS failure. It is worth retrying.
+type ConnError struct {
+	Provider string
+	Err      error
+}
+
+func (e *ConnError) Error() string {
+	return fmt.Sprintf("%s: cannot reach the API: %s", e.Provider, OneLine(errText(e.Err)))
+}
+
+func (e *ConnError) Unwrap() error { return e.Err }
+
+// IsRetryable reports whether err is worth another attempt. A stream that
+// broke after a tool call never is, whatever broke it, because the caller
+// may already have acted on the call.
 func IsRetryable(err error) bool {
+	var se *StreamError
+	if errors.As(err, &se) && se.AfterToolCall {
+		return false
+	}
 	var ae *APIError
 	if errors.As(err, &ae) {
 		return ae.Retryable()
 	}
-	var se *StreamError
-	if errors.As(err, &se) {
-		return !se.AfterToolCall
+	if se != nil {
+		return true
 	}
-	return false
+	var ce *ConnError
+	return errors.As(err, &ce)
+}
+
+// OneLine collapses s to a single trimmed line so error texts stay one line
+// however the server formatted its message.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
 }

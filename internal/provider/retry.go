@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
 	"time"
 )
 
 // RetryPolicy bounds retries of a model request: exponential backoff with
-// full jitter, honouring retry-after, within MaxAttempts and MaxTotal.
+// jitter, honouring retry-after, within MaxAttempts and MaxTotal. Zero
+// fields take the values of DefaultRetry.
 type RetryPolicy struct {
 	MaxAttempts int           // attempts in all, first included (default 5)
 	BaseDelay   time.Duration // first backoff (default 1s)
@@ -40,20 +45,56 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 }
 
 // Delay is the wait before attempt n+1 after attempt n (1-based) failed
-// with err: retry-after when the server gave one, else full-jitter backoff.
+// with err: retry-after when the server gave one (capped at MaxDelay), else
+// exponential backoff from BaseDelay, capped at MaxDelay, with jitter over
+// the upper half of that ceiling.
 func (p RetryPolicy) Delay(n int, err error) time.Duration {
 	p = p.withDefaults()
 	var ae *APIError
 	if errors.As(err, &ae) && ae.RetryAfter > 0 {
 		return min(ae.RetryAfter, p.MaxDelay)
 	}
-	ceil := p.BaseDelay << (n - 1)
-	if ceil <= 0 || ceil > p.MaxDelay {
-		ceil = p.MaxDelay
+	ceil := p.BaseDelay
+	for i := 1; i < n; i++ {
+		if ceil > p.MaxDelay/2 {
+			ceil = p.MaxDelay
+			break
+		}
+		ceil *= 2
 	}
-	// Full jitter, but never less than half the ceiling so retries do not
-	// hammer the server back to back.
-	return ceil/2 + rand.N(ceil/2+1)
+	ceil = min(ceil, p.MaxDelay)
+	// Jitter over the upper half of the ceiling ("equal jitter"): spread out
+	// like full jitter, but never so short that retries hammer the server
+	// back to back.
+	return ceil/2 + rand.N(ceil-ceil/2+1)
+}
+
+// ParseRetryAfter reads how long the server asked the client to wait:
+// retry-after-ms (milliseconds, sent by Anthropic and OpenAI), else
+// retry-after in seconds or as an HTTP date (relative to now). It returns 0
+// when neither header is present or valid.
+func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
+	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && ms < math.MaxInt64/float64(time.Millisecond) {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("retry-after"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s > 0 && s < math.MaxInt64/float64(time.Second) {
+			return time.Duration(s * float64(time.Second))
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
 }
 
 // Do runs attempt until it succeeds, fails with a non-retryable error, or

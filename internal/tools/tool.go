@@ -65,3 +65,13 @@ type Subjecter interface {
 type Locker interface {
 	LockKeys(input json.RawMessage) []string
 }
+
+// Starter is implemented by tools whose calls begin with a quick step that
+// must happen in the model's order, followed by a wait that runs
+// concurrently with the other calls of the message. The task tool spawns
+// sub-agents this way, so ids and queue order follow the calls. The agent
+// loop calls Start for such calls one by one, in order, then the waits
+// concurrently; Run must behave as Start followed by wait.
+type Starter interface {
+	Start(ctx context.Context, call Call) (wait func() (Result, error), err error)
+}

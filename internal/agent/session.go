@@ -1,0 +1,274 @@
+// Package agent is Atomic's agent loop: a Session owns one context window
+// (message history, system prompt, tool set), streams a model turn, runs the
+// tool calls the model made, feeds the results back and loops until the
+// model stops or a limit is hit. The lead, every sub-agent and every teammate
+// is a Session; they share nothing but the event sink, the permission gate
+// and the usage meter.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/tools"
+	"github.com/atomic-agent/atomic/internal/usage"
+)
+
+// DefaultMaxTurns bounds model requests per Run when Config.MaxTurns is 0.
+const DefaultMaxTurns = 100
+
+// Config builds a Session.
+type Config struct {
+	SessionID string
+	ID        string // agent id: "lead", "explore-1", a teammate's name
+	ParentID  string
+	// Name labels the agent in approval prompts and events ("lead",
+	// "Explore", a teammate's name).
+	Name     string
+	Provider provider.Provider
+	Model    string // empty: the provider's default
+	System   string
+	Tools    *tools.Set
+	Gate     *permission.Gate // nil allows every call
+	Meter    *usage.Meter     // nil: a private meter
+	Sink     event.Sink       // nil: events are dropped
+	// MaxTurns bounds model requests per Run (0: DefaultMaxTurns).
+	MaxTurns  int
+	MaxTokens int
+	// Now is the clock for event times (nil: time.Now).
+	Now func() time.Time
+}
+
+// ErrMaxTurns is returned (wrapped) when a Run hits its turn limit.
+var ErrMaxTurns = errors.New("turn limit reached")
+
+// Result is what a Run produced.
+type Result struct {
+	// Text is the model's final answer (its last message's text).
+	Text       string
+	StopReason provider.StopReason
+	// Turns counts model requests made by this Run.
+	Turns int
+	// Usage is the Run's token usage.
+	Usage    event.Usage
+	ToolUses int
+}
+
+// Session is one agent's conversation. Run may not be called concurrently
+// with itself; Deliver and the accessors are safe from any goroutine.
+type Session struct {
+	cfg     Config
+	started bool
+
+	mu       sync.Mutex
+	history  []provider.Message
+	inbox    []string
+	usage    event.Usage
+	toolUses int
+	turns    int
+}
+
+// New returns a Session; it emits session.start on its first Run.
+func New(cfg Config) *Session {
+	if cfg.Sink == nil {
+		cfg.Sink = event.Discard
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Meter == nil {
+		cfg.Meter = usage.NewMeter()
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = tools.NewSet()
+	}
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = DefaultMaxTurns
+	}
+	if cfg.Model == "" && cfg.Provider != nil {
+		cfg.Model = cfg.Provider.Model()
+	}
+	return &Session{cfg: cfg}
+}
+
+// ID is the agent id.
+func (s *Session) ID() string { return s.cfg.ID }
+
+// Config returns the session's configuration.
+func (s *Session) Config() Config { return s.cfg }
+
+// History returns a copy of the conversation so far.
+func (s *Session) History() []provider.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]provider.Message(nil), s.history...)
+}
+
+// Usage is the session's total usage.
+func (s *Session) Usage() event.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage
+}
+
+// ToolUses counts the tool calls the session made.
+func (s *Session) ToolUses() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.toolUses
+}
+
+// Turns counts the model requests the session made.
+func (s *Session) Turns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turns
+}
+
+// Deliver queues a user-side message (a teammate's message, a background
+// task's result) for the session's next model request.
+func (s *Session) Deliver(text string) {
+	s.mu.Lock()
+	s.inbox = append(s.inbox, text)
+	s.mu.Unlock()
+}
+
+// Pending reports whether delivered messages wait for the next request.
+func (s *Session) Pending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.inbox) > 0
+}
+
+// Reset clears the history (the /clear command).
+func (s *Session) Reset() {
+	s.mu.Lock()
+	s.history, s.inbox = nil, nil
+	s.mu.Unlock()
+}
+
+func (s *Session) emit(typ event.Type, toolCallID string, data any) {
+	s.cfg.Sink.Emit(event.Event{
+		Type: typ, Time: s.cfg.Now(), SessionID: s.cfg.SessionID,
+		AgentID: s.cfg.ID, ParentAgentID: s.cfg.ParentID, ToolCallID: toolCallID, Data: data,
+	})
+}
+
+// Run adds prompt (if not empty) and any delivered messages as a user
+// message and loops model turn → tool calls until the model stops. On
+// cancellation it records what was cut off in the history and returns an
+// error wrapping ctx's.
+func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
+	if s.cfg.Provider == nil {
+		return nil, errors.New("agent: no provider configured")
+	}
+	if !s.started {
+		s.started = true
+		s.emit(event.SessionStart, "", event.SessionStartData{
+			Model: s.cfg.Model, Provider: s.cfg.Provider.Name(), Tools: s.cfg.Tools.Names(), Name: s.cfg.Name,
+		})
+	}
+	res := &Result{}
+	var next []provider.Part
+	if prompt != "" {
+		next = append(next, provider.Part{Text: prompt})
+	}
+	for {
+		next = append(next, s.takeInbox()...)
+		if len(next) > 0 {
+			s.append(provider.Message{Role: provider.RoleUser, Parts: next})
+			next = nil
+		}
+		if res.Turns >= s.cfg.MaxTurns {
+			return res, fmt.Errorf("%w: %d model turns", ErrMaxTurns, s.cfg.MaxTurns)
+		}
+		resp, err := s.turn(ctx)
+		res.Turns++
+		if resp != nil {
+			res.Usage = res.Usage.Add(resp.Usage)
+		}
+		if err != nil {
+			return res, err
+		}
+		res.Text, res.StopReason = resp.Text, resp.StopReason
+		if len(resp.ToolCalls) == 0 {
+			if s.Pending() {
+				continue // a message arrived during the turn: answer it now
+			}
+			return res, nil
+		}
+		results, err := s.runTools(ctx, resp.ToolCalls)
+		res.ToolUses += len(resp.ToolCalls)
+		for i := range results {
+			next = append(next, provider.Part{ToolResult: &results[i]})
+		}
+		if err != nil {
+			s.append(provider.Message{Role: provider.RoleUser, Parts: next})
+			return res, err
+		}
+	}
+}
+
+func (s *Session) takeInbox() []provider.Part {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	parts := make([]provider.Part, 0, len(s.inbox))
+	for _, m := range s.inbox {
+		parts = append(parts, provider.Part{Text: m})
+	}
+	s.inbox = nil
+	return parts
+}
+
+func (s *Session) append(m provider.Message) {
+	s.mu.Lock()
+	s.history = append(s.history, m)
+	s.mu.Unlock()
+}
+
+// turn streams one model response and appends it to the history.
+func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
+	req := provider.Request{
+		Model: s.cfg.Model, System: s.cfg.System, Messages: s.History(),
+		Tools: s.cfg.Tools.Specs(), MaxTokens: s.cfg.MaxTokens,
+	}
+	var partial []byte
+	resp, err := s.cfg.Provider.Stream(ctx, req, func(c provider.Chunk) {
+		switch c.Kind {
+		case provider.ChunkText:
+			partial = append(partial, c.Text...)
+			s.emit(event.MessageDelta, "", event.MessageDeltaData{Text: c.Text})
+		case provider.ChunkRetry:
+			partial = partial[:0]
+			s.emit(event.MessageDelta, "", event.MessageDeltaData{Discard: true})
+		}
+	})
+	s.mu.Lock()
+	s.turns++
+	s.mu.Unlock()
+	if err != nil {
+		if ctx.Err() != nil {
+			// Record what was cut off so the history shows it.
+			cut := string(partial) + "\n[interrupted by the user]"
+			s.append(provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Text: cut}}})
+			s.emit(event.MessageComplete, "", event.MessageCompleteData{Text: string(partial), StopReason: "interrupted"})
+			return nil, fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+		s.emit(event.Error, "", event.ErrorData{Message: err.Error()})
+		return nil, err
+	}
+	agentTotal, runTotal := s.cfg.Meter.Add(s.cfg.ID, resp.Usage)
+	s.mu.Lock()
+	s.usage = agentTotal
+	s.history = append(s.history, resp.Message())
+	s.mu.Unlock()
+	s.emit(event.MessageComplete, "", event.MessageCompleteData{Text: resp.Text, StopReason: string(resp.StopReason)})
+	s.emit(event.UsageUpdate, "", event.UsageUpdateData{Usage: agentTotal, Total: runTotal})
+	return resp, nil
+}

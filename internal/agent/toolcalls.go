@@ -1,0 +1,183 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/tools"
+)
+
+// requestSeq numbers permission requests across sessions; it is only an id
+// source, not state that changes behaviour.
+var requestSeq atomic.Uint64
+
+// runTools runs the calls of one assistant message concurrently. Calls that
+// share a lock key (writes to the same file) run one after another in the
+// model's order; other calls never wait. Results come back in call order. On
+// cancellation every unfinished call gets a "cancelled" result and the error
+// wraps ctx's.
+func (s *Session) runTools(ctx context.Context, calls []provider.ToolCall) ([]provider.ToolResult, error) {
+	results := make([]provider.ToolResult, len(calls))
+	// Starters (the task tool) begin in the model's order, before anything
+	// runs concurrently.
+	waits := make([]func() provider.ToolResult, len(calls))
+	for i, c := range calls {
+		if t, ok := s.cfg.Tools.Get(c.Name); ok {
+			if st, ok := t.(tools.Starter); ok {
+				waits[i] = s.startTool(ctx, c, t, st)
+			}
+		}
+	}
+	done := make([]chan struct{}, len(calls))
+	last := map[string]int{} // lock key -> index of the latest call holding it
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		done[i] = make(chan struct{})
+		var deps []chan struct{}
+		if t, ok := s.cfg.Tools.Get(c.Name); ok {
+			if l, ok := t.(tools.Locker); ok {
+				for _, k := range l.LockKeys(c.Input) {
+					if j, ok := last[k]; ok {
+						deps = append(deps, done[j])
+					}
+					last[k] = i
+				}
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done[i])
+			for _, d := range deps {
+				<-d // predecessors always finish: they honour ctx themselves
+			}
+			if waits[i] != nil {
+				results[i] = waits[i]()
+				return
+			}
+			results[i] = s.runTool(ctx, calls[i])
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return results, fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	return results, nil
+}
+
+// startTool begins a Starter call and returns the wait that finishes it.
+func (s *Session) startTool(ctx context.Context, c provider.ToolCall, t tools.Tool, st tools.Starter) func() provider.ToolResult {
+	s.countToolUse()
+	s.emit(event.ToolStart, c.ID, event.ToolStartData{Name: c.Name, Input: c.Input})
+	res, ok := s.admit(ctx, c, t)
+	if ok {
+		wait, err := safeStart(ctx, st, tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID})
+		if err == nil {
+			return func() provider.ToolResult {
+				r, err := safeWait(t.Name(), wait)
+				if err != nil {
+					r = tools.Result{Content: err.Error(), IsError: true}
+				}
+				return s.completeTool(ctx, c, r)
+			}
+		}
+		res = tools.Result{Content: err.Error(), IsError: true}
+	}
+	return func() provider.ToolResult { return s.completeTool(ctx, c, res) }
+}
+
+func safeStart(ctx context.Context, st tools.Starter, call tools.Call) (wait func() (tools.Result, error), err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tool panicked: %v", p)
+		}
+	}()
+	return st.Start(ctx, call)
+}
+
+func safeWait(name string, wait func() (tools.Result, error)) (r tools.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked: %v", name, p)
+		}
+	}()
+	return wait()
+}
+
+func (s *Session) countToolUse() {
+	s.mu.Lock()
+	s.toolUses++
+	s.mu.Unlock()
+}
+
+// runTool validates, gates and runs one call, emitting tool.start and
+// tool.complete around it.
+func (s *Session) runTool(ctx context.Context, c provider.ToolCall) provider.ToolResult {
+	s.countToolUse()
+	s.emit(event.ToolStart, c.ID, event.ToolStartData{Name: c.Name, Input: c.Input})
+	t, _ := s.cfg.Tools.Get(c.Name)
+	res, ok := s.admit(ctx, c, t)
+	if ok {
+		res = tools.Execute(ctx, t, tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID})
+	}
+	return s.completeTool(ctx, c, res)
+}
+
+// completeTool emits tool.complete and builds the result for the model.
+func (s *Session) completeTool(ctx context.Context, c provider.ToolCall, res tools.Result) provider.ToolResult {
+	data := event.ToolCompleteData{Name: c.Name, Success: !res.IsError}
+	if ctx.Err() != nil && res.IsError {
+		data.Cancelled = true
+		if !strings.HasPrefix(res.Content, "cancelled") {
+			res.Content = "cancelled: " + res.Content
+		}
+	}
+	if res.IsError {
+		data.Error = res.Content
+	} else {
+		data.Result = res.Content
+	}
+	s.emit(event.ToolComplete, c.ID, data)
+	return provider.ToolResult{ToolCallID: c.ID, Content: res.Content, IsError: res.IsError}
+}
+
+// admit checks that the call may run: the tool exists, its input is valid
+// and the permission gate allows it. When not, it returns the error result.
+func (s *Session) admit(ctx context.Context, c provider.ToolCall, t tools.Tool) (tools.Result, bool) {
+	if err := ctx.Err(); err != nil {
+		return tools.Result{Content: "cancelled: the user interrupted before this tool ran", IsError: true}, false
+	}
+	if t == nil {
+		return tools.Result{Content: fmt.Sprintf("unknown tool %q; available tools: %s", c.Name, strings.Join(s.cfg.Tools.Names(), ", ")), IsError: true}, false
+	}
+	if err := tools.Validate(t, c.Input); err != nil {
+		return tools.Result{Content: err.Error(), IsError: true}, false
+	}
+	if s.cfg.Gate != nil {
+		req := permission.Request{
+			ID:      "perm-" + strconv.FormatUint(requestSeq.Add(1), 10),
+			AgentID: s.cfg.ID, AgentName: s.agentLabel(), Tool: c.Name, Kind: t.Kind(), Input: c.Input,
+		}
+		if sj, ok := t.(tools.Subjecter); ok {
+			req.Subject = sj.Subject(c.Input)
+		}
+		if d := s.cfg.Gate.Decide(ctx, req); !d.Allow {
+			return tools.Result{Content: d.Reason, IsError: true}, false
+		}
+	}
+	return tools.Result{}, true
+}
+
+func (s *Session) agentLabel() string {
+	if s.cfg.ID == "" {
+		return s.cfg.Name
+	}
+	return s.cfg.ID
+}

@@ -1,0 +1,84 @@
+// Package bus is the one place events fan in: every agent emits into the
+// Bus, which applies the lifecycle reducer, adds an agent.status event for
+// each status the reducer changed, and hands every event, in one order, to
+// the subscribers (TUI, headless output, runtime).
+package bus
+
+import (
+	"sync"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+)
+
+// Bus serialises events. Subscribers run under the bus's lock, in order, and
+// must not emit into the bus themselves nor block for long: a slow consumer
+// (a UI) should queue and return.
+type Bus struct {
+	mu       sync.Mutex
+	state    lifecycle.State
+	statuses map[string]lifecycle.Status // by task tool call id: last status reported
+	subs     []*sub
+}
+
+type sub struct{ fn func(event.Event) }
+
+// New returns an empty Bus.
+func New() *Bus { return &Bus{statuses: map[string]lifecycle.Status{}} }
+
+// Emit implements event.Sink.
+func (b *Bus) Emit(e event.Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	changed := b.state.Apply(e) // first, so subscribers see the state e made
+	b.deliver(e)
+	for _, r := range changed {
+		key := r.ToolCallID
+		if key == "" {
+			key = r.ID
+		}
+		if b.statuses[key] == r.Status {
+			continue
+		}
+		b.statuses[key] = r.Status
+		b.deliver(lifecycle.StatusEvent(e, r))
+	}
+}
+
+func (b *Bus) deliver(e event.Event) {
+	for _, s := range b.subs {
+		s.fn(e)
+	}
+}
+
+// Subscribe adds fn; the returned func removes it.
+func (b *Bus) Subscribe(fn func(event.Event)) (unsubscribe func()) {
+	s := &sub{fn: fn}
+	b.mu.Lock()
+	b.subs = append(b.subs, s)
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for i, x := range b.subs {
+			if x == s {
+				b.subs = append(b.subs[:i], b.subs[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// Agents returns the reducer's records in creation order.
+func (b *Bus) Agents() []lifecycle.Record {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state.Records()
+}
+
+// ActiveAgents counts sub-agents pending, running or in the background.
+func (b *Bus) ActiveAgents() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state.Active()
+}

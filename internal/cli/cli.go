@@ -1,0 +1,70 @@
+// Package cli is Atomic's command line: `atomic` (the TUI), `atomic run`
+// (headless), `atomic loopback` (the scripted model server for tests) and
+// `atomic version`. Everything it touches comes in through IOStreams so every
+// command is testable.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Version is set at build time.
+var Version = "dev"
+
+// IOStreams are a command's connections to the world.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	Getenv func(string) string
+	// Dir is the working directory (the workspace root).
+	Dir string
+	// StdinIsTerminal is set when In is an interactive terminal.
+	StdinIsTerminal bool
+}
+
+// System returns the process's streams.
+func System() IOStreams {
+	dir, _ := os.Getwd()
+	fi, err := os.Stdin.Stat()
+	tty := err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Dir: dir, StdinIsTerminal: tty}
+}
+
+const usage = `Atomic: a terminal coding agent with parallel sub-agents.
+
+Usage:
+  atomic [flags]                 open the chat UI
+  atomic run -p PROMPT [flags]   run headless (prompt also from stdin)
+  atomic loopback --scenario F   serve a scripted model on loopback (for tests)
+  atomic version
+
+Run 'atomic run --help' for the flags.
+`
+
+// Run executes args (without the program name) and returns the exit code.
+func Run(ctx context.Context, args []string, io IOStreams) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "run":
+			return runHeadless(ctx, args[1:], io)
+		case "loopback":
+			return runLoopback(ctx, args[1:], io)
+		case "version", "--version":
+			fmt.Fprintf(io.Out, "atomic %s\n", Version)
+			return 0
+		case "help", "-h", "--help":
+			fmt.Fprint(io.Out, usage)
+			return 0
+		}
+		if !strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(io.Err, "atomic: unknown command %q\n\n%s", args[0], usage)
+			return 2
+		}
+	}
+	return runTUI(ctx, args, io)
+}

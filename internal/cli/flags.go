@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/tools"
+)
+
+// common are the flags shared by the TUI and atomic run.
+type common struct {
+	provider, model, baseURL, configPath string
+	permissionMode                       string
+	allowed, disallowed                  stringList
+	addDirs                              stringList
+	maxTurns, maxSubagents, maxTeammates int
+	timeout                              time.Duration
+	demo                                 bool
+}
+
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error {
+	*s = append(*s, permission.ParseList(v)...)
+	return nil
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.provider, "provider", "", "model provider: anthropic or openai (default: from config or whichever API key is set)")
+	fs.StringVar(&c.model, "model", "", "model name")
+	fs.StringVar(&c.baseURL, "base-url", "", "API base URL (Ollama, vLLM, llama.cpp, OpenRouter, a proxy)")
+	fs.StringVar(&c.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/atomic/config.json)")
+	fs.StringVar(&c.permissionMode, "permission-mode", "", "default, acceptEdits, bypassPermissions or plan")
+	fs.Var(&c.allowed, "allowed-tools", "tools allowed without asking, e.g. 'read,bash(go test:*)'")
+	fs.Var(&c.disallowed, "disallowed-tools", "tools never allowed, e.g. 'bash(rm:*)'")
+	fs.Var(&c.addDirs, "add-dir", "extra folder the file tools may use (repeatable)")
+	fs.IntVar(&c.maxTurns, "max-turns", 0, "model turns per agent turn (default 100)")
+	fs.IntVar(&c.maxSubagents, "max-subagents", 0, "sub-agents running at once (default 5)")
+	fs.IntVar(&c.maxTeammates, "max-teammates", 0, "teammates at once (default 10)")
+	fs.DurationVar(&c.timeout, "timeout", 0, "wall-clock limit of a headless run, e.g. 10m")
+	fs.BoolVar(&c.demo, "demo", false, "use the built-in demo model (no API key needed)")
+}
+
+// setup is everything resolved from flags, env and config.
+type setup struct {
+	file      config.File
+	ps        config.ProviderSettings
+	prov      provider.Provider
+	gate      *permission.Gate
+	types     *agenttype.Registry
+	workspace tools.Workspace
+	warnings  []string
+}
+
+func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
+	s := &setup{}
+	path, optional := c.configPath, false
+	if path == "" {
+		path, optional = filepath.Join(config.UserDir(io.Getenv), "config.json"), true
+	}
+	f, err := config.LoadFile(path, optional)
+	if err != nil {
+		return nil, err
+	}
+	s.file = f
+	if c.maxTurns < 0 || c.maxSubagents < 0 || c.maxTeammates < 0 {
+		return nil, fmt.Errorf("--max-turns, --max-subagents and --max-teammates must not be negative")
+	}
+	if c.maxTurns == 0 {
+		c.maxTurns = f.MaxTurns
+	}
+	if c.maxSubagents == 0 {
+		c.maxSubagents = f.MaxSubagents
+	}
+	if c.maxTeammates == 0 {
+		c.maxTeammates = f.MaxTeammates
+	}
+	mode := c.permissionMode
+	if mode == "" {
+		mode = f.PermissionMode
+	}
+	gate, err := permission.NewGate(permission.Options{
+		Mode: permission.Mode(mode), Allowed: append(append([]string{}, f.AllowedTools...), c.allowed...),
+		Disallowed: append(append([]string{}, f.DisallowedTools...), c.disallowed...), Asker: asker,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.gate = gate
+	s.workspace = tools.Workspace{Root: io.Dir}
+	for _, d := range c.addDirs {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(io.Dir, d)
+		}
+		s.workspace.ExtraRoots = append(s.workspace.ExtraRoots, d)
+	}
+	types, problems := agenttype.Load(agenttype.Dirs(io.Dir, config.UserDir(io.Getenv)), runtime.CoreTools(s.workspace).Names())
+	for _, p := range problems {
+		s.warnings = append(s.warnings, fmt.Sprintf("skipped agent file: %v", p))
+	}
+	s.types = types
+	return s, nil
+}
+
+// provider resolves and builds the model provider.
+func (c *common) buildProvider(io IOStreams, s *setup) error {
+	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, io.Getenv)
+	if err != nil {
+		return err
+	}
+	p, err := config.NewProvider(ps)
+	if err != nil {
+		return err
+	}
+	s.ps, s.prov = ps, p
+	return nil
+}

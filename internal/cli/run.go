@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/atomic-agent/atomic/internal/headless"
+	"github.com/atomic-agent/atomic/internal/runtime"
+)
+
+func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
+	fs := flag.NewFlagSet("atomic run", flag.ContinueOnError)
+	fs.SetOutput(ios.Err)
+	var c common
+	c.register(fs)
+	var prompt, format string
+	fs.StringVar(&prompt, "p", "", "the prompt (default: read from stdin)")
+	fs.StringVar(&prompt, "prompt", "", "the prompt (default: read from stdin)")
+	fs.StringVar(&format, "output-format", headless.FormatText, "text, json or stream-json")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		if prompt != "" {
+			return fail(fmt.Errorf("unexpected arguments %q: give the prompt with -p or on stdin", fs.Args()))
+		}
+		prompt = strings.Join(fs.Args(), " ")
+	}
+	if err := headless.ValidFormat(format); err != nil {
+		return fail(err)
+	}
+	if prompt == "" && !ios.StdinIsTerminal && ios.In != nil {
+		b, err := io.ReadAll(ios.In)
+		if err != nil {
+			return fail(fmt.Errorf("reading the prompt from stdin: %w", err))
+		}
+		prompt = strings.TrimSpace(string(b))
+	}
+	if prompt == "" {
+		return fail(fmt.Errorf("no prompt: give one with -p or on stdin"))
+	}
+	s, err := c.resolve(ios, nil)
+	if err != nil {
+		return fail(err)
+	}
+	if err := c.buildProvider(ios, s); err != nil {
+		return fail(err)
+	}
+	for _, w := range s.warnings {
+		fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w)
+	}
+	rt := newRuntime(&c, s, true)
+	defer rt.Close()
+	return headless.Run(ctx, rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: s.ps.Model},
+		headless.Streams{Out: ios.Out, Err: ios.Err})
+}
+
+func newRuntime(c *common, s *setup, headlessMode bool) *runtime.Runtime {
+	return runtime.New(runtime.Config{
+		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types,
+		MaxSubagents: c.maxSubagents, MaxTurns: c.maxTurns, CancelOnLeadError: headlessMode,
+	})
+}

@@ -1,0 +1,97 @@
+// Package config resolves the settings of a run from, in order of
+// precedence, command-line flags, environment variables, the config file and
+// defaults, and builds the model provider they name.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/provider"
+)
+
+// File is the config file (JSON): $XDG_CONFIG_HOME/atomic/config.json, or
+// ~/.config/atomic/config.json, or --config.
+type File struct {
+	Provider        string   `json:"provider,omitempty"`
+	Model           string   `json:"model,omitempty"`
+	BaseURL         string   `json:"base_url,omitempty"`
+	APIKey          string   `json:"api_key,omitempty"`
+	PermissionMode  string   `json:"permission_mode,omitempty"`
+	AllowedTools    []string `json:"allowed_tools,omitempty"`
+	DisallowedTools []string `json:"disallowed_tools,omitempty"`
+	MaxTurns        int      `json:"max_turns,omitempty"`
+	MaxSubagents    int      `json:"max_subagents,omitempty"`
+	MaxTeammates    int      `json:"max_teammates,omitempty"`
+	Retry           *Retry   `json:"retry,omitempty"`
+}
+
+// Retry configures provider retries.
+type Retry struct {
+	MaxAttempts int     `json:"max_attempts,omitempty"`
+	BaseDelayMS int     `json:"base_delay_ms,omitempty"`
+	MaxDelayMS  int     `json:"max_delay_ms,omitempty"`
+	MaxTotalS   float64 `json:"max_total_seconds,omitempty"`
+}
+
+// Policy turns r into a RetryPolicy (zero fields take defaults).
+func (r *Retry) Policy() provider.RetryPolicy {
+	if r == nil {
+		return provider.DefaultRetry()
+	}
+	return provider.RetryPolicy{
+		MaxAttempts: r.MaxAttempts,
+		BaseDelay:   time.Duration(r.BaseDelayMS) * time.Millisecond,
+		MaxDelay:    time.Duration(r.MaxDelayMS) * time.Millisecond,
+		MaxTotal:    time.Duration(r.MaxTotalS * float64(time.Second)),
+	}
+}
+
+// UserDir is the user's Atomic config folder.
+func UserDir(getenv func(string) string) string {
+	if x := getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "atomic")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "atomic")
+	}
+	return ""
+}
+
+// LoadFile reads a config file. A missing file is no error when optional.
+func LoadFile(path string, optional bool) (File, error) {
+	var f File
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if optional && errors.Is(err, fs.ErrNotExist) {
+			return f, nil
+		}
+		return f, fmt.Errorf("config file: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("config file %s: %s", path, describeJSONError(data, err))
+	}
+	return f, nil
+}
+
+func describeJSONError(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+		return fmt.Sprintf("line %d: %v", line, err)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("field %q: want %s, got %s", te.Field, te.Type, te.Value)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}

@@ -1,0 +1,113 @@
+package loopback
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// answer is a scripted Response made concrete for one request: ids
+// assigned, tool inputs encoded, stop reason and usage decided.
+type answer struct {
+	id    string // message id (msg_... / chatcmpl-...)
+	model string
+	text  string
+	calls []answerCall
+	stop  string // in the request's API vocabulary
+	usage Usage
+}
+
+type answerCall struct {
+	id    string
+	name  string
+	input []byte // a JSON object
+}
+
+// newAnswer resolves resp for req; nextID hands out server-unique ids.
+func newAnswer(resp *Response, req *request, nextID func(prefix string) string) (*answer, error) {
+	a := &answer{model: req.model, text: resp.Text, stop: resp.stopReasonFor(req.api)}
+	callPrefix := "toolu_lb"
+	a.id = nextID("msg_lb")
+	if req.api == APIOpenAI {
+		callPrefix = "call_lb"
+		a.id = nextID("chatcmpl-lb")
+	}
+	outSize := len(resp.Text)
+	for i, tc := range resp.ToolCalls {
+		input := []byte("{}")
+		if len(tc.Input) > 0 {
+			var err error
+			if input, err = json.Marshal(tc.Input); err != nil {
+				return nil, fmt.Errorf("tool_calls[%d].input: %w", i, err)
+			}
+		}
+		id := tc.ID
+		if id == "" {
+			id = nextID(callPrefix)
+		}
+		a.calls = append(a.calls, answerCall{id: id, name: tc.Name, input: input})
+		outSize += len(tc.Name) + len(input)
+	}
+	if resp.Usage != nil {
+		a.usage = *resp.Usage
+	} else {
+		// Roughly four bytes a token, like the real tokenizers on English.
+		a.usage = Usage{InputTokens: max(1, req.bodySize/4), OutputTokens: max(1, outSize/4)}
+	}
+	return a, nil
+}
+
+// splitText cuts s into pieces of about size runes, at least minPieces
+// when s is long enough, never splitting a rune, so streams carry several
+// deltas as real ones do.
+func splitText(s string, size, minPieces int) []string {
+	runes := []rune(s)
+	if len(runes) == 0 {
+		return nil
+	}
+	pieces := max((len(runes)+size-1)/size, min(minPieces, len(runes)))
+	out := make([]string, 0, pieces)
+	for i := range pieces {
+		lo := i * len(runes) / pieces
+		hi := (i + 1) * len(runes) / pieces
+		out = append(out, string(runes[lo:hi]))
+	}
+	return out
+}
+
+// statusForErrorType is the HTTP status an API uses for an error type, for
+// answering a non-streaming request scripted with a stream_error.
+func statusForErrorType(typ string) int {
+	switch typ {
+	case "invalid_request_error":
+		return http.StatusBadRequest
+	case "authentication_error":
+		return http.StatusUnauthorized
+	case "billing_error":
+		return http.StatusPaymentRequired
+	case "permission_error":
+		return http.StatusForbidden
+	case "not_found_error":
+		return http.StatusNotFound
+	case "request_too_large":
+		return http.StatusRequestEntityTooLarge
+	case "rate_limit_error", "requests", "tokens", "insufficient_quota":
+		return http.StatusTooManyRequests
+	case "timeout_error":
+		return http.StatusGatewayTimeout
+	case "overloaded_error":
+		return 529
+	}
+	return http.StatusInternalServerError
+}
+
+// statusText is the default error message for status.
+func statusText(status int) string {
+	if status == 529 {
+		return "Overloaded"
+	}
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return fmt.Sprintf("HTTP %d", status)
+}

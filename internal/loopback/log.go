@@ -1,0 +1,152 @@
+package loopback
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// LogEntry records one request and how it was answered.
+type LogEntry struct {
+	Seq    int    `json:"seq"` // 1-based, in order of arrival
+	API    string `json:"api"` // "anthropic", "openai", or "" for other paths
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Rule   string `json:"rule"` // the answering rule's name; "" when none answered
+	Model  string `json:"model,omitempty"`
+	Stream bool   `json:"stream"`
+	// Start is when the request arrived; End when the response was fully
+	// written or the connection closed. The entry is in the log before the
+	// client can see the end of the response.
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
+	Status int       `json:"status"` // HTTP status sent; 0 if the client left before headers
+	// Outcome says how the answer ended when it was not a plain success:
+	// "no rule matched", "cut after 3 events", "client disconnected", ...
+	Outcome  string       `json:"outcome,omitempty"`
+	System   string       `json:"system,omitempty"`
+	Tools    []string     `json:"tools,omitempty"`
+	Messages []LogMessage `json:"messages,omitempty"`
+}
+
+// LogMessage is a conversation message in an API-neutral compact form.
+// System and developer messages are in LogEntry.System instead; OpenAI
+// role=tool messages keep their role and carry one tool result each.
+type LogMessage struct {
+	Role        string          `json:"role"`
+	Text        string          `json:"text,omitempty"`
+	ToolCalls   []LogToolCall   `json:"tool_calls,omitempty"`
+	ToolResults []LogToolResult `json:"tool_results,omitempty"`
+}
+
+// LogToolCall is a tool call the client sent back in an assistant message.
+type LogToolCall struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// LogToolResult is a tool result the client sent.
+type LogToolResult struct {
+	ToolCallID string `json:"tool_call_id"`
+	Content    string `json:"content"`
+	IsError    bool   `json:"is_error,omitempty"`
+}
+
+// Duration is how long the request took.
+func (e LogEntry) Duration() time.Duration { return e.End.Sub(e.Start) }
+
+// LastUserText is the text of the last user message that has text.
+func (e LogEntry) LastUserText() string {
+	for _, m := range slices.Backward(e.Messages) {
+		if m.Role == "user" && m.Text != "" {
+			return m.Text
+		}
+	}
+	return ""
+}
+
+// LastToolResults are the tool results the client sent after the last
+// assistant message (both APIs).
+func (e LogEntry) LastToolResults() []LogToolResult {
+	var out []LogToolResult
+	for _, m := range slices.Backward(e.Messages) {
+		if m.Role == "assistant" {
+			break
+		}
+		out = append(slices.Clone(m.ToolResults), out...)
+	}
+	return out
+}
+
+// ByRule returns the entries answered by the named rule, in order.
+func ByRule(entries []LogEntry, rule string) []LogEntry {
+	var out []LogEntry
+	for _, e := range entries {
+		if e.Rule == rule {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// MaxConcurrent is the largest number of requests in flight at one
+// instant. Requests that merely touch (one ends as the other starts) do
+// not overlap.
+func MaxConcurrent(entries []LogEntry) int {
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(entries))
+	for _, e := range entries {
+		edges = append(edges, edge{e.Start, +1}, edge{e.End, -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.delta - b.delta // ends before starts at the same instant
+	})
+	best, cur := 0, 0
+	for _, e := range edges {
+		cur += e.delta
+		best = max(best, cur)
+	}
+	return best
+}
+
+// ReadLog reads a request log written by Run's --log flag (JSON lines) or
+// served by GET /_log (a JSON array).
+func ReadLog(r io.Reader) ([]LogEntry, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading request log: %w", err)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '[' {
+		var entries []LogEntry
+		if err := json.Unmarshal(data, &entries); err != nil {
+			return nil, fmt.Errorf("request log is not a JSON array of entries: %w", err)
+		}
+		return entries, nil
+	}
+	var entries []LogEntry
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var e LogEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, fmt.Errorf("request log line %d: %w", n, err)
+		}
+		entries = append(entries, e)
+	}
+	return entries, sc.Err()
+}

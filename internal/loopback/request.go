@@ -1,0 +1,355 @@
+package loopback
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// request is an API request in the API-neutral form that rules match on
+// and the log records.
+type request struct {
+	api          string
+	model        string
+	stream       bool
+	includeUsage bool // OpenAI stream_options.include_usage
+	system       string
+	tools        []string
+	messages     []LogMessage
+	// lastTurnResults are the tool results of the last turn: Anthropic
+	// tool_result blocks of a final user message, OpenAI role=tool
+	// messages after the last assistant message.
+	lastTurnResults []LogToolResult
+	bodySize        int
+}
+
+// apiError is an error answer before it is put into an API's wire format.
+type apiError struct {
+	status  int
+	typ     string // empty: the API's default for status
+	code    string // OpenAI only
+	param   string // OpenAI only
+	message string
+}
+
+func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.typ, e.message) }
+
+func badRequest(format string, args ...any) *apiError {
+	return &apiError{status: 400, typ: "invalid_request_error", message: fmt.Sprintf(format, args...)}
+}
+
+// userTexts are the texts of the user messages that carry text, in order.
+func (r *request) userTexts() []string {
+	var out []string
+	for _, m := range r.messages {
+		if m.Role == "user" && m.Text != "" {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+func (r *request) lastUserText() string {
+	texts := r.userTexts()
+	if len(texts) == 0 {
+		return ""
+	}
+	return texts[len(texts)-1]
+}
+
+func (r *request) firstUserText() string {
+	texts := r.userTexts()
+	if len(texts) == 0 {
+		return ""
+	}
+	return texts[0]
+}
+
+// parseAnthropic reads a Messages API request body and checks it the way
+// the real API does for the mistakes a client is likely to make.
+func parseAnthropic(body []byte) (*request, *apiError) {
+	var in struct {
+		Model     string          `json:"model"`
+		MaxTokens *int64          `json:"max_tokens"`
+		System    json.RawMessage `json:"system"`
+		Messages  []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+		Stream bool `json:"stream"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, badRequest("request body is not valid JSON: %v", err)
+	}
+	switch {
+	case in.Model == "":
+		return nil, badRequest("model: Field required")
+	case in.MaxTokens == nil:
+		return nil, badRequest("max_tokens: Field required")
+	case *in.MaxTokens < 1:
+		return nil, badRequest("max_tokens: Input should be greater than or equal to 1")
+	case len(in.Messages) == 0:
+		return nil, badRequest("messages: at least one message is required")
+	}
+	req := &request{api: APIAnthropic, model: in.Model, stream: in.Stream, bodySize: len(body)}
+	system, err := anthropicText(in.System)
+	if err != nil {
+		return nil, badRequest("system: %v", err)
+	}
+	req.system = system
+	for _, t := range in.Tools {
+		req.tools = append(req.tools, t.Name)
+	}
+	prevToolUses := map[string]bool{}
+	for i, m := range in.Messages {
+		if m.Role != "user" && m.Role != "assistant" {
+			return nil, badRequest("messages.%d.role: Input should be 'user' or 'assistant'", i)
+		}
+		blocks, err := anthropicBlocks(m.Content)
+		if err != nil {
+			return nil, badRequest("messages.%d.content: %v", i, err)
+		}
+		msg := LogMessage{Role: m.Role}
+		var texts []string
+		toolUses := map[string]bool{}
+		for j, b := range blocks {
+			switch b.Type {
+			case "text":
+				texts = append(texts, b.Text)
+			case "tool_use":
+				if m.Role != "assistant" {
+					return nil, badRequest("messages.%d.content.%d: tool_use blocks may only appear in assistant messages", i, j)
+				}
+				toolUses[b.ID] = true
+				msg.ToolCalls = append(msg.ToolCalls, LogToolCall{ID: b.ID, Name: b.Name, Input: compactJSON(b.Input)})
+			case "tool_result":
+				if m.Role != "user" {
+					return nil, badRequest("messages.%d.content.%d: tool_result blocks may only appear in user messages", i, j)
+				}
+				if !prevToolUses[b.ToolUseID] {
+					return nil, badRequest("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
+				}
+				delete(prevToolUses, b.ToolUseID)
+				content, err := anthropicText(b.Content)
+				if err != nil {
+					return nil, badRequest("messages.%d.content.%d.content: %v", i, j, err)
+				}
+				msg.ToolResults = append(msg.ToolResults, LogToolResult{ToolCallID: b.ToolUseID, Content: content, IsError: b.IsError})
+			}
+		}
+		if len(prevToolUses) > 0 {
+			return nil, badRequest("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, strings.Join(sortedKeys(prevToolUses), ", "))
+		}
+		prevToolUses = toolUses
+		msg.Text = strings.Join(texts, "\n")
+		req.messages = append(req.messages, msg)
+	}
+	if last := req.messages[len(req.messages)-1]; last.Role == "user" {
+		req.lastTurnResults = last.ToolResults
+	}
+	return req, nil
+}
+
+type anthropicBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// anthropicBlocks reads message content: a string or a list of blocks.
+func anthropicBlocks(raw json.RawMessage) ([]anthropicBlock, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("Field required")
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return []anthropicBlock{{Type: "text", Text: s}}, nil
+	}
+	var blocks []anthropicBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, fmt.Errorf("Input should be a valid string or list of content blocks: %v", err)
+	}
+	return blocks, nil
+}
+
+// anthropicText is the text of a system prompt or tool result: a string or
+// the text blocks of a list, joined by newlines. Absent is empty.
+func anthropicText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	blocks, err := anthropicBlocks(raw)
+	if err != nil {
+		return "", err
+	}
+	var texts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), nil
+}
+
+// parseOpenAI reads a Chat Completions request body and checks it the way
+// the real API does for the mistakes a client is likely to make.
+func parseOpenAI(body []byte) (*request, *apiError) {
+	var in struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Role      string          `json:"role"`
+			Content   json.RawMessage `json:"content"`
+			ToolCalls []struct {
+				ID       string `json:"id"`
+				Type     string `json:"type"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+			ToolCallID string `json:"tool_call_id"`
+		} `json:"messages"`
+		Tools []struct {
+			Type     string `json:"type"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+			Custom struct {
+				Name string `json:"name"`
+			} `json:"custom"`
+		} `json:"tools"`
+		Stream        bool `json:"stream"`
+		StreamOptions *struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, badRequest("We could not parse the JSON body of your request: %v", err)
+	}
+	if in.Model == "" {
+		return nil, &apiError{status: 400, typ: "invalid_request_error", param: "model", message: "you must provide a model parameter"}
+	}
+	if len(in.Messages) == 0 {
+		return nil, &apiError{status: 400, typ: "invalid_request_error", param: "messages", message: "[] is too short - 'messages'"}
+	}
+	req := &request{api: APIOpenAI, model: in.Model, stream: in.Stream, bodySize: len(body)}
+	req.includeUsage = in.StreamOptions != nil && in.StreamOptions.IncludeUsage
+	for _, t := range in.Tools {
+		if t.Type == "custom" {
+			req.tools = append(req.tools, t.Custom.Name)
+		} else {
+			req.tools = append(req.tools, t.Function.Name)
+		}
+	}
+	var systems []string
+	pending := map[string]bool{} // tool calls still waiting for a role=tool answer
+	lastAssistant := -1
+	for i, m := range in.Messages {
+		text, err := openAIText(m.Content)
+		if err != nil {
+			return nil, &apiError{status: 400, typ: "invalid_request_error", param: fmt.Sprintf("messages.[%d].content", i), message: err.Error()}
+		}
+		if m.Role != "tool" && len(pending) > 0 {
+			return nil, &apiError{status: 400, typ: "invalid_request_error", param: fmt.Sprintf("messages.[%d].role", i),
+				message: "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: " + strings.Join(sortedKeys(pending), ", ")}
+		}
+		switch m.Role {
+		case "system", "developer":
+			systems = append(systems, text)
+		case "user":
+			req.messages = append(req.messages, LogMessage{Role: "user", Text: text})
+		case "assistant":
+			msg := LogMessage{Role: "assistant", Text: text}
+			for _, tc := range m.ToolCalls {
+				pending[tc.ID] = true
+				msg.ToolCalls = append(msg.ToolCalls, LogToolCall{ID: tc.ID, Name: tc.Function.Name, Input: argumentsJSON(tc.Function.Arguments)})
+			}
+			lastAssistant = len(req.messages)
+			req.messages = append(req.messages, msg)
+		case "tool":
+			if !pending[m.ToolCallID] {
+				return nil, &apiError{status: 400, typ: "invalid_request_error", param: fmt.Sprintf("messages.[%d].role", i),
+					message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."}
+			}
+			delete(pending, m.ToolCallID)
+			req.messages = append(req.messages, LogMessage{Role: "tool", ToolResults: []LogToolResult{{ToolCallID: m.ToolCallID, Content: text}}})
+		default:
+			return nil, &apiError{status: 400, typ: "invalid_request_error", param: fmt.Sprintf("messages.[%d].role", i),
+				message: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'tool', 'developer'.", m.Role)}
+		}
+	}
+	req.system = strings.Join(systems, "\n")
+	for _, m := range req.messages[lastAssistant+1:] {
+		if m.Role == "tool" {
+			req.lastTurnResults = append(req.lastTurnResults, m.ToolResults...)
+		}
+	}
+	return req, nil
+}
+
+// openAIText reads message content: a string, null, or a list of parts
+// whose text parts are joined by newlines.
+func openAIText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var parts []struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", fmt.Errorf("content must be a string or an array of content parts: %v", err)
+	}
+	var texts []string
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			texts = append(texts, p.Text)
+		case "refusal":
+			texts = append(texts, p.Refusal)
+		}
+	}
+	return strings.Join(texts, "\n"), nil
+}
+
+// argumentsJSON is a tool call's argument string as JSON for the log: the
+// arguments themselves when they are valid JSON, else a JSON string.
+func argumentsJSON(args string) json.RawMessage {
+	if json.Valid([]byte(args)) {
+		return compactJSON(json.RawMessage(args))
+	}
+	quoted, _ := json.Marshal(args)
+	return quoted
+}
+
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return raw
+	}
+	return buf.Bytes()
+}

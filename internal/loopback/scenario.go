@@ -1,0 +1,410 @@
+package loopback
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// API names used in scenarios and in the request log.
+const (
+	APIAnthropic = "anthropic"
+	APIOpenAI    = "openai"
+)
+
+// Scenario scripts the server: who may call it and how each request is
+// answered. The first rule that matches a request and is not used up
+// answers it.
+type Scenario struct {
+	// APIKey, when set, is the only key accepted (Anthropic x-api-key or
+	// bearer token, OpenAI bearer token); other keys get a 401.
+	APIKey string `json:"api_key,omitempty" yaml:"api_key,omitempty"`
+	// Models, when set, lists the only models that exist; others get a 404.
+	Models []string `json:"models,omitempty" yaml:"models,omitempty"`
+	Rules  []Rule   `json:"rules" yaml:"rules"`
+}
+
+// Rule answers the requests that satisfy Match.
+type Rule struct {
+	// Name identifies the rule in the request log. An unnamed rule is
+	// logged as "rule[i]" (its zero-based index).
+	Name  string `json:"name,omitempty" yaml:"name,omitempty"`
+	Match Match  `json:"match,omitzero" yaml:"match,omitempty"`
+	// Times is how many requests the rule may answer; 0 means unlimited.
+	Times int `json:"times,omitempty" yaml:"times,omitempty"`
+	// Respond answers every request; Sequence instead answers the n-th
+	// request with its n-th entry, repeating the last. Exactly one is set.
+	Respond  *Response  `json:"respond,omitempty" yaml:"respond,omitempty"`
+	Sequence []Response `json:"sequence,omitempty" yaml:"sequence,omitempty"`
+}
+
+// Match is a conjunction of conditions on a request; the zero Match
+// matches every request. Text conditions are case-sensitive substrings.
+type Match struct {
+	API   string `json:"api,omitempty" yaml:"api,omitempty"`
+	Model string `json:"model,omitempty" yaml:"model,omitempty"`
+	// LastUserContains looks at the text of the last user message that
+	// has text: user messages made only of tool results are skipped, so
+	// the condition means the same for both APIs (OpenAI sends tool results
+	// as role=tool messages).
+	LastUserContains  string `json:"last_user_contains,omitempty" yaml:"last_user_contains,omitempty"`
+	FirstUserContains string `json:"first_user_contains,omitempty" yaml:"first_user_contains,omitempty"`
+	AnyUserContains   string `json:"any_user_contains,omitempty" yaml:"any_user_contains,omitempty"`
+	// SystemContains looks at the system prompt: Anthropic's system field,
+	// OpenAI's system and developer messages.
+	SystemContains string   `json:"system_contains,omitempty" yaml:"system_contains,omitempty"`
+	ToolsInclude   []string `json:"tools_include,omitempty" yaml:"tools_include,omitempty"`
+	ToolsExclude   []string `json:"tools_exclude,omitempty" yaml:"tools_exclude,omitempty"`
+	// HasToolResults, when set, requires that the last turn does (true) or
+	// does not (false) carry tool results.
+	HasToolResults     *bool  `json:"has_tool_results,omitempty" yaml:"has_tool_results,omitempty"`
+	ToolResultContains string `json:"tool_result_contains,omitempty" yaml:"tool_result_contains,omitempty"`
+}
+
+// Response is one scripted answer. Error, StreamError, CutAfterEvents and
+// Malformed are mutually exclusive failure modes.
+type Response struct {
+	// DelayMS waits before the response headers are sent.
+	DelayMS int `json:"delay_ms,omitempty" yaml:"delay_ms,omitempty"`
+	// ChunkDelayMS waits between stream events.
+	ChunkDelayMS int        `json:"chunk_delay_ms,omitempty" yaml:"chunk_delay_ms,omitempty"`
+	Text         string     `json:"text,omitempty" yaml:"text,omitempty"`
+	ToolCalls    []ToolCall `json:"tool_calls,omitempty" yaml:"tool_calls,omitempty"`
+	// StopReason is in either API's vocabulary (end_turn, tool_use,
+	// max_tokens, stop_sequence, pause_turn, refusal / stop, tool_calls,
+	// length, content_filter) and is translated for the other API. The
+	// default is tool_use/tool_calls when there are tool calls, else
+	// end_turn/stop.
+	StopReason string `json:"stop_reason,omitempty" yaml:"stop_reason,omitempty"`
+	// Usage overrides the token counts, which by default are derived from
+	// the request and response sizes.
+	Usage *Usage `json:"usage,omitempty" yaml:"usage,omitempty"`
+	// Error answers with an HTTP error instead.
+	Error *ErrorSpec `json:"error,omitempty" yaml:"error,omitempty"`
+	// StreamError sends headers and some events, then an in-stream error.
+	// A non-streaming request gets it as an HTTP error.
+	StreamError *StreamError `json:"stream_error,omitempty" yaml:"stream_error,omitempty"`
+	// CutAfterEvents closes the connection abruptly after this many SSE
+	// events, without a terminal event. A non-streaming request gets part
+	// of its body before the cut.
+	CutAfterEvents int `json:"cut_after_events,omitempty" yaml:"cut_after_events,omitempty"`
+	// Malformed sends a syntactically broken JSON data line mid-stream (a
+	// non-streaming request gets a broken JSON body).
+	Malformed bool `json:"malformed,omitempty" yaml:"malformed,omitempty"`
+}
+
+// ToolCall is a tool call the scripted model makes.
+type ToolCall struct {
+	Name  string         `json:"name" yaml:"name"`
+	Input map[string]any `json:"input,omitempty" yaml:"input,omitempty"`
+	// ID is generated (unique per server) when empty.
+	ID string `json:"id,omitempty" yaml:"id,omitempty"`
+}
+
+// Usage is the token accounting reported with an answer.
+type Usage struct {
+	InputTokens  int `json:"input_tokens" yaml:"input_tokens"`
+	OutputTokens int `json:"output_tokens" yaml:"output_tokens"`
+}
+
+// ErrorSpec is an HTTP error answer. Type defaults to what the API sends
+// for Status; Message defaults to the status text.
+type ErrorSpec struct {
+	Status  int    `json:"status" yaml:"status"`
+	Type    string `json:"type,omitempty" yaml:"type,omitempty"`
+	Message string `json:"message,omitempty" yaml:"message,omitempty"`
+	// Code is OpenAI's error code (e.g. rate_limit_exceeded); Anthropic has none.
+	Code string `json:"code,omitempty" yaml:"code,omitempty"`
+	// RetryAfter sets the retry-after header, in seconds.
+	RetryAfter int `json:"retry_after,omitempty" yaml:"retry_after,omitempty"`
+	// RetryAfterMS sets the retry-after-ms header that both SDKs prefer,
+	// letting tests retry quickly.
+	RetryAfterMS int `json:"retry_after_ms,omitempty" yaml:"retry_after_ms,omitempty"`
+}
+
+// StreamError is an error event sent inside an otherwise normal stream.
+type StreamError struct {
+	Type    string `json:"type" yaml:"type"`
+	Message string `json:"message,omitempty" yaml:"message,omitempty"`
+	// AfterEvents is how many events precede the error; by default the
+	// error follows the first content delta.
+	AfterEvents int `json:"after_events,omitempty" yaml:"after_events,omitempty"`
+}
+
+// ParseScenario reads a scenario in YAML or JSON. Unknown fields and bad
+// values are errors that name the field and the rule.
+func ParseScenario(data []byte) (*Scenario, error) {
+	var generic any
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, errors.New("scenario is empty")
+	}
+	if trimmed[0] == '{' {
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec.UseNumber()
+		if err := dec.Decode(&generic); err != nil {
+			return nil, fmt.Errorf("scenario is not valid JSON: %w", err)
+		}
+	} else {
+		if err := yaml.Unmarshal(trimmed, &generic); err != nil {
+			return nil, fmt.Errorf("scenario is not valid YAML: %w", err)
+		}
+		var err error
+		if generic, err = jsonCompatible(generic, ""); err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := generic.(map[string]any); !ok {
+		return nil, fmt.Errorf("scenario must be a mapping with a rules list, got %s", kindOf(generic))
+	}
+	if err := checkShape(generic, scenarioType, ""); err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(generic)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	var sc Scenario
+	if err := dec.Decode(&sc); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return &sc, nil
+}
+
+// LoadScenario reads and parses a scenario file.
+func LoadScenario(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading scenario: %w", err)
+	}
+	sc, err := ParseScenario(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return sc, nil
+}
+
+// Validate reports the first bad value in the scenario, naming the rule
+// and field.
+func (sc *Scenario) Validate() error {
+	if sc == nil {
+		return errors.New("scenario is nil")
+	}
+	for i, m := range sc.Models {
+		if m == "" {
+			return fmt.Errorf("models[%d]: empty model name", i)
+		}
+	}
+	for i := range sc.Rules {
+		r := &sc.Rules[i]
+		if err := r.validate(); err != nil {
+			return fmt.Errorf("%s: %w", ruleLabel(i, r.Name), err)
+		}
+	}
+	return nil
+}
+
+func ruleLabel(i int, name string) string {
+	if name == "" {
+		return fmt.Sprintf("rules[%d]", i)
+	}
+	return fmt.Sprintf("rules[%d] %q", i, name)
+}
+
+func (r *Rule) validate() error {
+	switch r.Match.API {
+	case "", APIAnthropic, APIOpenAI:
+	default:
+		return fmt.Errorf("match.api: %q is not %q or %q", r.Match.API, APIAnthropic, APIOpenAI)
+	}
+	for i, name := range r.Match.ToolsInclude {
+		if name == "" {
+			return fmt.Errorf("match.tools_include[%d]: empty tool name", i)
+		}
+	}
+	for i, name := range r.Match.ToolsExclude {
+		if name == "" {
+			return fmt.Errorf("match.tools_exclude[%d]: empty tool name", i)
+		}
+	}
+	if r.Times < 0 {
+		return fmt.Errorf("times: %d is negative", r.Times)
+	}
+	switch {
+	case r.Respond == nil && len(r.Sequence) == 0:
+		return errors.New("needs respond or sequence")
+	case r.Respond != nil && len(r.Sequence) > 0:
+		return errors.New("has both respond and sequence; give one")
+	case r.Respond != nil:
+		if err := r.Respond.validate(); err != nil {
+			return fmt.Errorf("respond.%w", err)
+		}
+	}
+	for i := range r.Sequence {
+		if err := r.Sequence[i].validate(); err != nil {
+			return fmt.Errorf("sequence[%d].%w", i, err)
+		}
+	}
+	return nil
+}
+
+// validate returns errors that start with a field name so callers can
+// prefix the path with "respond." or "sequence[i].".
+func (resp *Response) validate() error {
+	if resp.DelayMS < 0 {
+		return fmt.Errorf("delay_ms: %d is negative", resp.DelayMS)
+	}
+	if resp.ChunkDelayMS < 0 {
+		return fmt.Errorf("chunk_delay_ms: %d is negative", resp.ChunkDelayMS)
+	}
+	if resp.CutAfterEvents < 0 {
+		return fmt.Errorf("cut_after_events: %d is negative", resp.CutAfterEvents)
+	}
+	if resp.StopReason != "" {
+		if _, ok := stopReasons[resp.StopReason]; !ok {
+			return fmt.Errorf("stop_reason: %q is not a known stop reason (%s)", resp.StopReason, knownStopReasons())
+		}
+	}
+	if u := resp.Usage; u != nil && (u.InputTokens < 0 || u.OutputTokens < 0) {
+		return errors.New("usage: token counts must not be negative")
+	}
+	for i, tc := range resp.ToolCalls {
+		if tc.Name == "" {
+			return fmt.Errorf("tool_calls[%d].name: missing", i)
+		}
+	}
+	modes := 0
+	if resp.Error != nil {
+		modes++
+		e := resp.Error
+		if e.Status < 400 || e.Status > 599 {
+			return fmt.Errorf("error.status: %d is not an HTTP error status (400-599)", e.Status)
+		}
+		if e.RetryAfter < 0 || e.RetryAfterMS < 0 {
+			return errors.New("error.retry_after: must not be negative")
+		}
+		if resp.Text != "" || len(resp.ToolCalls) > 0 {
+			return errors.New("error: an error answer cannot also have text or tool_calls")
+		}
+	}
+	if resp.StreamError != nil {
+		modes++
+		if resp.StreamError.Type == "" {
+			return errors.New("stream_error.type: missing")
+		}
+		if resp.StreamError.AfterEvents < 0 {
+			return fmt.Errorf("stream_error.after_events: %d is negative", resp.StreamError.AfterEvents)
+		}
+	}
+	if resp.CutAfterEvents > 0 {
+		modes++
+	}
+	if resp.Malformed {
+		modes++
+	}
+	if modes > 1 {
+		return errors.New("error: give at most one of error, stream_error, cut_after_events, malformed")
+	}
+	return nil
+}
+
+// stopReasons maps every accepted stop reason to its Anthropic and OpenAI
+// spelling.
+var stopReasons = map[string][2]string{
+	"end_turn":       {"end_turn", "stop"},
+	"tool_use":       {"tool_use", "tool_calls"},
+	"max_tokens":     {"max_tokens", "length"},
+	"stop_sequence":  {"stop_sequence", "stop"},
+	"pause_turn":     {"pause_turn", "stop"},
+	"refusal":        {"refusal", "content_filter"},
+	"stop":           {"end_turn", "stop"},
+	"tool_calls":     {"tool_use", "tool_calls"},
+	"length":         {"max_tokens", "length"},
+	"content_filter": {"refusal", "content_filter"},
+}
+
+func knownStopReasons() string {
+	return "end_turn, tool_use, max_tokens, stop_sequence, pause_turn, refusal, stop, tool_calls, length, content_filter"
+}
+
+// stopReasonFor is resp's stop reason in api's vocabulary.
+func (resp *Response) stopReasonFor(api string) string {
+	reason := resp.StopReason
+	if reason == "" {
+		reason = "end_turn"
+		if len(resp.ToolCalls) > 0 {
+			reason = "tool_use"
+		}
+	}
+	pair := stopReasons[reason]
+	if api == APIOpenAI {
+		return pair[1]
+	}
+	return pair[0]
+}
+
+// jsonCompatible turns a decoded YAML value into one encoding/json can
+// marshal: YAML allows non-string mapping keys, JSON does not.
+func jsonCompatible(v any, path string) (any, error) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			c, err := jsonCompatible(e, joinPath(path, k))
+			if err != nil {
+				return nil, err
+			}
+			v[k] = c
+		}
+		return v, nil
+	case map[any]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			ks, ok := k.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: mapping key %v is not a string", orRoot(path), k)
+			}
+			c, err := jsonCompatible(e, joinPath(path, ks))
+			if err != nil {
+				return nil, err
+			}
+			out[ks] = c
+		}
+		return out, nil
+	case []any:
+		for i, e := range v {
+			c, err := jsonCompatible(e, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			v[i] = c
+		}
+		return v, nil
+	default:
+		return v, nil
+	}
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "scenario"
+	}
+	return strings.TrimPrefix(path, ".")
+}

@@ -1,0 +1,164 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/atomic-agent/atomic/internal/provider"
+)
+
+// normaliseBaseURL checks raw and returns it as the host root the SDK wants,
+// dropping a trailing "/" or "/v1".
+func normaliseBaseURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("anthropic: base URL %q is not an http(s) URL", raw)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+// params translates req into the Messages API's request.
+func (p *Provider) params(req provider.Request) (sdk.MessageNewParams, error) {
+	model := req.Model
+	if model == "" {
+		model = p.model
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = p.maxTokens
+	}
+	params := sdk.MessageNewParams{
+		Model:     sdk.Model(model),
+		MaxTokens: int64(maxTokens),
+	}
+	if req.System != "" {
+		params.System = []sdk.TextBlockParam{{Text: req.System}}
+	}
+	for i, m := range req.Messages {
+		mp, err := messageParam(m)
+		if err != nil {
+			return params, fmt.Errorf("anthropic: message %d: %w", i, err)
+		}
+		if len(mp.Content) > 0 {
+			params.Messages = append(params.Messages, mp)
+		}
+	}
+	for _, t := range req.Tools {
+		tp, err := toolParam(t)
+		if err != nil {
+			return params, err
+		}
+		params.Tools = append(params.Tools, tp)
+	}
+	return params, nil
+}
+
+// messageParam translates one message. Empty text parts are dropped: the
+// API rejects empty text blocks.
+func messageParam(m provider.Message) (sdk.MessageParam, error) {
+	var blocks []sdk.ContentBlockParamUnion
+	for _, part := range m.Parts {
+		switch {
+		case part.ToolCall != nil:
+			if m.Role != provider.RoleAssistant {
+				return sdk.MessageParam{}, fmt.Errorf("tool call %q in a %s message", part.ToolCall.Name, m.Role)
+			}
+			input := part.ToolCall.Input
+			if len(input) == 0 {
+				input = json.RawMessage(`{}`)
+			}
+			if !json.Valid(input) {
+				return sdk.MessageParam{}, fmt.Errorf("tool call %q has input that is not JSON", part.ToolCall.Name)
+			}
+			blocks = append(blocks, sdk.NewToolUseBlock(part.ToolCall.ID, input, part.ToolCall.Name))
+		case part.ToolResult != nil:
+			if m.Role != provider.RoleUser {
+				return sdk.MessageParam{}, fmt.Errorf("tool result for %q in a %s message", part.ToolResult.ToolCallID, m.Role)
+			}
+			blocks = append(blocks, toolResultBlock(part.ToolResult))
+		case part.Text != "":
+			blocks = append(blocks, sdk.NewTextBlock(part.Text))
+		}
+	}
+	switch m.Role {
+	case provider.RoleUser:
+		return sdk.NewUserMessage(blocks...), nil
+	case provider.RoleAssistant:
+		return sdk.NewAssistantMessage(blocks...), nil
+	default:
+		return sdk.MessageParam{}, fmt.Errorf("unknown role %q", m.Role)
+	}
+}
+
+// toolResultBlock translates a tool result; an empty result is sent without
+// content (the API rejects an empty text block).
+func toolResultBlock(r *provider.ToolResult) sdk.ContentBlockParamUnion {
+	if r.Content != "" {
+		return sdk.NewToolResultBlock(r.ToolCallID, r.Content, r.IsError)
+	}
+	b := sdk.ToolResultBlockParam{ToolUseID: r.ToolCallID}
+	if r.IsError {
+		b.IsError = sdk.Bool(true)
+	}
+	return sdk.ContentBlockParamUnion{OfToolResult: &b}
+}
+
+// toolParam translates a tool spec. The JSON schema's "properties" and
+// "required" go to their fields, every other keyword rides along as is.
+func toolParam(t provider.ToolSpec) (sdk.ToolUnionParam, error) {
+	schema := sdk.ToolInputSchemaParam{}
+	if len(t.InputSchema) > 0 {
+		var m map[string]any
+		if err := json.Unmarshal(t.InputSchema, &m); err != nil {
+			return sdk.ToolUnionParam{}, fmt.Errorf("anthropic: tool %q: input schema is not a JSON object: %w", t.Name, err)
+		}
+		for k, v := range m {
+			switch k {
+			case "type":
+				if v != "object" {
+					return sdk.ToolUnionParam{}, fmt.Errorf("anthropic: tool %q: input schema must have type object, not %v", t.Name, v)
+				}
+			case "properties":
+				schema.Properties = v
+			case "required":
+				req, err := stringList(v)
+				if err != nil {
+					return sdk.ToolUnionParam{}, fmt.Errorf("anthropic: tool %q: input schema's required: %w", t.Name, err)
+				}
+				schema.Required = req
+			default:
+				if schema.ExtraFields == nil {
+					schema.ExtraFields = map[string]any{}
+				}
+				schema.ExtraFields[k] = v
+			}
+		}
+	}
+	tp := sdk.ToolParam{Name: t.Name, InputSchema: schema}
+	if t.Description != "" {
+		tp.Description = sdk.String(t.Description)
+	}
+	return sdk.ToolUnionParam{OfTool: &tp}, nil
+}
+
+func stringList(v any) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("not a list of strings")
+	}
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("not a list of strings")
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,179 @@
+package demo
+
+import (
+	"path"
+	"strings"
+
+	"github.com/atomic-agent/atomic/internal/provider"
+)
+
+// userTexts returns the text of the first and last user messages.
+func userTexts(msgs []provider.Message) (first, last string) {
+	seen := false
+	for _, m := range msgs {
+		if m.Role != provider.RoleUser {
+			continue
+		}
+		var b strings.Builder
+		for _, p := range m.Parts {
+			b.WriteString(p.Text)
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		if !seen {
+			first, seen = b.String(), true
+		}
+		last = b.String()
+	}
+	return first, last
+}
+
+// toolRounds counts assistant messages that made tool calls.
+func toolRounds(msgs []provider.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role != provider.RoleAssistant {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.ToolCall != nil {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+func lastToolResults(msgs []provider.Message) []string {
+	if len(msgs) == 0 {
+		return nil
+	}
+	var out []string
+	for _, p := range msgs[len(msgs)-1].Parts {
+		if p.ToolResult != nil {
+			out = append(out, p.ToolResult.Content)
+		}
+	}
+	return out
+}
+
+func hasTaskResults(msgs []provider.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.ToolCall != nil && p.ToolCall.Name == "task" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pickFile chooses the most telling file from ls and glob output: a README
+// first, then any Markdown file, then the first plain file listed.
+func pickFile(results []string) string {
+	var files []string
+	for _, r := range results {
+		for _, l := range nonEmptyLines(r) {
+			if !strings.HasSuffix(l, "/") && !strings.Contains(l, " ") {
+				files = append(files, l)
+			}
+		}
+	}
+	for _, f := range files {
+		if strings.HasPrefix(strings.ToLower(path.Base(f)), "readme") {
+			return f
+		}
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, ".md") {
+			return f
+		}
+	}
+	if len(files) > 0 {
+		return files[0]
+	}
+	return ""
+}
+
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		// Skip the tools' headers and notes: "/dir/ (5 entries)", "[…]",
+		// "No files found …".
+		if l != "" && !strings.HasPrefix(l, "(") && !strings.HasPrefix(l, "…") && !strings.HasPrefix(l, "[") &&
+			!strings.HasPrefix(l, "No ") && !strings.HasSuffix(l, "entries)") && !strings.HasSuffix(l, "entry)") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func preview(items []string, n int) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	if len(items) > n {
+		return strings.Join(items[:n], ", ") + ", …"
+	}
+	return strings.Join(items, ", ")
+}
+
+func firstLine(s string, max int) string {
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if len(l) > max {
+			l = l[:max] + "…"
+		}
+		return l
+	}
+	return ""
+}
+
+// stripLineNumbers removes read's "   12\t" prefixes.
+func stripLineNumbers(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		if i := strings.IndexByte(l, '\t'); i >= 0 && strings.TrimSpace(l[:i]) != "" && strings.Trim(strings.TrimSpace(l[:i]), "0123456789") == "" {
+			l = l[i+1:]
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+func splitWords(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' || s[i] == '\n' {
+			out = append(out, s[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+func approxTokens(req provider.Request) int {
+	n := len(req.System)
+	for _, m := range req.Messages {
+		for _, p := range m.Parts {
+			n += len(p.Text)
+			if p.ToolResult != nil {
+				n += len(p.ToolResult.Content)
+			}
+			if p.ToolCall != nil {
+				n += len(p.ToolCall.Input)
+			}
+		}
+	}
+	return n/4 + 1
+}

@@ -1,0 +1,334 @@
+// Package runtime wires one run of Atomic: the lead session, the sub-agent
+// manager, the event bus with its lifecycle state, and the usage meter. Its
+// driver loop serialises the lead's turns (user prompts and wake-ups), wakes
+// the idle lead when background work finishes, and emits the lead's
+// complete only when no sub-agent or teammate is still active; until then
+// it emits usage.update.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/bus"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/subagent"
+	"github.com/atomic-agent/atomic/internal/tools"
+	"github.com/atomic-agent/atomic/internal/usage"
+)
+
+// LeadID is the lead agent's id.
+const LeadID = "lead"
+
+// Config builds a Runtime.
+type Config struct {
+	SessionID string
+	Provider  provider.Provider
+	Model     string
+	Workspace tools.Workspace
+	Gate      *permission.Gate
+	Types     *agenttype.Registry
+	// MaxSubagents caps concurrent sub-agents (0: default 5).
+	MaxSubagents int
+	// MaxTurns bounds model requests per lead turn and per sub-agent.
+	MaxTurns int
+	// CancelOnLeadError cancels all sub-agents when a lead turn fails, so
+	// a headless run can end; the TUI leaves them running.
+	CancelOnLeadError bool
+	// ExtraLeadTools are added to the lead's tools (team tools).
+	ExtraLeadTools []tools.Tool
+	// ActiveTeammates reports teammates still active, for completion gating.
+	ActiveTeammates func() int
+	Now             func() time.Time
+}
+
+// Outcome is what a settled run produced: the payload of its complete.
+type Outcome struct {
+	Result   string
+	Err      error
+	NumTurns int
+	Usage    event.Usage
+}
+
+// Runtime is one run. Start it with Serve.
+type Runtime struct {
+	cfg   Config
+	bus   *bus.Bus
+	meter *usage.Meter
+	mgr   *subagent.Manager
+	lead  *agent.Session
+
+	inputs    chan string
+	wake      chan struct{}
+	completed chan Outcome
+	unsub     func()
+
+	mu         sync.Mutex
+	turnCancel context.CancelFunc
+	busy       bool
+	dirty      bool // work happened since the last complete
+	numTurns   int
+	lastText   string
+	leadErr    error
+}
+
+// New builds the runtime; nothing runs until Serve.
+func New(cfg Config) *Runtime {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.SessionID == "" {
+		cfg.SessionID = NewSessionID(cfg.Now())
+	}
+	if cfg.Types == nil {
+		cfg.Types = agenttype.NewRegistry()
+	}
+	if cfg.Model == "" {
+		cfg.Model = cfg.Provider.Model()
+	}
+	r := &Runtime{cfg: cfg, bus: bus.New(), meter: usage.NewMeter(),
+		inputs: make(chan string, 16), wake: make(chan struct{}, 1), completed: make(chan Outcome, 4)}
+	core := CoreTools(cfg.Workspace)
+	r.mgr = subagent.New(subagent.Config{
+		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
+		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus,
+		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
+		System: SubagentSystemPrompt(cfg.Workspace), Now: cfg.Now, OnFinish: r.onTaskFinish,
+	})
+	leadTools := tools.NewSet()
+	for _, n := range core.Names() {
+		t, _ := core.Get(n)
+		leadTools.Add(t)
+	}
+	for _, t := range subagent.Tools(r.mgr) {
+		leadTools.Add(t)
+	}
+	for _, t := range cfg.ExtraLeadTools {
+		leadTools.Add(t)
+	}
+	r.lead = agent.New(agent.Config{
+		SessionID: cfg.SessionID, ID: LeadID, Name: "lead", Provider: cfg.Provider, Model: cfg.Model,
+		System: LeadSystemPrompt(cfg.Workspace), Tools: leadTools, Gate: cfg.Gate, Meter: r.meter,
+		Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now,
+	})
+	r.unsub = r.bus.Subscribe(func(e event.Event) {
+		switch e.Type {
+		case event.SubagentComplete, event.TeammateStatus, event.TeamMessage:
+			r.signal()
+		}
+	})
+	return r
+}
+
+// CoreTools is the tool set every agent may draw from.
+func CoreTools(ws tools.Workspace) *tools.Set { return tools.Core(ws) }
+
+// NewSessionID makes a run's session id.
+func NewSessionID(now time.Time) string {
+	return fmt.Sprintf("atomic-%s-%04x", now.UTC().Format("20060102T150405"), now.Nanosecond()&0xffff)
+}
+
+// Bus is the run's event bus: subscribe to see every event.
+func (r *Runtime) Bus() *bus.Bus { return r.bus }
+
+// Manager is the sub-agent manager.
+func (r *Runtime) Manager() *subagent.Manager { return r.mgr }
+
+// Lead is the lead session.
+func (r *Runtime) Lead() *agent.Session { return r.lead }
+
+// Meter is the run's usage meter.
+func (r *Runtime) Meter() *usage.Meter { return r.meter }
+
+// SessionID is the run's session id.
+func (r *Runtime) SessionID() string { return r.cfg.SessionID }
+
+// Emit sends an event from the lead (used by the UI for interrupts etc.).
+func (r *Runtime) Emit(typ event.Type, data any) {
+	r.bus.Emit(event.Event{Type: typ, Time: r.cfg.Now(), SessionID: r.cfg.SessionID, AgentID: LeadID, Data: data})
+}
+
+// Completed delivers an Outcome each time the run settles and emits complete.
+func (r *Runtime) Completed() <-chan Outcome { return r.completed }
+
+// Submit queues a user prompt for the lead.
+func (r *Runtime) Submit(prompt string) {
+	r.mu.Lock()
+	r.dirty = true
+	r.mu.Unlock()
+	r.inputs <- prompt
+}
+
+// Busy reports whether the lead is in a turn.
+func (r *Runtime) Busy() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.busy
+}
+
+// Deliver queues a message for the lead and wakes it if idle (teammates'
+// messages to the lead arrive this way).
+func (r *Runtime) Deliver(text string) {
+	r.lead.Deliver(text)
+	r.signal()
+}
+
+func (r *Runtime) signal() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// onTaskFinish queues a background task's result for the lead; the wake-up
+// follows its subagent.complete.
+func (r *Runtime) onTaskFinish(t *subagent.Task) {
+	if !t.Spec.Background || t.Seen() {
+		return
+	}
+	i := t.Info()
+	var body string
+	switch i.State {
+	case subagent.StateCompleted:
+		body = "completed.\nResult:\n" + i.Result
+	case subagent.StateFailed:
+		body = "failed.\nError: " + i.Error
+	default:
+		body = "was cancelled."
+	}
+	r.lead.Deliver(fmt.Sprintf("<task-notification>\nBackground task %s (%s: %s) %s\n</task-notification>",
+		i.ID, i.Type, i.Description, body))
+}
+
+// Serve drives the lead until ctx ends. It returns after closing every
+// sub-agent.
+func (r *Runtime) Serve(ctx context.Context) error {
+	defer r.unsub()
+	for {
+		select {
+		case p := <-r.inputs:
+			r.turn(ctx, p)
+		case <-r.wake:
+			if r.lead.Pending() {
+				r.turn(ctx, "")
+			}
+		case <-ctx.Done():
+			r.mgr.Close()
+			return ctx.Err()
+		}
+		r.settle()
+	}
+}
+
+// turn runs the lead once.
+func (r *Runtime) turn(ctx context.Context, prompt string) {
+	tctx, cancel := context.WithCancel(ctx)
+	r.mu.Lock()
+	r.turnCancel, r.busy, r.dirty = cancel, true, true
+	r.mu.Unlock()
+	res, err := r.lead.Run(tctx, prompt)
+	cancel()
+	r.mu.Lock()
+	r.turnCancel, r.busy = nil, false
+	if res != nil {
+		r.numTurns += res.Turns
+		if res.Text != "" {
+			r.lastText = res.Text
+		}
+	}
+	interrupted := err != nil && tctx.Err() != nil
+	if err != nil && !interrupted {
+		r.leadErr = err
+	}
+	numTurns := r.numTurns
+	r.mu.Unlock()
+	stop := ""
+	if res != nil {
+		stop = string(res.StopReason)
+	}
+	if interrupted {
+		stop = "interrupted"
+	} else if err != nil {
+		stop = "error"
+	}
+	r.Emit(event.TurnEnd, event.TurnEndData{StopReason: stop, NumTurns: numTurns})
+	if err != nil && !interrupted && r.cfg.CancelOnLeadError {
+		r.mgr.CancelAll()
+	}
+}
+
+// active counts sub-agents and teammates still working.
+func (r *Runtime) active() int {
+	n := r.bus.ActiveAgents()
+	if r.cfg.ActiveTeammates != nil {
+		n += r.cfg.ActiveTeammates()
+	}
+	return n
+}
+
+// settle emits complete when nothing is left to do, usage.update otherwise.
+func (r *Runtime) settle() {
+	r.mu.Lock()
+	busy, dirty := r.busy, r.dirty
+	r.mu.Unlock()
+	if busy || len(r.inputs) > 0 || !dirty {
+		return
+	}
+	if n := r.active(); n > 0 || r.lead.Pending() {
+		r.Emit(event.UsageUpdate, event.UsageUpdateData{Usage: r.meter.Agent(LeadID), Total: r.meter.Total(), Active: n})
+		if r.lead.Pending() {
+			r.signal()
+		}
+		return
+	}
+	r.mu.Lock()
+	out := Outcome{Result: r.lastText, Err: r.leadErr, NumTurns: r.numTurns, Usage: r.meter.Total()}
+	r.dirty, r.leadErr = false, nil
+	r.mu.Unlock()
+	data := event.CompleteData{Result: out.Result, NumTurns: out.NumTurns, Usage: out.Usage}
+	if out.Err != nil {
+		data.IsError, data.Error = true, out.Err.Error()
+	}
+	r.Emit(event.Complete, data)
+	select {
+	case r.completed <- out:
+	default:
+	}
+}
+
+// ErrInterrupted is the Outcome error of an interrupted run.
+var ErrInterrupted = errors.New("interrupted")
+
+// Interrupt stops the lead's turn and every sub-agent (Esc, Ctrl+C,
+// SIGINT), marking active ones interrupted.
+func (r *Runtime) Interrupt(reason string) {
+	r.mu.Lock()
+	cancel := r.turnCancel
+	if r.dirty && r.leadErr == nil {
+		r.leadErr = fmt.Errorf("%w: %s", ErrInterrupted, reason)
+	}
+	r.mu.Unlock()
+	r.Emit(event.Interrupt, event.InterruptData{Reason: reason})
+	if cancel != nil {
+		cancel()
+	}
+	r.mgr.CancelAll()
+	r.signal()
+}
+
+// Reset clears the conversation (/clear) and cancels all background work.
+func (r *Runtime) Reset(reason string) {
+	r.Emit(event.Reset, event.ResetData{Reason: reason})
+	r.mgr.CancelAll()
+	r.lead.Reset()
+}
+
+// Close cancels everything and waits for sub-agents to end.
+func (r *Runtime) Close() { r.mgr.Close() }

@@ -1,0 +1,199 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/tools"
+)
+
+// bgTool holds what the background companions share.
+type bgTool struct{ m *Manager }
+
+func (bgTool) Kind() tools.Kind { return tools.Orchestrate }
+
+func taskIDInput(input json.RawMessage) (string, error) {
+	var in struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return "", err
+	}
+	return in.TaskID, nil
+}
+
+// report words a task's state for the model.
+func report(t *Task, now time.Time, maxResult int) string {
+	i := t.Info()
+	el := i.Elapsed(now).Round(time.Second)
+	switch i.State {
+	case StateCompleted:
+		t.MarkSeen()
+		return fmt.Sprintf("Task %s: completed (%s).\nResult:\n%s", i.ID, el, cut(i.Result, maxResult))
+	case StateFailed:
+		t.MarkSeen()
+		return fmt.Sprintf("Task %s: failed (%s).\nError: %s", i.ID, el, i.Error)
+	case StateCancelled:
+		t.MarkSeen()
+		return fmt.Sprintf("Task %s: cancelled (%s).", i.ID, el)
+	}
+	cur := ""
+	if i.CurrentTool != "" {
+		cur = "; current tool: " + i.CurrentTool
+	}
+	return fmt.Sprintf("Task %s: running (%s, %d tool uses%s).", i.ID, el, i.ToolUses, cur)
+}
+
+// --- check_task ---
+
+const checkTaskDescription = `Check a background task without waiting. Returns "running" (with elapsed time and progress), "completed" with the result, "failed" with the error, or "cancelled".`
+
+// CheckTask is the check_task tool.
+type CheckTask struct{ bgTool }
+
+// NewCheckTask returns check_task.
+func NewCheckTask(m *Manager) *CheckTask { return &CheckTask{bgTool{m}} }
+
+func (*CheckTask) Name() string        { return "check_task" }
+func (*CheckTask) Description() string { return checkTaskDescription }
+func (*CheckTask) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string","description":"The id returned by task, e.g. explore-1"}},"required":["task_id"],"additionalProperties":false}`)
+}
+
+func (c *CheckTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
+	id, err := taskIDInput(call.Input)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	t, err := c.m.Lookup(id, true)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return tools.Result{Content: report(t, c.m.cfg.Now(), c.m.cfg.MaxResult)}, nil
+}
+
+// --- wait_for_task ---
+
+const waitForTaskDescription = `Wait for a background task to finish and return its result. Returns at once if it already finished. With timeout_seconds, stops waiting after that long and reports that the task is still running (the task keeps going).`
+
+// WaitForTask is the wait_for_task tool.
+type WaitForTask struct{ bgTool }
+
+// NewWaitForTask returns wait_for_task.
+func NewWaitForTask(m *Manager) *WaitForTask { return &WaitForTask{bgTool{m}} }
+
+func (*WaitForTask) Name() string        { return "wait_for_task" }
+func (*WaitForTask) Description() string { return waitForTaskDescription }
+func (*WaitForTask) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string","description":"The id returned by task"},"timeout_seconds":{"type":"number","minimum":0,"description":"Stop waiting after this many seconds (default: no limit)"}},"required":["task_id"],"additionalProperties":false}`)
+}
+
+func (w *WaitForTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
+	var in struct {
+		TaskID  string   `json:"task_id"`
+		Timeout *float64 `json:"timeout_seconds"`
+	}
+	if err := json.Unmarshal(call.Input, &in); err != nil {
+		return tools.Result{}, err
+	}
+	t, err := w.m.Lookup(in.TaskID, true)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	wctx := ctx
+	if in.Timeout != nil {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeout(ctx, time.Duration(*in.Timeout*float64(time.Second)))
+		defer cancel()
+	}
+	select {
+	case <-t.Done():
+	case <-wctx.Done():
+		if ctx.Err() != nil {
+			return tools.Result{}, fmt.Errorf("stopped waiting for %s: %w", t.ID, ctx.Err())
+		}
+		return tools.Result{Content: fmt.Sprintf("Timed out after %gs; %s", *in.Timeout, report(t, w.m.cfg.Now(), w.m.cfg.MaxResult))}, nil
+	}
+	return tools.Result{Content: report(t, w.m.cfg.Now(), w.m.cfg.MaxResult)}, nil
+}
+
+// --- list_background_tasks ---
+
+const listTasksDescription = `List every background task of this session with its status, elapsed time and description.`
+
+// ListTasks is the list_background_tasks tool.
+type ListTasks struct{ bgTool }
+
+// NewListTasks returns list_background_tasks.
+func NewListTasks(m *Manager) *ListTasks { return &ListTasks{bgTool{m}} }
+
+func (*ListTasks) Name() string        { return "list_background_tasks" }
+func (*ListTasks) Description() string { return listTasksDescription }
+func (*ListTasks) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+}
+
+func (l *ListTasks) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
+	now := l.m.cfg.Now()
+	var b strings.Builder
+	for _, t := range l.m.Tasks() {
+		if !t.Spec.Background {
+			continue
+		}
+		i := t.Info()
+		st := string(i.State)
+		if i.State == StateQueued {
+			st = "running (queued)"
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s: %s\n", i.ID, st, i.Elapsed(now).Round(time.Second), i.Type, i.Description)
+	}
+	if b.Len() == 0 {
+		return tools.Result{Content: "No background tasks."}, nil
+	}
+	return tools.Result{Content: "id\tstatus\telapsed\tdescription\n" + b.String()}, nil
+}
+
+// --- cancel_task ---
+
+const cancelTaskDescription = `Cancel a running background task. Cancelling a task that already finished changes nothing and says so.`
+
+// CancelTask is the cancel_task tool.
+type CancelTask struct{ bgTool }
+
+// NewCancelTask returns cancel_task.
+func NewCancelTask(m *Manager) *CancelTask { return &CancelTask{bgTool{m}} }
+
+func (*CancelTask) Name() string        { return "cancel_task" }
+func (*CancelTask) Description() string { return cancelTaskDescription }
+func (*CancelTask) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string","description":"The id returned by task"}},"required":["task_id"],"additionalProperties":false}`)
+}
+
+func (c *CancelTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
+	id, err := taskIDInput(call.Input)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	t, err := c.m.Lookup(id, true)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if st := t.Info().State; st.Done() {
+		return tools.Result{Content: fmt.Sprintf("Task %s already finished (%s); nothing to cancel.", id, st)}, nil
+	}
+	t.cancel()
+	select {
+	case <-t.Done():
+	case <-ctx.Done():
+		return tools.Result{}, ctx.Err()
+	}
+	return tools.Result{Content: fmt.Sprintf("Task %s cancelled.", id)}, nil
+}
+
+// Tools returns task and its companions over m.
+func Tools(m *Manager) []tools.Tool {
+	return []tools.Tool{NewTaskTool(m), NewCheckTask(m), NewWaitForTask(m), NewListTasks(m), NewCancelTask(m)}
+}

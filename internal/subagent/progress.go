@@ -1,0 +1,42 @@
+package subagent
+
+import (
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/tools"
+)
+
+// progressSink passes a sub-agent's events on and turns its tool starts and
+// usage into subagent.update progress events.
+type progressSink struct {
+	m   *Manager
+	t   *Task
+	set *tools.Set
+}
+
+func (p *progressSink) Emit(e event.Event) {
+	p.m.cfg.Sink.Emit(e)
+	if e.AgentID != p.t.ID {
+		return
+	}
+	switch d := e.Data.(type) {
+	case event.ToolStartData:
+		cur := d.Name
+		if tl, ok := p.set.Get(d.Name); ok {
+			if sj, ok := tl.(tools.Subjecter); ok {
+				if s := sj.Subject(d.Input); s != "" {
+					cur += " " + s
+				}
+			}
+		}
+		p.t.mu.Lock()
+		p.t.toolUses++
+		p.t.currentTool = cur
+		p.t.mu.Unlock()
+		p.m.update(p.t, "")
+	case event.UsageUpdateData:
+		p.t.mu.Lock()
+		p.t.usage = d.Usage
+		p.t.mu.Unlock()
+		p.m.update(p.t, "")
+	}
+}

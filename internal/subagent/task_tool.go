@@ -1,0 +1,136 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/atomic-agent/atomic/internal/tools"
+)
+
+const taskDescription = `Launch a sub-agent to handle a task on its own: it gets a fresh context window, its own tools and only the prompt you give it, and answers with a final report.
+
+Use it for work that can be delegated: searching a large codebase, researching a question, making a self-contained change. Launch several sub-agents at once by making several task calls in ONE message: they run in parallel.
+
+Inputs:
+- description: 3 to 5 words saying what the agent will do (shown to the user).
+- prompt: the whole task. The agent sees nothing else of this conversation, so include every detail it needs and say what it should report back.
+- subagent_type: which kind of agent (default general-purpose). %s
+- mode: "sync" (default) waits and returns the agent's final report; "background" (alias "async") returns at once with a task id such as explore-1 while the agent keeps working. Use check_task, wait_for_task, list_background_tasks and cancel_task for background tasks; you are also told when one finishes.
+
+The agent's report is not shown to the user: summarise what matters in your own answer.`
+
+const taskSchema = `{
+  "type": "object",
+  "properties": {
+    "description": {"type": "string", "description": "3 to 5 words saying what the agent will do"},
+    "prompt": {"type": "string", "description": "The complete task for the agent"},
+    "subagent_type": {"type": "string", "description": "Agent type (default general-purpose)"},
+    "mode": {"type": "string", "enum": ["sync", "background", "async"], "description": "sync (default) or background"}
+  },
+  "required": ["description", "prompt"],
+  "additionalProperties": false
+}`
+
+// TaskInput is the task tool's input.
+type TaskInput struct {
+	Description  string `json:"description"`
+	Prompt       string `json:"prompt"`
+	SubagentType string `json:"subagent_type"`
+	Mode         string `json:"mode"`
+}
+
+// IsBackground reports whether the mode asks for a background task.
+func (in TaskInput) IsBackground() bool { return in.Mode == "background" || in.Mode == "async" }
+
+// TaskTool is the task tool over a Manager.
+type TaskTool struct{ m *Manager }
+
+// NewTaskTool returns the task tool.
+func NewTaskTool(m *Manager) *TaskTool { return &TaskTool{m: m} }
+
+// Name implements tools.Tool.
+func (*TaskTool) Name() string { return "task" }
+
+// Description implements tools.Tool; it lists the agent types.
+func (t *TaskTool) Description() string {
+	var b strings.Builder
+	b.WriteString("Available types:")
+	for _, ty := range t.m.Types().All() {
+		fmt.Fprintf(&b, "\n  - %s: %s", ty.Name, ty.Description)
+	}
+	return fmt.Sprintf(taskDescription, b.String())
+}
+
+// Schema implements tools.Tool.
+func (*TaskTool) Schema() json.RawMessage { return json.RawMessage(taskSchema) }
+
+// Kind implements tools.Tool.
+func (*TaskTool) Kind() tools.Kind { return tools.Orchestrate }
+
+// Subject implements tools.Subjecter.
+func (*TaskTool) Subject(input json.RawMessage) string {
+	var in TaskInput
+	_ = json.Unmarshal(input, &in)
+	return in.Description
+}
+
+// Run implements tools.Tool.
+func (t *TaskTool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
+	wait, err := t.Start(ctx, call)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return wait()
+}
+
+// Start implements tools.Starter: it spawns the sub-agent (in the model's
+// call order, so ids and the pending queue follow it) and returns the wait.
+func (t *TaskTool) Start(ctx context.Context, call tools.Call) (func() (tools.Result, error), error) {
+	var in TaskInput
+	if err := json.Unmarshal(call.Input, &in); err != nil {
+		return nil, fmt.Errorf("task: bad input: %w", err)
+	}
+	if strings.TrimSpace(in.Prompt) == "" {
+		return nil, fmt.Errorf("task: prompt is empty; say what the agent should do")
+	}
+	task, err := t.m.Spawn(ctx, Spec{
+		ToolCallID: call.ID, ParentID: call.AgentID, Description: in.Description,
+		Prompt: in.Prompt, Type: in.SubagentType, Background: in.IsBackground(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if in.IsBackground() {
+		ack := fmt.Sprintf("Started background task %s (%s: %s). It keeps working while you continue. "+
+			"Use check_task or wait_for_task with task_id %q for its result; you will also be told when it finishes.",
+			task.ID, task.Type.Name, in.Description, task.ID)
+		return func() (tools.Result, error) { return tools.Result{Content: ack}, nil }, nil
+	}
+	return func() (tools.Result, error) {
+		<-task.Done() // ends promptly when ctx does: the task is tied to it
+		info := task.Info()
+		switch info.State {
+		case StateCompleted:
+			return tools.Result{Content: cut(info.Result, t.m.cfg.MaxResult)}, nil
+		case StateCancelled:
+			return tools.Result{}, fmt.Errorf("sub-agent %s was cancelled before it finished", task.ID)
+		}
+		return tools.Result{}, fmt.Errorf("sub-agent %s failed: %s", task.ID, info.Error)
+	}, nil
+}
+
+// cut shortens a result to max characters with a note saying so.
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !isRuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + fmt.Sprintf("\n\n[result cut: %d of %d characters shown]", i, len(s))
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

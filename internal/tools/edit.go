@@ -1,0 +1,255 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+)
+
+const editDescription = `Performs an exact string replacement in a file.
+
+Usage:
+- Read the file first, so old_string is copied from its current content.
+- old_string must match the file exactly, including indentation (tabs or spaces), blank lines and punctuation. When copying from read output, leave out the line-number prefix (the number and the tab before each line).
+- By default old_string must occur exactly once: if it matches several places the edit fails, saying how many; add surrounding lines to make it unique, or set replace_all to true to change every occurrence (useful for renaming a variable).
+- new_string must differ from old_string. An empty new_string deletes the text.
+- To create a new file give an empty old_string and the whole content as new_string (write does the same).
+- Keep each edit small and focused; make several edits for changes in different places. Edits to the same file are applied one at a time, in order.
+- The result shows a diff of what changed.`
+
+const editSchema = `{
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "description": "The file to change, absolute or relative to the workspace root."},
+    "old_string": {"type": "string", "description": "The exact text to replace (empty to create a new file)."},
+    "new_string": {"type": "string", "description": "The text to put in its place (must differ from old_string)."},
+    "replace_all": {"type": "boolean", "description": "Replace every occurrence of old_string instead of exactly one (default false)."}
+  },
+  "required": ["file_path", "old_string", "new_string"],
+  "additionalProperties": false
+}`
+
+// Differ is implemented by tools that can show, before they run, the
+// change a call would make; approval prompts display it.
+type Differ interface {
+	Diff(input json.RawMessage) (string, error)
+}
+
+type editTool struct {
+	SchemaCache
+	ws Workspace
+}
+
+// NewEdit returns the edit tool, which replaces exact strings in files in
+// ws.
+func NewEdit(ws Workspace) Tool { return &editTool{ws: ws} }
+
+func (*editTool) Name() string            { return "edit" }
+func (*editTool) Description() string     { return editDescription }
+func (*editTool) Schema() json.RawMessage { return json.RawMessage(editSchema) }
+func (*editTool) Kind() Kind              { return Edit }
+
+type editInput struct {
+	FilePath   string `json:"file_path"`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+}
+
+// Subject is the path edited, relative to the workspace root when inside.
+func (t *editTool) Subject(input json.RawMessage) string {
+	in, err := decodeInput[editInput](t.Name(), input)
+	if err != nil {
+		return ""
+	}
+	return subjectPath(t.ws, in.FilePath)
+}
+
+// LockKeys is the real absolute path edited.
+func (t *editTool) LockKeys(input json.RawMessage) []string {
+	in, err := decodeInput[editInput](t.Name(), input)
+	if err != nil {
+		return nil
+	}
+	return fileLockKeys(t.ws, in.FilePath)
+}
+
+// Diff shows what the call would change, without writing.
+func (t *editTool) Diff(input json.RawMessage) (string, error) {
+	in, err := decodeInput[editInput](t.Name(), input)
+	if err != nil {
+		return "", err
+	}
+	abs, err := t.ws.Resolve(in.FilePath)
+	if err != nil {
+		return "", err
+	}
+	p, err := planEdit(abs, t.ws.display(abs), in)
+	if err != nil {
+		return "", err
+	}
+	return p.diff, nil
+}
+
+// EditDiff returns the diff an edit call with input would make to the file
+// at path (absolute; empty means the input's file_path as given), without
+// writing anything.
+func EditDiff(path string, input json.RawMessage) (string, error) {
+	in, err := decodeInput[editInput]("edit", input)
+	if err != nil {
+		return "", err
+	}
+	if path == "" {
+		path = in.FilePath
+	}
+	p, err := planEdit(path, path, in)
+	if err != nil {
+		return "", err
+	}
+	return p.diff, nil
+}
+
+func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
+	in, err := decodeInput[editInput](t.Name(), call.Input)
+	if err != nil {
+		return Result{}, err
+	}
+	abs, err := t.ws.Resolve(in.FilePath)
+	if err != nil {
+		return Result{}, err
+	}
+	p, err := planEdit(abs, t.ws.display(abs), in)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if err := writeFile(abs, []byte(p.content), p.mode); err != nil {
+		return Result{}, err
+	}
+	var what string
+	switch {
+	case p.created:
+		what = fmt.Sprintf("Created %s.", abs)
+	case p.count == 1:
+		what = fmt.Sprintf("Edited %s: 1 replacement.", abs)
+	default:
+		what = fmt.Sprintf("Edited %s: %d replacements.", abs, p.count)
+	}
+	return Result{Content: what + "\n" + p.diff}, nil
+}
+
+// editPlan is an edit worked out but not yet written.
+type editPlan struct {
+	content string // the file's new content
+	mode    fs.FileMode
+	created bool
+	count   int // replacements made
+	diff    string
+}
+
+// planEdit works out the edit in of the file abs, named name in the diff.
+func planEdit(abs, name string, in editInput) (editPlan, error) {
+	if in.OldString == in.NewString {
+		return editPlan{}, errors.New("old_string and new_string are identical, so there is nothing to change; give the text as it should become in new_string")
+	}
+	p := editPlan{mode: 0o644}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if in.OldString != "" {
+			return editPlan{}, fmt.Errorf("%s does not exist; to create it, use write (or edit with an empty old_string)", abs)
+		}
+		p.created, p.content, p.count = true, in.NewString, 1
+		p.diff = formatDiff("/dev/null", "b/"+name, nil, []lineChange{{newLines: splitLines(in.NewString)}})
+		return p, nil
+	case err != nil:
+		return editPlan{}, fmt.Errorf("cannot access %s: %w", abs, err)
+	case fi.IsDir():
+		return editPlan{}, fmt.Errorf("%s is a directory, not a file", abs)
+	case !fi.Mode().IsRegular():
+		return editPlan{}, fmt.Errorf("%s is not a regular file (%s); edit only changes files", abs, fi.Mode().Type())
+	}
+	p.mode = fi.Mode().Perm()
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return editPlan{}, fmt.Errorf("reading %s: %w", abs, err)
+	}
+	if looksBinary(data[:min(len(data), sniffLen)]) {
+		return editPlan{}, fmt.Errorf("%s is a binary file; edit only changes text files", abs)
+	}
+	content := string(data)
+	old, repl := in.OldString, in.NewString
+	if old == "" {
+		if content != "" {
+			return editPlan{}, fmt.Errorf("old_string is empty but %s already has content; give the exact text to replace (read the file first), or use write to replace the whole file", abs)
+		}
+		p.content, p.count = repl, 1
+		p.diff = formatDiff("a/"+name, "b/"+name, nil, []lineChange{{newLines: splitLines(repl)}})
+		return p, nil
+	}
+	n := strings.Count(content, old)
+	if n == 0 && strings.Contains(content, "\r\n") && strings.Contains(old, "\n") && !strings.Contains(old, "\r\n") {
+		// The file uses CRLF line endings; read showed them as plain lines.
+		crlf := strings.ReplaceAll(old, "\n", "\r\n")
+		if m := strings.Count(content, crlf); m > 0 {
+			old, n = crlf, m
+			if !strings.Contains(repl, "\r\n") {
+				repl = strings.ReplaceAll(repl, "\n", "\r\n")
+			}
+		}
+	}
+	if n == 0 {
+		return editPlan{}, notFoundError(abs, content, in.OldString)
+	}
+	if n > 1 && !in.ReplaceAll {
+		return editPlan{}, fmt.Errorf("old_string matches %d places in %s; add more surrounding lines to old_string so it matches exactly one, or set replace_all to true to change all %d", n, abs, n)
+	}
+	var offsets []int
+	var b strings.Builder
+	pos := 0
+	for {
+		i := strings.Index(content[pos:], old)
+		if i < 0 {
+			break
+		}
+		offsets = append(offsets, pos+i)
+		b.WriteString(content[pos : pos+i])
+		b.WriteString(repl)
+		pos += i + len(old)
+		if !in.ReplaceAll {
+			break
+		}
+	}
+	b.WriteString(content[pos:])
+	p.content, p.count = b.String(), len(offsets)
+	p.diff = formatDiff("a/"+name, "b/"+name, splitLines(content), editChanges(content, old, repl, offsets))
+	return p, nil
+}
+
+var lineNumberPrefix = regexp.MustCompile(`(?m)^ *\d+\t`)
+
+// notFoundError explains a missing match and hints at the likely cause.
+func notFoundError(abs, content, old string) error {
+	msg := fmt.Sprintf("old_string was not found in %s", abs)
+	switch {
+	case collapseSpace(old) != "" && strings.Contains(collapseSpace(content), collapseSpace(old)):
+		msg += "; it does match if whitespace is ignored, so check indentation (tabs or spaces), line breaks and trailing spaces, and copy the text exactly as read shows it"
+	case lineNumberPrefix.MatchString(old):
+		msg += "; it seems to include read's line-number prefixes (a number and a tab at the start of lines): leave them out"
+	default:
+		msg += "; the file may have changed since you read it: read it again and copy the text exactly"
+	}
+	return errors.New(msg)
+}
+
+// collapseSpace joins the words of s with single spaces.
+func collapseSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

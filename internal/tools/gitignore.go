@@ -1,0 +1,171 @@
+package tools
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// gitignore holds the rules of one .gitignore file, which apply to paths
+// below its directory.
+type gitignore struct {
+	dir   string // clean absolute directory holding the file
+	rules []ignoreRule
+}
+
+// ignoreRule is one pattern line of a .gitignore file.
+type ignoreRule struct {
+	segs     []string // pattern split at "/"
+	negate   bool     // "!pattern" re-includes
+	dirOnly  bool     // "pattern/" matches directories only
+	anchored bool     // a "/" at the start or middle: match from dir, not any depth
+}
+
+// readGitignore loads dir/.gitignore; nil when there is none or it is
+// unreadable (an unreadable ignore file ignores nothing, as in git).
+func readGitignore(dir string) *gitignore {
+	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	if err != nil {
+		return nil
+	}
+	return parseGitignore(dir, data)
+}
+
+// parseGitignore parses the text of a .gitignore file found in dir,
+// following gitignore(5): blank lines and "#" comments are skipped,
+// trailing spaces dropped unless escaped, "!" negates, a trailing "/"
+// matches directories only, a "/" at the start or in the middle anchors
+// the pattern to dir, and "**" matches any number of directories.
+func parseGitignore(dir string, data []byte) *gitignore {
+	g := &gitignore{dir: filepath.Clean(dir)}
+	for line := range bytes.Lines(data) {
+		s := strings.TrimRight(string(line), "\r\n")
+		s = trimUnescapedSpaces(s)
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		var r ignoreRule
+		if strings.HasPrefix(s, "!") {
+			r.negate = true
+			s = s[1:]
+		}
+		if strings.HasSuffix(s, "/") {
+			r.dirOnly = true
+			s = strings.TrimRight(s, "/")
+		}
+		if s == "" {
+			continue
+		}
+		if strings.HasPrefix(s, "/") {
+			r.anchored = true
+			s = strings.TrimLeft(s, "/")
+		} else if strings.Contains(s, "/") {
+			r.anchored = true
+		}
+		// "**/x" at the start matches x at any depth, like an unanchored x.
+		r.segs = strings.Split(s, "/")
+		if len(r.segs) == 2 && r.segs[0] == "**" && r.segs[1] != "**" {
+			r.segs = r.segs[1:]
+			r.anchored = false
+		}
+		g.rules = append(g.rules, r)
+	}
+	return g
+}
+
+// trimUnescapedSpaces drops trailing spaces that are not escaped with "\".
+func trimUnescapedSpaces(s string) string {
+	for strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\\ ") {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// match reports whether a rule of g matches rel (slash-separated, relative
+// to g.dir) and, if so, whether the last matching rule negates: in git the
+// last matching pattern of a file decides.
+func (g *gitignore) match(rel string, isDir bool) (matched, negated bool) {
+	segs := strings.Split(rel, "/")
+	for i := len(g.rules) - 1; i >= 0; i-- {
+		r := g.rules[i]
+		if r.dirOnly && !isDir {
+			continue
+		}
+		var ok bool
+		if r.anchored {
+			ok = matchSegments(r.segs, segs)
+		} else {
+			ok = matchSegment(r.segs[0], segs[len(segs)-1])
+		}
+		if ok {
+			return true, r.negate
+		}
+	}
+	return false, false
+}
+
+// ignoreStack is the .gitignore files in effect for a directory, outermost
+// first.
+type ignoreStack []*gitignore
+
+// ignored reports whether the entry abs is ignored. Deeper .gitignore files
+// take precedence over shallower ones, as in git.
+func (s ignoreStack) ignored(abs string, isDir bool) bool {
+	for i := len(s) - 1; i >= 0; i-- {
+		rel, ok := relBelow(s[i].dir, abs)
+		if !ok {
+			continue
+		}
+		if m, neg := s[i].match(rel, isDir); m {
+			return !neg
+		}
+	}
+	return false
+}
+
+// relBelow returns abs relative to dir, slash-separated, if abs is below
+// dir.
+func relBelow(dir, abs string) (string, bool) {
+	prefix := dir
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	rest, ok := strings.CutPrefix(abs, prefix)
+	if !ok || rest == "" {
+		return "", false
+	}
+	return filepath.ToSlash(rest), true
+}
+
+// ancestorIgnores loads the .gitignore files of start's ancestors that
+// apply to it: from the repository root (the nearest ancestor holding
+// .git) or ceiling, whichever comes first going up, down to start's parent.
+// Outside both it returns nothing.
+func ancestorIgnores(start, ceiling string) ignoreStack {
+	var dirs []string
+	dir := start
+	for {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil // reached "/" without a repository or the ceiling
+		}
+		if dir == ceiling || exists(filepath.Join(dir, ".git")) {
+			break
+		}
+		dir = parent
+		dirs = append(dirs, dir)
+	}
+	var s ignoreStack
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if g := readGitignore(dirs[i]); g != nil {
+			s = append(s, g)
+		}
+	}
+	return s
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}

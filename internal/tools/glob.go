@@ -1,0 +1,203 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+const globDescription = `Finds files by name pattern, fast, in a directory tree of any size.
+
+Usage:
+- pattern is a glob: * and ? match within one path segment, [abc] a set of characters, ** any number of directories, {a,b} alternatives. Examples: "**/*.go", "src/**/*.{ts,tsx}", "cmd/*/main.go", "**/*_test.go".
+- Patterns are relative to path (default: the workspace root); a pattern without "/" like "*.go" matches only in that directory, use "**/*.go" to search below it.
+- Returns matching files (not directories), most recently modified first, as paths relative to the workspace root; at most 1000.
+- Files ignored by .gitignore and the .git directory are skipped.
+- Use glob to find files by name; use grep to find files by content. For open-ended searches that need several rounds, consider a sub-agent.`
+
+const globSchema = `{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "The glob pattern, e.g. \"**/*.go\"."},
+    "path": {"type": "string", "description": "The directory to search in (default: the workspace root)."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`
+
+// Glob limits.
+const (
+	globMaxResults = 1000
+	// globMaxCollect bounds the matches held in memory while walking.
+	globMaxCollect = 100000
+)
+
+type globTool struct {
+	SchemaCache
+	ws Workspace
+}
+
+// NewGlob returns the glob tool, which finds files by name pattern in ws.
+func NewGlob(ws Workspace) Tool { return &globTool{ws: ws} }
+
+func (*globTool) Name() string            { return "glob" }
+func (*globTool) Description() string     { return globDescription }
+func (*globTool) Schema() json.RawMessage { return json.RawMessage(globSchema) }
+func (*globTool) Kind() Kind              { return ReadOnly }
+
+type globInput struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
+}
+
+// Subject is the pattern.
+func (t *globTool) Subject(input json.RawMessage) string {
+	in, err := decodeInput[globInput](t.Name(), input)
+	if err != nil {
+		return ""
+	}
+	return in.Pattern
+}
+
+// fileHit is a found file and when it was last changed.
+type fileHit struct {
+	abs   string
+	mtime time.Time
+}
+
+func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
+	in, err := decodeInput[globInput](t.Name(), call.Input)
+	if err != nil {
+		return Result{}, err
+	}
+	if strings.TrimSpace(in.Pattern) == "" {
+		return Result{}, errors.New("pattern is empty")
+	}
+	base, err := searchDir(t.ws, in.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	// Leading segments without wildcards pick the directory to walk.
+	pattern := filepath.ToSlash(in.Pattern)
+	dir, rest := literalPrefix(pattern)
+	if strings.HasPrefix(pattern, "/") && dir == "" {
+		dir = "/"
+	}
+	if dir != "" {
+		start := dir
+		if !path.IsAbs(start) {
+			start = filepath.Join(base, filepath.FromSlash(dir))
+		}
+		if base, err = t.ws.Resolve(start); err != nil {
+			return Result{}, err
+		}
+	}
+	g, err := compileGlob(rest)
+	if err != nil {
+		return Result{}, err
+	}
+	if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
+		return Result{Content: fmt.Sprintf("No files found matching %q (%s is not a directory).", in.Pattern, base)}, nil
+	}
+	root, err := t.ws.root()
+	if err != nil {
+		return Result{}, err
+	}
+	var hits []fileHit
+	capped := false
+	err = walkTree(ctx, base, root, func(abs string, d fs.DirEntry) error {
+		rel, _ := relBelow(base, abs)
+		if d.IsDir() {
+			if !g.canDescend(rel) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !g.match(rel) {
+			return nil
+		}
+		fi, ok := regularFile(t.ws, abs, d)
+		if !ok {
+			return nil
+		}
+		hits = append(hits, fileHit{abs: abs, mtime: fi.ModTime()})
+		if len(hits) >= globMaxCollect {
+			capped = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	if len(hits) == 0 {
+		return Result{Content: fmt.Sprintf("No files found matching %q in %s.", in.Pattern, t.ws.display(base))}, nil
+	}
+	sortNewestFirst(hits)
+	var b strings.Builder
+	for i, h := range hits {
+		if i == globMaxResults {
+			break
+		}
+		b.WriteString(t.ws.display(h.abs))
+		b.WriteByte('\n')
+	}
+	switch {
+	case capped:
+		fmt.Fprintf(&b, "[showing %d of more than %d matches; narrow the pattern or path]\n", globMaxResults, globMaxCollect)
+	case len(hits) > globMaxResults:
+		fmt.Fprintf(&b, "[showing the %d most recently modified of %d matches; narrow the pattern or path]\n", globMaxResults, len(hits))
+	}
+	return Result{Content: strings.TrimRight(b.String(), "\n")}, nil
+}
+
+// regularFile returns the file info of a walked non-directory entry if it
+// is a regular file, or a symlink to one inside the workspace.
+func regularFile(ws Workspace, abs string, d fs.DirEntry) (fs.FileInfo, bool) {
+	if d.Type()&fs.ModeSymlink != 0 {
+		if _, err := ws.Resolve(abs); err != nil {
+			return nil, false
+		}
+		fi, err := os.Stat(abs)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, false
+		}
+		return fi, true
+	}
+	if !d.Type().IsRegular() {
+		return nil, false
+	}
+	fi, err := d.Info()
+	if err != nil {
+		return nil, false
+	}
+	return fi, true
+}
+
+// sortNewestFirst orders hits by modification time, newest first, then by
+// path.
+func sortNewestFirst(hits []fileHit) {
+	sort.Slice(hits, func(i, j int) bool {
+		if !hits[i].mtime.Equal(hits[j].mtime) {
+			return hits[i].mtime.After(hits[j].mtime)
+		}
+		return hits[i].abs < hits[j].abs
+	})
+}
+
+// searchDir resolves the optional path of a search tool: empty means the
+// workspace root.
+func searchDir(ws Workspace, p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return ws.root()
+	}
+	return ws.Resolve(p)
+}

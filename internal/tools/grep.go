@@ -1,0 +1,336 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+const grepDescription = `Searches file contents with a regular expression, in a directory tree of any size.
+
+Usage:
+- pattern is a Go (RE2) regular expression, matched line by line: "func\s+\w+Handler", "TODO|FIXME", "log\.Error". There is no lookahead, lookbehind or backreference. Escape literal special characters: "interface\{\}" finds "interface{}".
+- path is a file or directory to search (default: the workspace root). glob limits the files searched: "*.go" (by file name, at any depth) or "internal/**/*.go" (by path below path).
+- output_mode: "files_with_matches" (default) lists matching files, most recently modified first; "content" shows matching lines as path:line:text; "count" shows the number of matching lines per file.
+- case_insensitive makes the match ignore case. head_limit keeps only the first N results (files, lines or counts).
+- Files ignored by .gitignore, the .git directory and binary files are skipped. Paths are relative to the workspace root.
+- Always use this tool to search contents, never grep or rg through bash. Start broad with files_with_matches, then look closer with content or read.`
+
+const grepSchema = `{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "The regular expression to search for (Go RE2 syntax)."},
+    "path": {"type": "string", "description": "The file or directory to search (default: the workspace root)."},
+    "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.go\" or \"src/**/*.{ts,tsx}\"."},
+    "output_mode": {"type": "string", "enum": ["files_with_matches", "content", "count"], "description": "What to return (default files_with_matches)."},
+    "case_insensitive": {"type": "boolean", "description": "Ignore case when matching (default false)."},
+    "head_limit": {"type": "integer", "minimum": 1, "description": "Return only the first N results."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`
+
+// Grep limits.
+const (
+	// grepMaxResults caps results when no head_limit is given.
+	grepMaxResults = 1000
+	// grepMaxOutput caps the text returned, whatever the limit.
+	grepMaxOutput  = 50000
+	grepMaxLineLen = 500
+	// grepMaxFileSize: bigger files are skipped (logs, dumps, data).
+	grepMaxFileSize = 64 << 20
+)
+
+// Output modes.
+const (
+	grepFiles   = "files_with_matches"
+	grepContent = "content"
+	grepCount   = "count"
+)
+
+type grepTool struct {
+	SchemaCache
+	ws Workspace
+}
+
+// NewGrep returns the grep tool, which searches file contents in ws.
+func NewGrep(ws Workspace) Tool { return &grepTool{ws: ws} }
+
+func (*grepTool) Name() string            { return "grep" }
+func (*grepTool) Description() string     { return grepDescription }
+func (*grepTool) Schema() json.RawMessage { return json.RawMessage(grepSchema) }
+func (*grepTool) Kind() Kind              { return ReadOnly }
+
+type grepInput struct {
+	Pattern         string `json:"pattern"`
+	Path            string `json:"path"`
+	Glob            string `json:"glob"`
+	OutputMode      string `json:"output_mode"`
+	CaseInsensitive bool   `json:"case_insensitive"`
+	HeadLimit       int    `json:"head_limit"`
+}
+
+// Subject is the pattern.
+func (t *grepTool) Subject(input json.RawMessage) string {
+	in, err := decodeInput[grepInput](t.Name(), input)
+	if err != nil {
+		return ""
+	}
+	return in.Pattern
+}
+
+// grepMatch is one matching line.
+type grepMatch struct {
+	line int
+	text string
+}
+
+// grepFile is what one file yielded.
+type grepFile struct {
+	abs     string
+	count   int
+	matches []grepMatch // content mode only
+}
+
+func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
+	in, err := decodeInput[grepInput](t.Name(), call.Input)
+	if err != nil {
+		return Result{}, err
+	}
+	mode := in.OutputMode
+	if mode == "" {
+		mode = grepFiles
+	}
+	if mode != grepFiles && mode != grepContent && mode != grepCount {
+		return Result{}, fmt.Errorf("output_mode %q is not one of %s, %s, %s", mode, grepFiles, grepContent, grepCount)
+	}
+	re, err := compileGrep(in.Pattern, in.CaseInsensitive)
+	if err != nil {
+		return Result{}, err
+	}
+	base, err := searchDir(t.ws, in.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	fi, err := os.Stat(base)
+	if err != nil {
+		return Result{}, statError(t.ws, base, err)
+	}
+	var files []string
+	if fi.IsDir() {
+		if files, err = t.listFiles(ctx, base, in.Glob); err != nil {
+			return Result{}, err
+		}
+	} else {
+		files = []string{base} // an explicit file is searched whatever ignores it
+	}
+	found, err := searchFiles(ctx, re, files, mode)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(found) == 0 {
+		return Result{Content: fmt.Sprintf("No matches found for %q in %s.", in.Pattern, t.ws.display(base))}, nil
+	}
+	limit := grepMaxResults
+	if in.HeadLimit > 0 {
+		limit = in.HeadLimit
+	}
+	return Result{Content: t.format(mode, found, limit, in.HeadLimit > 0)}, nil
+}
+
+// compileGrep compiles the model's pattern for line-wise matching.
+func compileGrep(pattern string, caseInsensitive bool) (*regexp.Regexp, error) {
+	if _, err := regexp.Compile(pattern); err != nil {
+		return nil, fmt.Errorf("invalid regular expression %q: %v (grep uses Go RE2 syntax: no lookahead, lookbehind or backreferences)", pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	flags := "(?m)"
+	if caseInsensitive {
+		flags = "(?mi)"
+	}
+	return regexp.Compile(flags + pattern)
+}
+
+// listFiles walks base for the files to search: regular, not ignored, and
+// matching the glob filter (by base name, or by path when it has a "/").
+func (t *grepTool) listFiles(ctx context.Context, base, glob string) ([]string, error) {
+	var g *globPattern
+	byPath := strings.Contains(glob, "/")
+	if glob != "" {
+		var err error
+		if g, err = compileGlob(strings.TrimPrefix(glob, "./")); err != nil {
+			return nil, err
+		}
+	}
+	root, err := t.ws.root()
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	err = walkTree(ctx, base, root, func(abs string, d fs.DirEntry) error {
+		if d.IsDir() {
+			return nil
+		}
+		if g != nil {
+			name := d.Name()
+			if byPath {
+				name, _ = relBelow(base, abs)
+			}
+			if !g.match(name) {
+				return nil
+			}
+		}
+		if fi, ok := regularFile(t.ws, abs, d); ok && fi.Size() <= grepMaxFileSize {
+			files = append(files, abs)
+		}
+		return nil
+	})
+	return files, err
+}
+
+// searchFiles searches files concurrently and returns those with matches,
+// in the order given. mode says how much to find in each file.
+func searchFiles(ctx context.Context, re *regexp.Regexp, files []string, mode string) ([]grepFile, error) {
+	results := make([]grepFile, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(files), 8)
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				results[i] = searchFile(re, files[i], mode)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	found := results[:0]
+	for _, r := range results {
+		if r.count > 0 {
+			found = append(found, r)
+		}
+	}
+	return found, nil
+}
+
+// searchFile finds the lines of one file matching re (in files mode, only
+// the first). Unreadable and
+// binary files yield nothing. The whole file is scanned for a candidate
+// first and only candidate lines are checked, which keeps files without
+// matches cheap.
+func searchFile(re *regexp.Regexp, abs, mode string) grepFile {
+	r := grepFile{abs: abs}
+	data, err := os.ReadFile(abs)
+	if err != nil || bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
+		return r
+	}
+	lineNo, counted := 1, 0 // line number of byte offset counted
+	for pos := 0; pos < len(data); {
+		loc := re.FindIndex(data[pos:])
+		if loc == nil {
+			break
+		}
+		start := pos + loc[0]
+		lineStart := bytes.LastIndexByte(data[:start], '\n') + 1
+		lineEnd := len(data)
+		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
+			lineEnd = start + i
+		}
+		if lineStart < pos { // an empty match at the end of the previous line
+			lineStart = pos
+		}
+		line := bytes.TrimSuffix(data[lineStart:lineEnd], []byte("\r"))
+		if re.Match(line) {
+			lineNo += bytes.Count(data[counted:lineStart], []byte("\n"))
+			counted = lineStart
+			r.count++
+			switch mode {
+			case grepFiles:
+				return r // one match is all this mode needs
+			case grepContent:
+				r.matches = append(r.matches, grepMatch{line: lineNo, text: cutLine(string(line), grepMaxLineLen, len(line))})
+			}
+		}
+		pos = lineEnd + 1
+	}
+	return r
+}
+
+// format renders the results in the output mode, at most limit entries and
+// about grepMaxOutput bytes.
+func (t *grepTool) format(mode string, found []grepFile, limit int, userLimit bool) string {
+	var lines []string
+	total := 0
+	switch mode {
+	case grepFiles:
+		hits := make([]fileHit, len(found))
+		for i, f := range found {
+			hits[i].abs = f.abs
+			if fi, err := os.Stat(f.abs); err == nil {
+				hits[i].mtime = fi.ModTime()
+			}
+		}
+		sortNewestFirst(hits)
+		for _, h := range hits {
+			lines = append(lines, t.ws.display(h.abs))
+		}
+		total = len(found)
+	case grepContent:
+		for _, f := range found {
+			name := t.ws.display(f.abs)
+			for _, m := range f.matches {
+				lines = append(lines, fmt.Sprintf("%s:%d:%s", name, m.line, m.text))
+			}
+		}
+		total = len(lines)
+	case grepCount:
+		for _, f := range found {
+			lines = append(lines, fmt.Sprintf("%s:%d", t.ws.display(f.abs), f.count))
+			total += f.count
+		}
+	}
+	var b strings.Builder
+	switch mode {
+	case grepFiles:
+		fmt.Fprintf(&b, "Found %d %s\n", len(found), plural(len(found), "file", "files"))
+	case grepCount:
+		fmt.Fprintf(&b, "%d matching %s in %d %s\n", total, plural(total, "line", "lines"), len(found), plural(len(found), "file", "files"))
+	}
+	shown := 0
+	for _, l := range lines {
+		if shown == limit || b.Len()+len(l) > grepMaxOutput {
+			break
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+		shown++
+	}
+	if shown < len(lines) {
+		if userLimit && shown == limit {
+			fmt.Fprintf(&b, "[showing the first %d of %d results (head_limit)]", shown, len(lines))
+		} else {
+			fmt.Fprintf(&b, "[showing the first %d of %d results; narrow the search with path, glob, a more specific pattern, or head_limit]", shown, len(lines))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,117 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fakeTool is a minimal Tool for registry and Execute tests.
+type fakeTool struct {
+	SchemaCache
+	name   string
+	schema string
+	run    func(ctx context.Context, call Call) (Result, error)
+}
+
+func (f *fakeTool) Name() string        { return f.name }
+func (f *fakeTool) Description() string { return "the " + f.name + " tool" }
+func (f *fakeTool) Schema() json.RawMessage {
+	if f.schema == "" {
+		return json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+	}
+	return json.RawMessage(f.schema)
+}
+func (f *fakeTool) Kind() Kind { return ReadOnly }
+func (f *fakeTool) Run(ctx context.Context, call Call) (Result, error) {
+	if f.run == nil {
+		return Result{Content: f.name + " ran"}, nil
+	}
+	return f.run(ctx, call)
+}
+
+func TestSetKeepsOrderAndReplacesToolsOfTheSameName(t *testing.T) {
+	a, b, c := &fakeTool{name: "a"}, &fakeTool{name: "b"}, &fakeTool{name: "c"}
+	s := NewSet(a, b)
+	s.Add(c)
+	b2 := &fakeTool{name: "b"}
+	s.Add(b2)
+	if got, want := s.Names(), []string{"a", "b", "c"}; !slices.Equal(got, want) {
+		t.Fatalf("Names = %v, want %v", got, want)
+	}
+	if got, ok := s.Get("b"); !ok || got != Tool(b2) {
+		t.Fatalf("Get(b) = %v, %v; want the replacement", got, ok)
+	}
+	if _, ok := s.Get("zz"); ok {
+		t.Fatal("Get of an unknown name succeeded")
+	}
+	specs := s.Specs()
+	if len(specs) != 3 || specs[0].Name != "a" || specs[0].Description != "the a tool" || !json.Valid(specs[0].InputSchema) {
+		t.Fatalf("Specs = %+v", specs)
+	}
+}
+
+func TestSetWithoutAndOnlyReturnNewSets(t *testing.T) {
+	s := NewSet(&fakeTool{name: "a"}, &fakeTool{name: "b"}, &fakeTool{name: "c"})
+	if got := s.Without("b", "unknown").Names(); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("Without = %v", got)
+	}
+	only, err := s.Only("c", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := only.Names(); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("Only keeps the set's order: got %v", got)
+	}
+	if s.Len() != 3 {
+		t.Errorf("the original set changed: %v", s.Names())
+	}
+}
+
+func TestSetOnlyRejectsUnknownNamesListingKnownOnes(t *testing.T) {
+	s := NewSet(&fakeTool{name: "read"}, &fakeTool{name: "grep"})
+	_, err := s.Only("read", "raed", "bash")
+	if err == nil {
+		t.Fatal("Only with unknown names succeeded")
+	}
+	for _, w := range []string{`"raed"`, `"bash"`, "known tools: read, grep"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not contain %q", err, w)
+		}
+	}
+}
+
+func TestCoreHasTheSevenToolsInOrder(t *testing.T) {
+	s := Core(Workspace{Root: t.TempDir()})
+	want := []string{"read", "write", "edit", "bash", "glob", "grep", "ls"}
+	if got := s.Names(); !slices.Equal(got, want) {
+		t.Fatalf("Core names = %v, want %v", got, want)
+	}
+	kinds := map[string]Kind{"read": ReadOnly, "write": Edit, "edit": Edit, "bash": Exec, "glob": ReadOnly, "grep": ReadOnly, "ls": ReadOnly}
+	for _, spec := range s.Specs() {
+		tool, _ := s.Get(spec.Name)
+		if tool.Kind() != kinds[spec.Name] {
+			t.Errorf("%s: kind %v, want %v", spec.Name, tool.Kind(), kinds[spec.Name])
+		}
+		if len(spec.Description) < 100 {
+			t.Errorf("%s: description too short to guide a model: %q", spec.Name, spec.Description)
+		}
+		if _, err := resolveSchema(spec.InputSchema); err != nil {
+			t.Errorf("%s: schema does not resolve: %v", spec.Name, err)
+		}
+	}
+	for _, name := range []string{"write", "edit"} {
+		tool, _ := s.Get(name)
+		if _, ok := tool.(Locker); !ok {
+			t.Errorf("%s is not a Locker", name)
+		}
+	}
+	for _, name := range want {
+		tool, _ := s.Get(name)
+		if _, ok := tool.(Subjecter); !ok {
+			t.Errorf("%s is not a Subjecter", name)
+		}
+	}
+}

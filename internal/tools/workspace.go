@@ -1,0 +1,187 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Workspace is the part of the file system the file tools may touch: Root
+// and ExtraRoots, unless AllowOutside is set.
+type Workspace struct {
+	// Root is the directory relative paths resolve against and where bash
+	// runs.
+	Root string
+	// AllowOutside lets tools reach paths outside every root.
+	AllowOutside bool
+	// ExtraRoots are further directories the tools may use.
+	ExtraRoots []string
+}
+
+// maxSymlinkHops bounds symlink resolution, as the kernel does (ELOOP).
+const maxSymlinkHops = 40
+
+// Resolve turns a path given by the model into a clean absolute path.
+// Relative paths resolve against Root. A path that lands outside Root and
+// ExtraRoots, lexically or by following symlinks (including a dangling
+// final symlink a write would follow), is refused unless AllowOutside.
+// The returned path is the lexical one (symlinks kept), the form the model
+// and the user recognise.
+func (w Workspace) Resolve(path string) (string, error) {
+	abs, _, err := w.resolve(path)
+	return abs, err
+}
+
+// resolve returns the lexical absolute path and its symlink-free real path.
+func (w Workspace) resolve(path string) (abs, real string, err error) {
+	if strings.TrimSpace(path) == "" {
+		return "", "", errors.New("path is empty")
+	}
+	if strings.ContainsRune(path, 0) {
+		return "", "", fmt.Errorf("path %q contains a NUL byte", path)
+	}
+	root, err := w.root()
+	if err != nil {
+		return "", "", err
+	}
+	abs = path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(root, abs)
+	}
+	abs = filepath.Clean(abs)
+	real, err = realPath(abs, 0)
+	if err != nil {
+		return "", "", fmt.Errorf("resolving path %s: %w", abs, err)
+	}
+	if w.AllowOutside {
+		return abs, real, nil
+	}
+	roots := w.roots(root)
+	if !w.inside(real, roots) {
+		if real != abs && w.inside(abs, roots) {
+			return "", "", fmt.Errorf("path %s resolves through a symlink to %s, which is outside the workspace %s; %s",
+				abs, real, w.describeRoots(root), outsideHint)
+		}
+		return "", "", fmt.Errorf("path %s is outside the workspace %s; %s", abs, w.describeRoots(root), outsideHint)
+	}
+	return abs, real, nil
+}
+
+const outsideHint = "only files inside the workspace can be used"
+
+// root returns the absolute, clean Root.
+func (w Workspace) root() (string, error) {
+	if w.Root == "" {
+		return "", errors.New("workspace has no root directory")
+	}
+	root, err := filepath.Abs(w.Root)
+	if err != nil {
+		return "", fmt.Errorf("workspace root %s: %w", w.Root, err)
+	}
+	return root, nil
+}
+
+// roots returns every allowed root, lexical and symlink-resolved.
+func (w Workspace) roots(root string) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			out = append(out, a)
+			if r, err := realPath(a, 0); err == nil && r != a {
+				out = append(out, r)
+			}
+		}
+	}
+	add(root)
+	for _, r := range w.ExtraRoots {
+		add(r)
+	}
+	return out
+}
+
+func (w Workspace) inside(p string, roots []string) bool {
+	for _, r := range roots {
+		if within(r, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w Workspace) describeRoots(root string) string {
+	if len(w.ExtraRoots) == 0 {
+		return root
+	}
+	return root + " (or " + strings.Join(w.ExtraRoots, ", ") + ")"
+}
+
+// within reports whether p is root or below it; both must be clean and
+// absolute.
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// display returns abs relative to the workspace root when it lies inside,
+// for compact tool output and permission subjects; otherwise abs itself.
+func (w Workspace) display(abs string) string {
+	root, err := w.root()
+	if err != nil || !within(root, abs) {
+		return abs
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+// realPath resolves every symlink in the clean absolute path p. Components
+// that do not exist yet are kept as they are, but a dangling symlink is
+// followed to where it points, since writing through it would land there.
+func realPath(p string, hops int) (string, error) {
+	if hops > maxSymlinkHops {
+		return "", errors.New("too many levels of symbolic links")
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err == nil {
+		return r, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	dir, base := filepath.Split(p)
+	dir = filepath.Clean(dir)
+	if dir == p { // the file-system root cannot be missing
+		return p, nil
+	}
+	rdir, err := realPath(dir, hops)
+	if err != nil {
+		return "", err
+	}
+	joined := filepath.Join(rdir, base)
+	fi, err := os.Lstat(joined)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return joined, nil
+	}
+	target, err := os.Readlink(joined)
+	if err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(rdir, target)
+	}
+	return realPath(filepath.Clean(target), hops+1)
+}

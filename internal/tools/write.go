@@ -1,0 +1,123 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+const writeDescription = `Writes a file to the local file system, creating it or replacing its whole content.
+
+Usage:
+- file_path is absolute or relative to the workspace root, and must be inside the workspace. Missing parent directories are created.
+- An existing file is overwritten completely (its permissions are kept). To change part of a file, prefer edit: it sends only the change and cannot lose the rest of the file.
+- Read an existing file before overwriting it, so nothing in it is lost by accident.
+- Write only files the task needs. Do not create documentation or README files unless asked.
+- The result says whether the file was created or overwritten and how many bytes were written.`
+
+const writeSchema = `{
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "description": "The file to write, absolute or relative to the workspace root."},
+    "content": {"type": "string", "description": "The complete new content of the file."}
+  },
+  "required": ["file_path", "content"],
+  "additionalProperties": false
+}`
+
+type writeTool struct {
+	SchemaCache
+	ws Workspace
+}
+
+// NewWrite returns the write tool, which creates or overwrites files in ws.
+func NewWrite(ws Workspace) Tool { return &writeTool{ws: ws} }
+
+func (*writeTool) Name() string            { return "write" }
+func (*writeTool) Description() string     { return writeDescription }
+func (*writeTool) Schema() json.RawMessage { return json.RawMessage(writeSchema) }
+func (*writeTool) Kind() Kind              { return Edit }
+
+type writeInput struct {
+	FilePath string `json:"file_path"`
+	Content  string `json:"content"`
+}
+
+// Subject is the path written, relative to the workspace root when inside.
+func (t *writeTool) Subject(input json.RawMessage) string {
+	in, err := decodeInput[writeInput](t.Name(), input)
+	if err != nil {
+		return ""
+	}
+	return subjectPath(t.ws, in.FilePath)
+}
+
+// LockKeys is the real absolute path written, so writes and edits of one
+// file (by any name) run one at a time.
+func (t *writeTool) LockKeys(input json.RawMessage) []string {
+	in, err := decodeInput[writeInput](t.Name(), input)
+	if err != nil {
+		return nil
+	}
+	return fileLockKeys(t.ws, in.FilePath)
+}
+
+func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
+	in, err := decodeInput[writeInput](t.Name(), call.Input)
+	if err != nil {
+		return Result{}, err
+	}
+	abs, err := t.ws.Resolve(in.FilePath)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	mode := fs.FileMode(0o644)
+	prev, err := os.Stat(abs)
+	switch {
+	case err == nil && prev.IsDir():
+		return Result{}, fmt.Errorf("%s is a directory; give the path of a file inside it", abs)
+	case err == nil && !prev.Mode().IsRegular():
+		return Result{}, fmt.Errorf("%s is not a regular file (%s); write only writes files", abs, prev.Mode().Type())
+	case err == nil:
+		mode = prev.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return Result{}, fmt.Errorf("cannot access %s: %w", abs, err)
+	}
+	if err := writeFile(abs, []byte(in.Content), mode); err != nil {
+		return Result{}, err
+	}
+	if prev == nil {
+		return Result{Content: fmt.Sprintf("Created %s (%d bytes).", abs, len(in.Content))}, nil
+	}
+	return Result{Content: fmt.Sprintf("Overwrote %s (%d bytes; it had %d).", abs, len(in.Content), prev.Size())}, nil
+}
+
+// writeFile writes data to abs, creating parent directories. It writes in
+// place rather than renaming a temporary file over abs, so hard links,
+// symlinks and ownership of an existing file survive.
+func writeFile(abs string, data []byte, mode fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return fmt.Errorf("creating the directory for %s: %w", abs, err)
+	}
+	if err := os.WriteFile(abs, data, mode); err != nil {
+		return fmt.Errorf("writing %s: %w", abs, err)
+	}
+	return nil
+}
+
+// fileLockKeys is the symlink-free absolute path of p, the key that
+// serialises writes to one file.
+func fileLockKeys(ws Workspace, p string) []string {
+	_, real, err := ws.resolve(p)
+	if err != nil {
+		return nil
+	}
+	return []string{real}
+}

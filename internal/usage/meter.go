@@ -1,0 +1,55 @@
+// Package usage totals token usage per agent and for the whole run.
+package usage
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/atomic-agent/atomic/internal/event"
+)
+
+// Meter accumulates usage. Safe for concurrent use.
+type Meter struct {
+	mu     sync.Mutex
+	total  event.Usage
+	agents map[string]event.Usage
+}
+
+// NewMeter returns an empty Meter.
+func NewMeter() *Meter { return &Meter{agents: map[string]event.Usage{}} }
+
+// Add records u for agent and returns that agent's and the run's totals.
+func (m *Meter) Add(agent string, u event.Usage) (agentTotal, runTotal event.Usage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a := m.agents[agent].Add(u)
+	m.agents[agent] = a
+	m.total = m.total.Add(u)
+	return a, m.total
+}
+
+// Total is the run's usage.
+func (m *Meter) Total() event.Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.total
+}
+
+// Agent is one agent's usage.
+func (m *Meter) Agent(id string) event.Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.agents[id]
+}
+
+// Agents lists the agent ids with usage, sorted.
+func (m *Meter) Agents() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ids := make([]string, 0, len(m.agents))
+	for id := range m.agents {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
