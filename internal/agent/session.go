@@ -146,6 +146,20 @@ func (s *Session) Pending() bool {
 	return len(s.inbox) > 0
 }
 
+// SetModel switches the model for the following requests.
+func (s *Session) SetModel(model string) {
+	s.mu.Lock()
+	s.cfg.Model = model
+	s.mu.Unlock()
+}
+
+// Model is the model the session uses.
+func (s *Session) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.Model
+}
+
 // Reset clears the history (the /clear command).
 func (s *Session) Reset() {
 	s.mu.Lock()
@@ -235,7 +249,7 @@ func (s *Session) append(m provider.Message) {
 // turn streams one model response and appends it to the history.
 func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
 	req := provider.Request{
-		Model: s.cfg.Model, System: s.cfg.System, Messages: s.History(),
+		Model: s.Model(), System: s.cfg.System, Messages: s.History(),
 		Tools: s.cfg.Tools.Specs(), MaxTokens: s.cfg.MaxTokens,
 	}
 	var partial []byte

@@ -330,5 +330,20 @@ func (r *Runtime) Reset(reason string) {
 	r.lead.Reset()
 }
 
+// SwitchModel changes the lead's model; like Reset it cancels all
+// background work first (a new model does not inherit half-done work).
+func (r *Runtime) SwitchModel(model string) {
+	r.Emit(event.Reset, event.ResetData{Reason: "model switched to " + model})
+	r.mgr.CancelAll()
+	r.lead.SetModel(model)
+	r.mgr.SetModel(model)
+}
+
+// Model is the lead's current model.
+func (r *Runtime) Model() string { return r.lead.Model() }
+
+// Provider is the run's model provider.
+func (r *Runtime) Provider() provider.Provider { return r.cfg.Provider }
+
 // Close cancels everything and waits for sub-agents to end.
 func (r *Runtime) Close() { r.mgr.Close() }

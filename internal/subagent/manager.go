@@ -100,6 +100,13 @@ func New(cfg Config) *Manager {
 		tasks: map[string]*Task{}, counts: map[string]int{}}
 }
 
+// SetModel changes the model inherited by sub-agents spawned from now on.
+func (m *Manager) SetModel(model string) {
+	m.mu.Lock()
+	m.cfg.Model = model
+	m.mu.Unlock()
+}
+
 // MaxConcurrent is the cap on running sub-agents.
 func (m *Manager) MaxConcurrent() int { return m.cfg.MaxConcurrent }
 
@@ -124,10 +131,10 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 		}
 	}
 	model := typ.Model
+	m.mu.Lock()
 	if model == "" || model == "inherit" || isClaudeAlias(model) {
 		model = m.cfg.Model
 	}
-	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return nil, ErrClosed
