@@ -304,6 +304,7 @@ func TestAnthropicCutStreamIsAStreamError(t *testing.T) {
 	if err == nil {
 		t.Fatalf("cut stream ended without error; message %+v", msg)
 	}
+	t.Logf("cut stream error: %v", err)
 	if msg.StopReason != "" {
 		t.Errorf("a cut stream reached message_delta: %+v", msg)
 	}
@@ -319,6 +320,7 @@ func TestAnthropicMalformedEventIsAnError(t *testing.T) {
 	if err == nil || !(errors.As(err, &syntax) || strings.Contains(err.Error(), "JSON")) {
 		t.Fatalf("err = %v, want a JSON error", err)
 	}
+	t.Logf("malformed stream error: %v", err)
 	// Non-streaming gets a broken body.
 	if _, err := newAnthropic(s).Messages.New(context.Background(), anthropicParams("claude-x", anthropicUser("hi"))); err == nil {
 		t.Error("non-streaming malformed body gave no error")

@@ -139,7 +139,7 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{}, err
 	}
 	if len(hits) == 0 {
-		return Result{Content: fmt.Sprintf("No files found matching %q in %s.", in.Pattern, t.ws.display(base))}, nil
+		return Result{Content: fmt.Sprintf("No files found matching %q in %s.", in.Pattern, t.ws.where(base))}, nil
 	}
 	sortNewestFirst(hits)
 	var b strings.Builder

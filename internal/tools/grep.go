@@ -137,7 +137,7 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{}, err
 	}
 	if len(found) == 0 {
-		return Result{Content: fmt.Sprintf("No matches found for %q in %s.", in.Pattern, t.ws.display(base))}, nil
+		return Result{Content: fmt.Sprintf("No matches found for %q in %s.", in.Pattern, t.ws.where(base))}, nil
 	}
 	limit := grepMaxResults
 	if in.HeadLimit > 0 {

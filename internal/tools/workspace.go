@@ -185,3 +185,12 @@ func realPath(p string, hops int) (string, error) {
 	}
 	return realPath(filepath.Clean(target), hops+1)
 }
+
+// where names a searched directory in messages: "the workspace root" or
+// its display path.
+func (w Workspace) where(abs string) string {
+	if d := w.display(abs); d != "." {
+		return d
+	}
+	return "the workspace root"
+}
