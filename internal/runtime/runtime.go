@@ -234,6 +234,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string) {
 	r.turnCancel, r.busy, r.dirty = cancel, true, true
 	r.mu.Unlock()
 	res, err := r.lead.Run(tctx, prompt)
+	interrupted := err != nil && tctx.Err() != nil
 	cancel()
 	r.mu.Lock()
 	r.turnCancel, r.busy = nil, false
@@ -243,7 +244,6 @@ func (r *Runtime) turn(ctx context.Context, prompt string) {
 			r.lastText = res.Text
 		}
 	}
-	interrupted := err != nil && tctx.Err() != nil
 	if err != nil && !interrupted {
 		r.leadErr = err
 	}

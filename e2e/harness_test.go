@@ -1,0 +1,157 @@
+// Package e2e runs the built atomic binary against the scripted loopback
+// model server, as a user would: real processes, real wire protocols.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/loopback"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "atomic-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "atomic")
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(file))
+	build := exec.Command("go", "build", "-o", binary, "./cmd/atomic")
+	build.Dir = root
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building atomic:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// server starts a loopback model server with a YAML scenario.
+func server(t *testing.T, scenario string) *loopback.Server {
+	t.Helper()
+	sc, err := loopback.ParseScenario([]byte(scenario))
+	if err != nil {
+		t.Fatalf("scenario: %v", err)
+	}
+	s := loopback.New(sc)
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// providers lists both wire protocols; tests run once per provider.
+var providers = []string{"anthropic", "openai"}
+
+// result is one finished atomic process.
+type result struct {
+	stdout, stderr string
+	code           int
+	elapsed        time.Duration
+}
+
+// command builds an atomic invocation against srv in a fresh workspace.
+func command(t *testing.T, ctx context.Context, srv *loopback.Server, prov, workspace string, args ...string) *exec.Cmd {
+	t.Helper()
+	home := t.TempDir()
+	// Fast retries so error scenarios take milliseconds, not seconds.
+	cfgDir := filepath.Join(home, "atomic")
+	os.MkdirAll(cfgDir, 0o755)
+	os.WriteFile(filepath.Join(cfgDir, "config.json"), []byte(`{"retry":{"max_attempts":3,"base_delay_ms":20,"max_delay_ms":200}}`), 0o644)
+	base := srv.URL()
+	if prov == "openai" {
+		base += "/v1"
+	}
+	full := append([]string{"run", "--provider", prov, "--model", "test-model", "--base-url", base}, args...)
+	cmd := exec.CommandContext(ctx, binary, full...)
+	cmd.Dir = workspace
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home,
+		"ANTHROPIC_API_KEY=test-key", "OPENAI_API_KEY=test-key",
+	}
+	return cmd
+}
+
+// atomic runs the binary to the end.
+func atomic(t *testing.T, srv *loopback.Server, prov, workspace string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := command(t, ctx, srv, prov, workspace, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String(), elapsed: time.Since(start)}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running atomic: %v", err)
+	}
+	return r
+}
+
+// events parses stream-json output.
+func events(t *testing.T, out string) []event.Raw {
+	t.Helper()
+	var evs []event.Raw
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e event.Raw
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("stream-json line is not JSON: %q: %v", sc.Text(), err)
+		}
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+// workspace makes a temp folder with files.
+func workspace(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func data[T any](t *testing.T, e event.Raw) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(e.Data, &v); err != nil {
+		t.Fatalf("%s data: %v", e.Type, err)
+	}
+	return v
+}
