@@ -1,6 +1,7 @@
 package loopback
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -71,3 +72,5 @@ func waitForLog(t *testing.T, s *Server, n int) []LogEntry {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

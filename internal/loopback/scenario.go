@@ -90,8 +90,9 @@ type Response struct {
 	// A non-streaming request gets it as an HTTP error.
 	StreamError *StreamError `json:"stream_error,omitempty" yaml:"stream_error,omitempty"`
 	// CutAfterEvents closes the connection abruptly after this many SSE
-	// events, without a terminal event. A non-streaming request gets part
-	// of its body before the cut.
+	// events (every event counts; an Anthropic stream starts with
+	// message_start and ping), never sending the terminal event. A
+	// non-streaming request gets half its body before the cut.
 	CutAfterEvents int `json:"cut_after_events,omitempty" yaml:"cut_after_events,omitempty"`
 	// Malformed sends a syntactically broken JSON data line mid-stream (a
 	// non-streaming request gets a broken JSON body).

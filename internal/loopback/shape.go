@@ -3,6 +3,7 @@ package loopback
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -28,7 +29,8 @@ func checkShape(v any, t reflect.Type, path string) error {
 			return fmt.Errorf("%s: want a mapping, got %s", orRoot(path), kindOf(v))
 		}
 		fields := jsonFields(t)
-		for key, val := range m {
+		for _, key := range slices.Sorted(maps.Keys(m)) {
+			val := m[key]
 			f, ok := fields[key]
 			if !ok {
 				return fmt.Errorf("%s: unknown field %q (known: %s)", orRoot(path), key, knownFields(fields))
@@ -93,12 +95,7 @@ func jsonFields(t reflect.Type) map[string]reflect.StructField {
 }
 
 func knownFields(fields map[string]reflect.StructField) string {
-	names := make([]string, 0, len(fields))
-	for name := range fields {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(fields)), ", ")
 }
 
 func isInteger(v any) bool {

@@ -62,9 +62,9 @@ type StreamError struct {
 
 func (e *StreamError) Error() string {
 	if e.AfterToolCall {
-		return fmt.Sprintf("%s: stream broke after a tool call had been received, so the turn was not retried: %s", e.Provider, OneLine(errText(e.Err)))
+		return fmt.Sprintf("%s: stream broke after a tool call had been received, so the turn was not retried: %s", e.Provider, cause(e.Provider, e.Err))
 	}
-	return fmt.Sprintf("%s: stream broke: %s", e.Provider, OneLine(errText(e.Err)))
+	return fmt.Sprintf("%s: stream broke: %s", e.Provider, cause(e.Provider, e.Err))
 }
 
 func (e *StreamError) Unwrap() error { return e.Err }
@@ -77,7 +77,7 @@ type ConnError struct {
 }
 
 func (e *ConnError) Error() string {
-	return fmt.Sprintf("%s: cannot reach the API: %s", e.Provider, OneLine(errText(e.Err)))
+	return fmt.Sprintf("%s: cannot reach the API: %s", e.Provider, cause(e.Provider, e.Err))
 }
 
 func (e *ConnError) Unwrap() error { return e.Err }
@@ -107,9 +107,15 @@ func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func errText(err error) string {
+// cause is err's text on one line, without a leading "provider: " that
+// the wrapping error already shows.
+func cause(provider string, err error) string {
 	if err == nil {
 		return "unknown error"
 	}
-	return err.Error()
+	s := OneLine(err.Error())
+	if provider != "" {
+		s = strings.TrimPrefix(s, provider+": ")
+	}
+	return s
 }

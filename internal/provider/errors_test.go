@@ -45,3 +45,15 @@ func TestStreamErrorSaysWhyItWasNotRetried(t *testing.T) {
 		t.Error("StreamError does not unwrap to its cause")
 	}
 }
+
+func TestWrappedErrorsDoNotRepeatTheProvider(t *testing.T) {
+	inner := &APIError{Provider: "anthropic", StatusCode: 529, Type: "overloaded_error", Message: "Overloaded"}
+	got := (&StreamError{Provider: "anthropic", AfterToolCall: true, Err: inner}).Error()
+	if strings.Count(got, "anthropic:") != 1 || !strings.Contains(got, "HTTP 529 overloaded_error: Overloaded") {
+		t.Errorf("got %q, want the provider named once and the API error kept", got)
+	}
+	conn := (&ConnError{Provider: "openai", Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}).Error()
+	if conn != "openai: cannot reach the API: dial tcp 127.0.0.1:1: connect: connection refused" {
+		t.Errorf("ConnError text = %q", conn)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/subagent"
+	"github.com/atomic-agent/atomic/internal/team"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/usage"
 )
@@ -37,6 +38,8 @@ type Config struct {
 	Types     *agenttype.Registry
 	// MaxSubagents caps concurrent sub-agents (0: default 5).
 	MaxSubagents int
+	// MaxTeammates caps live teammates (0: team.DefaultMaxTeammates).
+	MaxTeammates int
 	// MaxTurns bounds model requests per lead turn and per sub-agent.
 	MaxTurns int
 	// CancelOnLeadError cancels all sub-agents when a lead turn fails, so
@@ -63,6 +66,7 @@ type Runtime struct {
 	bus   *bus.Bus
 	meter *usage.Meter
 	mgr   *subagent.Manager
+	team  *team.Manager
 	lead  *agent.Session
 
 	inputs    chan string
@@ -102,12 +106,21 @@ func New(cfg Config) *Runtime {
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace), Now: cfg.Now, OnFinish: r.onTaskFinish,
 	})
+	r.team = team.New(team.Config{
+		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
+		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
+		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, LeadID: LeadID, Now: cfg.Now,
+		DeliverToLead: r.Deliver,
+	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
 		t, _ := core.Get(n)
 		leadTools.Add(t)
 	}
 	for _, t := range subagent.Tools(r.mgr) {
+		leadTools.Add(t)
+	}
+	for _, t := range team.LeadTools(r.team) {
 		leadTools.Add(t)
 	}
 	for _, t := range cfg.ExtraLeadTools {
@@ -140,6 +153,9 @@ func (r *Runtime) Bus() *bus.Bus { return r.bus }
 
 // Manager is the sub-agent manager.
 func (r *Runtime) Manager() *subagent.Manager { return r.mgr }
+
+// Team is the lead's team manager (teammates, messages, force-stop).
+func (r *Runtime) Team() *team.Manager { return r.team }
 
 // Lead is the lead session.
 func (r *Runtime) Lead() *agent.Session { return r.lead }
@@ -188,7 +204,8 @@ func (r *Runtime) signal() {
 }
 
 // onTaskFinish queues a background task's result for the lead; the wake-up
-// follows its subagent.complete.
+// follows its subagent.complete. A cancelled task wakes nobody: the user
+// (interrupt) or the lead (cancel_task) cancelled it and knows.
 func (r *Runtime) onTaskFinish(t *subagent.Task) {
 	if !t.Spec.Background || t.Seen() {
 		return
@@ -201,7 +218,7 @@ func (r *Runtime) onTaskFinish(t *subagent.Task) {
 	case subagent.StateFailed:
 		body = "failed.\nError: " + i.Error
 	default:
-		body = "was cancelled."
+		return
 	}
 	r.lead.Deliver(fmt.Sprintf("<task-notification>\nBackground task %s (%s: %s) %s\n</task-notification>",
 		i.ID, i.Type, i.Description, body))
@@ -221,6 +238,7 @@ func (r *Runtime) Serve(ctx context.Context) error {
 			}
 		case <-ctx.Done():
 			r.mgr.Close()
+			r.team.Close()
 			return ctx.Err()
 		}
 		r.settle()
@@ -261,12 +279,15 @@ func (r *Runtime) turn(ctx context.Context, prompt string) {
 	r.Emit(event.TurnEnd, event.TurnEndData{StopReason: stop, NumTurns: numTurns})
 	if err != nil && !interrupted && r.cfg.CancelOnLeadError {
 		r.mgr.CancelAll()
+		r.team.Interrupt()
 	}
 }
 
-// active counts sub-agents and teammates still working.
+// active counts sub-agents and teammates still working. A sub-agent counts
+// until both the reducer and the manager agree it ended: after an interrupt
+// the reducer already shows it interrupted while its session is closing.
 func (r *Runtime) active() int {
-	n := r.bus.ActiveAgents()
+	n := max(r.bus.ActiveAgents(), r.mgr.Active()) + r.team.Active()
 	if r.cfg.ActiveTeammates != nil {
 		n += r.cfg.ActiveTeammates()
 	}
@@ -306,7 +327,7 @@ func (r *Runtime) settle() {
 // ErrInterrupted is the Outcome error of an interrupted run.
 var ErrInterrupted = errors.New("interrupted")
 
-// Interrupt stops the lead's turn and every sub-agent (Esc, Ctrl+C,
+// Interrupt stops the lead's turn, every sub-agent and every teammate (Esc, Ctrl+C,
 // SIGINT), marking active ones interrupted.
 func (r *Runtime) Interrupt(reason string) {
 	r.mu.Lock()
@@ -320,6 +341,7 @@ func (r *Runtime) Interrupt(reason string) {
 		cancel()
 	}
 	r.mgr.CancelAll()
+	r.team.Interrupt()
 	r.signal()
 }
 
@@ -327,6 +349,7 @@ func (r *Runtime) Interrupt(reason string) {
 func (r *Runtime) Reset(reason string) {
 	r.Emit(event.Reset, event.ResetData{Reason: reason})
 	r.mgr.CancelAll()
+	r.team.Reset()
 	r.lead.Reset()
 }
 
@@ -335,8 +358,10 @@ func (r *Runtime) Reset(reason string) {
 func (r *Runtime) SwitchModel(model string) {
 	r.Emit(event.Reset, event.ResetData{Reason: "model switched to " + model})
 	r.mgr.CancelAll()
+	r.team.Interrupt()
 	r.lead.SetModel(model)
 	r.mgr.SetModel(model)
+	r.team.SetModel(model)
 }
 
 // Model is the lead's current model.
@@ -345,5 +370,8 @@ func (r *Runtime) Model() string { return r.lead.Model() }
 // Provider is the run's model provider.
 func (r *Runtime) Provider() provider.Provider { return r.cfg.Provider }
 
-// Close cancels everything and waits for sub-agents to end.
-func (r *Runtime) Close() { r.mgr.Close() }
+// Close cancels everything and waits for sub-agents and teammates to end.
+func (r *Runtime) Close() {
+	r.mgr.Close()
+	r.team.Close()
+}

@@ -152,11 +152,16 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	m.wg.Add(1)
 	m.mu.Unlock()
 
+	tk := m.slots.join() // queue position follows Spawn calls
 	m.emit(t, event.SubagentStart, event.SubagentStartData{
 		AgentType: typ.Name, Description: spec.Description, Prompt: spec.Prompt,
 		Background: spec.Background, Model: model,
 	})
-	go m.run(tctx, t, set)
+	queued := tk.queued()
+	if queued {
+		m.update(t, "slot")
+	}
+	go m.run(tctx, t, set, tk, queued)
 	return t, nil
 }
 
@@ -191,19 +196,15 @@ func (m *Manager) SetWaiting(id, what string) {
 }
 
 // run is the task's goroutine: wait for a slot, run the session, report.
-func (m *Manager) run(ctx context.Context, t *Task, set *tools.Set) {
+func (m *Manager) run(ctx context.Context, t *Task, set *tools.Set, tk *ticket, queued bool) {
 	defer m.wg.Done()
 	var res *agent.Result
 	var runErr error
-	acquired := m.slots.tryAcquire()
+	acquired := tk.wait(ctx) == nil
 	if !acquired {
-		m.update(t, "slot")
-		if err := m.slots.acquire(ctx); err != nil {
-			runErr = fmt.Errorf("cancelled while queued: %w", err)
-		} else {
-			acquired = true
-			m.update(t, "")
-		}
+		runErr = fmt.Errorf("cancelled while queued: %w", ctx.Err())
+	} else if queued {
+		m.update(t, "")
 	}
 	if acquired {
 		t.setState(StateRunning)
@@ -234,6 +235,7 @@ func (m *Manager) runSession(ctx context.Context, t *Task, set *tools.Set) (res 
 }
 
 func (m *Manager) finish(ctx context.Context, t *Task, res *agent.Result, err error) {
+	cancelled := ctx.Err() != nil // before releasing ctx below
 	if t.stopParent != nil {
 		t.stopParent()
 	}
@@ -241,7 +243,7 @@ func (m *Manager) finish(ctx context.Context, t *Task, res *agent.Result, err er
 	t.mu.Lock()
 	t.ended = m.cfg.Now()
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case err != nil && cancelled:
 		t.state, t.err = StateCancelled, "cancelled"
 	case err != nil:
 		t.state, t.err = StateFailed, err.Error()

@@ -5,8 +5,9 @@ import (
 	"sync"
 )
 
-// slots is a counting semaphore that admits waiters in FIFO order (a
-// buffered channel does not promise an order).
+// slots is a counting semaphore that admits waiters in the order they
+// joined (a buffered channel promises no order). Joining is synchronous, so
+// the caller's order, not goroutine scheduling, decides the queue.
 type slots struct {
 	mu      sync.Mutex
 	free    int
@@ -15,48 +16,57 @@ type slots struct {
 
 func newSlots(n int) *slots { return &slots{free: n} }
 
-// tryAcquire takes a slot if one is free and nobody is queued.
-func (s *slots) tryAcquire() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.free > 0 && len(s.waiters) == 0 {
-		s.free--
-		return true
-	}
-	return false
+// ticket is a place in the queue: granted at once, or a channel closed when
+// the slot is handed over.
+type ticket struct {
+	s       *slots
+	granted chan struct{}
 }
 
-// acquire waits for a slot in arrival order, or for ctx.
-func (s *slots) acquire(ctx context.Context) error {
-	if s.tryAcquire() {
-		return nil
-	}
+// join takes a slot if one is free and nobody is queued, else queues.
+func (s *slots) join() *ticket {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &ticket{s: s, granted: make(chan struct{})}
 	if s.free > 0 && len(s.waiters) == 0 {
 		s.free--
-		s.mu.Unlock()
-		return nil
+		close(t.granted)
+		return t
 	}
-	ch := make(chan struct{})
-	s.waiters = append(s.waiters, ch)
-	s.mu.Unlock()
+	s.waiters = append(s.waiters, t.granted)
+	return t
+}
+
+// queued reports whether the ticket still waits.
+func (t *ticket) queued() bool {
 	select {
-	case <-ch:
+	case <-t.granted:
+		return false
+	default:
+		return true
+	}
+}
+
+// wait blocks until the slot is handed over, or ctx ends (then the ticket
+// leaves the queue, or passes a slot granted meanwhile on).
+func (t *ticket) wait(ctx context.Context) error {
+	select {
+	case <-t.granted:
 		return nil
 	case <-ctx.Done():
-		s.mu.Lock()
-		for i, w := range s.waiters {
-			if w == ch {
-				s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
-				s.mu.Unlock()
-				return ctx.Err()
-			}
-		}
-		s.mu.Unlock()
-		// Granted while we were giving up: hand the slot on.
-		s.release()
-		return ctx.Err()
 	}
+	s := t.s
+	s.mu.Lock()
+	for i, w := range s.waiters {
+		if w == t.granted {
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			s.mu.Unlock()
+			return ctx.Err()
+		}
+	}
+	s.mu.Unlock()
+	s.release() // granted while we were giving up: hand the slot on
+	return ctx.Err()
 }
 
 // release frees a slot, handing it to the longest waiter.

@@ -99,7 +99,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	timeout := bashDefaultTimeout
 	if in.TimeoutMS != nil && *in.TimeoutMS > 0 {
-		timeout = min(time.Duration(*in.TimeoutMS)*time.Millisecond, bashMaxTimeout)
+		timeout = time.Duration(min(*in.TimeoutMS, bashMaxTimeout.Milliseconds())) * time.Millisecond
 	}
 	dir, err := t.ws.root()
 	if err != nil {

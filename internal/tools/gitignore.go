@@ -139,22 +139,36 @@ func relBelow(dir, abs string) (string, bool) {
 }
 
 // ancestorIgnores loads the .gitignore files of start's ancestors that
-// apply to it: from the repository root (the nearest ancestor holding
-// .git) or ceiling, whichever comes first going up, down to start's parent.
-// Outside both it returns nothing.
+// apply to it, outermost first: those from the enclosing repository's root
+// (the nearest ancestor holding .git, even above ceiling) down to start's
+// parent or, outside any repository, those from ceiling down when start is
+// below it.
 func ancestorIgnores(start, ceiling string) ignoreStack {
-	var dirs []string
-	dir := start
-	for {
+	top := ""
+	for dir := start; ; {
+		if exists(filepath.Join(dir, ".git")) {
+			top = dir
+			break
+		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return nil // reached "/" without a repository or the ceiling
-		}
-		if dir == ceiling || exists(filepath.Join(dir, ".git")) {
 			break
 		}
 		dir = parent
+	}
+	if top == "" {
+		if ceiling == "" || !within(ceiling, start) {
+			return nil
+		}
+		top = ceiling
+	}
+	var dirs []string
+	for dir := start; dir != top; {
+		dir = filepath.Dir(dir)
 		dirs = append(dirs, dir)
+		if dir == filepath.Dir(dir) {
+			break
+		}
 	}
 	var s ignoreStack
 	for i := len(dirs) - 1; i >= 0; i-- {

@@ -129,3 +129,29 @@ func TestWalkTreeStopsWhenCancelled(t *testing.T) {
 		t.Fatal("walk of a cancelled context succeeded")
 	}
 }
+
+func TestAncestorIgnoresComeFromTheRepositoryRoot(t *testing.T) {
+	repo := newWorkspace(t, map[string]string{
+		".git/HEAD":         "",
+		".gitignore":        "*.tmp\n",
+		"ws/.gitignore":     "*.bak\n",
+		"ws/src/a.tmp":      "",
+		"ws/src/b.bak":      "",
+		"ws/src/c.go":       "",
+		"ws/src/.gitignore": "",
+	}).Root
+	root := filepath.Join(repo, "ws")
+	var got []string
+	err := walkTree(context.Background(), filepath.Join(root, "src"), root, func(abs string, d fs.DirEntry) error {
+		got = append(got, d.Name())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The repository's .gitignore applies even though it lies above the
+	// workspace root.
+	if want := []string{".gitignore", "c.go"}; !slices.Equal(got, want) {
+		t.Fatalf("walk = %v, want %v", got, want)
+	}
+}

@@ -97,7 +97,7 @@ func TestRequestCarriesMaxTokensSystemAndSchema(t *testing.T) {
 	params, err := p.params(provider.Request{
 		System:   "sys",
 		Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: "hi"}, {Text: ""}}}, {Role: provider.RoleAssistant}},
-		Tools: []provider.ToolSpec{{Name: "read", InputSchema: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)}},
+		Tools:    []provider.ToolSpec{{Name: "read", InputSchema: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)}},
 	})
 	if err != nil {
 		t.Fatal(err)

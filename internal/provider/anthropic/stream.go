@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
@@ -22,6 +23,7 @@ func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, on 
 	var (
 		msg      sdk.Message
 		resp     = &provider.Response{Model: string(params.Model)}
+		text     strings.Builder
 		stopped  bool
 		toolSeen bool
 	)
@@ -38,7 +40,7 @@ func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, on 
 		switch ev.Type {
 		case "content_block_delta":
 			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
-				resp.Text += ev.Delta.Text
+				text.WriteString(ev.Delta.Text)
 				on(provider.Chunk{Kind: provider.ChunkText, Text: ev.Delta.Text})
 			}
 		case "content_block_stop":
@@ -65,6 +67,7 @@ func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, on 
 	if msg.Model != "" {
 		resp.Model = string(msg.Model)
 	}
+	resp.Text = text.String()
 	resp.StopReason = stopReason(msg.StopReason)
 	resp.Usage = provider.FillCost(resp.Model, usage(msg.Usage))
 	return resp, nil

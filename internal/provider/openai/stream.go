@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
 
@@ -46,6 +47,7 @@ type turn struct {
 	on      func(provider.Chunk)
 	acc     sdk.ChatCompletionAccumulator
 	resp    provider.Response
+	text    strings.Builder
 	finish  string
 	emitted int // tool calls sent to on, in index order
 	// usage is the last usage a chunk carried: counts are totals so far,
@@ -71,9 +73,12 @@ func (t *turn) add(chunk sdk.ChatCompletionChunk) error {
 		if c.Index != 0 {
 			continue
 		}
-		if c.Delta.Content != "" {
-			t.resp.Text += c.Delta.Content
-			t.on(provider.Chunk{Kind: provider.ChunkText, Text: c.Delta.Content})
+		// A refusal is shown like text: it is the model's answer.
+		for _, text := range []string{c.Delta.Content, c.Delta.Refusal} {
+			if text != "" {
+				t.text.WriteString(text)
+				t.on(provider.Chunk{Kind: provider.ChunkText, Text: text})
+			}
 		}
 		if c.FinishReason != "" {
 			t.finish = c.FinishReason
@@ -129,6 +134,7 @@ func (t *turn) flush(upTo int) error {
 // response is the finished turn.
 func (t *turn) response() *provider.Response {
 	r := t.resp
+	r.Text = t.text.String()
 	r.StopReason = stopReason(t.finish, len(r.ToolCalls) > 0)
 	u := t.usage
 	cached := u.PromptTokensDetails.CachedTokens

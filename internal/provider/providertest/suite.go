@@ -74,6 +74,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("UnknownModelIsNotRetriedAndNamesModelAndBaseURL", s.unknownModel)
 	t.Run("CutBeforeAnyToolCallIsRetried", s.cutBeforeToolCall)
 	t.Run("CutAfterAToolCallEndsTheTurn", s.cutAfterToolCall)
+	t.Run("ErrorEventAfterAToolCallEndsTheTurn", s.errorEventAfterToolCall)
 	t.Run("MalformedJSONInStreamIsAnError", s.malformedJSON)
 	t.Run("ServerErrorsUntilRetriesAreSpent", s.serverErrorsExhaustRetries)
 	t.Run("UnreachableServerIsAConnectionError", s.unreachable)
@@ -502,6 +503,31 @@ rules:
 	}
 	if msg := err.Error(); !strings.Contains(msg, "not retried") || strings.Contains(msg, "\n") {
 		t.Errorf("error %q should say in one line that the turn was not retried", msg)
+	}
+}
+
+func (s suite) errorEventAfterToolCall(t *testing.T) {
+	srv := s.server(t, `
+rules:
+  - name: fails-late
+    respond:
+      stream_error: {type: `+s.h.StreamErrorType+`, after_events: `+itoa(s.h.CutAfterFirstToolCall)+`}`+twoCalls+`
+`)
+	p := s.provider(t, srv.URL(), Fast(5), nil)
+	req := ask("find the TODOs")
+	req.Tools = tools
+	var rec recorder
+	_, err := p.Stream(context.Background(), req, rec.on)
+	var se *provider.StreamError
+	var ae *provider.APIError
+	if !errors.As(err, &se) || !se.AfterToolCall || !errors.As(err, &ae) || ae.Type != s.h.StreamErrorType {
+		t.Fatalf("err = %v, want a StreamError after a tool call wrapping the %s APIError", err, s.h.StreamErrorType)
+	}
+	if calls := rec.kinds(provider.ChunkToolCall); len(calls) != 1 {
+		t.Errorf("tool call chunks = %+v, want just the first call", calls)
+	}
+	if n, r := len(srv.Log()), len(rec.kinds(provider.ChunkRetry)); n != 1 || r != 0 {
+		t.Errorf("server saw %d requests with %d retries, want 1 and none", n, r)
 	}
 }
 

@@ -1,0 +1,9 @@
+package loopback
+
+// InFlight counts model requests received and not yet finished, so tests
+// can wait until requests are really under way instead of sleeping.
+func (s *Server) InFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq - len(s.entries)
+}

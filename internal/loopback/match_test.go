@@ -1,0 +1,191 @@
+package loopback
+
+import (
+	"testing"
+)
+
+// The same conversation on both wires: a task, a tool call, its result.
+const (
+	anthropicToolTurn = `{"model":"claude-x","max_tokens":100,
+	  "system":[{"type":"text","text":"You explore code."}],
+	  "tools":[{"name":"bash","input_schema":{}},{"name":"read","input_schema":{}}],
+	  "messages":[
+	    {"role":"user","content":"Find the bug in parser"},
+	    {"role":"assistant","content":[{"type":"text","text":"Looking"},{"type":"tool_use","id":"t1","name":"bash","input":{"command":"grep"}}]},
+	    {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"parser.go:12: panic"}]}]}]}`
+	openAIToolTurn = `{"model":"gpt-x",
+	  "tools":[{"type":"function","function":{"name":"bash"}},{"type":"function","function":{"name":"read"}}],
+	  "messages":[
+	    {"role":"developer","content":"You explore code."},
+	    {"role":"user","content":[{"type":"text","text":"Find the bug in parser"}]},
+	    {"role":"assistant","content":null,"tool_calls":[{"id":"t1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"grep\"}"}}]},
+	    {"role":"tool","tool_call_id":"t1","content":"parser.go:12: panic"}]}`
+	// A plain follow-up: two user turns, no tools.
+	anthropicFollowUp = `{"model":"claude-x","max_tokens":100,"system":"You explore code.","messages":[
+	    {"role":"user","content":"Find the bug in parser"},
+	    {"role":"assistant","content":"Found it"},
+	    {"role":"user","content":[{"type":"text","text":"now fix it"}]}]}`
+	openAIFollowUp = `{"model":"gpt-x","messages":[
+	    {"role":"system","content":"You explore code."},
+	    {"role":"user","content":"Find the bug in parser"},
+	    {"role":"assistant","content":"Found it"},
+	    {"role":"user","content":"now fix it"}]}`
+)
+
+func parsed(t *testing.T, api, body string) *request {
+	t.Helper()
+	var req *request
+	var err *apiError
+	if api == APIAnthropic {
+		req, err = parseAnthropic([]byte(body))
+	} else {
+		req, err = parseOpenAI([]byte(body))
+	}
+	if err != nil {
+		t.Fatalf("parsing %s body: %v", api, err)
+	}
+	return req
+}
+
+func TestMatchConditionsMeanTheSameOnBothAPIs(t *testing.T) {
+	tests := []struct {
+		name      string
+		match     Match
+		toolTurn  bool // want for the tool-result conversation
+		followUp  bool // want for the plain follow-up
+		apiSample string
+	}{
+		{name: "empty match matches anything", match: Match{}, toolTurn: true, followUp: true},
+		{name: "last user text skips tool-result turns", match: Match{LastUserContains: "Find the bug"}, toolTurn: true, followUp: false},
+		{name: "last user text is the latest prompt", match: Match{LastUserContains: "fix it"}, toolTurn: false, followUp: true},
+		{name: "first user text", match: Match{FirstUserContains: "Find the bug"}, toolTurn: true, followUp: true},
+		{name: "first user text is not a later one", match: Match{FirstUserContains: "fix it"}, toolTurn: false, followUp: false},
+		{name: "any user text", match: Match{AnyUserContains: "fix"}, toolTurn: false, followUp: true},
+		{name: "system prompt", match: Match{SystemContains: "explore"}, toolTurn: true, followUp: true},
+		{name: "system prompt mismatch", match: Match{SystemContains: "write poems"}, toolTurn: false, followUp: false},
+		{name: "tools include all named", match: Match{ToolsInclude: []string{"bash", "read"}}, toolTurn: true, followUp: false},
+		{name: "tools include a missing one", match: Match{ToolsInclude: []string{"bash", "task"}}, toolTurn: false, followUp: false},
+		{name: "tools exclude absent", match: Match{ToolsExclude: []string{"task"}}, toolTurn: true, followUp: true},
+		{name: "tools exclude present", match: Match{ToolsExclude: []string{"read"}}, toolTurn: false, followUp: true},
+		{name: "has tool results", match: Match{HasToolResults: ptr(true)}, toolTurn: true, followUp: false},
+		{name: "has no tool results", match: Match{HasToolResults: ptr(false)}, toolTurn: false, followUp: true},
+		{name: "tool result text", match: Match{ToolResultContains: "panic"}, toolTurn: true, followUp: false},
+		{name: "tool result text is not user text", match: Match{ToolResultContains: "Find"}, toolTurn: false, followUp: false},
+		{name: "all conditions together", match: Match{FirstUserContains: "parser", SystemContains: "explore", ToolsInclude: []string{"bash"}, HasToolResults: ptr(true), ToolResultContains: "12"}, toolTurn: true, followUp: false},
+	}
+	bodies := map[string][2]string{
+		APIAnthropic: {anthropicToolTurn, anthropicFollowUp},
+		APIOpenAI:    {openAIToolTurn, openAIFollowUp},
+	}
+	for api, b := range bodies {
+		toolTurn, followUp := parsed(t, api, b[0]), parsed(t, api, b[1])
+		for _, tt := range tests {
+			t.Run(api+"/"+tt.name, func(t *testing.T) {
+				if got := tt.match.matches(toolTurn); got != tt.toolTurn {
+					t.Errorf("tool-result conversation: matches = %v, want %v", got, tt.toolTurn)
+				}
+				if got := tt.match.matches(followUp); got != tt.followUp {
+					t.Errorf("follow-up conversation: matches = %v, want %v", got, tt.followUp)
+				}
+			})
+		}
+	}
+}
+
+func TestMatchAPIAndModel(t *testing.T) {
+	a, o := parsed(t, APIAnthropic, anthropicFollowUp), parsed(t, APIOpenAI, openAIFollowUp)
+	tests := []struct {
+		match Match
+		wantA bool
+		wantO bool
+	}{
+		{Match{API: APIAnthropic}, true, false},
+		{Match{API: APIOpenAI}, false, true},
+		{Match{Model: "gpt-x"}, false, true},
+		{Match{API: APIAnthropic, Model: "claude-x"}, true, false},
+	}
+	for _, tt := range tests {
+		if got := tt.match.matches(a); got != tt.wantA {
+			t.Errorf("%+v on anthropic = %v", tt.match, got)
+		}
+		if got := tt.match.matches(o); got != tt.wantO {
+			t.Errorf("%+v on openai = %v", tt.match, got)
+		}
+	}
+}
+
+func TestPickSkipsUsedUpRulesAndRepeatsLastSequenceEntry(t *testing.T) {
+	rules := []Rule{
+		{Name: "once", Times: 1, Respond: &Response{Text: "first"}},
+		{Name: "seq", Sequence: []Response{{Text: "a"}, {Text: "b"}}},
+	}
+	used := make([]int, len(rules))
+	req := parsed(t, APIOpenAI, openAIFollowUp)
+	var got []string
+	for range 4 {
+		_, resp, ok := pick(rules, used, req)
+		if !ok {
+			t.Fatal("no rule picked")
+		}
+		got = append(got, resp.Text)
+	}
+	if want := []string{"first", "a", "b", "b"}; !equalStrings(got, want) {
+		t.Errorf("answers = %v, want %v", got, want)
+	}
+	rules[1].Times = 3
+	if _, _, ok := pick(rules, used, req); ok {
+		t.Error("a used-up rule answered")
+	}
+}
+
+func equalStrings(a, b []string) bool { return !diffStrings(a, b) }
+
+func TestParseRequestNormalisesMessages(t *testing.T) {
+	for _, api := range []string{APIAnthropic, APIOpenAI} {
+		body := anthropicToolTurn
+		if api == APIOpenAI {
+			body = openAIToolTurn
+		}
+		req := parsed(t, api, body)
+		if req.system != "You explore code." || len(req.tools) != 2 || req.lastUserText() != "Find the bug in parser" {
+			t.Errorf("%s: system %q tools %v last user %q", api, req.system, req.tools, req.lastUserText())
+		}
+		var calls []LogToolCall
+		for _, m := range req.messages {
+			calls = append(calls, m.ToolCalls...)
+		}
+		if len(calls) != 1 || calls[0].ID != "t1" || calls[0].Name != "bash" || string(calls[0].Input) != `{"command":"grep"}` {
+			t.Errorf("%s: tool calls %+v", api, calls)
+		}
+		if len(req.lastTurnResults) != 1 || req.lastTurnResults[0].Content != "parser.go:12: panic" {
+			t.Errorf("%s: last turn results %+v", api, req.lastTurnResults)
+		}
+	}
+}
+
+func TestParseRequestRejectsWhatTheRealAPIsReject(t *testing.T) {
+	tests := []struct {
+		api, body, want string
+	}{
+		{APIAnthropic, `{"max_tokens":1,"messages":[{"role":"user","content":"x"}]}`, "model: Field required"},
+		{APIAnthropic, `{"model":"m","messages":[{"role":"user","content":"x"}]}`, "max_tokens: Field required"},
+		{APIAnthropic, `{"model":"m","max_tokens":1,"messages":[]}`, "at least one message"},
+		{APIAnthropic, `{"model":"m","max_tokens":1,"messages":[{"role":"system","content":"x"}]}`, "messages.0.role"},
+		{APIAnthropic, `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":7}]}`, "messages.0.content"},
+		{APIAnthropic, `not json`, "not valid JSON"},
+		{APIOpenAI, `{"messages":[{"role":"user","content":"x"}]}`, "must provide a model"},
+		{APIOpenAI, `{"model":"m","messages":[]}`, "too short"},
+		{APIOpenAI, `{"model":"m","messages":[{"role":"robot","content":"x"}]}`, "'robot'"},
+	}
+	for _, tt := range tests {
+		var err *apiError
+		if tt.api == APIAnthropic {
+			_, err = parseAnthropic([]byte(tt.body))
+		} else {
+			_, err = parseOpenAI([]byte(tt.body))
+		}
+		if err == nil || err.status != 400 || !contains(err.message, tt.want) {
+			t.Errorf("%s %s: error = %v, want 400 containing %q", tt.api, tt.body, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,524 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/tools"
+	"github.com/atomic-agent/atomic/internal/usage"
+)
+
+// DefaultMaxTeammates caps live teammates when Config.MaxTeammates is 0.
+const DefaultMaxTeammates = 10
+
+// Lead is the name by which teammates address the lead.
+const Lead = "lead"
+
+// User is the sender name of messages the user sends from the UI.
+const User = "user"
+
+// AgentID is a teammate's agent id in events: "team/<name>".
+func AgentID(name string) string { return "team/" + name }
+
+// Config builds a Manager.
+type Config struct {
+	SessionID string
+	Provider  provider.Provider
+	// Model is the lead's model, inherited by agent types that name none.
+	Model string
+	Types *agenttype.Registry
+	// Tools is every tool a teammate may draw from (no orchestration
+	// tools): general-purpose gets all of it, other types a subset by
+	// name. The messaging tools are added to every teammate.
+	Tools *tools.Set
+	Gate  *permission.Gate
+	Meter *usage.Meter
+	Sink  event.Sink
+	// MaxTeammates caps live teammates (0: DefaultMaxTeammates).
+	MaxTeammates int
+	// MaxTurns bounds the model requests of each teammate turn (0: the
+	// agent default).
+	MaxTurns int
+	// Workspace is the workspace root, named in teammates' system prompt.
+	Workspace string
+	// LeadID is the lead's agent id (default "lead").
+	LeadID string
+	Now    func() time.Time
+	// DeliverToLead queues a message for the lead and wakes it when idle.
+	// Teammates' messages, failures and the all-idle notice arrive this
+	// way. Nil drops them (a Manager without a lead, in tests).
+	DeliverToLead func(text string)
+}
+
+// Info is one teammate as the UI shows it.
+type Info struct {
+	Name    string
+	Role    string
+	AgentID string
+	Type    string
+	Model   string
+	Status  Status
+	Error   string
+	Started time.Time
+	// Ended is zero while the teammate is active.
+	Ended    time.Time
+	ToolUses int
+	Usage    event.Usage
+}
+
+// Manager runs one lead's team. Safe for concurrent use.
+type Manager struct {
+	cfg  Config
+	base context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+
+	// spawnMu serialises spawns, so the cap check and the spawning
+	// status it is checked against cannot interleave.
+	spawnMu sync.Mutex
+
+	// emitMu orders events: a status is applied to state and emitted to
+	// the sink as one step, so every consumer sees the order state saw.
+	emitMu sync.Mutex
+	// stateMu guards state; it is never held while emitting, so a sink
+	// subscriber may read Active or Teammates.
+	stateMu sync.Mutex
+	state   State
+
+	mu       sync.Mutex
+	closed   bool
+	team     string
+	mates    map[string]*mate
+	idleNote bool // the lead was told that every teammate is idle
+}
+
+// New returns a Manager. Close it to stop every teammate and wait for them.
+func New(cfg Config) *Manager {
+	if cfg.MaxTeammates <= 0 {
+		cfg.MaxTeammates = DefaultMaxTeammates
+	}
+	if cfg.Types == nil {
+		cfg.Types = agenttype.NewRegistry()
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = tools.NewSet()
+	}
+	if cfg.Meter == nil {
+		cfg.Meter = usage.NewMeter()
+	}
+	if cfg.Sink == nil {
+		cfg.Sink = event.Discard
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.LeadID == "" {
+		cfg.LeadID = Lead
+	}
+	if cfg.DeliverToLead == nil {
+		cfg.DeliverToLead = func(string) {}
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &Manager{cfg: cfg, base: base, stop: stop, mates: map[string]*mate{}}
+}
+
+// Errors callers may test for.
+var (
+	ErrClosed = errors.New("team manager is closed")
+	ErrNoTeam = errors.New("there is no team: call team_create first")
+)
+
+// MaxTeammates is the cap on live teammates.
+func (m *Manager) MaxTeammates() int { return m.cfg.MaxTeammates }
+
+// Team is the current team's name ("" when there is none).
+func (m *Manager) Team() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.team
+}
+
+// SetModel changes the model inherited by teammates spawned from now on.
+func (m *Manager) SetModel(model string) {
+	m.mu.Lock()
+	m.cfg.Model = model
+	m.mu.Unlock()
+}
+
+// Active counts teammates spawning, working or idle, from the reducer.
+func (m *Manager) Active() int {
+	m.stateMu.Lock()
+	defer m.stateMu.Unlock()
+	return m.state.Active()
+}
+
+// Teammates lists the teammates of this run (each name's latest
+// incarnation) in the order they were first spawned.
+func (m *Manager) Teammates() []Info {
+	m.stateMu.Lock()
+	members := m.state.Members()
+	m.stateMu.Unlock()
+	out := make([]Info, 0, len(members))
+	for _, mb := range members {
+		i := Info{Name: mb.Name, Role: mb.Role, AgentID: mb.AgentID, Status: mb.Status,
+			Error: mb.Error, Started: mb.Started, Ended: mb.Ended}
+		if t := m.mate(mb.Name); t != nil {
+			i.Type, i.Model = t.typ.Name, t.session.Model()
+			i.ToolUses, i.Usage = t.session.ToolUses(), t.session.Usage()
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+func (m *Manager) mate(name string) *mate {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.mates[name]
+}
+
+// status is a teammate's status as the reducer has it.
+func (m *Manager) status(name string) (Status, bool) {
+	m.stateMu.Lock()
+	defer m.stateMu.Unlock()
+	mb, ok := m.state.Get(name)
+	return mb.Status, ok
+}
+
+// Create starts the lead's team. A lead has one team at a time.
+func (m *Manager) Create(name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return errors.New("team name is empty")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed:
+		return ErrClosed
+	case m.team == name:
+		return fmt.Errorf("team %q already exists; spawn teammates into it with team_spawn", name)
+	case m.team != "":
+		return fmt.Errorf("a lead has one team and team %q already exists; call team_delete first to start another", m.team)
+	}
+	m.team, m.idleNote = name, false
+	return nil
+}
+
+// SpawnSpec describes a teammate to start.
+type SpawnSpec struct {
+	Name   string
+	Role   string
+	Prompt string
+	// Type is the agent type (default general-purpose).
+	Type string
+}
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
+
+// Spawn starts a teammate and returns once it is registered (status
+// spawning); its session works in its own goroutine, started with the
+// prompt, until it is shut down, stopped or fails.
+func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
+	spec.Name = strings.TrimSpace(spec.Name)
+	spec.Role = strings.TrimSpace(spec.Role)
+	switch {
+	case !validName.MatchString(spec.Name):
+		return Info{}, fmt.Errorf("teammate name %q is not valid: use 1 to 40 letters, digits, '-', '_' or '.', starting with a letter or digit", spec.Name)
+	case strings.EqualFold(spec.Name, Lead) || strings.EqualFold(spec.Name, User):
+		return Info{}, fmt.Errorf("teammate name %q is reserved: choose another name", spec.Name)
+	case strings.TrimSpace(spec.Prompt) == "":
+		return Info{}, errors.New("prompt is empty: say what the teammate should do")
+	}
+	typ, err := m.cfg.Types.Lookup(spec.Type)
+	if err != nil {
+		return Info{}, err
+	}
+	set := m.cfg.Tools
+	if typ.Tools != nil {
+		if set, err = m.cfg.Tools.Only(typ.Tools...); err != nil {
+			return Info{}, fmt.Errorf("agent type %s (%s): %w", typ.Name, typ.Source, err)
+		}
+	}
+	set = set.Without() // a copy: the messaging tools are added to it
+	for _, t := range MateTools(m) {
+		set.Add(t)
+	}
+	if spec.Role == "" {
+		spec.Role = typ.Name
+	}
+
+	m.spawnMu.Lock()
+	defer m.spawnMu.Unlock()
+	m.mu.Lock()
+	team := m.team
+	old := m.mates[spec.Name]
+	model := typ.Model
+	if model == "" || model == "inherit" || isClaudeAlias(model) {
+		model = m.cfg.Model
+	}
+	closed := m.closed
+	m.mu.Unlock()
+	switch {
+	case closed:
+		return Info{}, ErrClosed
+	case team == "":
+		return Info{}, ErrNoTeam
+	case old != nil && !old.ended():
+		return Info{}, fmt.Errorf("teammate %q already exists (%s); message it with send_message or pick another name", spec.Name, old.statusWord(m))
+	}
+	if n := m.Active(); n >= m.cfg.MaxTeammates {
+		return Info{}, fmt.Errorf("the team is full: %d of %d teammates are active (--max-teammates %d); shut one down with shutdown_request before spawning another",
+			n, m.cfg.MaxTeammates, m.cfg.MaxTeammates)
+	}
+
+	id := AgentID(spec.Name)
+	ctx, cancel := context.WithCancel(m.base)
+	t := &mate{name: spec.Name, role: spec.Role, id: id, typ: typ, team: team, prompt: spec.Prompt,
+		cancel: cancel, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	t.session = agent.New(agent.Config{
+		SessionID: m.cfg.SessionID + "/" + id, ID: id, ParentID: m.cfg.LeadID, Name: spec.Name,
+		Provider: m.cfg.Provider, Model: model, System: systemPrompt(m.cfg.Workspace, team, spec.Name, spec.Role, typ),
+		Tools: set, Gate: m.cfg.Gate, Meter: m.cfg.Meter, Sink: m.cfg.Sink, MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
+	})
+	m.mu.Lock()
+	m.mates[spec.Name] = t
+	m.wg.Add(1)
+	m.mu.Unlock()
+	m.setStatus(t, Spawning, "")
+	go m.run(ctx, t)
+	return Info{Name: t.name, Role: t.role, AgentID: id, Type: typ.Name, Model: model, Status: Spawning}, nil
+}
+
+// isClaudeAlias reports Claude Code's model aliases, which agent files
+// written for Claude Code use; they inherit the lead's model here.
+func isClaudeAlias(m string) bool {
+	switch m {
+	case "sonnet", "opus", "haiku":
+		return true
+	}
+	return false
+}
+
+// live returns the teammates not yet ended, by name.
+func (m *Manager) live() []*mate {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*mate, 0, len(m.mates))
+	for _, t := range m.mates {
+		if !t.ended() {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// names lists the teammates not yet ended, for error messages.
+func (m *Manager) names() string {
+	var n []string
+	for _, t := range m.live() {
+		n = append(n, t.name)
+	}
+	if len(n) == 0 {
+		return "none"
+	}
+	return strings.Join(n, ", ")
+}
+
+// RequestShutdown asks teammate name to finish its current turn and end.
+// An idle teammate ends at once. It does not wait.
+func (m *Manager) RequestShutdown(name string) (Status, error) {
+	t, err := m.lookup(name)
+	if err != nil {
+		return "", err
+	}
+	t.requestShutdown()
+	st, _ := m.status(name)
+	return st, nil
+}
+
+// Stop force-stops teammate name: a turn in progress is cut off
+// (interrupted); an idle teammate is shut down. Stopping a teammate that
+// already ended is not an error.
+func (m *Manager) Stop(name string) error {
+	t := m.mate(name)
+	if t == nil {
+		return fmt.Errorf("no teammate %q; teammates: %s", name, m.names())
+	}
+	t.halt(stopForced)
+	return nil
+}
+
+// StopAll force-stops every teammate (see Stop).
+func (m *Manager) StopAll() {
+	for _, t := range m.live() {
+		t.halt(stopForced)
+	}
+}
+
+// Interrupt stops every teammate as interrupted (Esc, Ctrl+C, a reset, a
+// model switch). It does not wait for them to end.
+func (m *Manager) Interrupt() {
+	for _, t := range m.live() {
+		t.halt(stopInterrupt)
+	}
+}
+
+// Reset interrupts every teammate and forgets the team (/clear: the lead no
+// longer knows it had one).
+func (m *Manager) Reset() {
+	m.Interrupt()
+	m.mu.Lock()
+	m.team = ""
+	m.mu.Unlock()
+}
+
+// Delete force-stops every teammate, waits until they have ended (or ctx
+// does) and removes the team. It reports each teammate's final status.
+func (m *Manager) Delete(ctx context.Context) ([]Info, error) {
+	m.mu.Lock()
+	team := m.team
+	m.mu.Unlock()
+	if team == "" {
+		return nil, ErrNoTeam
+	}
+	mates := m.live()
+	for _, t := range mates {
+		t.halt(stopForced)
+	}
+	for _, t := range mates {
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("team_delete: teammates still stopping: %w", ctx.Err())
+		}
+	}
+	m.mu.Lock()
+	m.team = ""
+	m.mu.Unlock()
+	var out []Info
+	for _, i := range m.Teammates() {
+		for _, t := range mates {
+			if t.name == i.Name {
+				out = append(out, i)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Close interrupts every teammate and waits for all of their goroutines
+// to end. Spawn fails afterwards.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.Interrupt()
+	m.stop()
+	m.wg.Wait()
+}
+
+// Wait blocks until no teammate goroutine is left or ctx ends.
+func (m *Manager) Wait(ctx context.Context) error {
+	for _, t := range m.live() {
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// lookup finds a live teammate by name, with an error naming the others.
+func (m *Manager) lookup(name string) (*mate, error) {
+	name = strings.TrimSpace(name)
+	t := m.mate(name)
+	if t == nil {
+		if m.Team() == "" {
+			return nil, fmt.Errorf("no teammate %q: %w", name, ErrNoTeam)
+		}
+		return nil, fmt.Errorf("no teammate %q; teammates: %s", name, m.names())
+	}
+	if t.ended() {
+		st, _ := m.status(name)
+		return nil, fmt.Errorf("teammate %q has ended (%s); teammates: %s", name, st, m.names())
+	}
+	return t, nil
+}
+
+// setStatus records and emits a teammate's status change; repeats are
+// dropped.
+func (m *Manager) setStatus(t *mate, st Status, errText string) {
+	e := event.Event{Type: event.TeammateStatus, Time: m.cfg.Now(), SessionID: t.session.Config().SessionID,
+		AgentID: t.id, ParentAgentID: m.cfg.LeadID,
+		Data: event.TeammateStatusData{Name: t.name, Role: t.role, Status: string(st), Error: errText}}
+	m.emitMu.Lock()
+	m.stateMu.Lock()
+	changed := m.state.Apply(e)
+	m.stateMu.Unlock()
+	if changed {
+		m.cfg.Sink.Emit(e)
+	}
+	m.emitMu.Unlock()
+	if changed {
+		m.noteIdle(st)
+	}
+}
+
+// noteIdle tells the lead, once per episode, when every live teammate is
+// idle: nothing will happen until someone sends a message or shuts them
+// down, and a lead that waits for them would wait forever.
+func (m *Manager) noteIdle(st Status) {
+	if st == Working {
+		m.mu.Lock()
+		m.idleNote = false
+		m.mu.Unlock()
+		return
+	}
+	if st != Idle {
+		return
+	}
+	m.stateMu.Lock()
+	var idle []string
+	all := true
+	for _, mb := range m.state.Members() {
+		switch mb.Status {
+		case Idle:
+			idle = append(idle, mb.Name)
+		case Spawning, Working:
+			all = false
+		}
+	}
+	m.stateMu.Unlock()
+	if !all || len(idle) == 0 {
+		return
+	}
+	for _, name := range idle {
+		if t := m.mate(name); t != nil && t.session.Pending() {
+			return // a message is on its way to it
+		}
+	}
+	m.mu.Lock()
+	noted := m.idleNote
+	m.idleNote = true
+	m.mu.Unlock()
+	if noted {
+		return
+	}
+	m.cfg.DeliverToLead(fmt.Sprintf("<team-notification>\nAll teammates are idle, waiting for messages: %s. "+
+		"Send more work with send_message or broadcast, or end them with shutdown_request (or team_delete) so the run can finish.\n</team-notification>",
+		strings.Join(idle, ", ")))
+}

@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/runtime"
+)
+
+// Backend is what the UI asks of a run: the subset of *runtime.Runtime the
+// keys and commands use. Tests drive the model with a fake.
+type Backend interface {
+	// Submit queues a user prompt for the lead.
+	Submit(prompt string)
+	// Interrupt stops the lead's turn and every sub-agent.
+	Interrupt(reason string)
+	// Reset clears the conversation (/clear).
+	Reset(reason string)
+	// SwitchModel changes the lead's model (/model NAME).
+	SwitchModel(model string)
+	// Model is the lead's current model.
+	Model() string
+	// AgentTypes lists the agent types and where each was defined.
+	AgentTypes() []agenttype.Type
+	// CancelTask stops one sub-agent by id (/tasks).
+	CancelTask(id string) error
+}
+
+// TeamControl is what /team may do with a team; nil when the run has none.
+// The teams package implements it; the UI only consumes team events.
+type TeamControl interface {
+	Teammates() []Teammate
+	Send(to, text string) error
+	Stop(name string) error
+}
+
+// Teammate is one member of a team as /team lists it.
+type Teammate struct {
+	Name, Role, Status string
+}
+
+// RuntimeBackend adapts a runtime to Backend.
+func RuntimeBackend(rt *runtime.Runtime) Backend { return rtBackend{rt} }
+
+type rtBackend struct{ rt *runtime.Runtime }
+
+func (b rtBackend) Submit(p string)              { b.rt.Submit(p) }
+func (b rtBackend) Interrupt(reason string)      { b.rt.Interrupt(reason) }
+func (b rtBackend) Reset(reason string)          { b.rt.Reset(reason) }
+func (b rtBackend) SwitchModel(m string)         { b.rt.SwitchModel(m) }
+func (b rtBackend) Model() string                { return b.rt.Model() }
+func (b rtBackend) AgentTypes() []agenttype.Type { return b.rt.Manager().Types().All() }
+func (b rtBackend) CancelTask(id string) error   { return b.rt.Manager().Cancel(id) }

@@ -1,0 +1,291 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/runtime"
+)
+
+// leadID is the lead agent's id.
+const leadID = runtime.LeadID
+
+// taskTool is the name of the tool that spawns sub-agents.
+const taskTool = "task"
+
+// isLead reports whether an event comes from the lead.
+func isLead(e event.Event) bool { return e.AgentID == leadID || e.AgentID == "" }
+
+// applyEvents folds a batch of bus events into the chat, in order.
+func (m *Model) applyEvents(evs []event.Event) {
+	for _, e := range evs {
+		m.applyEvent(e)
+	}
+}
+
+// applyEvent routes one event: the lead's text and tool calls to the
+// transcript, task calls and sub-agent events to the tree they belong to
+// (through its lifecycle reducer), team events to the team tree.
+func (m *Model) applyEvent(e event.Event) {
+	if m.routeToTree(e) {
+		return
+	}
+	switch e.Type {
+	case event.MessageDelta:
+		if !isLead(e) {
+			return
+		}
+		if d, ok := payload[event.MessageDeltaData](e.Data); ok {
+			a := m.stream()
+			if d.Discard {
+				a.set("")
+			}
+			a.append(d.Text)
+		}
+	case event.MessageComplete:
+		if !isLead(e) {
+			return
+		}
+		d, _ := payload[event.MessageCompleteData](e.Data)
+		if m.streaming == nil && strings.TrimSpace(d.Text) != "" {
+			m.stream()
+		}
+		if m.streaming != nil {
+			if d.Text != "" || d.StopReason != "interrupted" {
+				m.streaming.set(d.Text)
+			}
+			m.streaming.streaming = false
+			m.streaming = nil
+		}
+		m.leadSeq++ // the next task calls belong to a new message
+	case event.ToolStart:
+		if !isLead(e) {
+			return
+		}
+		d, _ := payload[event.ToolStartData](e.Data)
+		t := &toolEntry{name: d.Name, subject: m.subject(d.Name, d.Input)}
+		m.tools[e.ToolCallID] = t
+		m.tr.add(t)
+	case event.ToolComplete:
+		t, ok := m.tools[e.ToolCallID]
+		if !ok || !isLead(e) {
+			return
+		}
+		d, _ := payload[event.ToolCompleteData](e.Data)
+		switch {
+		case d.Success:
+			t.state, t.result = toolOK, d.Result
+		case d.Cancelled:
+			t.state, t.result = toolCancelled, d.Error
+		default:
+			t.state, t.result = toolFailed, firstNonEmpty(d.Error, d.Result)
+		}
+		t.version++
+		delete(m.tools, e.ToolCallID)
+	case event.UsageUpdate:
+		if d, ok := payload[event.UsageUpdateData](e.Data); ok {
+			m.usage.update(e.AgentID, d)
+		}
+	case event.TurnEnd:
+		if isLead(e) {
+			m.busy = false
+			m.streaming = nil
+		}
+	case event.Error:
+		if d, ok := payload[event.ErrorData](e.Data); ok && isLead(e) {
+			m.note(noteError, "Error: "+d.Message)
+		}
+	case event.Interrupt:
+		m.streaming = nil
+		for _, t := range m.tools {
+			t.state, t.result = toolCancelled, "interrupted"
+			t.version++
+		}
+		clear(m.tools)
+		m.note(noteWarning, "Interrupted · what should Atomic do instead?")
+	case event.TeammateStatus:
+		if d, ok := payload[event.TeammateStatusData](e.Data); ok {
+			m.teamTree().status(d)
+		}
+	case event.TeamMessage:
+		if d, ok := payload[event.TeamMessageData](e.Data); ok {
+			m.teamTree().message(d)
+			if d.To == leadID && d.From != leadID {
+				m.note(noteInfo, fmt.Sprintf("✉ %s → lead: %s", d.From, oneLine(d.Content)))
+			}
+		}
+	case event.SessionStart:
+		if d, ok := payload[event.SessionStartData](e.Data); ok && isLead(e) && d.Model != "" {
+			m.model = d.Model
+		}
+	}
+}
+
+// routeToTree feeds e to the agents tree it concerns and reports whether it
+// did. A task call of the lead joins the tree of the assistant message that
+// made it (a new tree at that point of the transcript for a new message);
+// later events find the tree by task call id or sub-agent id. Interrupts and
+// resets go to every tree and are not consumed.
+func (m *Model) routeToTree(e event.Event) bool {
+	switch e.Type {
+	case event.ToolStart:
+		d, ok := payload[event.ToolStartData](e.Data)
+		if !ok || !strings.EqualFold(d.Name, taskTool) || e.ToolCallID == "" {
+			return false
+		}
+		t := m.treeByAgent[e.AgentID] // a sub-agent's own task call joins its tree
+		if t == nil {
+			t = m.openTree
+			if t == nil || m.openSeq != m.leadSeq || !isLead(e) {
+				t = &treeEntry{}
+				m.trees = append(m.trees, t)
+				m.tr.add(t)
+				if isLead(e) {
+					m.openTree, m.openSeq = t, m.leadSeq
+				}
+			}
+		}
+		m.treeByCall[e.ToolCallID] = t
+		t.apply(e)
+		return true
+	case event.SubagentStart, event.SubagentUpdate, event.SubagentComplete:
+		t := m.treeByCall[e.ToolCallID]
+		if t == nil {
+			t = m.treeByAgent[e.AgentID]
+		}
+		if t == nil {
+			// A sub-agent started without a task call we saw: give it a tree.
+			t = &treeEntry{}
+			m.trees = append(m.trees, t)
+			m.tr.add(t)
+			if e.ToolCallID != "" {
+				m.treeByCall[e.ToolCallID] = t
+			}
+		}
+		if e.AgentID != "" {
+			m.treeByAgent[e.AgentID] = t
+		}
+		changed := t.apply(e)
+		if e.Type == event.SubagentComplete {
+			m.notifyFinished(changed)
+		}
+		return true
+	case event.ToolComplete:
+		t := m.treeByCall[e.ToolCallID]
+		if t == nil {
+			return false
+		}
+		t.apply(e)
+		return true
+	case event.Interrupt, event.Reset:
+		for _, t := range m.trees {
+			t.apply(e)
+		}
+	}
+	return false
+}
+
+// notifyFinished adds a notification for each background agent that just
+// really finished: "explore-1 finished (34s)", or failed with its error.
+func (m *Model) notifyFinished(changed []lifecycle.Record) {
+	for _, r := range changed {
+		if !r.Background {
+			continue
+		}
+		switch r.Status {
+		case lifecycle.Completed:
+			m.note(noteSuccess, fmt.Sprintf("%s finished (%s)", r.ID, lifecycle.FormatDuration(r.Duration)))
+		case lifecycle.Error:
+			m.note(noteError, fmt.Sprintf("%s failed (%s): %s", r.ID, lifecycle.FormatDuration(r.Duration), oneLine(r.Error)))
+		}
+	}
+}
+
+// stream returns the streaming assistant message, starting one.
+func (m *Model) stream() *assistantEntry {
+	if m.streaming == nil {
+		m.streaming = &assistantEntry{streaming: true}
+		m.tr.add(m.streaming)
+	}
+	return m.streaming
+}
+
+// teamTree returns the team tree, placing it where the first team event
+// arrived.
+func (m *Model) teamTree() *teamEntry {
+	if m.team == nil {
+		m.team = &teamEntry{}
+		m.tr.add(m.team)
+	}
+	return m.team
+}
+
+// note adds a UI line to the transcript.
+func (m *Model) note(kind noteKind, text string) {
+	m.tr.add(&noteEntry{kind: kind, text: text})
+}
+
+// subject is the argument of a tool call that matters, for its compact line.
+func (m *Model) subject(tool string, input json.RawMessage) string {
+	if m.cfg.Subject != nil {
+		if s := m.cfg.Subject(tool, input); s != "" {
+			return s
+		}
+	}
+	return inputSubject(input)
+}
+
+// inputSubject picks the telling argument from a tool input by name.
+func inputSubject(input json.RawMessage) string {
+	var in map[string]any
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	for _, k := range []string{"command", "file_path", "path", "pattern", "url", "query", "task_id", "to", "name", "description"} {
+		if v, ok := in[k].(string); ok && v != "" {
+			return oneLine(v)
+		}
+	}
+	return ""
+}
+
+// activeAgents counts sub-agents pending, running or in the background.
+func (m *Model) activeAgents() int {
+	n := 0
+	for _, t := range m.trees {
+		n += t.state.Active()
+	}
+	return n
+}
+
+// payload extracts a payload of type T from an event's Data (a T, a *T or
+// undecoded JSON).
+func payload[T any](data any) (T, bool) {
+	switch v := data.(type) {
+	case T:
+		return v, true
+	case *T:
+		if v != nil {
+			return *v, true
+		}
+	case json.RawMessage:
+		var t T
+		if json.Unmarshal(v, &t) == nil {
+			return t, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

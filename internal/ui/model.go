@@ -1,0 +1,221 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atomic-agent/atomic/internal/permission"
+)
+
+// Config builds a chat Model.
+type Config struct {
+	Backend Backend
+	// Approvals is the run's approval queue (nil: nothing ever asks).
+	Approvals *Approvals
+	// Team is the run's team control (nil: no team).
+	Team TeamControl
+	// Theme defaults to DefaultTheme.
+	Theme *Theme
+	// Now is the clock (nil: time.Now); tests fix it for stable frames.
+	Now func() time.Time
+	// Subject names the argument that matters of a tool call; nil picks
+	// it from the input by field name.
+	Subject func(tool string, input json.RawMessage) string
+	// Welcome lines open the transcript (provider, warnings).
+	Welcome []string
+}
+
+// tickInterval is how often elapsed times are refreshed while agents run.
+const tickInterval = 500 * time.Millisecond
+
+// quitWindow is how soon a second ctrl+c must follow the first to quit.
+const quitWindow = 2 * time.Second
+
+// tickMsg refreshes the clock.
+type tickMsg time.Time
+
+// Model is the chat screen. It is a tea.Model; every frame is computed from
+// its state, which only Update changes.
+type Model struct {
+	cfg   Config
+	theme Theme
+	md    markdown
+
+	width, height int
+	now           time.Time
+	model         string
+
+	tr        transcript
+	in        input
+	streaming *assistantEntry
+	tools     map[string]*toolEntry
+
+	trees       []*treeEntry
+	treeByCall  map[string]*treeEntry
+	treeByAgent map[string]*treeEntry
+	openTree    *treeEntry
+	openSeq     int
+	leadSeq     int
+	team        *teamEntry
+
+	usage    usageInfo
+	busy     bool
+	expanded bool
+	offset   int // transcript lines scrolled up from the bottom
+	ticking  bool
+
+	approval    *permission.Request // the request shown, head of the queue
+	approvalSel int
+	waiting     int // requests in the approval queue
+	tasks       *tasksPanel
+
+	lastCtrlC time.Time
+	hint      string // a one-line notice above the input
+	quitting  bool
+}
+
+// New returns the chat model for cfg.
+func New(cfg Config) *Model {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	th := DefaultTheme()
+	if cfg.Theme != nil {
+		th = *cfg.Theme
+	}
+	m := &Model{
+		cfg: cfg, theme: th, width: 80, height: 24, now: cfg.Now(),
+		in:    newInput(th),
+		tools: map[string]*toolEntry{}, treeByCall: map[string]*treeEntry{}, treeByAgent: map[string]*treeEntry{},
+	}
+	if cfg.Backend != nil {
+		m.model = cfg.Backend.Model()
+	}
+	for _, w := range cfg.Welcome {
+		m.note(noteInfo, w)
+	}
+	m.in.setWidth(m.width)
+	return m
+}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.now = m.cfg.Now()
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.in.setWidth(m.width)
+	case eventsMsg:
+		m.applyEvents(msg.Events)
+		if msg.Approvals {
+			m.refreshApproval()
+		}
+	case tickMsg:
+		m.ticking = false
+	case tea.KeyPressMsg:
+		cmd = m.key(msg)
+	case tea.PasteMsg:
+		if m.approval == nil && m.tasks == nil {
+			cmd = m.in.update(msg)
+		}
+	}
+	if m.quitting {
+		return m, tea.Quit
+	}
+	return m, tea.Batch(cmd, m.tick())
+}
+
+// tick schedules the next clock refresh while any agent is active, so
+// elapsed times keep moving with no events.
+func (m *Model) tick() tea.Cmd {
+	if m.ticking || m.activeAgents() == 0 {
+		return nil
+	}
+	m.ticking = true
+	return tea.Tick(tickInterval, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// refreshApproval shows the head of the approval queue.
+func (m *Model) refreshApproval() {
+	if m.cfg.Approvals == nil {
+		return
+	}
+	req, ok := m.cfg.Approvals.Head()
+	m.waiting = m.cfg.Approvals.Len()
+	switch {
+	case !ok:
+		m.approval = nil
+	case m.approval == nil || m.approval.ID != req.ID:
+		m.approval, m.approvalSel = &req, 0
+	}
+}
+
+// View implements tea.Model.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.WindowTitle = "atomic"
+	return v
+}
+
+// Render is the frame as a string, height lines of at most width cells.
+func (m *Model) Render() string {
+	bottom := m.bottom()
+	h := max(m.height-len(bottom), 1)
+	rc := &renderCtx{Width: m.width, Expanded: m.expanded, Now: m.now, Theme: m.theme, md: &m.md}
+	lines, off := m.tr.window(rc, h, m.offset)
+	m.offset = off
+	var b strings.Builder
+	b.Grow((len(lines) + len(bottom) + h) * (m.width + 16))
+	for range h - len(lines) {
+		b.WriteByte('\n')
+	}
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	for i, l := range bottom {
+		b.WriteString(l)
+		if i < len(bottom)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// bottom is everything under the transcript: a notice, the approval prompt
+// or the tasks panel, the input and the status line.
+func (m *Model) bottom() []string {
+	var out []string
+	if m.hint != "" {
+		out = append(out, fit(m.theme.accent().Render(m.hint), m.width))
+	}
+	switch {
+	case m.approval != nil:
+		out = append(out, m.approvalView()...)
+	case m.tasks != nil:
+		out = append(out, m.tasks.view(m)...)
+	}
+	out = append(out, m.theme.muted().Render(strings.Repeat("─", max(m.width, 1))))
+	if m.approval == nil && m.tasks == nil {
+		out = append(out, strings.Split(m.in.view(), "\n")...)
+	}
+	out = append(out, m.statusLine().render(m.theme, m.width))
+	return out
+}
+
+func (m *Model) statusLine() statusLine {
+	s := statusLine{Model: m.model, Usage: m.usage, ActiveAgents: m.activeAgents(), Busy: m.busy}
+	if m.team != nil {
+		s.ActiveTeammates = m.team.active()
+	}
+	s.Approvals = m.waiting
+	return s
+}

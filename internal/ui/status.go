@@ -1,0 +1,103 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atomic-agent/atomic/internal/event"
+)
+
+// usageInfo is what the status line knows about tokens, kept from
+// usage.update events.
+type usageInfo struct {
+	lead  event.Usage // the lead's running total
+	total event.Usage // the run's total
+	// context is the size of the lead's last request (input and cache
+	// tokens plus its output), the best measure of the context used.
+	context int64
+}
+
+// update applies a usage.update.
+func (u *usageInfo) update(agentID string, d event.UsageUpdateData) {
+	if agentID == leadID || agentID == "" {
+		prev := u.lead
+		if d.Usage.Total() >= prev.Total() {
+			in := d.Usage.InputTokens - prev.InputTokens + d.Usage.CacheReadTokens - prev.CacheReadTokens +
+				d.Usage.CacheCreationTokens - prev.CacheCreationTokens
+			if in > 0 {
+				u.context = in + d.Usage.OutputTokens - prev.OutputTokens
+			}
+		}
+		u.lead = d.Usage
+	}
+	if d.Total.Total() >= u.total.Total() {
+		u.total = d.Total
+	}
+}
+
+// statusLine is the bottom line: model, context used, tokens and cost, and
+// active agents, with the key hint that matters now.
+type statusLine struct {
+	Model           string
+	Usage           usageInfo
+	ActiveAgents    int
+	ActiveTeammates int
+	Busy            bool
+	Approvals       int
+}
+
+func (s statusLine) render(th Theme, width int) string {
+	parts := []string{s.Model}
+	ctx := "ctx " + tokens(s.Usage.context)
+	if w := s.Usage.total.ContextWindow; w > 0 {
+		ctx += fmt.Sprintf("/%s (%d%%)", tokens(w), s.Usage.context*100/w)
+	}
+	parts = append(parts, ctx)
+	tot := s.Usage.total
+	parts = append(parts, fmt.Sprintf("%s tokens (↑%s ↓%s)", tokens(tot.Total()),
+		tokens(tot.InputTokens+tot.CacheReadTokens+tot.CacheCreationTokens), tokens(tot.OutputTokens)))
+	parts = append(parts, fmt.Sprintf("$%.4f", tot.CostUSD))
+	if s.ActiveAgents > 0 {
+		parts = append(parts, plural(s.ActiveAgents, "agent", "agents")+" active")
+	}
+	if s.ActiveTeammates > 0 {
+		parts = append(parts, plural(s.ActiveTeammates, "teammate", "teammates")+" active")
+	}
+	left := th.muted().Render(strings.Join(parts, " · "))
+	var hint string
+	switch {
+	case s.Approvals > 0:
+		hint = "approval needed"
+	case s.Busy || s.ActiveAgents > 0:
+		hint = "esc to interrupt"
+	default:
+		hint = "ctrl+o expand · /help"
+	}
+	right := th.accent().Render(hint)
+	gap := width - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		return fit(left, width)
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+// tokens renders a token count compactly: 950, 12.3k, 1.2M.
+func tokens(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	default:
+		return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,214 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+)
+
+// Row limits of the agents tree (SPEC §4): compact shows 5 rows, expanded
+// up to 20, the rest as "+N more".
+const (
+	compactRows  = 5
+	expandedRows = 20
+)
+
+// Tree connectors.
+const (
+	branchMid  = "├─ "
+	branchLast = "└─ "
+	contMid    = "│    "
+	contLast   = "     "
+	subMarker  = "╰ "
+	dot        = "●"
+)
+
+// treeView is what one frame of a tree needs besides the records.
+type treeView struct {
+	Now      time.Time
+	Expanded bool
+	Width    int
+	Theme    Theme
+}
+
+// renderAgentTree draws the agents tree of st as lines: the header, then a
+// row and a sub-line per agent (plus prompt and result when expanded). All
+// status facts come from the lifecycle reducer: Header, Sorted, SubLine,
+// Elapsed; this function only lays them out and picks colours.
+func renderAgentTree(st *lifecycle.State, v treeView) []string {
+	if st.Len() == 0 {
+		return nil
+	}
+	th := v.Theme
+	hint := " (ctrl+o to expand)"
+	limit := compactRows
+	if v.Expanded {
+		hint = " (ctrl+o to collapse)"
+		limit = expandedRows
+	}
+	lines := make([]string, 0, 2*min(st.Len(), limit)+2)
+
+	header := dot + " " + st.Header() + hint
+	c := st.Counts()
+	if c.Active() > 0 {
+		header = th.accent().Render(header)
+	} else {
+		done := lifecycle.Completed
+		switch {
+		case c.Error > 0:
+			done = lifecycle.Error
+		case c.Interrupted > 0:
+			done = lifecycle.Interrupted
+		}
+		header = th.StatusStyle(done).Render(dot) + " " + th.bold().Render(st.Header()) + th.muted().Render(hint)
+	}
+	lines = append(lines, fit(header, v.Width))
+
+	recs := st.Sorted()
+	shown := recs
+	more := 0
+	if len(recs) > limit {
+		shown, more = recs[:limit], len(recs)-limit
+	}
+	for i, r := range shown {
+		last := i == len(shown)-1 && more == 0
+		branch, cont := branchMid, contMid
+		if last {
+			branch, cont = branchLast, contLast
+		}
+		lines = append(lines, fit(th.muted().Render(branch)+agentRow(st, r, v), v.Width))
+		sub := lifecycle.SubLine(r)
+		subStyle := th.muted()
+		if r.Status == lifecycle.Error {
+			subStyle = th.danger()
+		}
+		lines = append(lines, fit(th.muted().Render(cont+subMarker)+subStyle.Render(sub), v.Width))
+		if v.Expanded {
+			for _, d := range agentDetails(r) {
+				lines = append(lines, fit(th.muted().Render(cont+"  "+d), v.Width))
+			}
+		}
+	}
+	if more > 0 {
+		lines = append(lines, th.muted().Render(branchLast+"+"+strconv.Itoa(more)+" more"))
+	}
+	return lines
+}
+
+// agentRow is the first line of an agent's row after its connector: status
+// dot, type, description, tool uses and elapsed time.
+func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
+	var b strings.Builder
+	b.WriteString(v.Theme.StatusStyle(r.Status).Render(dot))
+	b.WriteByte(' ')
+	b.WriteString(v.Theme.bold().Render(r.Name))
+	if r.Description != "" {
+		b.WriteString(" · ")
+		b.WriteString(r.Description)
+	}
+	b.WriteString(v.Theme.muted().Render(" · " + toolUses(r.ToolUses) + " · " +
+		lifecycle.FormatDuration(st.Elapsed(r, v.Now))))
+	return b.String()
+}
+
+// toolUses is "1 tool use" or "N tool uses".
+func toolUses(n int) string {
+	if n == 1 {
+		return "1 tool use"
+	}
+	return strconv.Itoa(n) + " tool uses"
+}
+
+// agentDetails are the expanded lines of a row: the prompt, then the result
+// excerpt or the error.
+func agentDetails(r lifecycle.Record) []string {
+	var out []string
+	if p := oneLine(r.Prompt); p != "" {
+		out = append(out, "Prompt: "+p)
+	}
+	switch {
+	case r.Status == lifecycle.Error && r.Error != "":
+		for i, l := range excerpt(r.Error, 3) {
+			out = append(out, labelled(i, "Error: ", l))
+		}
+	case r.Result != "":
+		for i, l := range excerpt(r.Result, 3) {
+			out = append(out, labelled(i, "Result: ", l))
+		}
+	case r.Ack != "":
+		out = append(out, "Spawned: "+oneLine(r.Ack))
+	}
+	return out
+}
+
+// labelled prefixes the first line with label and indents the others under it.
+func labelled(i int, label, line string) string {
+	if i == 0 {
+		return label + line
+	}
+	return strings.Repeat(" ", len(label)) + line
+}
+
+// excerpt returns up to n non-blank lines of s, trimmed, with "…" on the last
+// when more were left out.
+func excerpt(s string, n int) []string {
+	var out []string
+	for line := range strings.Lines(s) {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if len(out) == n {
+			out[n-1] += " …"
+			break
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// oneLine squeezes s onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// fit truncates a styled line to width cells (no limit when width <= 0).
+func fit(s string, width int) string {
+	if width <= 0 || ansi.StringWidth(s) <= width {
+		return s
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// treeEntry is one agents tree in the transcript: the task calls of one
+// assistant message, with its own lifecycle.State. It stays in the
+// transcript when every agent is done.
+type treeEntry struct {
+	state   lifecycle.State
+	version int
+	cache   lineCache
+}
+
+// apply feeds e to the tree's reducer and returns the records it changed.
+func (t *treeEntry) apply(e event.Event) []lifecycle.Record {
+	changed := t.state.Apply(e)
+	if len(changed) > 0 {
+		t.version++
+	}
+	return changed
+}
+
+func (t *treeEntry) lines(rc *renderCtx) []string {
+	v := treeView{Now: rc.Now, Expanded: rc.Expanded, Width: rc.Width, Theme: rc.Theme}
+	if t.state.Active() > 0 {
+		return renderAgentTree(&t.state, v) // elapsed times tick: no cache
+	}
+	return t.cache.get(cacheKey{width: rc.Width, expanded: rc.Expanded, version: t.version}, func() []string {
+		return renderAgentTree(&t.state, v)
+	})
+}
