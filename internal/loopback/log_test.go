@@ -153,6 +153,9 @@ func TestCloseEndsInFlightHandlers(t *testing.T) {
 	if e := s.Log()[0]; e.Outcome != "server closed" {
 		t.Errorf("log = %+v", e)
 	}
+	if n := s.InFlight(); n != 0 {
+		t.Errorf("InFlight after Close = %d", n)
+	}
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
@@ -161,17 +164,11 @@ func TestCloseEndsInFlightHandlers(t *testing.T) {
 	}
 }
 
-// waitInFlight waits until a request has arrived at s.
+// waitInFlight waits until a request is under way at s.
 func waitInFlight(t *testing.T, s *Server) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for {
-		s.mu.Lock()
-		n := s.seq
-		s.mu.Unlock()
-		if n > 0 {
-			return
-		}
+	for s.InFlight() == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("no request arrived")
 		}
