@@ -155,3 +155,8 @@ func data[T any](t *testing.T, e event.Raw) T {
 	}
 	return v
 }
+
+func readFile(dir, name string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	return string(b), err
+}
