@@ -327,8 +327,8 @@ func (r *Runtime) settle() {
 // ErrInterrupted is the Outcome error of an interrupted run.
 var ErrInterrupted = errors.New("interrupted")
 
-// Interrupt stops the lead's turn, every sub-agent and every teammate (Esc, Ctrl+C,
-// SIGINT), marking active ones interrupted.
+// Interrupt stops the lead's turn, every sub-agent and every teammate
+// (Esc, Ctrl+C, SIGINT), marking active ones interrupted.
 func (r *Runtime) Interrupt(reason string) {
 	r.mu.Lock()
 	cancel := r.turnCancel

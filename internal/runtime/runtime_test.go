@@ -1,0 +1,195 @@
+package runtime
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/testkit"
+	"github.com/atomic-agent/atomic/internal/tools"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type harness struct {
+	rt   *Runtime
+	mu   sync.Mutex
+	evs  []event.Event
+	stop func()
+}
+
+func (h *harness) events() []event.Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]event.Event(nil), h.evs...)
+}
+
+func start(t *testing.T, scenario string, cfg Config) *harness {
+	t.Helper()
+	p, _ := testkit.Model(t, scenario)
+	gate, _ := permission.NewGate(permission.Options{Mode: permission.BypassPermissions})
+	cfg.Provider, cfg.Gate, cfg.Workspace = p, gate, tools.Workspace{Root: t.TempDir()}
+	h := &harness{rt: New(cfg)}
+	h.rt.Bus().Subscribe(func(e event.Event) {
+		h.mu.Lock()
+		h.evs = append(h.evs, e)
+		h.mu.Unlock()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.rt.Serve(ctx); close(done) }()
+	h.stop = func() { cancel(); <-done; h.rt.Close() }
+	t.Cleanup(h.stop)
+	return h
+}
+
+func (h *harness) await(t *testing.T) Outcome {
+	t.Helper()
+	select {
+	case o := <-h.rt.Completed():
+		return o
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run never completed")
+	}
+	return Outcome{}
+}
+
+// checkGating replays the events through a fresh reducer and checks that
+// every complete came when no agent was active, and exactly once per run.
+func checkGating(t *testing.T, evs []event.Event) {
+	t.Helper()
+	var st lifecycle.State
+	completes := 0
+	for _, e := range evs {
+		st.Apply(e)
+		if e.Type == event.Complete {
+			completes++
+			if st.Active() != 0 {
+				t.Fatalf("complete emitted with %d agents active", st.Active())
+			}
+		}
+	}
+	if completes != 1 {
+		t.Fatalf("%d complete events, want 1", completes)
+	}
+}
+
+func TestLeadIsWokenWithTheBackgroundResultBeforeCompleting(t *testing.T) {
+	h := start(t, `
+rules:
+  - {name: notified, match: {last_user_contains: "bg says hi"}, respond: {text: "final: bg says hi"}}
+  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started"}}
+  - name: spawn
+    match: {tools_include: [task]}
+    respond:
+      tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
+  - {name: sub, respond: {text: "bg says hi", delay_ms: 300}}
+`, Config{})
+	h.rt.Submit("go")
+	out := h.await(t)
+	if out.Err != nil || out.Result != "final: bg says hi" {
+		t.Fatalf("outcome %+v", out)
+	}
+	checkGating(t, h.events())
+}
+
+func TestInterruptEndsEveryAgentInterruptedAndTheRunStillCompletes(t *testing.T) {
+	p, srv := testkit.Model(t, `
+rules:
+  - name: spawn
+    match: {tools_include: [task], has_tool_results: false}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "bg", prompt: "BG", mode: background}}
+        - {name: task, input: {description: "sync", prompt: "SYNC"}}
+  - {name: after, match: {tools_include: [task]}, respond: {text: "after"}}
+  - {name: sub, respond: {text: "slow", delay_ms: 30000}}
+`)
+	gate, _ := permission.NewGate(permission.Options{})
+	h := &harness{rt: New(Config{Provider: p, Gate: gate, Workspace: tools.Workspace{Root: t.TempDir()}})}
+	h.rt.Bus().Subscribe(func(e event.Event) { h.mu.Lock(); h.evs = append(h.evs, e); h.mu.Unlock() })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.rt.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done; h.rt.Close() }()
+
+	h.rt.Submit("go")
+	testkit.WaitFor(t, 10*time.Second, "both sub-agent requests in flight", func() bool { return srv.InFlight() >= 2 })
+	start := time.Now()
+	h.rt.Interrupt("test")
+	out := h.await(t)
+	if time.Since(start) > 3*time.Second {
+		t.Fatalf("interrupt took %s", time.Since(start))
+	}
+	if out.Err == nil || !strings.Contains(out.Err.Error(), "interrupted") {
+		t.Fatalf("outcome %+v", out)
+	}
+	for _, r := range h.rt.Bus().Agents() {
+		if r.Status != lifecycle.Interrupted {
+			t.Fatalf("%s is %s", r.ID, r.Status)
+		}
+	}
+	if h.rt.Manager().Active() != 0 {
+		t.Fatal("sub-agents still running after complete")
+	}
+	checkGating(t, h.events())
+}
+
+func TestLeadFailureInHeadlessModeCancelsSubagentsAndCompletesWithTheError(t *testing.T) {
+	h := start(t, `
+rules:
+  - name: spawn
+    match: {tools_include: [task], has_tool_results: false}
+    respond:
+      tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
+  - {name: broken, match: {tools_include: [task]}, respond: {error: {status: 401, type: authentication_error, message: "invalid x-api-key"}}}
+  - {name: sub, respond: {text: "slow", delay_ms: 30000}}
+`, Config{CancelOnLeadError: true})
+	h.rt.Submit("go")
+	out := h.await(t)
+	if out.Err == nil || !strings.Contains(out.Err.Error(), "401") {
+		t.Fatalf("outcome %+v", out)
+	}
+	for _, r := range h.rt.Bus().Agents() {
+		if r.Status != lifecycle.Interrupted {
+			t.Fatalf("%s is %s", r.ID, r.Status)
+		}
+	}
+	checkGating(t, h.events())
+}
+
+func TestResetCancelsBackgroundWorkAndClearsHistory(t *testing.T) {
+	h := start(t, `
+rules:
+  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started"}}
+  - name: spawn
+    match: {tools_include: [task]}
+    respond:
+      tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
+  - {name: sub, respond: {text: "slow", delay_ms: 30000}}
+`, Config{})
+	h.rt.Submit("go")
+	testkit.WaitFor(t, 10*time.Second, "the lead's turn to end with work active", func() bool {
+		for _, e := range h.events() {
+			if e.Type == event.UsageUpdate && e.AgentID == LeadID && e.Data.(event.UsageUpdateData).Active == 1 {
+				return true
+			}
+		}
+		return false
+	})
+	h.rt.Reset("/clear")
+	h.await(t)
+	if len(h.rt.Lead().History()) != 0 {
+		t.Fatal("history survives /clear")
+	}
+	if r := h.rt.Bus().Agents()[0]; r.Status != lifecycle.Interrupted {
+		t.Fatalf("background agent after /clear: %s", r.Status)
+	}
+}
