@@ -52,7 +52,7 @@ func TestMain(m *testing.M) {
 }
 
 // server starts a loopback model server with a YAML scenario.
-func server(t *testing.T, scenario string) *loopback.Server {
+func server(t testing.TB, scenario string) *loopback.Server {
 	t.Helper()
 	sc, err := loopback.ParseScenario([]byte(scenario))
 	if err != nil {
@@ -77,7 +77,7 @@ type result struct {
 }
 
 // command builds an atomic invocation against srv in a fresh workspace.
-func command(t *testing.T, ctx context.Context, srv *loopback.Server, prov, workspace string, args ...string) *exec.Cmd {
+func command(t testing.TB, ctx context.Context, srv *loopback.Server, prov, workspace string, args ...string) *exec.Cmd {
 	t.Helper()
 	home := t.TempDir()
 	// Fast retries so error scenarios take milliseconds, not seconds.

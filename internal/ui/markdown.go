@@ -3,41 +3,25 @@ package ui
 import (
 	"strings"
 
-	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
+
+	md "github.com/atomic-agent/atomic/internal/markdown"
 )
 
-// markdown renders assistant text as Markdown at a given width. It keeps one
-// glamour renderer per width (building one is costly; resizes are rare).
-// Rendering is pure computation: no terminal queries, a fixed dark style.
+// markdown renders assistant text as Markdown at a given width with
+// Atomic's own small renderer (internal/markdown explains why not glamour).
+// Rendering is pure computation: no terminal queries, a fixed style.
 type markdown struct {
-	width int
-	r     *glamour.TermRenderer
+	r *md.Renderer
 }
 
 // render returns the lines of text rendered for width columns, without
-// leading or trailing blank lines. If glamour fails, the text is word-wrapped
-// as is: nothing the model wrote is lost.
+// leading or trailing blank lines.
 func (m *markdown) render(text string, width int) []string {
-	width = max(width, 10)
-	if m.r == nil || m.width != width {
-		style := styles.DarkStyleConfig
-		zero := uint(0)
-		style.Document.Margin = &zero
-		style.Document.BlockPrefix = ""
-		style.Document.BlockSuffix = ""
-		r, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(width))
-		if err != nil {
-			return plainLines(text, width)
-		}
-		m.r, m.width = r, width
+	if m.r == nil {
+		m.r = md.New(md.DefaultStyles())
 	}
-	out, err := m.r.Render(text)
-	if err != nil {
-		return plainLines(text, width)
-	}
-	return trimBlank(strings.Split(out, "\n"))
+	return trimBlank(m.r.Render(text, max(width, 10)))
 }
 
 // plainLines word-wraps text to width.
