@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/loopback"
+)
+
+func TestLoopbackRunsAsItsOwnProcessAndLogsRequests(t *testing.T) {
+	dir := t.TempDir()
+	scen := filepath.Join(dir, "scenario.yaml")
+	logf := filepath.Join(dir, "requests.jsonl")
+	os.WriteFile(scen, []byte("rules:\n  - {match: {last_user_contains: ping}, respond: {text: pong}}\n"), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := exec.CommandContext(ctx, binary, "loopback", "--scenario", scen, "--log", logf)
+	out, _ := srv.StdoutPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening on http://127.0.0.1:") {
+		t.Fatalf("listening line %q: %v", line, err)
+	}
+	url := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+
+	run := exec.CommandContext(ctx, binary, "run", "--provider", "anthropic", "--base-url", url, "-p", "ping")
+	run.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "ANTHROPIC_API_KEY=k"}
+	got, err := run.Output()
+	if err != nil || strings.TrimSpace(string(got)) != "pong" {
+		t.Fatalf("atomic run: %q %v", got, err)
+	}
+	f, err := os.Open(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	entries, err := loopback.ReadLog(f)
+	if err != nil || len(entries) != 1 || entries[0].End.Before(entries[0].Start) {
+		t.Fatalf("log: %+v %v", entries, err)
+	}
+}
+
+func TestBadFlagsAndMissingPromptFailWithOneClearLine(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--demo", "-p", "x", "--output-format", "yaml"}, `unknown --output-format "yaml"`},
+		{[]string{"run", "--demo", "-p", "x", "--permission-mode", "yolo"}, `unknown permission mode "yolo"`},
+		{[]string{"run", "--demo"}, "no prompt"},
+		{[]string{"run", "-p", "x"}, "no model provider configured"},
+		{[]string{"run", "--provider", "gemini", "-p", "x"}, `unknown provider "gemini"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+	}
+	for _, c := range cases {
+		cmd := exec.Command(binary, c.args...)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+		cmd.Stdin = strings.NewReader("")
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: err %v, output %q, want %q", c.args, err, out, c.want)
+		}
+	}
+}
+
+func TestPromptFromStdinAndDemoModelSaysItIsTheDemo(t *testing.T) {
+	cmd := exec.Command(binary, "run", "--demo")
+	cmd.Dir = workspace(t, map[string]string{"README.md": "# Hello project\n"})
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	cmd.Stdin = strings.NewReader("what is here?")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "demo model") || !strings.Contains(string(out), "# Hello project") {
+		t.Fatalf("demo output: %s", out)
+	}
+}

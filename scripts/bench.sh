@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the budgeted benchmarks and prints each figure beside its budget.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+go test -run '^$' -bench 'EncodeStreamJSON' ./internal/event >>"$out"
+go test -run '^$' -bench 'Reducer' ./internal/lifecycle >>"$out"
+go test -run '^$' -bench . -benchtime 5x ./e2e >>"$out"
+go test -run '^$' -bench . ./internal/ui >>"$out" 2>/dev/null || echo "(ui benchmarks unavailable)" >&2
+
+# figure NAME UNIT BUDGET-OP BUDGET: prints the metric UNIT of benchmark NAME.
+figure() {
+  local name=$1 unit=$2 op=$3 budget=$4 label=$5
+  local v
+  v=$(awk -v n="^Benchmark$name(-[0-9]+)?\$" -v u="$unit" '$1 ~ n { for (i = 2; i < NF; i++) if ($(i+1) == u) print $i }' "$out" | tail -1)
+  if [ -z "$v" ]; then printf '%-58s %14s\n' "$label" "not measured"; return; fi
+  local ok
+  ok=$(awk -v v="$v" -v b="$budget" -v op="$op" 'BEGIN { print ((op == "<" && v < b) || (op == ">" && v > b)) ? "ok" : "OVER BUDGET" }')
+  printf '%-58s %14s %-10s budget %s %s  %s\n' "$label" "$v" "$unit" "$op" "$budget" "$ok"
+}
+
+echo
+echo "Atomic benchmark figures"
+figure StartToFirstRequest ms-to-first-request '<' 30 "process start to first model request (loopback)"
+figure EncodeStreamJSON events/s '>' 200000 "stream-json events encoded per second"
+figure HeadlessPeakRSS MB-peak-RSS '<' 40 "peak RSS of a plain headless run"
+figure Reducer events/s '>' 1000000 "lifecycle reducer throughput"
+figure FanOut3x2s s-wall '<' 2.2 "3 sub-agents answering after 2 s: whole run"
+figure 100Subagents s-wall '<' 2 "100 sub-agents at cap 100, 1 s each: whole run"
+figure 100Subagents MB-peak-RSS '<' 150 "100 sub-agents: peak RSS"
+figure Tree50 ms/frame '<' 1 "render the agents tree with 50 agents"
+figure Transcript500 ms/frame '<' 5 "full frame of a 500-message transcript"
+figure FirstFrame ms-to-first-frame '<' 100 "start to first frame"
