@@ -65,6 +65,7 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 func newRuntime(c *common, s *setup, headlessMode bool) *runtime.Runtime {
 	return runtime.New(runtime.Config{
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types,
-		MaxSubagents: c.maxSubagents, MaxTurns: c.maxTurns, CancelOnLeadError: headlessMode,
+		MaxSubagents: c.maxSubagents, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns,
+		CancelOnLeadError: headlessMode,
 	})
 }

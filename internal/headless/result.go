@@ -24,6 +24,16 @@ type Result struct {
 	Usage        event.Usage   `json:"usage"`
 	TotalCostUSD *float64      `json:"total_cost_usd,omitempty"`
 	Agents       []AgentResult `json:"agents"`
+	// Teammates lists the run's teammates, when it had a team.
+	Teammates []TeammateResult `json:"teammates,omitempty"`
+}
+
+// TeammateResult is one teammate's line in the result.
+type TeammateResult struct {
+	Name   string `json:"name"`
+	Role   string `json:"role,omitempty"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
 }
 
 // AgentResult is one sub-agent's line in the result.
@@ -65,6 +75,9 @@ func buildResult(rt *runtime.Runtime, out runtime.Outcome, dur time.Duration, mo
 			ar.CostUSD = &c
 		}
 		r.Agents = append(r.Agents, ar)
+	}
+	for _, tm := range rt.Team().Teammates() {
+		r.Teammates = append(r.Teammates, TeammateResult{Name: tm.Name, Role: tm.Role, Status: string(tm.Status), Error: tm.Error})
 	}
 	return r
 }

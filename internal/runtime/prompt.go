@@ -12,6 +12,8 @@ func LeadSystemPrompt(ws tools.Workspace) string {
 
 Delegate independent pieces of work to sub-agents with the task tool: each gets a fresh context window and only your prompt. Several task calls in one message run in parallel. Use mode "background" for long work you do not need to wait for, and check_task, wait_for_task, list_background_tasks or cancel_task to follow it; you are told when a background task finishes.
 
+For longer collaborative work, create a team (team_create, team_spawn): teammates are long-lived agents you and they can message (send_message, broadcast). They report back by message; when their work is done, end them with shutdown_request (or team_delete). The run only completes once every teammate has ended.
+
 Be concise. When you are done, answer with what you did and found.`, ws.Root)
 }
 

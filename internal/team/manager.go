@@ -276,7 +276,12 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	case team == "":
 		return Info{}, ErrNoTeam
 	case old != nil && !old.ended():
-		return Info{}, fmt.Errorf("teammate %q already exists (%s); message it with send_message or pick another name", spec.Name, old.statusWord(m))
+		if st, _ := m.status(spec.Name); !st.Terminal() {
+			return Info{}, fmt.Errorf("teammate %q already exists (%s); message it with send_message or pick another name", spec.Name, st)
+		}
+		// Its end is reported and its goroutine is returning: let it, so
+		// the new incarnation's events follow the old one's.
+		<-old.done
 	}
 	if n := m.Active(); n >= m.cfg.MaxTeammates {
 		return Info{}, fmt.Errorf("the team is full: %d of %d teammates are active (--max-teammates %d); shut one down with shutdown_request before spawning another",
@@ -311,13 +316,23 @@ func isClaudeAlias(m string) bool {
 	return false
 }
 
-// live returns the teammates not yet ended, by name.
-func (m *Manager) live() []*mate {
+// running returns the teammates whose goroutines have not ended, by name.
+func (m *Manager) running() []*mate {
+	return m.mateList(func(t *mate) bool { return !t.ended() })
+}
+
+// reachable returns the teammates that take messages: running and not
+// asked to end.
+func (m *Manager) reachable() []*mate {
+	return m.mateList(func(t *mate) bool { return !t.ended() && !t.leaving() })
+}
+
+func (m *Manager) mateList(keep func(*mate) bool) []*mate {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]*mate, 0, len(m.mates))
 	for _, t := range m.mates {
-		if !t.ended() {
+		if keep(t) {
 			out = append(out, t)
 		}
 	}
@@ -325,10 +340,10 @@ func (m *Manager) live() []*mate {
 	return out
 }
 
-// names lists the teammates not yet ended, for error messages.
+// names lists the reachable teammates, for error messages.
 func (m *Manager) names() string {
 	var n []string
-	for _, t := range m.live() {
+	for _, t := range m.reachable() {
 		n = append(n, t.name)
 	}
 	if len(n) == 0 {
@@ -363,7 +378,7 @@ func (m *Manager) Stop(name string) error {
 
 // StopAll force-stops every teammate (see Stop).
 func (m *Manager) StopAll() {
-	for _, t := range m.live() {
+	for _, t := range m.running() {
 		t.halt(stopForced)
 	}
 }
@@ -371,7 +386,7 @@ func (m *Manager) StopAll() {
 // Interrupt stops every teammate as interrupted (Esc, Ctrl+C, a reset, a
 // model switch). It does not wait for them to end.
 func (m *Manager) Interrupt() {
-	for _, t := range m.live() {
+	for _, t := range m.running() {
 		t.halt(stopInterrupt)
 	}
 }
@@ -394,7 +409,7 @@ func (m *Manager) Delete(ctx context.Context) ([]Info, error) {
 	if team == "" {
 		return nil, ErrNoTeam
 	}
-	mates := m.live()
+	mates := m.running()
 	for _, t := range mates {
 		t.halt(stopForced)
 	}
@@ -432,7 +447,7 @@ func (m *Manager) Close() {
 
 // Wait blocks until no teammate goroutine is left or ctx ends.
 func (m *Manager) Wait(ctx context.Context) error {
-	for _, t := range m.live() {
+	for _, t := range m.running() {
 		select {
 		case <-t.done:
 		case <-ctx.Done():
@@ -452,9 +467,11 @@ func (m *Manager) lookup(name string) (*mate, error) {
 		}
 		return nil, fmt.Errorf("no teammate %q; teammates: %s", name, m.names())
 	}
-	if t.ended() {
-		st, _ := m.status(name)
+	if st, _ := m.status(name); t.ended() || st.Terminal() {
 		return nil, fmt.Errorf("teammate %q has ended (%s); teammates: %s", name, st, m.names())
+	}
+	if t.leaving() {
+		return nil, fmt.Errorf("teammate %q is shutting down; teammates: %s", name, m.names())
 	}
 	return t, nil
 }
@@ -479,8 +496,9 @@ func (m *Manager) setStatus(t *mate, st Status, errText string) {
 }
 
 // noteIdle tells the lead, once per episode, when every live teammate is
-// idle: nothing will happen until someone sends a message or shuts them
-// down, and a lead that waits for them would wait forever.
+// idle (the last busy one went idle or ended): nothing will happen until
+// someone sends a message or shuts them down, and a lead that waits for
+// them would wait forever. An episode ends when a teammate works again.
 func (m *Manager) noteIdle(st Status) {
 	if st == Working {
 		m.mu.Lock()
@@ -488,8 +506,8 @@ func (m *Manager) noteIdle(st Status) {
 		m.mu.Unlock()
 		return
 	}
-	if st != Idle {
-		return
+	if !st.Terminal() && st != Idle {
+		return // spawning: the new teammate is about to work
 	}
 	m.stateMu.Lock()
 	var idle []string

@@ -82,7 +82,7 @@ func (m *Manager) broadcast(from, content string) ([]string, error) {
 		return nil, ErrNoTeam
 	}
 	var to []string
-	for _, t := range m.live() {
+	for _, t := range m.reachable() {
 		if t.name != from {
 			to = append(to, t.name)
 		}

@@ -46,9 +46,12 @@ func (t *mate) ended() bool {
 	}
 }
 
-func (t *mate) statusWord(m *Manager) string {
-	st, _ := m.status(t.name)
-	return string(st)
+// leaving reports whether the teammate was asked to end (shutdown
+// request, stop, interrupt): it takes no new messages.
+func (t *mate) leaving() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.shutdown || t.stop != stopNone
 }
 
 func (t *mate) signal() {
