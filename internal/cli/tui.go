@@ -2,10 +2,111 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"path/filepath"
+
+	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/team"
+	"github.com/atomic-agent/atomic/internal/tools"
+	"github.com/atomic-agent/atomic/internal/ui"
 )
 
-func runTUI(ctx context.Context, args []string, io IOStreams) int {
-	fmt.Fprintln(io.Err, "atomic: the chat UI is not built yet; use 'atomic run --demo -p \"...\"'")
-	return 2
+// runTUI opens the chat UI, with the same provider, model, base URL,
+// permission and limit flags as atomic run. With no provider configured it
+// first shows the first-run screen, which offers the demo model.
+func runTUI(ctx context.Context, args []string, ios IOStreams) int {
+	fs := flag.NewFlagSet("atomic", flag.ContinueOnError)
+	fs.SetOutput(ios.Err)
+	var c common
+	c.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return fail(fmt.Errorf("unexpected arguments %q: the chat UI takes no prompt (use 'atomic run -p PROMPT' for one-shot runs)", fs.Args()))
+	}
+	if !ios.StdinIsTerminal {
+		return fail(errors.New("the chat UI needs a terminal; use 'atomic run -p PROMPT' for headless runs"))
+	}
+
+	// The gate takes the asker, so the approval queue exists before the
+	// runtime; its differ reads the tool set once the workspace is known.
+	var toolSet *tools.Set
+	approvals := ui.NewApprovals(func(req permission.Request) string {
+		if toolSet == nil {
+			return ""
+		}
+		return ui.ToolDiffer(toolSet)(req)
+	})
+	s, err := c.resolve(ios, approvals)
+	if err != nil {
+		return fail(err)
+	}
+	toolSet = runtime.CoreTools(s.workspace)
+
+	err = c.buildProvider(ios, s)
+	if errors.Is(err, config.ErrNoProvider) {
+		path := c.configPath
+		if path == "" {
+			path = filepath.Join(config.UserDir(ios.Getenv), "config.json")
+		}
+		demo, ferr := ui.RunFirstRun(ctx, ios.In, ios.Out, path)
+		if ferr != nil {
+			return fail(ferr)
+		}
+		if !demo {
+			return 0
+		}
+		c.demo = true
+		err = c.buildProvider(ios, s)
+	}
+	if err != nil {
+		return fail(err)
+	}
+
+	rt := newRuntime(&c, s, false)
+	defer rt.Close()
+	err = ui.Run(ctx, ui.Options{
+		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
+		Welcome: welcome(s), In: ios.In, Out: ios.Out,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return 0
 }
+
+// welcome are the lines that open the transcript: what runs, and warnings.
+func welcome(s *setup) []string {
+	out := []string{fmt.Sprintf("Atomic %s · %s via %s (%s) · %s · /help for commands",
+		Version, s.ps.Model, s.ps.Provider, s.ps.Source, s.workspace.Root)}
+	if s.ps.Provider == "demo" {
+		out = append(out, "Demo model: canned decisions, real tool calls. Try “explore this project with agents”.")
+	}
+	for _, w := range s.warnings {
+		out = append(out, "warning: "+w)
+	}
+	return out
+}
+
+// teamControl lets /team list, message and stop teammates.
+type teamControl struct{ m *team.Manager }
+
+func (t teamControl) Teammates() []ui.Teammate {
+	var out []ui.Teammate
+	for _, i := range t.m.Teammates() {
+		out = append(out, ui.Teammate{Name: i.Name, Role: i.Role, Status: string(i.Status)})
+	}
+	return out
+}
+
+func (t teamControl) Send(to, text string) error { return t.m.Send(to, text) }
+func (t teamControl) Stop(name string) error     { return t.m.Stop(name) }

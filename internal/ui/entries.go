@@ -38,34 +38,110 @@ func (e *userEntry) lines(rc *renderCtx) []string {
 }
 
 // assistantEntry is the lead's text, streamed then complete, shown as
-// Markdown. While streaming it re-renders only when the text grew.
+// Markdown. While it streams, the text is cut into blocks at blank lines
+// outside code fences: finished blocks are rendered once and cached, and
+// only the open last block re-renders as text arrives, so a long answer
+// costs the same per frame as a short one. The complete text is rendered
+// whole, once.
 type assistantEntry struct {
 	text      string
 	streaming bool
 	version   int
 	cache     lineCache
+
+	settled int       // bytes of text in blocks
+	blocks  []mdBlock // finished blocks while streaming
+	tail    lineCache // the open block
+}
+
+// mdBlock is a finished block of a streaming message.
+type mdBlock struct {
+	src   string
+	cache lineCache
 }
 
 func (e *assistantEntry) append(s string) { e.text += s; e.version++ }
 
-func (e *assistantEntry) set(s string) { e.text = s; e.version++ }
+func (e *assistantEntry) set(s string) {
+	e.text = s
+	e.version++
+	e.settled, e.blocks = 0, nil
+}
 
 func (e *assistantEntry) lines(rc *renderCtx) []string {
+	if e.streaming {
+		return e.streamLines(rc)
+	}
 	return e.cache.get(cacheKey{width: rc.Width, version: e.version}, func() []string {
-		if strings.TrimSpace(e.text) == "" {
-			return nil
-		}
-		body := rc.md.render(e.text, rc.Width-2)
-		out := make([]string, len(body))
-		for i, l := range body {
-			prefix := indent
-			if i == 0 {
-				prefix = lipgloss.NewStyle().Foreground(rc.Theme.Text).Render(dot) + " "
-			}
-			out[i] = prefix + l
-		}
-		return out
+		return withDot(rc, rc.md.render(e.text, rc.Width-2))
 	})
+}
+
+// streamLines renders the finished blocks from cache and the open one anew.
+func (e *assistantEntry) streamLines(rc *renderCtx) []string {
+	e.settle()
+	var body []string
+	k := cacheKey{width: rc.Width}
+	for i := range e.blocks {
+		b := &e.blocks[i]
+		ls := b.cache.get(k, func() []string { return rc.md.render(b.src, rc.Width-2) })
+		if len(ls) == 0 {
+			continue
+		}
+		if len(body) > 0 {
+			body = append(body, "")
+		}
+		body = append(body, ls...)
+	}
+	tail := e.tail.get(cacheKey{width: rc.Width, version: e.version}, func() []string {
+		return rc.md.render(e.text[e.settled:], rc.Width-2)
+	})
+	if len(tail) > 0 && len(body) > 0 {
+		body = append(body, "")
+	}
+	return withDot(rc, append(body, tail...))
+}
+
+// settle moves the blocks of the open text that a blank line outside a
+// code fence has closed into e.blocks.
+func (e *assistantEntry) settle() {
+	rest := e.text[e.settled:]
+	fence := false
+	start, pos := 0, 0
+	for {
+		nl := strings.IndexByte(rest[pos:], '\n')
+		if nl < 0 {
+			return // an unfinished line stays open
+		}
+		line := rest[pos : pos+nl]
+		pos += nl + 1
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fence = !fence
+		case t == "" && !fence && strings.TrimSpace(rest[start:pos]) != "":
+			e.blocks = append(e.blocks, mdBlock{src: rest[start:pos]})
+			e.settled += pos - start
+			start = pos
+		}
+	}
+}
+
+// withDot prefixes the first line of a message with its dot and indents
+// the rest.
+func withDot(rc *renderCtx, body []string) []string {
+	if len(body) == 0 {
+		return nil
+	}
+	out := make([]string, len(body))
+	for i, l := range body {
+		prefix := indent
+		if i == 0 {
+			prefix = lipgloss.NewStyle().Foreground(rc.Theme.Text).Render(dot) + " "
+		}
+		out[i] = prefix + l
+	}
+	return out
 }
 
 // toolState is where a tool call is.

@@ -156,6 +156,9 @@ func (m *Model) routeToTree(e event.Event) bool {
 		if t == nil {
 			t = m.treeByAgent[e.AgentID]
 		}
+		if t == nil && e.Type != event.SubagentStart {
+			return true // progress of an agent cleared away (/clear)
+		}
 		if t == nil {
 			// A sub-agent started without a task call we saw: give it a tree.
 			t = &treeEntry{}

@@ -29,8 +29,8 @@ func plainLines(text string, width int) []string {
 	return trimBlank(strings.Split(ansi.Wrap(text, width, ""), "\n"))
 }
 
-// trimBlank drops leading and trailing lines that show nothing, and the
-// padding glamour adds at the end of lines.
+// trimBlank drops leading and trailing lines that show nothing, and
+// trailing padding.
 func trimBlank(lines []string) []string {
 	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
 		lines = lines[1:]

@@ -197,14 +197,13 @@ func (m *Model) bottom() []string {
 	if m.hint != "" {
 		out = append(out, fit(m.theme.accent().Render(m.hint), m.width))
 	}
+	out = append(out, m.theme.muted().Render(strings.Repeat("─", max(m.width, 1))))
 	switch {
 	case m.approval != nil:
 		out = append(out, m.approvalView()...)
 	case m.tasks != nil:
 		out = append(out, m.tasks.view(m)...)
-	}
-	out = append(out, m.theme.muted().Render(strings.Repeat("─", max(m.width, 1))))
-	if m.approval == nil && m.tasks == nil {
+	default:
 		out = append(out, strings.Split(m.in.view(), "\n")...)
 	}
 	out = append(out, m.statusLine().render(m.theme, m.width))

@@ -1,0 +1,152 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// helpText is what /help shows.
+const helpText = `Commands:
+  /help               this help
+  /clear              clear the conversation (cancels background work)
+  /model [name]       show the model, or switch to another
+  /agents             list agent types and where each is defined
+  /tasks [cancel ID]  list background tasks; cancel one
+  /team [send NAME TEXT | stop NAME]   list teammates; message or stop one
+  /quit               quit (cancels every agent)
+Keys:
+  enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
+  esc interrupt · ctrl+c interrupt, twice to quit · ctrl+d on empty input quit
+  ctrl+o expand or collapse agents trees and tool output · pgup/pgdown scroll`
+
+// command runs a slash command typed in the input.
+func (m *Model) command(text string) {
+	fields := strings.Fields(text)
+	name, args := strings.ToLower(fields[0]), fields[1:]
+	switch name {
+	case "/help", "/?":
+		m.note(noteInfo, helpText)
+	case "/quit", "/exit":
+		m.quitting = true
+	case "/clear":
+		m.clear()
+	case "/model":
+		m.modelCommand(args)
+	case "/agents":
+		m.agentsCommand()
+	case "/tasks":
+		m.tasksCommand(args)
+	case "/team":
+		m.teamCommand(args, text)
+	default:
+		m.note(noteError, fmt.Sprintf("Unknown command %s; /help lists the commands", fields[0]))
+	}
+}
+
+// clear resets the conversation and the transcript.
+func (m *Model) clear() {
+	if m.cfg.Backend != nil {
+		m.cfg.Backend.Reset("/clear")
+	}
+	m.tr.clear()
+	m.streaming, m.openTree, m.team = nil, nil, nil
+	m.trees = nil
+	clear(m.tools)
+	clear(m.treeByCall)
+	clear(m.treeByAgent)
+	m.busy, m.offset, m.tasks = false, 0, nil
+	m.note(noteInfo, "Conversation cleared.")
+}
+
+func (m *Model) modelCommand(args []string) {
+	if len(args) == 0 {
+		m.note(noteInfo, "Model: "+m.model+" · /model NAME switches (and cancels background work)")
+		return
+	}
+	name := args[0]
+	if m.cfg.Backend != nil {
+		m.cfg.Backend.SwitchModel(name)
+	}
+	m.model = name
+	m.note(noteSuccess, "Switched to model "+name)
+}
+
+func (m *Model) agentsCommand() {
+	if m.cfg.Backend == nil {
+		return
+	}
+	var b strings.Builder
+	b.WriteString("Agent types:")
+	for _, t := range m.cfg.Backend.AgentTypes() {
+		fmt.Fprintf(&b, "\n  %s · %s", t.Name, t.Source)
+		if d := oneLine(t.Description); d != "" {
+			fmt.Fprintf(&b, "\n      %s", d)
+		}
+	}
+	m.note(noteInfo, b.String())
+}
+
+func (m *Model) tasksCommand(args []string) {
+	if len(args) >= 2 && strings.EqualFold(args[0], "cancel") {
+		m.cancelTask(args[1])
+		return
+	}
+	m.tasks = &tasksPanel{}
+	m.in.ta.Blur()
+}
+
+// cancelTask cancels a sub-agent by id and says so.
+func (m *Model) cancelTask(id string) {
+	if m.cfg.Backend == nil {
+		return
+	}
+	if err := m.cfg.Backend.CancelTask(id); err != nil {
+		m.note(noteError, err.Error())
+		return
+	}
+	m.note(noteWarning, "Cancelling "+id+"…")
+}
+
+func (m *Model) teamCommand(args []string, text string) {
+	t := m.cfg.Team
+	if t == nil {
+		m.note(noteInfo, "No team in this session.")
+		return
+	}
+	switch {
+	case len(args) >= 3 && strings.EqualFold(args[0], "send"):
+		// Keep the message as typed, spaces and all.
+		msg := strings.TrimSpace(text[strings.Index(text, args[1])+len(args[1]):])
+		if err := t.Send(args[1], msg); err != nil {
+			m.note(noteError, err.Error())
+			return
+		}
+		m.note(noteInfo, fmt.Sprintf("✉ lead → %s: %s", args[1], msg))
+		return
+	case len(args) == 2 && strings.EqualFold(args[0], "stop"):
+		if err := t.Stop(args[1]); err != nil {
+			m.note(noteError, err.Error())
+			return
+		}
+		m.note(noteWarning, "Stopping "+args[1]+"…")
+		return
+	case len(args) > 0:
+		m.note(noteError, "Usage: /team, /team send NAME TEXT, /team stop NAME")
+		return
+	}
+	mates := t.Teammates()
+	if len(mates) == 0 {
+		m.note(noteInfo, "No teammates.")
+		return
+	}
+	var b strings.Builder
+	b.WriteString("Teammates:")
+	for _, tm := range mates {
+		fmt.Fprintf(&b, "\n  %s", tm.Name)
+		if tm.Role != "" {
+			fmt.Fprintf(&b, " · %s", tm.Role)
+		}
+		fmt.Fprintf(&b, " · %s", tm.Status)
+	}
+	m.note(noteInfo, b.String())
+}

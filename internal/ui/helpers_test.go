@@ -1,0 +1,233 @@
+package ui
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/event"
+)
+
+// t0 is the fixed start of every scripted scenario.
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// at is t0 plus s seconds.
+func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+
+// clock is an injectable clock tests move by hand.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	c.mu.Unlock()
+}
+
+// fakeBackend records what the UI asked of the run.
+type fakeBackend struct {
+	mu         sync.Mutex
+	submitted  []string
+	interrupts []string
+	resets     []string
+	switched   []string
+	cancelled  []string
+	model      string
+	cancelErr  error
+}
+
+func (b *fakeBackend) Submit(p string) {
+	b.mu.Lock()
+	b.submitted = append(b.submitted, p)
+	b.mu.Unlock()
+}
+func (b *fakeBackend) Interrupt(r string) {
+	b.mu.Lock()
+	b.interrupts = append(b.interrupts, r)
+	b.mu.Unlock()
+}
+func (b *fakeBackend) Reset(r string) { b.mu.Lock(); b.resets = append(b.resets, r); b.mu.Unlock() }
+func (b *fakeBackend) SwitchModel(m string) {
+	b.mu.Lock()
+	b.switched = append(b.switched, m)
+	b.model = m
+	b.mu.Unlock()
+}
+func (b *fakeBackend) Model() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.model == "" {
+		return "test-model"
+	}
+	return b.model
+}
+func (b *fakeBackend) AgentTypes() []agenttype.Type {
+	return agenttype.NewRegistry(agenttype.Type{Name: "reviewer", Description: "Reviews diffs.", Source: ".atomic/agents/reviewer.md"}).All()
+}
+func (b *fakeBackend) CancelTask(id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cancelErr != nil {
+		return b.cancelErr
+	}
+	b.cancelled = append(b.cancelled, id)
+	return nil
+}
+
+// newTestModel returns a model of the given size on a fixed clock.
+func newTestModel(t *testing.T, w, h int) (*Model, *fakeBackend, *clock) {
+	t.Helper()
+	b := &fakeBackend{}
+	c := &clock{now: t0}
+	m := New(Config{Backend: b, Now: c.Now})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m, b, c
+}
+
+// feedEvents delivers events to the model as one batch.
+func feedEvents(m *Model, evs ...event.Event) { m.Update(eventsMsg{Events: evs}) }
+
+// frame is the model's screen without colour codes or trailing blanks.
+func frame(m *Model) string {
+	lines := strings.Split(ansi.Strip(m.Render()), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// golden compares got with testdata/NAME.golden, rewriting it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden (run with -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("frame differs from %s (-want +got):\n%s", path, diff)
+	}
+}
+
+// Event builders, in the shapes the runtime emits.
+
+func ev(typ event.Type, t time.Time, agent, call string, data any) event.Event {
+	parent := ""
+	if agent != leadID {
+		parent = leadID
+	}
+	return event.Event{Type: typ, Time: t, SessionID: "s", AgentID: agent, ParentAgentID: parent, ToolCallID: call, Data: data}
+}
+
+func leadText(t time.Time, text string) event.Event {
+	return ev(event.MessageComplete, t, leadID, "", event.MessageCompleteData{Text: text, StopReason: "tool_use"})
+}
+
+func taskStart(t time.Time, call, typ, desc, mode string) event.Event {
+	in, _ := json.Marshal(map[string]string{"description": desc, "prompt": "Please " + strings.ToLower(desc) + ".", "subagent_type": typ, "mode": mode})
+	return ev(event.ToolStart, t, leadID, call, event.ToolStartData{Name: "task", Input: in})
+}
+
+func subStart(t time.Time, agent, call, typ, desc string, bg bool) event.Event {
+	e := ev(event.SubagentStart, t, agent, call, event.SubagentStartData{AgentType: typ, Description: desc, Prompt: "Please " + strings.ToLower(desc) + ".", Background: bg})
+	return e
+}
+
+func subUpdate(t time.Time, agent, call, tool string, uses int) event.Event {
+	return ev(event.SubagentUpdate, t, agent, call, event.SubagentUpdateData{CurrentTool: tool, ToolUses: uses})
+}
+
+func subWaiting(t time.Time, agent, call, tool string, uses int, waiting string) event.Event {
+	return ev(event.SubagentUpdate, t, agent, call, event.SubagentUpdateData{CurrentTool: tool, ToolUses: uses, Waiting: waiting})
+}
+
+func subDone(t time.Time, agent, call string, uses int, result string) event.Event {
+	return ev(event.SubagentComplete, t, agent, call, event.SubagentCompleteData{Success: true, Result: result, ToolUses: uses})
+}
+
+func subFailed(t time.Time, agent, call string, uses int, msg string) event.Event {
+	return ev(event.SubagentComplete, t, agent, call, event.SubagentCompleteData{Error: msg, ToolUses: uses})
+}
+
+func taskReturn(t time.Time, call, result string, ok bool) event.Event {
+	d := event.ToolCompleteData{Name: "task", Success: ok, Result: result}
+	if !ok {
+		d.Error, d.Result = result, ""
+	}
+	return ev(event.ToolComplete, t, leadID, call, d)
+}
+
+func interrupt(t time.Time) event.Event {
+	return ev(event.Interrupt, t, leadID, "", event.InterruptData{Reason: "the user pressed Esc"})
+}
+
+func userAsk(m *Model, text string) {
+	m.in.ta.SetValue(text)
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+}
+
+func writeFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// press sends one key, named as tea.KeyPressMsg.String names it.
+func press(m *Model, k string) {
+	m.Update(keyMsg(k))
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "alt+enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	}
+	if len(k) > 5 && k[:5] == "ctrl+" {
+		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// typeText types s into the model key by key.
+func typeText(m *Model, s string) {
+	for _, r := range s {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func sizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }

@@ -1,0 +1,191 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atomic-agent/atomic/internal/event"
+)
+
+// quits reports whether the command returned by an update is tea.Quit.
+func quits(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			if quits(c) {
+				return true
+			}
+		}
+		return false
+	}
+	_, ok := msg.(tea.QuitMsg)
+	return ok
+}
+
+func updateCmd(m *Model, msg tea.Msg) tea.Cmd {
+	_, cmd := m.Update(msg)
+	return cmd
+}
+
+func TestEnterSubmitsThePromptAndShowsIt(t *testing.T) {
+	m, b, _ := newTestModel(t, 80, 20)
+	typeText(m, "hello there")
+	press(m, "enter")
+	if len(b.submitted) != 1 || b.submitted[0] != "hello there" {
+		t.Fatalf("submitted %q", b.submitted)
+	}
+	if !m.in.empty() {
+		t.Error("input not cleared after sending")
+	}
+	if !strings.Contains(frame(m), "❯ hello there") {
+		t.Errorf("the prompt is not in the transcript:\n%s", frame(m))
+	}
+}
+
+func TestAltEnterAndTrailingBackslashInsertNewlines(t *testing.T) {
+	m, b, _ := newTestModel(t, 80, 20)
+	typeText(m, "one")
+	press(m, "alt+enter")
+	typeText(m, `two\`)
+	press(m, "enter")
+	typeText(m, "three")
+	if got := m.in.value(); got != "one\ntwo\nthree" {
+		t.Fatalf("input = %q, want three lines", got)
+	}
+	press(m, "enter")
+	if len(b.submitted) != 1 || b.submitted[0] != "one\ntwo\nthree" {
+		t.Errorf("submitted %q", b.submitted)
+	}
+}
+
+func TestUpAndDownWalkTheHistory(t *testing.T) {
+	m, _, _ := newTestModel(t, 80, 20)
+	for _, p := range []string{"first", "second"} {
+		typeText(m, p)
+		press(m, "enter")
+	}
+	typeText(m, "draft")
+	press(m, "up")
+	if v := m.in.value(); v != "second" {
+		t.Errorf("up once = %q, want second", v)
+	}
+	press(m, "up")
+	if v := m.in.value(); v != "first" {
+		t.Errorf("up twice = %q, want first", v)
+	}
+	press(m, "down")
+	press(m, "down")
+	if v := m.in.value(); v != "draft" {
+		t.Errorf("down back to the draft = %q", v)
+	}
+}
+
+func TestEscInterruptsOnlyWhenSomethingRuns(t *testing.T) {
+	m, b, _ := newTestModel(t, 80, 20)
+	press(m, "esc")
+	if len(b.interrupts) != 0 {
+		t.Fatal("esc with nothing running interrupted")
+	}
+	feedEvents(m,
+		taskStart(at(0), "c1", "explore", "Look around", "background"),
+		subStart(at(0), "explore-1", "c1", "explore", "Look around", true),
+	)
+	press(m, "esc")
+	if len(b.interrupts) != 1 {
+		t.Fatalf("esc during a background agent made %d interrupts, want 1", len(b.interrupts))
+	}
+	feedEvents(m, interrupt(at(3)))
+	if !strings.Contains(frame(m), "╰ Interrupted") {
+		t.Errorf("the background agent is not shown interrupted:\n%s", frame(m))
+	}
+}
+
+func TestCtrlCInterruptsThenASecondWithinTwoSecondsQuits(t *testing.T) {
+	m, b, c := newTestModel(t, 80, 20)
+	userAsk(m, "work")
+	if quits(updateCmd(m, keyMsg("ctrl+c"))) {
+		t.Fatal("first ctrl+c quit")
+	}
+	if len(b.interrupts) != 1 {
+		t.Errorf("first ctrl+c while busy made %d interrupts, want 1", len(b.interrupts))
+	}
+	if !strings.Contains(frame(m), "Press Ctrl+C again to quit") {
+		t.Error("no hint after the first ctrl+c")
+	}
+	c.Set(t0.Add(3 * time.Second))
+	if quits(updateCmd(m, keyMsg("ctrl+c"))) {
+		t.Fatal("a ctrl+c 3s after the first quit")
+	}
+	c.Set(t0.Add(4 * time.Second))
+	if !quits(updateCmd(m, keyMsg("ctrl+c"))) {
+		t.Fatal("a second ctrl+c within 2s did not quit")
+	}
+}
+
+func TestCtrlDQuitsOnlyOnAnEmptyInput(t *testing.T) {
+	m, _, _ := newTestModel(t, 80, 20)
+	typeText(m, "x")
+	if quits(updateCmd(m, keyMsg("ctrl+d"))) {
+		t.Fatal("ctrl+d with text quit")
+	}
+	m.in.reset()
+	if !quits(updateCmd(m, keyMsg("ctrl+d"))) {
+		t.Fatal("ctrl+d on an empty input did not quit")
+	}
+}
+
+func TestCtrlOTogglesTreesAndToolOutput(t *testing.T) {
+	m, _, _ := newTestModel(t, 100, 40)
+	feedEvents(m,
+		ev(event.ToolStart, at(0), leadID, "t1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"ls"}`)}),
+		ev(event.ToolComplete, at(1), leadID, "t1", event.ToolCompleteData{Name: "bash", Success: true, Result: "a.go\nb.go\nc.go\n"}),
+		leadText(at(1), "Now agents."),
+		taskStart(at(2), "c1", "explore", "Look around", ""),
+	)
+	f := frame(m)
+	if !strings.Contains(f, "● bash ls") || !strings.Contains(f, "╰ a.go (+2 lines, ctrl+o to expand)") || strings.Contains(f, "b.go") {
+		t.Errorf("compact tool call:\n%s", f)
+	}
+	press(m, "ctrl+o")
+	f = frame(m)
+	if !strings.Contains(f, "b.go") || !strings.Contains(f, "Prompt: Please look around.") || !strings.Contains(f, "(ctrl+o to collapse)") {
+		t.Errorf("expanded view lacks the tool output or the agent's prompt:\n%s", f)
+	}
+	press(m, "ctrl+o")
+	if strings.Contains(frame(m), "b.go") {
+		t.Error("second ctrl+o did not collapse")
+	}
+}
+
+func TestTypingKeepsWorkingWhileEventsStream(t *testing.T) {
+	m, _, _ := newTestModel(t, 80, 20)
+	for i, r := range "interleaved" {
+		feedEvents(m, ev(event.MessageDelta, at(float64(i)), leadID, "", event.MessageDeltaData{Text: "word "}))
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	if v := m.in.value(); v != "interleaved" {
+		t.Errorf("input = %q: keystrokes were lost during the stream", v)
+	}
+}
+
+func TestResizeReflowsTheTranscript(t *testing.T) {
+	m, _, _ := newTestModel(t, 100, 20)
+	userAsk(m, strings.Repeat("word ", 30))
+	wide := frame(m)
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 20})
+	narrow := frame(m)
+	for _, l := range strings.Split(narrow, "\n") {
+		if len([]rune(l)) > 40 {
+			t.Errorf("line wider than 40 after resize: %q", l)
+		}
+	}
+	if strings.Count(narrow, "word") != strings.Count(wide, "word") {
+		t.Error("text lost when reflowing")
+	}
+}

@@ -1,0 +1,102 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atomic-agent/atomic/internal/runtime"
+)
+
+// DefaultQuitTimeout bounds how long quitting waits for agents to end.
+const DefaultQuitTimeout = 5 * time.Second
+
+// Options run the chat UI against a runtime.
+type Options struct {
+	Runtime *runtime.Runtime
+	// Approvals is the queue the run's permission gate asks through.
+	Approvals *Approvals
+	Team      TeamControl
+	Subject   func(tool string, input json.RawMessage) string
+	Welcome   []string
+	In        io.Reader
+	Out       io.Writer
+	// QuitTimeout bounds the wait for agents on quit (0: 5s).
+	QuitTimeout time.Duration
+	// ProgramOptions are extra Bubble Tea options (tests set a window size).
+	ProgramOptions []tea.ProgramOption
+}
+
+// ErrAgentsDidNotStop is returned when agents outlive the quit timeout.
+var ErrAgentsDidNotStop = errors.New("agents did not stop in time")
+
+// Run shows the chat until the user quits or ctx ends. It serves the
+// runtime meanwhile, feeds its events to the screen in frame-sized batches,
+// and on the way out denies open approvals, cancels every agent and waits
+// (bounded) for them to end.
+func Run(ctx context.Context, o Options) error {
+	rt := o.Runtime
+	if o.QuitTimeout <= 0 {
+		o.QuitTimeout = DefaultQuitTimeout
+	}
+	m := New(Config{Backend: RuntimeBackend(rt), Approvals: o.Approvals, Team: o.Team, Subject: o.Subject, Welcome: o.Welcome})
+	f := newFeed()
+	unsub := rt.Bus().Subscribe(f.Emit)
+	defer unsub()
+	var approvals <-chan struct{}
+	if o.Approvals != nil {
+		o.Approvals.SetWaiting(rt.Manager().SetWaiting)
+		approvals = o.Approvals.Changed()
+	}
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if o.In != nil {
+		opts = append(opts, tea.WithInput(o.In))
+	}
+	if o.Out != nil {
+		opts = append(opts, tea.WithOutput(o.Out))
+	}
+	p := tea.NewProgram(m, append(opts, o.ProgramOptions...)...)
+
+	serveCtx, stopServe := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = rt.Serve(serveCtx)
+	}()
+	feedCtx, stopFeed := context.WithCancel(context.Background())
+	fed := make(chan struct{})
+	go func() {
+		defer close(fed)
+		f.run(feedCtx, p.Send, approvals, frameInterval)
+	}()
+
+	_, err := p.Run()
+	switch {
+	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+		err = nil // SIGTERM or the caller's cancel: a normal way out
+	case errors.Is(err, tea.ErrInterrupted):
+		err = nil // SIGINT from outside the terminal: quit like ctrl+c twice
+	}
+	stopFeed()
+	<-fed
+	if o.Approvals != nil {
+		o.Approvals.Close()
+	}
+	if rt.Busy() || rt.Bus().ActiveAgents() > 0 {
+		rt.Interrupt("quit")
+	}
+	stopServe()
+	timer := time.NewTimer(o.QuitTimeout)
+	defer timer.Stop()
+	select {
+	case <-served:
+	case <-timer.C:
+		return errors.Join(err, fmt.Errorf("%w (waited %s)", ErrAgentsDidNotStop, o.QuitTimeout))
+	}
+	return err
+}
