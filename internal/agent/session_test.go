@@ -111,16 +111,12 @@ func TestReadOnlyCallsOfOneMessageRunConcurrently(t *testing.T) {
 	p, _ := testkit.Model(t, scenario("look", "b"))
 	pr := &probe{name: "look", kind: tools.ReadOnly, delay: 150 * time.Millisecond}
 	s := New(Config{ID: "lead", Provider: p, Tools: tools.NewSet(pr)})
-	start := time.Now()
 	res, err := s.Run(context.Background(), "go")
 	if err != nil || res.Text != "done" {
 		t.Fatalf("res %+v err %v", res, err)
 	}
 	if pr.peak.Load() != 3 {
-		t.Fatalf("peak concurrency %d, want 3", pr.peak.Load())
-	}
-	if el := time.Since(start); el > 400*time.Millisecond {
-		t.Fatalf("three 150ms calls took %s: not concurrent", el)
+		t.Fatalf("peak concurrency %d, want 3: the calls did not overlap", pr.peak.Load())
 	}
 }
 
