@@ -145,6 +145,19 @@ func (s *screen) exited() bool {
 	return strings.TrimSpace(s.tmux("display-message", "-p", "-t", "main", "#{pane_dead}")) == "1"
 }
 
+// alive reports whether pid is a running (not zombie) process.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
+}
+
 // startServer serves the scenario on loopback until the test ends.
 func startServer(t *testing.T, yaml string) *loopback.Server {
 	t.Helper()
@@ -255,11 +268,29 @@ func TestQuitCancelsAgentsAndLeavesNoProcessBehind(t *testing.T) {
 	if d := time.Since(start); d > 8*time.Second {
 		t.Errorf("quitting took %s", d)
 	}
-	if err := syscall.Kill(s.pid, 0); err == nil {
+	// tmux marks the pane dead before it reaps the process and records
+	// its status: wait for both (a zombie is an ended process).
+	var status string
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		status = strings.TrimSpace(s.tmux("display-message", "-p", "-t", "main", "#{pane_dead_status}"))
+		if (status != "" && !alive(s.pid)) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(s.pid) {
 		t.Errorf("atomic (pid %d) is still running after quitting", s.pid)
 	}
-	status := strings.TrimSpace(s.tmux("display-message", "-p", "-t", "main", "#{pane_dead_status}"))
-	if status != "0" {
+	sig := strings.TrimSpace(s.tmux("display-message", "-p", "-t", "main", "#{pane_dead_signal}"))
+	switch {
+	case sig != "":
+		t.Errorf("atomic was killed by signal %s", sig)
+	case status == "":
+		// Seen under heavy load: tmux 3.3 reaps the pane without recording
+		// how it ended. The process is gone, which is what matters here.
+		t.Logf("tmux recorded no exit status for the pane")
+	case status != "0":
 		t.Errorf("atomic exited with status %s, want 0", status)
 	}
 }
