@@ -50,7 +50,12 @@ var (
 	ordered  = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)
 	rule     = regexp.MustCompile(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
 	fence    = regexp.MustCompile("^\\s{0,3}(```+|~~~+)\\s*([^`\\s]*)")
-	inlineRe = regexp.MustCompile("`[^`]+`|\\*\\*[^*]+\\*\\*|__[^_]+__|\\*[^*\\s][^*]*\\*|\\b_[^_\\s][^_]*_\\b|\\[[^\\]]+\\]\\([^)\\s]+\\)")
+	// Emphasis must open after a line start, space or opening bracket and
+	// close before a space, punctuation or the end (CommonMark's flanking
+	// rules, roughly), so globs like **/*.go stay literal.
+	inlineRe = regexp.MustCompile("`[^`]+`" +
+		`|(?:^|[\s(\[])(?:\*\*[^*\s](?:[^*]*[^*\s])?\*\*|__[^_\s](?:[^_]*[^_\s])?__|\*[^*\s](?:[^*]*[^*\s])?\*|_[^_\s](?:[^_]*[^_\s])?_)(?:$|[\s.,;:!?)\]])` +
+		`|\[[^\]]+\]\([^)\s]+\)`)
 )
 
 // Render returns text's lines rendered for width columns.
@@ -139,11 +144,20 @@ func (r *Renderer) wrap(s string, width int, first, rest string) []string {
 // inline styles emphasis, code spans and links.
 func (r *Renderer) inline(s string) string {
 	return inlineRe.ReplaceAllStringFunc(s, func(m string) string {
+		// Emphasis matches carry the boundary characters around them.
+		lead, trail := "", ""
+		if m[0] != '`' && m[0] != '[' {
+			if c := m[0]; c == ' ' || c == '\t' || c == '(' || c == '[' || c == '\n' {
+				lead, m = m[:1], m[1:]
+			}
+			if c := m[len(m)-1]; c != '*' && c != '_' {
+				trail, m = m[len(m)-1:], m[:len(m)-1]
+			}
+			return lead + r.emphasis(m) + trail
+		}
 		switch {
 		case strings.HasPrefix(m, "`"):
 			return r.s.Code.Render(strings.Trim(m, "`"))
-		case strings.HasPrefix(m, "**") || strings.HasPrefix(m, "__"):
-			return r.s.Bold.Render(m[2 : len(m)-2])
 		case strings.HasPrefix(m, "["):
 			i := strings.Index(m, "](")
 			label, url := m[1:i], m[i+2:len(m)-1]
@@ -152,8 +166,16 @@ func (r *Renderer) inline(s string) string {
 			}
 			return r.s.Link.Render(label) + " (" + url + ")"
 		}
-		return r.s.Italic.Render(m[1 : len(m)-1])
+		return m
 	})
+}
+
+// emphasis styles **bold**, __bold__, *italic* and _italic_.
+func (r *Renderer) emphasis(m string) string {
+	if strings.HasPrefix(m, "**") || strings.HasPrefix(m, "__") {
+		return r.s.Bold.Render(m[2 : len(m)-2])
+	}
+	return r.s.Italic.Render(m[1 : len(m)-1])
 }
 
 // stripInline drops emphasis markers (headings are styled whole).

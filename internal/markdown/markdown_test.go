@@ -28,6 +28,9 @@ func TestRenderElements(t *testing.T) {
 		{"paragraph lines joined", "a\nb", "a b"},
 		{"blank lines collapse", "a\n\n\n\nb", "a\n\nb"},
 		{"snake_case is not italic", "call my_var_name now", "call my_var_name now"},
+		{"globs stay literal", "Files matching **/*.md and *.go: 3", "Files matching **/*.md and *.go: 3"},
+		{"emphasis at line start and before punctuation", "*one*, **two**.", "one, two."},
+		{"arithmetic is not italic", "2 * 3 * 4", "2 * 3 * 4"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -184,7 +184,7 @@ func findings(msgs []provider.Message) string {
 					Pattern string `json:"pattern"`
 				}
 				_ = json.Unmarshal(c.Input, &in)
-				fmt.Fprintf(&b, "- Files matching %s: %d (%s)\n", in.Pattern, len(files), preview(files, 5))
+				fmt.Fprintf(&b, "- Files matching `%s`: %d (%s)\n", in.Pattern, len(files), preview(files, 5))
 			case c.Name == "read":
 				var in struct {
 					FilePath string `json:"file_path"`
