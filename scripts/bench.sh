@@ -10,11 +10,13 @@ go test -run '^$' -bench 'Reducer' ./internal/lifecycle >>"$out"
 go test -run '^$' -bench . -benchtime 5x ./e2e >>"$out"
 go test -run '^$' -bench . ./internal/ui >>"$out" 2>/dev/null || echo "(ui benchmarks unavailable)" >&2
 
-# figure NAME UNIT BUDGET-OP BUDGET: prints the metric UNIT of benchmark NAME.
+# figure NAME UNIT OP BUDGET LABEL: prints the metric UNIT of benchmark NAME
+# (ms/frame is read from ns/op) beside its budget.
 figure() {
   local name=$1 unit=$2 op=$3 budget=$4 label=$5
-  local v
-  v=$(awk -v n="^Benchmark$name(-[0-9]+)?\$" -v u="$unit" '$1 ~ n { for (i = 2; i < NF; i++) if ($(i+1) == u) print $i }' "$out" | tail -1)
+  local v src=$unit scale=1
+  if [ "$unit" = ms/frame ]; then src=ns/op; scale=1000000; fi
+  v=$(awk -v n="^Benchmark$name(-[0-9]+)?\$" -v u="$src" -v k="$scale" '$1 ~ n { for (i = 2; i < NF; i++) if ($(i+1) == u) printf "%.3f\n", $i / k }' "$out" | tail -1)
   if [ -z "$v" ]; then printf '%-58s %14s\n' "$label" "not measured"; return; fi
   local ok
   ok=$(awk -v v="$v" -v b="$budget" -v op="$op" 'BEGIN { print ((op == "<" && v < b) || (op == ">" && v > b)) ? "ok" : "OVER BUDGET" }')
@@ -30,6 +32,7 @@ figure Reducer events/s '>' 1000000 "lifecycle reducer throughput"
 figure FanOut3x2s s-wall '<' 2.2 "3 sub-agents answering after 2 s: whole run"
 figure 100Subagents s-wall '<' 2 "100 sub-agents at cap 100, 1 s each: whole run"
 figure 100Subagents MB-peak-RSS '<' 150 "100 sub-agents: peak RSS"
-figure Tree50 ms/frame '<' 1 "render the agents tree with 50 agents"
-figure Transcript500 ms/frame '<' 5 "full frame of a 500-message transcript"
-figure FirstFrame ms-to-first-frame '<' 100 "start to first frame"
+figure Tree50Agents/expanded=false ms/frame '<' 1 "render the agents tree with 50 agents (compact)"
+figure Tree50Agents/expanded=true ms/frame '<' 1 "render the agents tree with 50 agents (expanded)"
+figure Frame500Messages ms/frame '<' 5 "full frame of a 500-message transcript"
+figure StartToFirstFrame ms/frame '<' 100 "UI model start to first frame (in process)"
