@@ -231,3 +231,23 @@ type ResetData struct {
 type ErrorData struct {
 	Message string `json:"message"`
 }
+
+// Payload extracts a payload of type T from an event's Data, which may hold
+// a T, a *T, or undecoded JSON (events read back from stream-json).
+func Payload[T any](data any) (T, bool) {
+	switch v := data.(type) {
+	case T:
+		return v, true
+	case *T:
+		if v != nil {
+			return *v, true
+		}
+	case json.RawMessage:
+		var t T
+		if json.Unmarshal(v, &t) == nil {
+			return t, true
+		}
+	}
+	var zero T
+	return zero, false
+}

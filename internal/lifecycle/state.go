@@ -70,7 +70,7 @@ func (s *State) Apply(e event.Event) []Record {
 // sub-agent's own call, say): the tool must be the task tool (or unnamed)
 // and the caller the record's parent where both are known.
 func (s *State) ownsCompletion(i int, e event.Event) bool {
-	d, ok := payload[event.ToolCompleteData](e.Data)
+	d, ok := event.Payload[event.ToolCompleteData](e.Data)
 	if !ok || (d.Name != "" && !isTaskTool(d.Name)) {
 		return false
 	}

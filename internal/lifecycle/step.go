@@ -70,7 +70,7 @@ func stepToolStart(r Record, e event.Event) Record {
 	if r.ID != "" || e.ToolCallID == "" {
 		return r
 	}
-	d, ok := payload[event.ToolStartData](e.Data)
+	d, ok := event.Payload[event.ToolStartData](e.Data)
 	if !ok || !isTaskTool(d.Name) {
 		return r
 	}
@@ -108,7 +108,7 @@ func stepToolStart(r Record, e event.Event) Record {
 // kept, except that an active record the runtime reports as background
 // becomes background.
 func stepSubagentStart(r Record, e event.Event) Record {
-	d, ok := payload[event.SubagentStartData](e.Data)
+	d, ok := event.Payload[event.SubagentStartData](e.Data)
 	if !ok {
 		return r
 	}
@@ -166,7 +166,7 @@ func stepSubagentUpdate(r Record, e event.Event) Record {
 	if r.ID == "" || r.Status.Terminal() {
 		return r
 	}
-	d, ok := payload[event.SubagentUpdateData](e.Data)
+	d, ok := event.Payload[event.SubagentUpdateData](e.Data)
 	if !ok {
 		return r
 	}
@@ -194,7 +194,7 @@ func stepToolComplete(r Record, e event.Event) Record {
 	if r.ID == "" {
 		return r
 	}
-	d, ok := payload[event.ToolCompleteData](e.Data)
+	d, ok := event.Payload[event.ToolCompleteData](e.Data)
 	if !ok {
 		return r
 	}
@@ -224,7 +224,7 @@ func stepSubagentComplete(r Record, e event.Event) Record {
 	if r.ID == "" || r.Status.Terminal() {
 		return r
 	}
-	d, ok := payload[event.SubagentCompleteData](e.Data)
+	d, ok := event.Payload[event.SubagentCompleteData](e.Data)
 	if !ok {
 		return r
 	}
@@ -265,26 +265,6 @@ func finish(r Record, s Status, t time.Time) Record {
 	r.CurrentTool = ""
 	r.Waiting = ""
 	return r
-}
-
-// payload extracts a payload of type T from an event's Data, which may hold
-// a T, a *T, or undecoded JSON (events read back from stream-json).
-func payload[T any](data any) (T, bool) {
-	switch v := data.(type) {
-	case T:
-		return v, true
-	case *T:
-		if v != nil {
-			return *v, true
-		}
-	case json.RawMessage:
-		var t T
-		if json.Unmarshal(v, &t) == nil {
-			return t, true
-		}
-	}
-	var zero T
-	return zero, false
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -15,14 +15,15 @@ type bgTool struct{ m *Manager }
 
 func (bgTool) Kind() tools.Kind { return tools.Orchestrate }
 
-func taskIDInput(input json.RawMessage) (string, error) {
+// task finds the background task a call's task_id names.
+func (b bgTool) task(input json.RawMessage) (*Task, error) {
 	var in struct {
 		TaskID string `json:"task_id"`
 	}
 	if err := json.Unmarshal(input, &in); err != nil {
-		return "", err
+		return nil, err
 	}
-	return in.TaskID, nil
+	return b.m.Lookup(in.TaskID, true)
 }
 
 // report words a task's state for the model.
@@ -64,11 +65,7 @@ func (*CheckTask) Schema() json.RawMessage {
 }
 
 func (c *CheckTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
-	id, err := taskIDInput(call.Input)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	t, err := c.m.Lookup(id, true)
+	t, err := c.task(call.Input)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -173,16 +170,12 @@ func (*CancelTask) Schema() json.RawMessage {
 }
 
 func (c *CancelTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
-	id, err := taskIDInput(call.Input)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	t, err := c.m.Lookup(id, true)
+	t, err := c.task(call.Input)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	if st := t.Info().State; st.Done() {
-		return tools.Result{Content: fmt.Sprintf("Task %s already finished (%s); nothing to cancel.", id, st)}, nil
+		return tools.Result{Content: fmt.Sprintf("Task %s already finished (%s); nothing to cancel.", t.ID, st)}, nil
 	}
 	t.cancel()
 	select {
@@ -190,7 +183,7 @@ func (c *CancelTask) Run(ctx context.Context, call tools.Call) (tools.Result, er
 	case <-ctx.Done():
 		return tools.Result{}, ctx.Err()
 	}
-	return tools.Result{Content: fmt.Sprintf("Task %s cancelled.", id)}, nil
+	return tools.Result{Content: fmt.Sprintf("Task %s cancelled.", t.ID)}, nil
 }
 
 // Tools returns task and its companions over m.

@@ -38,7 +38,7 @@ func (m *Model) applyEvent(e event.Event) {
 		if !isLead(e) {
 			return
 		}
-		if d, ok := payload[event.MessageDeltaData](e.Data); ok {
+		if d, ok := event.Payload[event.MessageDeltaData](e.Data); ok {
 			a := m.stream()
 			if d.Discard {
 				a.set("")
@@ -49,7 +49,7 @@ func (m *Model) applyEvent(e event.Event) {
 		if !isLead(e) {
 			return
 		}
-		d, _ := payload[event.MessageCompleteData](e.Data)
+		d, _ := event.Payload[event.MessageCompleteData](e.Data)
 		if m.streaming == nil && strings.TrimSpace(d.Text) != "" {
 			m.stream()
 		}
@@ -65,7 +65,7 @@ func (m *Model) applyEvent(e event.Event) {
 		if !isLead(e) {
 			return
 		}
-		d, _ := payload[event.ToolStartData](e.Data)
+		d, _ := event.Payload[event.ToolStartData](e.Data)
 		t := &toolEntry{name: d.Name, subject: m.subject(d.Name, d.Input)}
 		m.tools[e.ToolCallID] = t
 		m.tr.add(t)
@@ -74,7 +74,7 @@ func (m *Model) applyEvent(e event.Event) {
 		if !ok || !isLead(e) {
 			return
 		}
-		d, _ := payload[event.ToolCompleteData](e.Data)
+		d, _ := event.Payload[event.ToolCompleteData](e.Data)
 		switch {
 		case d.Success:
 			t.state, t.result = toolOK, d.Result
@@ -86,7 +86,7 @@ func (m *Model) applyEvent(e event.Event) {
 		t.version++
 		delete(m.tools, e.ToolCallID)
 	case event.UsageUpdate:
-		if d, ok := payload[event.UsageUpdateData](e.Data); ok {
+		if d, ok := event.Payload[event.UsageUpdateData](e.Data); ok {
 			m.usage.update(e.AgentID, d)
 		}
 	case event.TurnEnd:
@@ -95,7 +95,7 @@ func (m *Model) applyEvent(e event.Event) {
 			m.streaming = nil
 		}
 	case event.Error:
-		if d, ok := payload[event.ErrorData](e.Data); ok && isLead(e) {
+		if d, ok := event.Payload[event.ErrorData](e.Data); ok && isLead(e) {
 			m.note(noteError, "Error: "+d.Message)
 		}
 	case event.Interrupt:
@@ -107,18 +107,18 @@ func (m *Model) applyEvent(e event.Event) {
 		clear(m.tools)
 		m.note(noteWarning, "Interrupted · what should Atomic do instead?")
 	case event.TeammateStatus:
-		if d, ok := payload[event.TeammateStatusData](e.Data); ok {
+		if d, ok := event.Payload[event.TeammateStatusData](e.Data); ok {
 			m.teamTree().status(d)
 		}
 	case event.TeamMessage:
-		if d, ok := payload[event.TeamMessageData](e.Data); ok {
+		if d, ok := event.Payload[event.TeamMessageData](e.Data); ok {
 			m.teamTree().message(d)
 			if d.To == leadID && d.From != leadID {
 				m.note(noteInfo, fmt.Sprintf("✉ %s → lead: %s", d.From, oneLine(d.Content)))
 			}
 		}
 	case event.SessionStart:
-		if d, ok := payload[event.SessionStartData](e.Data); ok && isLead(e) && d.Model != "" {
+		if d, ok := event.Payload[event.SessionStartData](e.Data); ok && isLead(e) && d.Model != "" {
 			m.model = d.Model
 		}
 	}
@@ -132,7 +132,7 @@ func (m *Model) applyEvent(e event.Event) {
 func (m *Model) routeToTree(e event.Event) bool {
 	switch e.Type {
 	case event.ToolStart:
-		d, ok := payload[event.ToolStartData](e.Data)
+		d, ok := event.Payload[event.ToolStartData](e.Data)
 		if !ok || !strings.EqualFold(d.Name, taskTool) || e.ToolCallID == "" {
 			return false
 		}
@@ -262,26 +262,6 @@ func (m *Model) activeAgents() int {
 		n += t.state.Active()
 	}
 	return n
-}
-
-// payload extracts a payload of type T from an event's Data (a T, a *T or
-// undecoded JSON).
-func payload[T any](data any) (T, bool) {
-	switch v := data.(type) {
-	case T:
-		return v, true
-	case *T:
-		if v != nil {
-			return *v, true
-		}
-	case json.RawMessage:
-		var t T
-		if json.Unmarshal(v, &t) == nil {
-			return t, true
-		}
-	}
-	var zero T
-	return zero, false
 }
 
 func firstNonEmpty(ss ...string) string {
