@@ -1,0 +1,45 @@
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEncoderWritesOneSnakeCaseObjectPerLineWithEmptyFieldsOmitted(t *testing.T) {
+	var buf bytes.Buffer
+	enc := NewEncoder(&buf)
+	at := time.Date(2026, 11, 22, 10, 0, 0, 123456789, time.UTC)
+	enc.Encode(Event{Type: ToolStart, Time: at, SessionID: "s1", AgentID: "lead", ToolCallID: "toolu_1",
+		Data: ToolStartData{Name: "read", Input: json.RawMessage(`{"file_path":"a.go"}`)}})
+	enc.Encode(Event{Type: TurnEnd, Time: at, AgentID: "lead"})
+	enc.Flush()
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	want := `{"type":"tool.start","time":"2026-11-22T10:00:00.123456789Z","session_id":"s1","agent_id":"lead","tool_call_id":"toolu_1","data":{"name":"read","input":{"file_path":"a.go"}}}`
+	if lines[0] != want {
+		t.Fatalf("got  %s\nwant %s", lines[0], want)
+	}
+	if strings.Contains(lines[1], "parent_agent_id") || strings.Contains(lines[1], `"data"`) {
+		t.Fatalf("empty fields must be omitted: %s", lines[1])
+	}
+	var raw Raw
+	if err := json.Unmarshal([]byte(lines[0]), &raw); err != nil || raw.Type != ToolStart {
+		t.Fatalf("round trip: %+v %v", raw, err)
+	}
+	d, ok := Payload[ToolStartData](raw.Data)
+	if !ok || d.Name != "read" {
+		t.Fatalf("payload from raw JSON: %+v", d)
+	}
+}
+
+func TestUsageAddKeepsTheLargestContextWindow(t *testing.T) {
+	u := Usage{InputTokens: 1, ContextWindow: 200000}.Add(Usage{InputTokens: 2, OutputTokens: 3, ContextWindow: 128000, CostUSD: 0.5})
+	if u.InputTokens != 3 || u.OutputTokens != 3 || u.ContextWindow != 200000 || u.CostUSD != 0.5 || u.Total() != 6 {
+		t.Fatalf("%+v", u)
+	}
+}
