@@ -72,7 +72,7 @@ func TestLoadFileNamesWhatIsWrong(t *testing.T) {
 	}
 	cases := map[string]string{
 		`{"provider": "anthropic", "modle": "x"}`: `unknown field "modle"`,
-		"{\n\"provider\": \"anthropic\",\n}":       "line 3",
+		"{\n\"provider\": \"anthropic\",\n}":      "line 3",
 		`{"max_subagents": "five"}`:               `field "max_subagents"`,
 	}
 	for content, want := range cases {

@@ -45,11 +45,11 @@ type Renderer struct{ s Styles }
 func New(st Styles) *Renderer { return &Renderer{s: st} }
 
 var (
-	heading  = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
-	bullet   = regexp.MustCompile(`^(\s*)([-*+])\s+(.*)$`)
-	ordered  = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)
-	rule     = regexp.MustCompile(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
-	fence    = regexp.MustCompile("^\\s{0,3}(```+|~~~+)\\s*([^`\\s]*)")
+	heading = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
+	bullet  = regexp.MustCompile(`^(\s*)([-*+])\s+(.*)$`)
+	ordered = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)
+	rule    = regexp.MustCompile(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
+	fence   = regexp.MustCompile("^\\s{0,3}(```+|~~~+)\\s*([^`\\s]*)")
 	// Emphasis must open after a line start, space or opening bracket and
 	// close before a space, punctuation or the end (CommonMark's flanking
 	// rules, roughly), so globs like **/*.go stay literal.
