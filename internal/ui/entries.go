@@ -274,12 +274,17 @@ func (e *noteEntry) lines(rc *renderCtx) []string {
 			st = th.muted()
 		}
 		var out []string
-		for i, l := range strings.Split(ansi.Wrap(e.text, max(rc.Width-2, 10), ""), "\n") {
-			prefix := indent
-			if i == 0 && mark != "" {
-				prefix = mark
+		for _, src := range strings.Split(e.text, "\n") {
+			// Wrapped lines keep their source line's indentation.
+			body := strings.TrimLeft(src, " ")
+			lead := src[:len(src)-len(body)]
+			for _, l := range strings.Split(ansi.Wrap(body, max(rc.Width-2-len(lead), 10), ""), "\n") {
+				prefix := indent
+				if len(out) == 0 && mark != "" {
+					prefix = mark
+				}
+				out = append(out, prefix+st.Render(lead+l))
 			}
-			out = append(out, prefix+st.Render(l))
 		}
 		return out
 	})

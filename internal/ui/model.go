@@ -211,7 +211,7 @@ func (m *Model) bottom() []string {
 }
 
 func (m *Model) statusLine() statusLine {
-	s := statusLine{Model: m.model, Usage: m.usage, ActiveAgents: m.activeAgents(), Busy: m.busy}
+	s := statusLine{Model: m.model, Usage: m.usage, ActiveAgents: m.activeAgents(), Busy: m.busy, Expanded: m.expanded}
 	if m.team != nil {
 		s.ActiveTeammates = m.team.active()
 	}

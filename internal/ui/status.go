@@ -46,6 +46,7 @@ type statusLine struct {
 	ActiveTeammates int
 	Busy            bool
 	Approvals       int
+	Expanded        bool
 }
 
 func (s statusLine) render(th Theme, width int) string {
@@ -72,6 +73,8 @@ func (s statusLine) render(th Theme, width int) string {
 		hint = "approval needed"
 	case s.Busy || s.ActiveAgents > 0:
 		hint = "esc to interrupt"
+	case s.Expanded:
+		hint = "ctrl+o collapse · /help"
 	default:
 		hint = "ctrl+o expand · /help"
 	}
