@@ -118,5 +118,3 @@ func (in *input) update(msg tea.Msg) tea.Cmd {
 }
 
 func (in *input) view() string { return in.ta.View() }
-
-func (in *input) height() int { return in.ta.Height() }

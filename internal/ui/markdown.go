@@ -24,11 +24,6 @@ func (m *markdown) render(text string, width int) []string {
 	return trimBlank(m.r.Render(text, max(width, 10)))
 }
 
-// plainLines word-wraps text to width.
-func plainLines(text string, width int) []string {
-	return trimBlank(strings.Split(ansi.Wrap(text, width, ""), "\n"))
-}
-
 // trimBlank drops leading and trailing lines that show nothing, and
 // trailing padding.
 func trimBlank(lines []string) []string {
