@@ -4,8 +4,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/loopback"
 )
+
+func firstKey[V any](m map[string]V) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
 
 func TestBackgroundCompanionToolsReportTasksAndRefuseUnknownIDs(t *testing.T) {
 	srv := server(t, `
@@ -91,22 +100,30 @@ rules:
         - {name: bash, input: {command: "rm -rf build"}}
 `)
 	ws := workspace(t, map[string]string{"build/out.bin": "keep me"})
-	r := atomic(t, srv, "anthropic", ws, "-p", "clean up", "--output-format", "json")
+	r := atomic(t, srv, "anthropic", ws, "-p", "clean up", "--output-format", "stream-json")
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}
-	denied := loopback.ByRule(srv.Log(), "sub-after")
-	if len(denied) != 1 {
+	evs := events(t, r.stdout)
+	asked := index(evs, func(e event.Raw) bool { return e.Type == event.PermissionRequested })
+	denied := index(evs, func(e event.Raw) bool {
+		return e.Type == event.PermissionResolved && !data[event.PermissionResolvedData](t, e).Allowed
+	})
+	if asked < 0 || denied < asked || data[event.PermissionRequestedData](t, evs[asked]).AgentName != "general-purpose-1" {
+		t.Fatalf("stream-json must show the sub-agent's approval request and its denial (%d, %d)", asked, denied)
+	}
+	back := loopback.ByRule(srv.Log(), "sub-after")
+	if len(back) != 1 {
 		t.Fatalf("the sub-agent never got its denial back")
 	}
-	res := denied[0].LastToolResults()[0]
+	res := back[0].LastToolResults()[0]
 	for _, w := range []string{"permission denied", "general-purpose-1", "--allowed-tools 'bash(rm -rf:*)'", "--permission-mode bypassPermissions"} {
 		if !strings.Contains(res.Content, w) {
 			t.Errorf("denial %q should mention %q", res.Content, w)
 		}
 	}
-	if !strings.Contains(r.stdout, `"status":"completed"`) {
-		t.Fatalf("the sub-agent should finish normally: %s", r.stdout)
+	if seqs := statusesByAgent(t, evs); len(seqs) != 1 || seqs[firstKey(seqs)][len(seqs[firstKey(seqs)])-1] != lifecycle.Completed {
+		t.Fatalf("the sub-agent should finish normally: %v", seqs)
 	}
 	if _, err := readFile(ws, "build/out.bin"); err != nil {
 		t.Fatal("the denied command ran anyway")

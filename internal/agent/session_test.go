@@ -272,3 +272,62 @@ rules:
 		t.Fatal("inbox should be drained")
 	}
 }
+
+type allowAll struct{ asked int }
+
+func (a *allowAll) Ask(ctx context.Context, req permission.Request) (permission.Answer, error) {
+	a.asked++
+	return permission.AllowOnce, nil
+}
+
+func TestApprovalsAreReportedBeforeAndAfterTheWait(t *testing.T) {
+	scen := `
+rules:
+  - {name: answer, match: {has_tool_results: true}, respond: {text: "ok"}}
+  - name: calls
+    respond:
+      tool_calls:
+        - {name: put, input: {key: "a"}}
+        - {name: look, input: {key: "b"}}
+`
+	for _, c := range []struct {
+		name    string
+		asker   permission.Asker
+		allowed bool
+	}{{"headless denial", nil, false}, {"a human allows", &allowAll{}, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			p, _ := testkit.Model(t, scen)
+			gate, _ := permission.NewGate(permission.Options{Asker: c.asker})
+			rec := &recorder{}
+			s := New(Config{ID: "explore-1", ParentID: "lead", Provider: p, Gate: gate, Sink: rec, Tools: tools.NewSet(
+				&probe{name: "put", kind: tools.Edit}, &probe{name: "look", kind: tools.ReadOnly})})
+			if _, err := s.Run(context.Background(), "go"); err != nil {
+				t.Fatal(err)
+			}
+			req, res := rec.of(event.PermissionRequested), rec.of(event.PermissionResolved)
+			if len(req) != 1 || len(res) != 1 {
+				t.Fatalf("only the edit needs approval: %d requested, %d resolved", len(req), len(res))
+			}
+			rd := req[0].Data.(event.PermissionRequestedData)
+			sd := res[0].Data.(event.PermissionResolvedData)
+			if rd.AgentName != "explore-1" || rd.Tool != "put" || req[0].ParentAgentID != "lead" || req[0].ToolCallID == "" {
+				t.Fatalf("request %+v / %+v", req[0], rd)
+			}
+			if sd.RequestID != rd.RequestID || sd.Allowed != c.allowed || (!c.allowed && !strings.Contains(sd.Reason, "--permission-mode acceptEdits")) {
+				t.Fatalf("resolution %+v", sd)
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			var order []event.Type
+			for _, e := range rec.evs {
+				if e.ToolCallID == req[0].ToolCallID {
+					order = append(order, e.Type)
+				}
+			}
+			want := []event.Type{event.ToolStart, event.PermissionRequested, event.PermissionResolved, event.ToolComplete}
+			if len(order) != 4 || order[1] != want[1] || order[2] != want[2] || order[3] != want[3] {
+				t.Fatalf("order %v, want %v", order, want)
+			}
+		})
+	}
+}

@@ -168,11 +168,26 @@ func (s *Session) admit(ctx context.Context, c provider.ToolCall, t tools.Tool) 
 		if sj, ok := t.(tools.Subjecter); ok {
 			req.Subject = sj.Subject(c.Input)
 		}
-		if d := s.cfg.Gate.Decide(ctx, req); !d.Allow {
+		if d := s.decide(ctx, c.ID, req); !d.Allow {
 			return tools.Result{Content: d.Reason, IsError: true}, false
 		}
 	}
 	return tools.Result{}, true
+}
+
+// decide passes req through the gate, reporting a call that needs a human
+// as permission.requested before the wait and permission.resolved after
+// (a headless denial included).
+func (s *Session) decide(ctx context.Context, callID string, req permission.Request) permission.Decision {
+	if d, decided := s.cfg.Gate.Check(req); decided {
+		return d
+	}
+	s.emit(event.PermissionRequested, callID, event.PermissionRequestedData{
+		RequestID: req.ID, AgentName: req.AgentName, Tool: req.Tool, Subject: req.Subject, Input: req.Input,
+	})
+	d := s.cfg.Gate.Ask(ctx, req)
+	s.emit(event.PermissionResolved, callID, event.PermissionResolvedData{RequestID: req.ID, Allowed: d.Allow, Reason: d.Reason})
+	return d
 }
 
 func (s *Session) agentLabel() string {

@@ -123,37 +123,53 @@ func (g *Gate) Mode() Mode { return g.mode }
 // Decide returns whether req may run, asking the Asker when the mode and
 // patterns leave it open. It returns when ctx ends, denying.
 func (g *Gate) Decide(ctx context.Context, req Request) Decision {
+	if d, decided := g.Check(req); decided {
+		return d
+	}
+	return g.Ask(ctx, req)
+}
+
+// Check decides req from the mode, the patterns and this session's
+// allowances alone. decided is false when a human must answer: then call
+// Ask (callers report the approval around it).
+func (g *Gate) Check(req Request) (d Decision, decided bool) {
 	for _, p := range g.disallowed {
 		if p.Match(req.Tool, req.Subject) {
-			return Decision{Reason: fmt.Sprintf("permission denied: %s is disallowed by --disallowed-tools %q", describe(req), p.String())}
+			return Decision{Reason: fmt.Sprintf("permission denied: %s is disallowed by --disallowed-tools %q", describe(req), p.String())}, true
 		}
 	}
 	if req.Kind == tools.ReadOnly || req.Kind == tools.Orchestrate {
-		return Decision{Allow: true}
+		return Decision{Allow: true}, true
 	}
 	for _, p := range g.allowed {
 		if p.Match(req.Tool, req.Subject) {
-			return Decision{Allow: true}
+			return Decision{Allow: true}, true
 		}
 	}
 	switch g.mode {
 	case BypassPermissions:
-		return Decision{Allow: true}
+		return Decision{Allow: true}, true
 	case Plan:
-		return Decision{Reason: fmt.Sprintf("permission denied: %s is not allowed in plan mode (read-only); leave plan mode to make changes", describe(req))}
+		return Decision{Reason: fmt.Sprintf("permission denied: %s is not allowed in plan mode (read-only); leave plan mode to make changes", describe(req))}, true
 	case AcceptEdits:
 		if req.Kind == tools.Edit {
-			return Decision{Allow: true}
+			return Decision{Allow: true}, true
 		}
 	}
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	for _, p := range g.session {
 		if p.Match(req.Tool, req.Subject) {
-			g.mu.Unlock()
-			return Decision{Allow: true}
+			return Decision{Allow: true}, true
 		}
 	}
-	g.mu.Unlock()
+	return Decision{}, false
+}
+
+// Ask puts req to the human through the Asker; with none (headless) it
+// denies with a message naming the flags that would allow the call. It
+// returns when ctx ends, denying: nothing waits on a prompt nobody sees.
+func (g *Gate) Ask(ctx context.Context, req Request) Decision {
 	if g.asker == nil {
 		return Decision{Reason: headlessDenial(req)}
 	}
