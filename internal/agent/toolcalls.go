@@ -75,7 +75,11 @@ func (s *Session) runTools(ctx context.Context, calls []provider.ToolCall) ([]pr
 // startTool begins a Starter call and returns the wait that finishes it.
 func (s *Session) startTool(ctx context.Context, c provider.ToolCall, t tools.Tool, st tools.Starter) func() provider.ToolResult {
 	s.countToolUse()
-	s.emit(event.ToolStart, c.ID, event.ToolStartData{Name: c.Name, Input: c.Input})
+	queued := false
+	if q, ok := t.(tools.Queuer); ok {
+		queued = q.WillQueue()
+	}
+	s.emit(event.ToolStart, c.ID, event.ToolStartData{Name: c.Name, Input: c.Input, Queued: queued})
 	res, ok := s.admit(ctx, c, t)
 	if ok {
 		wait, err := safeStart(ctx, st, tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID})

@@ -120,6 +120,9 @@ type MessageCompleteData struct {
 type ToolStartData struct {
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input,omitempty"`
+	// Queued is set on a task call that must wait for a concurrency slot,
+	// so the agent it spawns is shown pending, never running, meanwhile.
+	Queued bool `json:"queued,omitempty"`
 }
 
 // ToolCompleteData: a tool call returned. For a background task this is the

@@ -49,6 +49,13 @@ func drawPlan(t *rapid.T, i int) agentPlan {
 	}
 	body := []event.Event{subStart(p.id, p.call, event.SubagentStartData{AgentType: agentType, Background: p.bg}, time.Time{})}
 	if rapid.Bool().Draw(t, "queued") {
+		// Announced as queued on tool.start (as the agent loop does) or
+		// only once it joins the queue (as an external backend might).
+		if rapid.Bool().Draw(t, "queuedAtStart") {
+			d := start.Data.(event.ToolStartData)
+			d.Queued = true
+			start.Data = d
+		}
 		body = append(body,
 			sub(subUpdate(p.id, event.SubagentUpdateData{Waiting: WaitingSlot}, time.Time{})),
 			sub(subUpdate(p.id, event.SubagentUpdateData{}, time.Time{})))

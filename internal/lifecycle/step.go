@@ -85,11 +85,15 @@ func stepToolStart(r Record, e event.Event) Record {
 		agentType = DefaultAgentType
 	}
 	bg := isBackgroundMode(in.Mode) || in.RunInBackground
-	status := Running
-	if bg {
+	status, waiting := Running, ""
+	switch {
+	case bg:
 		status = Background
+	case d.Queued:
+		status, waiting = Pending, WaitingSlot
 	}
 	return Record{
+		Waiting:     waiting,
 		ID:          e.ToolCallID,
 		ToolCallID:  e.ToolCallID,
 		ParentID:    e.AgentID,

@@ -43,6 +43,14 @@ var (
 	}
 )
 
+// queued marks a task tool.start as waiting for a concurrency slot.
+func queued(e event.Event) event.Event {
+	d := e.Data.(event.ToolStartData)
+	d.Queued = true
+	e.Data = d
+	return e
+}
+
 func with(r Record, f func(*Record)) Record {
 	f(&r)
 	return r
@@ -88,6 +96,29 @@ func TestTransitions(t *testing.T) {
 				ID: "call-2", ToolCallID: "call-2", ParentID: lead, Name: "general-purpose",
 				Description: "Run the slow test suite", Prompt: "go test ./...", Background: true,
 				Status: Background, StartedAt: at(0),
+			},
+			wantChanged: true,
+		},
+		{
+			name: "a queued task tool.start creates a pending record, never a running one",
+			ev:   queued(taskStart("call-4", syncInput, at(0))),
+			key:  "call-4",
+			want: Record{
+				ID: "call-4", ToolCallID: "call-4", ParentID: lead, Name: "Explore",
+				Description: "Find the auth handlers", Prompt: "Look for auth",
+				Status: Pending, Waiting: WaitingSlot, StartedAt: at(0),
+			},
+			wantChanged: true,
+		},
+		{
+			name:  "a queued agent runs once its slot frees",
+			setup: []event.Event{queued(taskStart("call-4", syncInput, at(0))), subStart("explore-4", "call-4", event.SubagentStartData{AgentType: "explore"}, at(0))},
+			ev:    event.Event{Type: event.SubagentUpdate, Time: at(2), AgentID: "explore-4", ToolCallID: "call-4", Data: event.SubagentUpdateData{}},
+			key:   "explore-4",
+			want: Record{
+				ID: "explore-4", ToolCallID: "call-4", ParentID: lead, Name: "Explore",
+				Description: "Find the auth handlers", Prompt: "Look for auth",
+				Status: Running, StartedAt: at(0),
 			},
 			wantChanged: true,
 		},

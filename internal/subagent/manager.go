@@ -100,6 +100,9 @@ func New(cfg Config) *Manager {
 		tasks: map[string]*Task{}, counts: map[string]int{}}
 }
 
+// WillQueue reports whether a task spawned now would wait for a slot.
+func (m *Manager) WillQueue() bool { return m.slots.full() }
+
 // SetModel changes the model inherited by sub-agents spawned from now on.
 func (m *Manager) SetModel(model string) {
 	m.mu.Lock()
@@ -160,6 +163,10 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	queued := tk.queued()
 	if queued {
 		m.update(t, "slot")
+	} else {
+		// Running at once; this also corrects a task call announced as
+		// queued whose slot freed up before the spawn.
+		m.update(t, "")
 	}
 	go m.run(tctx, t, set, tk, queued)
 	return t, nil

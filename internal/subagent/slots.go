@@ -16,6 +16,13 @@ type slots struct {
 
 func newSlots(n int) *slots { return &slots{free: n} }
 
+// full reports whether a new ticket would have to queue.
+func (s *slots) full() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.free == 0 || len(s.waiters) > 0
+}
+
 // ticket is a place in the queue: granted at once, or a channel closed when
 // the slot is handed over.
 type ticket struct {

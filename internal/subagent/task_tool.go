@@ -69,6 +69,9 @@ func (*TaskTool) Schema() json.RawMessage { return json.RawMessage(taskSchema) }
 // Kind implements tools.Tool.
 func (*TaskTool) Kind() tools.Kind { return tools.Orchestrate }
 
+// WillQueue implements tools.Queuer.
+func (t *TaskTool) WillQueue() bool { return t.m.WillQueue() }
+
 // Subject implements tools.Subjecter.
 func (*TaskTool) Subject(input json.RawMessage) string {
 	var in TaskInput

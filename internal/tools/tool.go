@@ -75,3 +75,11 @@ type Locker interface {
 type Starter interface {
 	Start(ctx context.Context, call Call) (wait func() (Result, error), err error)
 }
+
+// Queuer is implemented by Starter tools whose calls may have to wait for a
+// concurrency slot (task calls beyond the sub-agent cap). The agent loop
+// asks just before announcing such a call, so tool.start can say it is
+// queued and the agent is never shown running while it waits.
+type Queuer interface {
+	WillQueue() bool
+}
