@@ -45,10 +45,6 @@ type Config struct {
 	// CancelOnLeadError cancels all sub-agents when a lead turn fails, so
 	// a headless run can end; the TUI leaves them running.
 	CancelOnLeadError bool
-	// ExtraLeadTools are added to the lead's tools (team tools).
-	ExtraLeadTools []tools.Tool
-	// ActiveTeammates reports teammates still active, for completion gating.
-	ActiveTeammates func() int
 	Now             func() time.Time
 }
 
@@ -121,9 +117,6 @@ func New(cfg Config) *Runtime {
 		leadTools.Add(t)
 	}
 	for _, t := range team.LeadTools(r.team) {
-		leadTools.Add(t)
-	}
-	for _, t := range cfg.ExtraLeadTools {
 		leadTools.Add(t)
 	}
 	r.lead = agent.New(agent.Config{
@@ -287,11 +280,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string) {
 // until both the reducer and the manager agree it ended: after an interrupt
 // the reducer already shows it interrupted while its session is closing.
 func (r *Runtime) active() int {
-	n := max(r.bus.ActiveAgents(), r.mgr.Active()) + r.team.Active()
-	if r.cfg.ActiveTeammates != nil {
-		n += r.cfg.ActiveTeammates()
-	}
-	return n
+	return max(r.bus.ActiveAgents(), r.mgr.Active()) + r.team.Active()
 }
 
 // settle emits complete when nothing is left to do, usage.update otherwise.
