@@ -21,7 +21,6 @@ type Flags struct {
 	Provider string
 	Model    string
 	BaseURL  string
-	APIKey   string
 	Demo     bool
 }
 
@@ -75,7 +74,7 @@ func Resolve(fl Flags, file File, getenv func(string) string) (ProviderSettings,
 	}
 	ps.Model = first(fl.Model, file.Model, defModel)
 	ps.BaseURL = first(fl.BaseURL, getenv(envURL), file.BaseURL)
-	ps.APIKey = first(fl.APIKey, getenv(envKey), file.APIKey)
+	ps.APIKey = first(getenv(envKey), file.APIKey)
 	if ps.APIKey == "" {
 		if ps.Provider == "openai" && ps.BaseURL != "" {
 			// Local OpenAI-compatible servers (Ollama, llama.cpp) take any key.

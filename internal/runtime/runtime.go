@@ -45,7 +45,7 @@ type Config struct {
 	// CancelOnLeadError cancels all sub-agents when a lead turn fails, so
 	// a headless run can end; the TUI leaves them running.
 	CancelOnLeadError bool
-	Now             func() time.Time
+	Now               func() time.Time
 }
 
 // Outcome is what a settled run produced: the payload of its complete.

@@ -55,7 +55,7 @@ var _ provider.Provider = (*Provider)(nil)
 // New checks cfg and returns a Provider. A missing key or model is an error.
 func New(cfg Config) (*Provider, error) {
 	if strings.TrimSpace(cfg.APIKey) == "" {
-		return nil, errors.New("anthropic: no API key: set ANTHROPIC_API_KEY, the config file's key or the --api-key flag")
+		return nil, errors.New("anthropic: no API key: set ANTHROPIC_API_KEY or api_key in the config file")
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("anthropic: no model given")

@@ -78,7 +78,7 @@ func New(cfg Config) (*Provider, error) {
 	u, _ := url.Parse(base)
 	official := strings.EqualFold(u.Hostname(), "api.openai.com")
 	if official && strings.TrimSpace(cfg.APIKey) == "" {
-		return nil, errors.New("openai: no API key: set OPENAI_API_KEY, the config file's key or the --api-key flag")
+		return nil, errors.New("openai: no API key: set OPENAI_API_KEY or api_key in the config file")
 	}
 	// Options given here come after the SDK's environment defaults, so
 	// they win over OPENAI_API_KEY and OPENAI_BASE_URL.
