@@ -310,6 +310,28 @@ rules:
 	}
 }
 
+// retriedOnce streams "hi" with three attempts allowed and checks that it
+// took exactly one retry (announcing attempt 2) and that only the retried
+// attempt's text, want, came back. It returns the recorded chunks and the
+// retry chunk for case-specific checks of the error.
+func (s suite) retriedOnce(t *testing.T, srv *loopback.Server, want string) (*recorder, provider.Chunk) {
+	t.Helper()
+	p := s.provider(t, srv.URL(), Fast(3), nil)
+	rec := &recorder{}
+	resp, err := p.Stream(context.Background(), ask("hi"), rec.on)
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	if resp.Text != want {
+		t.Errorf("Response.Text = %q, want only the retried attempt's text %q", resp.Text, want)
+	}
+	retries := rec.kinds(provider.ChunkRetry)
+	if len(retries) != 1 || retries[0].Attempt != 2 {
+		t.Fatalf("retry chunks = %+v, want one announcing attempt 2", retries)
+	}
+	return rec, retries[0]
+}
+
 func (s suite) overloadedThenSuccess(t *testing.T) {
 	srv := s.server(t, `
 rules:
@@ -318,22 +340,10 @@ rules:
       - error: {status: 529, type: overloaded_error, message: "Overloaded"}
       - text: "made it"
 `)
-	p := s.provider(t, srv.URL(), Fast(3), nil)
-	var rec recorder
-	resp, err := p.Stream(context.Background(), ask("hi"), rec.on)
-	if err != nil {
-		t.Fatalf("Stream: %v", err)
-	}
-	if resp.Text != "made it" {
-		t.Errorf("Response.Text = %q, want %q", resp.Text, "made it")
-	}
-	retries := rec.kinds(provider.ChunkRetry)
-	if len(retries) != 1 || retries[0].Attempt != 2 {
-		t.Fatalf("retry chunks = %+v, want one announcing attempt 2", retries)
-	}
+	rec, retry := s.retriedOnce(t, srv, "made it")
 	var ae *provider.APIError
-	if !errors.As(retries[0].Err, &ae) || ae.StatusCode != 529 {
-		t.Errorf("retry chunk error = %v, want the 529 APIError", retries[0].Err)
+	if !errors.As(retry.Err, &ae) || ae.StatusCode != 529 {
+		t.Errorf("retry chunk error = %v, want the 529 APIError", retry.Err)
 	}
 	if rec.chunks[0].Kind != provider.ChunkRetry {
 		t.Errorf("first chunk = %+v, want the retry before any text", rec.chunks[0])
@@ -352,22 +362,10 @@ rules:
         stream_error: {type: `+s.h.StreamErrorType+`, message: "try again"}
       - text: "second answer"
 `)
-	p := s.provider(t, srv.URL(), Fast(3), nil)
-	var rec recorder
-	resp, err := p.Stream(context.Background(), ask("hi"), rec.on)
-	if err != nil {
-		t.Fatalf("Stream: %v", err)
-	}
-	if resp.Text != "second answer" {
-		t.Errorf("Response.Text = %q, want only the retried attempt's text", resp.Text)
-	}
-	retries := rec.kinds(provider.ChunkRetry)
-	if len(retries) != 1 {
-		t.Fatalf("retry chunks = %+v, want one", retries)
-	}
+	_, retry := s.retriedOnce(t, srv, "second answer")
 	var ae *provider.APIError
-	if !errors.As(retries[0].Err, &ae) || ae.Type != s.h.StreamErrorType || !ae.Retryable() {
-		t.Errorf("retry chunk error = %v, want a retryable APIError of type %s", retries[0].Err, s.h.StreamErrorType)
+	if !errors.As(retry.Err, &ae) || ae.Type != s.h.StreamErrorType || !ae.Retryable() {
+		t.Errorf("retry chunk error = %v, want a retryable APIError of type %s", retry.Err, s.h.StreamErrorType)
 	}
 }
 
@@ -454,22 +452,10 @@ rules:
         cut_after_events: 3
       - text: "Second attempt, complete."
 `)
-	p := s.provider(t, srv.URL(), Fast(3), nil)
-	var rec recorder
-	resp, err := p.Stream(context.Background(), ask("hi"), rec.on)
-	if err != nil {
-		t.Fatalf("Stream: %v", err)
-	}
-	if resp.Text != "Second attempt, complete." {
-		t.Errorf("Response.Text = %q, want only the second attempt's text", resp.Text)
-	}
-	retries := rec.kinds(provider.ChunkRetry)
-	if len(retries) != 1 {
-		t.Fatalf("retry chunks = %+v, want one", retries)
-	}
+	_, retry := s.retriedOnce(t, srv, "Second attempt, complete.")
 	var se *provider.StreamError
-	if !errors.As(retries[0].Err, &se) || se.AfterToolCall {
-		t.Errorf("retry chunk error = %v, want a StreamError before any tool call", retries[0].Err)
+	if !errors.As(retry.Err, &se) || se.AfterToolCall {
+		t.Errorf("retry chunk error = %v, want a StreamError before any tool call", retry.Err)
 	}
 	if log := srv.Log(); len(log) != 2 || !strings.HasPrefix(log[0].Outcome, "cut") {
 		t.Errorf("server log = %+v, want a cut request then a retry", log)
