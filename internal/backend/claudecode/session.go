@@ -100,6 +100,7 @@ func New(cfg backend.Config) (*Session, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{cfg: cfg, model: cfg.Model, ctx: ctx, cancel: cancel, approvals: map[string]context.CancelFunc{}}
 	s.tr = newTranslator(cfg.SessionID, cfg.AgentID, cfg.Sink, cfg.Now)
+	s.tr.parent, s.tr.namer = cfg.ParentID, cfg.NameAgent
 	if err := s.start(); err != nil {
 		cancel()
 		return nil, err

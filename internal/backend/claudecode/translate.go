@@ -20,8 +20,12 @@ const Backend = "claude-code"
 // it.
 type translator struct {
 	sessionID, lead string
-	sink            event.Sink
-	now             func() time.Time
+	// parent is the lead's own parent when the session is a sub-agent in
+	// a larger tree; namer names the CLI's sub-agents (backend.Config.Name).
+	parent string
+	namer  func(agentType string) string
+	sink   event.Sink
+	now    func() time.Time
 
 	started bool
 	model   string
@@ -127,7 +131,7 @@ func (t *translator) feed(raw []byte) (step, error) {
 }
 
 func (t *translator) emit(typ event.Type, a *agent, callID string, data any) {
-	e := event.Event{Type: typ, Time: t.now(), SessionID: t.sessionID, AgentID: t.lead, ToolCallID: callID, Data: data}
+	e := event.Event{Type: typ, Time: t.now(), SessionID: t.sessionID, AgentID: t.lead, ParentAgentID: t.parent, ToolCallID: callID, Data: data}
 	if a != nil {
 		e.SessionID, e.AgentID, e.ParentAgentID = a.sessionID, a.id, a.parent
 	}
@@ -314,8 +318,13 @@ func (t *translator) toolUse(a *agent, b block) {
 // <type>-<n>, counted per type, as the native manager names them.
 func (t *translator) name(typ, parent, callID string, background bool) *agent {
 	typ = strings.ToLower(agentType(typ))
-	t.counts[typ]++
-	id := fmt.Sprintf("%s-%d", typ, t.counts[typ])
+	var id string
+	if t.namer != nil {
+		id = t.namer(typ)
+	} else {
+		t.counts[typ]++
+		id = fmt.Sprintf("%s-%d", typ, t.counts[typ])
+	}
 	a := &agent{id: id, sessionID: t.sessionID + "/" + id, parent: parent, callID: callID, background: background}
 	if callID != "" {
 		t.byCall[callID] = a

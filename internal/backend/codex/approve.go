@@ -60,7 +60,7 @@ func (t *Translator) Answer(ctx context.Context, m message) error {
 		return t.reply(m.ID, nil, &rpcError{Code: errNotSupported, Message: "atomic does not support " + m.Method})
 	}
 	base := t.asker(thread, call)
-	req.AgentID, req.AgentName = base.AgentID, base.AgentID
+	req.AgentID, req.AgentName, req.Backend = base.AgentID, base.AgentID, backend.Codex
 	if d := backend.Decide(ctx, t.cfg.Gate, t.cfg.Sink, base, req); d.Allow {
 		return t.reply(m.ID, allow, nil)
 	}

@@ -391,7 +391,7 @@ func (s *Session) announce() {
 	s.announced = true
 	s.mu.Unlock()
 	if !done {
-		s.cfg.Sink.Emit(event.Event{Type: event.SessionStart, Time: s.cfg.Now(), SessionID: s.cfg.SessionID, AgentID: s.cfg.AgentID,
+		s.cfg.Sink.Emit(event.Event{Type: event.SessionStart, Time: s.cfg.Now(), SessionID: s.cfg.SessionID, AgentID: s.cfg.AgentID, ParentAgentID: s.cfg.ParentID,
 			Data: event.SessionStartData{Model: s.Model(), Provider: backend.Codex, Name: s.cfg.AgentID}})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -100,7 +99,7 @@ func (t *Translator) SetLead(thread string) {
 	if t.lead != nil {
 		delete(t.agents, t.lead.thread)
 	}
-	t.lead = &agent{id: t.cfg.AgentID, session: t.cfg.SessionID, thread: thread, started: true}
+	t.lead = &agent{id: t.cfg.AgentID, session: t.cfg.SessionID, parent: t.cfg.ParentID, thread: thread, started: true}
 	t.agents[thread] = t.lead
 	t.flush(thread)
 }
@@ -380,8 +379,7 @@ func (t *Translator) spawnV2(a *agent, started bool, it item) {
 // the task call (tool.start with the reserved id and session).
 func (t *Translator) newChild(parent *agent, call, desc, prompt, model string) *agent {
 	kind := lifecycle.DefaultAgentType
-	t.counts[kind]++
-	id := kind + "-" + strconv.Itoa(t.counts[kind])
+	id := t.cfg.Name(kind, t.counts)
 	if desc == "" {
 		desc = summary(prompt)
 	}

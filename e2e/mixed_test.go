@@ -1,0 +1,197 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/testkit"
+)
+
+// mixedAgents are agent files naming a backend each: the types a native
+// lead hands work to in a mixed tree.
+var mixedAgents = map[string]string{
+	"claude-worker.md": "---\nname: claude-worker\ndescription: Works in Claude Code.\nbackend: claude-code\n---\nYou are a worker.\n",
+	"codex-worker.md":  "---\nname: codex-worker\ndescription: Works in Codex.\nbackend: codex\nmodel: gpt-test\n---\nYou are a worker.\n",
+	"native-worker.md": "---\nname: native-worker\ndescription: Works in Atomic.\nbackend: native\n---\nYou are a worker.\n",
+}
+
+// mixedFanOut: the native lead starts one sub-agent of each type in one
+// message; each answers its own prompt after 2 s, whichever CLI asks.
+const mixedFanOut = `
+rules:
+  - name: lead-final
+    match: {tool_results_contain_all: [done CLAUDE, done CODEX, done NATIVE]}
+    respond: {text: "All three are done."}
+  - name: sub-claude
+    match: {last_user_contains: "SUB-CLAUDE"}
+    respond: {delay_ms: 2000, text: "done CLAUDE"}
+  - name: sub-codex
+    match: {last_user_contains: "SUB-CODEX"}
+    respond: {delay_ms: 2000, text: "done CODEX"}
+  - name: sub-native
+    match: {last_user_contains: "SUB-NATIVE"}
+    respond: {delay_ms: 2000, text: "done NATIVE"}
+  - name: lead-spawn
+    match: {last_user_contains: "MIXED", has_tool_results: false}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "claude part", prompt: "SUB-CLAUDE: report that you are done. Use no tools.", subagent_type: claude-worker}}
+        - {name: task, input: {description: "codex part", prompt: "SUB-CODEX: report that you are done. Use no tools.", subagent_type: codex-worker}}
+        - {name: task, input: {description: "native part", prompt: "SUB-NATIVE: report that you are done.", subagent_type: native-worker}}
+  - name: other
+    respond: {text: "OK."}
+`
+
+// mixedBackground: the native lead starts a Codex sub-agent in the
+// background and ends its turn; the sub-agent's answer wakes it.
+const mixedBackground = `
+rules:
+  - name: lead-woken
+    match: {any_user_contains: "done BG-CODEX", api: anthropic}
+    respond: {text: "The background worker reported: done BG-CODEX."}
+  - name: sub-codex
+    match: {last_user_contains: "SUB-BG"}
+    respond: {delay_ms: 1500, text: "done BG-CODEX"}
+  - name: lead-ack
+    match: {last_user_contains: "MIXED-BG", has_tool_results: true}
+    respond: {text: "Started it in the background."}
+  - name: lead-spawn
+    match: {last_user_contains: "MIXED-BG", has_tool_results: false}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "codex in background", prompt: "SUB-BG: report that you are done. Use no tools.", subagent_type: codex-worker, mode: background}}
+  - name: other
+    respond: {text: "OK."}
+`
+
+// mixedRun runs `atomic run` with a native lead on the loopback's
+// Anthropic API and the agent files above; the CLIs are on PATH and take
+// the OpenAI settings from the environment, Claude Code the lead's.
+func mixedRun(t *testing.T, scenario, prompt string) (result, []event.Raw) {
+	t.Helper()
+	claude, codex := testkit.ClaudeCLI(t), testkit.CodexCLI(t)
+	srv := server(t, scenario)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	home, dir := t.TempDir(), t.TempDir()
+	agents := filepath.Join(dir, ".atomic", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range mixedAgents {
+		if err := os.WriteFile(filepath.Join(agents, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.CommandContext(ctx, binary, "run", "--provider", "anthropic", "--base-url", srv.URL(),
+		"--model", "claude-test-model", "--permission-mode", "bypassPermissions", "-p", prompt, "--output-format", "stream-json")
+	cmd.Dir = dir
+	path := filepath.Dir(claude) + string(os.PathListSeparator) + filepath.Dir(codex) + string(os.PathListSeparator) + os.Getenv("PATH")
+	cmd.Env = []string{"PATH=" + path, "HOME=" + home, "XDG_CONFIG_HOME=" + home, "TMPDIR=" + home,
+		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"), "ANTHROPIC_API_KEY=test-key",
+		"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY=test-key",
+		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_AUTOUPDATER=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "NO_COLOR=1", "LANG=C.UTF-8"}
+	r := runCmd(t, cmd)
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	evs := events(t, r.stdout)
+	checkCompleteOnceAndLast(t, evs)
+	for _, e := range evs {
+		// turn.end is the lead's alone (SPEC §1): a sub-agent's CLI ending
+		// its own turn is not the user's turn to type.
+		if e.Type == event.TurnEnd && e.AgentID != "lead" {
+			t.Errorf("turn.end from %s: only the lead ends turns", e.AgentID)
+		}
+	}
+	return r, evs
+}
+
+func TestMixedTreeNativeLeadFansOutToClaudeCodeCodexAndNativeSubagentsThatOverlap(t *testing.T) {
+	r, evs := mixedRun(t, mixedFanOut, "MIXED: hand the three parts to the three workers at once.")
+	var st lifecycle.State
+	backends := map[string]string{} // agent id → backend
+	firstEnd := -1
+	lastStart := -1
+	for i, e := range evs {
+		st.Apply(e.Event())
+		switch e.Type {
+		case event.SubagentStart:
+			d, _ := event.Payload[event.SubagentStartData](e.Event().Data)
+			if e.ParentAgentID == "lead" {
+				backends[e.AgentID] = d.Backend
+				lastStart = i
+			}
+		case event.SubagentComplete:
+			if e.ParentAgentID == "lead" && firstEnd < 0 {
+				firstEnd = i
+			}
+		}
+	}
+	want := map[string]string{"claude-worker-1": "claude-code", "codex-worker-1": "codex", "native-worker-1": "native"}
+	for id, b := range want {
+		if backends[id] != b {
+			t.Errorf("sub-agent %s: backend %q, want %q (all: %v)", id, backends[id], b, backends)
+		}
+		rec, ok := st.Get(id)
+		if !ok || rec.Status != lifecycle.Completed {
+			t.Errorf("sub-agent %s: %+v, want completed", id, rec)
+		}
+	}
+	if lastStart > firstEnd {
+		t.Errorf("a sub-agent started (event %d) after another ended (event %d): they did not overlap", lastStart, firstEnd)
+	}
+	// Each CLI's own session reports under its sub-agent's id: its answer
+	// is that agent's message, not the lead's.
+	for id, text := range map[string]string{"claude-worker-1": "done CLAUDE", "codex-worker-1": "done CODEX"} {
+		found := false
+		for _, e := range evs {
+			if e.AgentID == id && e.Type == event.MessageComplete && strings.Contains(string(e.Data), text) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no message.complete %q from %s", text, id)
+		}
+	}
+	// Three answers of 2 s each, overlapping: well under the 6 s they
+	// would take one after another, CLI start-up included.
+	if r.elapsed > 5500*time.Millisecond {
+		t.Errorf("the run took %v: the sub-agents did not run in parallel", r.elapsed)
+	}
+	if !strings.Contains(r.stdout, "All three are done.") {
+		t.Errorf("the lead's final answer is missing")
+	}
+}
+
+func TestMixedTreeBackgroundCodexSubagentWakesTheNativeLeadWithItsResult(t *testing.T) {
+	_, evs := mixedRun(t, mixedBackground, "MIXED-BG: start the codex worker in the background.")
+	var st lifecycle.State
+	woken := false
+	for _, e := range evs {
+		st.Apply(e.Event())
+		if rec, ok := st.Get("codex-worker-1"); ok && e.Type == event.TurnEnd && e.AgentID == "lead" && !woken {
+			// The lead's first turn ends with the sub-agent still at work.
+			if rec.Status != lifecycle.Background {
+				t.Errorf("at the lead's first turn.end the background sub-agent is %s, want background", rec.Status)
+			}
+			woken = true
+		}
+	}
+	rec, ok := st.Get("codex-worker-1")
+	if !ok || rec.Status != lifecycle.Completed || !strings.Contains(rec.Result, "done BG-CODEX") {
+		t.Fatalf("codex-worker-1 = %+v, want completed with its answer", rec)
+	}
+	last := evs[len(evs)-1]
+	if !strings.Contains(string(last.Data), "The background worker reported") {
+		t.Errorf("complete does not carry the lead's answer to the wake-up: %s", last.Data)
+	}
+}
