@@ -47,8 +47,8 @@ type Request struct {
 	// Backend is the external CLI the asking agent runs in ("" for
 	// Atomic's own loop), named beside the agent in prompts and denials.
 	Backend string
-	Tool      string
-	Kind      tools.Kind
+	Tool    string
+	Kind    tools.Kind
 	// Subject is the argument that matters (command, path).
 	Subject string
 	Input   json.RawMessage

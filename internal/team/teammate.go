@@ -39,9 +39,9 @@ type mate struct {
 	// The tallies of a CLI teammate (the native session keeps its own).
 	toolUses atomic.Int64
 	usage    atomic.Pointer[event.Usage]
-	cancel               context.CancelFunc
-	wake                 chan struct{} // buffered 1: a message or a shutdown request
-	done                 chan struct{} // closed after the final status
+	cancel   context.CancelFunc
+	wake     chan struct{} // buffered 1: a message or a shutdown request
+	done     chan struct{} // closed after the final status
 
 	mu       sync.Mutex
 	shutdown bool // finish the current turn, then end
