@@ -75,6 +75,13 @@ rules:
 // Anthropic API and the agent files above; the CLIs are on PATH and take
 // the OpenAI settings from the environment, Claude Code the lead's.
 func mixedRun(t *testing.T, scenario, prompt string) (result, []event.Raw) {
+	r, evs, _ := mixedRunIn(t, scenario, prompt)
+	return r, evs
+}
+
+// mixedRunIn is mixedRun that also returns the run's home (where Claude
+// Code's config lives: its processes carry it).
+func mixedRunIn(t *testing.T, scenario, prompt string) (result, []event.Raw, string) {
 	t.Helper()
 	claude, codex := testkit.ClaudeCLI(t), testkit.CodexCLI(t)
 	srv := server(t, scenario)
@@ -112,7 +119,7 @@ func mixedRun(t *testing.T, scenario, prompt string) (result, []event.Raw) {
 			t.Errorf("turn.end from %s: only the lead ends turns", e.AgentID)
 		}
 	}
-	return r, evs
+	return r, evs, home
 }
 
 func TestMixedTreeNativeLeadFansOutToClaudeCodeCodexAndNativeSubagentsThatOverlap(t *testing.T) {
@@ -193,5 +200,64 @@ func TestMixedTreeBackgroundCodexSubagentWakesTheNativeLeadWithItsResult(t *test
 	last := evs[len(evs)-1]
 	if !strings.Contains(string(last.Data), "The background worker reported") {
 		t.Errorf("complete does not carry the lead's answer to the wake-up: %s", last.Data)
+	}
+}
+
+// mixedTeam: the native lead makes a team and spawns a teammate whose type
+// runs in Claude Code; the teammate's answer reaches the lead as its
+// message, and the lead shuts it down.
+const mixedTeam = `
+rules:
+  - name: lead-final
+    match: {system_contains: "You are Atomic", tool_results_contain_all: ["Shutdown requested"]}
+    respond: {text: "all done"}
+  - name: lead-shutdown
+    match: {system_contains: "You are Atomic", any_user_contains: "done TEAM-CLAUDE", has_tool_results: false}
+    respond: {tool_calls: [{name: shutdown_request, input: {to: cc}}]}
+  - name: lead-start
+    match: {system_contains: "You are Atomic", has_tool_results: false, last_user_contains: "MIXED-TEAM"}
+    respond: {tool_calls: [{name: team_create, input: {name: crew}}]}
+  - name: lead-spawn
+    match: {system_contains: "You are Atomic", tool_result_contains: "crew"}
+    respond: {tool_calls: [{name: team_spawn, input: {name: cc, role: reviewer, prompt: "TEAM-CLAUDE: report that you are done. Use no tools.", subagent_type: claude-worker}}]}
+  - {name: lead-note, match: {system_contains: "You are Atomic"}, respond: {text: "noted"}}
+  - name: mate-claude
+    match: {last_user_contains: "TEAM-CLAUDE"}
+    respond: {delay_ms: 500, text: "done TEAM-CLAUDE"}
+  - name: other
+    respond: {text: "OK."}
+`
+
+func TestMixedTreeTeammateInClaudeCodeReportsToTheNativeLeadAndEndsWithItsProcess(t *testing.T) {
+	_, evs, home := mixedRunIn(t, mixedTeam, "MIXED-TEAM: make a team with a Claude Code reviewer.")
+	var statuses []string
+	var message, cliEvents bool
+	for _, e := range evs {
+		switch {
+		case e.Type == event.TeammateStatus:
+			d, _ := event.Payload[event.TeammateStatusData](e.Event().Data)
+			if d.Name == "cc" {
+				statuses = append(statuses, d.Status)
+			}
+		case e.Type == event.TeamMessage:
+			d, _ := event.Payload[event.TeamMessageData](e.Event().Data)
+			if d.From == "cc" && d.To == "lead" && strings.Contains(d.Content, "done TEAM-CLAUDE") {
+				message = true
+			}
+		case e.AgentID == "team/cc" && e.Type == event.MessageComplete:
+			cliEvents = true // the CLI's own answer, under the teammate's id
+		}
+	}
+	if !message {
+		t.Error("the Claude Code teammate's answer never reached the lead as its team.message")
+	}
+	if !cliEvents {
+		t.Error("no message.complete of team/cc: the CLI session's events are not the teammate's")
+	}
+	if len(statuses) == 0 || statuses[0] != "spawning" || statuses[len(statuses)-1] != "shutdown" {
+		t.Errorf("teammate statuses %v, want spawning first and shutdown last", statuses)
+	}
+	if left := claudeProcesses(filepath.Join(home, ".claude")); len(left) > 0 {
+		t.Errorf("Claude Code processes left after the run: %v", left)
 	}
 }
