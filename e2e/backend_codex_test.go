@@ -51,11 +51,14 @@ func runCodex(t *testing.T, baseURL, bin string, args ...string) (result, codexR
 	return runCmd(t, run.cmd), run
 }
 
-// codexProcesses are the live Codex processes of a run: processes other
-// than atomic that carry the run's home in their environment and whose
-// command line names the Codex binary (or its install) or whose
-// environment has a CODEX_HOME. Zombies are dead.
-func codexProcesses(bin, home string) []string {
+// codexProcesses are the live Codex processes of a run.
+func codexProcesses(bin, home string) []string { return cliProcesses(bin, home, "CODEX_HOME=") }
+
+// cliProcesses are the live processes of an external CLI in a run:
+// processes other than atomic that carry the run's home in their
+// environment and whose command line names the CLI's binary (or its
+// install) or whose environment holds marker. Zombies are dead.
+func cliProcesses(bin, home, marker string) []string {
 	install := filepath.Dir(filepath.Dir(bin)) // node_modules
 	var found []string
 	dir, _ := os.ReadDir("/proc")
@@ -71,7 +74,7 @@ func codexProcesses(bin, home string) []string {
 		environ, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
 		args := strings.ReplaceAll(string(cmdline), "\x00", " ")
 		ours := slicesContains(strings.Split(string(environ), "\x00"), "HOME="+home)
-		if ours && (strings.Contains(args, bin) || strings.Contains(args, install) || strings.Contains(string(environ), "CODEX_HOME=")) {
+		if ours && (strings.Contains(args, bin) || strings.Contains(args, install) || strings.Contains(string(environ), marker)) {
 			found = append(found, e.Name()+": "+args)
 		}
 	}
@@ -204,7 +207,7 @@ func TestBackendCodexSIGINTInterruptsEveryAgentAndLeavesNoCodexProcess(t *testin
 	}
 	// Interrupt while the sub-agent's model request is in flight.
 	deadline := time.Now().Add(30 * time.Second)
-	for !slowInFlight(srv) {
+	for !ruleInFlight(srv, "sub-SLOW") {
 		if time.Now().After(deadline) {
 			run.cmd.Process.Kill()
 			run.cmd.Wait()
@@ -257,17 +260,6 @@ func TestBackendCodexSIGINTInterruptsEveryAgentAndLeavesNoCodexProcess(t *testin
 		t.Fatalf("codex processes outlived atomic: %q (before the interrupt: %q)", left, before)
 	}
 	t.Logf("SIGINT to exit: %v; %d codex processes before, none after", took, len(before))
-}
-
-// slowInFlight reports whether the slow sub-agent's request is being
-// answered.
-func slowInFlight(srv *loopback.Server) bool {
-	for _, e := range loopback.ByRule(srv.Log(), "sub-SLOW") {
-		if !e.Done() {
-			return true
-		}
-	}
-	return false
 }
 
 func TestBackendCodexSubagentCommandNeedingApprovalIsDeniedHeadlessNamingTheFlag(t *testing.T) {
