@@ -314,4 +314,21 @@ func TestBackendOpenCodeMissingCLISaysWhatToInstallAndExits1(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "opencode-ai") || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
 		t.Fatalf("err %v, stderr %q: want exit 1 and one line naming opencode-ai", err, errb.String())
 	}
+	// The config file's backend: opencode selects it the same way.
+	cfgHome := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cfgHome, "atomic"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	conf := `{"backend": "opencode", "backend_bin": "/nonexistent/opencode-from-config"}`
+	if err := os.WriteFile(filepath.Join(cfgHome, "atomic", "config.json"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.CommandContext(ctx, binary, "run", "-p", "hi")
+	cmd.Dir, cmd.Env = t.TempDir(), []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + cfgHome}
+	errb.Reset()
+	cmd.Stderr = &errb
+	err = cmd.Run()
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "opencode: start /nonexistent/opencode-from-config") {
+		t.Fatalf("err %v, stderr %q: want exit 1 and the opencode backend failing on the config's binary", err, errb.String())
+	}
 }

@@ -276,23 +276,23 @@ func (s *Session) interrupt(ended func() bool) {
 	for _, child := range s.tr.Running() {
 		_ = s.srv.post(ctx, "/session/"+child+"/abort", nil, nil)
 	}
+	defer s.tr.EndAll()
 	for {
 		s.mu.Lock()
 		done, idle, changed := ended(), !s.busy, s.changed
 		s.posting, s.woken = false, false
 		s.mu.Unlock()
 		if done || idle {
-			break
+			return
 		}
 		select {
 		case <-changed:
-			continue
 		case <-ctx.Done():
+			return
 		case <-s.reading:
+			return
 		}
-		break
 	}
-	s.tr.EndAll()
 }
 
 // CancelAgent aborts one sub-agent's OpenCode session; it ends
