@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -197,123 +196,22 @@ func TestBackendOpenCodeSIGINTInterruptsEveryAgentAndLeavesNoOpenCodeProcess(t *
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	run := opencodeCommand(t, ctx, srv.URL()+"/v1", bin, "-p", "CAP-INT: start a slow sub-agent and wait for it.", "--output-format", "stream-json")
-	var out, errb bytes.Buffer
-	run.cmd.Stdout, run.cmd.Stderr = &out, &errb
-	if err := run.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for !ruleInFlight(srv, "sub-SLOW") {
-		if time.Now().After(deadline) {
-			run.cmd.Process.Kill()
-			run.cmd.Wait()
-			t.Fatalf("the slow sub-agent's request never came; stderr %q", errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	before := opencodeProcesses(bin, run.home)
-	if len(before) == 0 {
-		t.Fatal("no opencode process found while the run works: the process check would prove nothing")
-	}
-	start := time.Now()
-	run.cmd.Process.Signal(syscall.SIGINT)
-	err := run.cmd.Wait()
-	took := time.Since(start)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("exit %v, want 130; stderr %q", err, errb.String())
-	}
-	if got := strings.TrimSpace(errb.String()); got != "atomic: interrupted (SIGINT)" {
-		t.Errorf("stderr %q, want the one line atomic: interrupted (SIGINT)", got)
-	}
-	evs := events(t, out.String())
-	seqs := statusesByAgent(t, evs)
-	if len(seqs) != 1 {
-		t.Fatalf("agents %v, want the one sub-agent", seqs)
-	}
-	for id, seq := range seqs {
-		if seq[len(seq)-1] != lifecycle.Interrupted {
-			t.Errorf("agent %s ended %v, want interrupted", id, seq)
-		}
-	}
-	if last := evs[len(evs)-1]; last.Type != event.Complete || !data[event.CompleteData](t, last).IsError {
-		t.Fatalf("last event %s, want an error complete", last.Type)
-	}
-	var left []string
-	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if left = opencodeProcesses(bin, run.home); len(left) == 0 || time.Now().After(end) {
-			break
-		}
-	}
-	if len(left) > 0 {
-		t.Fatalf("opencode processes outlived atomic: %q (before the interrupt: %q)", left, before)
-	}
-	t.Logf("SIGINT to exit: %v; %d opencode processes before, none after", took, len(before))
-}
-
-// ruleInFlight reports whether a request answered by rule is under way.
-func ruleInFlight(srv *loopback.Server, rule string) bool {
-	for _, e := range loopback.ByRule(srv.Log(), rule) {
-		if !e.Done() {
-			return true
-		}
-	}
-	return false
+	// Interrupted while the sub-agent's model request is in flight.
+	checkSIGINT(t, run.cmd, srv, "sub-SLOW", func() []string { return opencodeProcesses(bin, run.home) })
 }
 
 func TestBackendOpenCodeSubagentCommandNeedingApprovalIsDeniedHeadlessNamingTheFlag(t *testing.T) {
 	bin := testkit.OpenCodeCLI(t)
 	srv := server(t, testkit.OpenCodePerm)
 	r, run := runOpenCode(t, srv.URL()+"/v1", bin, "-p", "CAP-PERM: have a sub-agent write a file.", "--output-format", "stream-json")
-	if r.code != 0 {
-		t.Fatalf("code %d: %s", r.code, r.stderr)
-	}
-	evs := events(t, r.stdout)
-	var denied []event.Raw
-	for _, e := range evs {
-		if e.Type == event.PermissionResolved {
-			denied = append(denied, e)
-		}
-	}
-	if len(denied) != 1 {
-		t.Fatalf("%d permission.resolved events, want 1", len(denied))
-	}
-	d := data[event.PermissionResolvedData](t, denied[0])
-	if d.Allowed || !strings.Contains(d.Reason, "--allowed-tools") {
-		t.Errorf("permission %+v: want denied with a reason naming the flag that would allow it", d)
-	}
-	if denied[0].AgentID == "" || denied[0].AgentID == "lead" || denied[0].ParentAgentID != "lead" {
-		t.Errorf("the approval is asked as %q (parent %q), want the sub-agent", denied[0].AgentID, denied[0].ParentAgentID)
-	}
-	if _, err := os.Stat(filepath.Join(run.dir, "perm.txt")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("perm.txt: %v, want the denied command never run", err)
-	}
-	if last := evs[len(evs)-1]; last.Type != event.Complete {
-		t.Errorf("last event %s, want complete", last.Type)
-	}
-	t.Logf("denied: %s (run took %v)", d.Reason, r.elapsed)
+	checkHeadlessDenial(t, r, run.dir, "--allowed-tools")
 }
 
 func TestBackendOpenCodeMissingCLISaysWhatToInstallAndExits1(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	run := opencodeCommand(t, ctx, "http://127.0.0.1:9/v1", "/nonexistent/opencode", "-p", "hi")
-	var errb bytes.Buffer
-	run.cmd.Stderr = &errb
-	err := run.cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 || !strings.Contains(errb.String(), "/nonexistent/opencode") {
-		t.Fatalf("err %v, stderr %q: want exit 1 and one line naming the missing binary", err, errb.String())
-	}
-	// Not on PATH either: the line names the npm package to install.
-	cmd := exec.CommandContext(ctx, binary, "run", "--backend", "opencode", "-p", "hi")
-	cmd.Dir, cmd.Env = t.TempDir(), []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir()}
-	errb.Reset()
-	cmd.Stderr = &errb
-	err = cmd.Run()
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "opencode-ai") || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
-		t.Fatalf("err %v, stderr %q: want exit 1 and one line naming opencode-ai", err, errb.String())
-	}
+	checkMissingCLI(t, ctx, run.cmd, "opencode", "/nonexistent/opencode", "opencode-ai")
 	// The config file's backend: opencode selects it the same way.
 	cfgHome := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(cfgHome, "atomic"), 0o755); err != nil {
@@ -323,11 +221,12 @@ func TestBackendOpenCodeMissingCLISaysWhatToInstallAndExits1(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfgHome, "atomic", "config.json"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.CommandContext(ctx, binary, "run", "-p", "hi")
+	cmd := exec.CommandContext(ctx, binary, "run", "-p", "hi")
 	cmd.Dir, cmd.Env = t.TempDir(), []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + cfgHome}
-	errb.Reset()
+	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	err = cmd.Run()
+	err := cmd.Run()
+	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "opencode: start /nonexistent/opencode-from-config") {
 		t.Fatalf("err %v, stderr %q: want exit 1 and the opencode backend failing on the config's binary", err, errb.String())
 	}

@@ -8,6 +8,7 @@ package backend
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/agent"
@@ -119,3 +120,30 @@ func Decide(ctx context.Context, gate *permission.Gate, sink event.Sink, base ev
 
 // Compile-time check: the native loop is a backend session.
 var _ Session = (*agent.Session)(nil)
+
+// WithDefaults fills what a backend needs and the caller left out: events
+// discarded, the wall clock, the agent id "lead".
+func (c Config) WithDefaults() Config {
+	if c.Sink == nil {
+		c.Sink = event.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.AgentID == "" {
+		c.AgentID = "lead"
+	}
+	return c
+}
+
+// TurnText is a turn's user message: the delivered messages, then the
+// prompt, the empty ones left out.
+func TurnText(delivered []string, prompt string) string {
+	var parts []string
+	for _, text := range append(delivered[:len(delivered):len(delivered)], prompt) {
+		if text != "" {
+			parts = append(parts, text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}

@@ -13,9 +13,10 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/backend"
 )
 
 // Bounds on the server's life.
@@ -30,7 +31,7 @@ type server struct {
 	cmd    *exec.Cmd
 	url    string
 	http   *http.Client
-	stderr *tail
+	stderr *backend.Tail
 	exited chan struct{} // closed when the process has been waited for
 }
 
@@ -55,7 +56,7 @@ func startServer(ctx context.Context, bin, dir string, env []string) (*server, e
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = stopGrace
-	s := &server{cmd: cmd, stderr: &tail{}, exited: make(chan struct{}), http: &http.Client{}}
+	s := &server{cmd: cmd, stderr: &backend.Tail{Drop: func(l string) bool { return strings.Contains(l, "OPENCODE_SERVER_PASSWORD") }}, exited: make(chan struct{}), http: &http.Client{}}
 	cmd.Stderr = s.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -191,35 +192,4 @@ func (s *server) wrap(err error) error {
 		return fmt.Errorf("%w (opencode stderr: %s)", err, t)
 	}
 	return err
-}
-
-// tail keeps the last lines the server wrote to stderr.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 2048
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = t.buf[len(t.buf)-tailSize:]
-	}
-	return len(p), nil
-}
-
-// String is the tail without the warning every unsecured server prints.
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var keep []string
-	for _, l := range strings.Split(string(t.buf), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "OPENCODE_SERVER_PASSWORD") {
-			keep = append(keep, l)
-		}
-	}
-	return strings.Join(keep, "\n")
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
@@ -74,15 +73,7 @@ func New(cfg backend.Config) (*Session, error) {
 		}
 		bin = p
 	}
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
+	cfg = cfg.WithDefaults()
 	dir, file, err := writeConfig(cfg.Gate, cfg.BaseURL, cfg.APIKey, cfg.Model)
 	if err != nil {
 		return nil, err
@@ -333,18 +324,7 @@ func (s *Session) announce() {
 	}
 }
 
-func (s *Session) takeInbox(prompt string) string {
-	var parts []string
-	for _, text := range s.inbox.Take() {
-		if text != "" {
-			parts = append(parts, text)
-		}
-	}
-	if prompt != "" {
-		parts = append(parts, prompt)
-	}
-	return strings.Join(parts, "\n\n")
-}
+func (s *Session) takeInbox(prompt string) string { return backend.TurnText(s.inbox.Take(), prompt) }
 
 // Deliver queues text for the next turn.
 func (s *Session) Deliver(text string) { s.inbox.Deliver(text) }

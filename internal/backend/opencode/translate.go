@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -65,15 +64,7 @@ type Note struct {
 
 // NewTranslator returns a translator emitting to cfg.Sink.
 func NewTranslator(cfg backend.Config) *Translator {
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
+	cfg = cfg.WithDefaults()
 	return &Translator{cfg: cfg, agents: map[string]*agent{}, calls: map[string]*agent{}, counts: map[string]int{},
 		early: map[string][]Event{}, roles: map[string]string{}, kinds: map[string]string{}, said: map[string]bool{},
 		open: map[string]bool{}}
