@@ -17,8 +17,38 @@ import (
 	"github.com/atomic-agent/atomic/internal/loopback"
 )
 
-// Checks shared by the external-CLI backends' end-to-end tests: the same
-// behaviour, whichever CLI runs the lead.
+// Runs and checks shared by the external-CLI backends' end-to-end tests:
+// the same behaviour, whichever CLI runs the lead.
+
+// cliRun is one `atomic run --backend <cli>` with its own home, which
+// marks every process it starts (they inherit HOME).
+type cliRun struct {
+	cmd       *exec.Cmd
+	home, dir string
+}
+
+// cliCommand builds `atomic run --backend name` against baseURL (the
+// loopback's /v1) in a fresh workspace with a throwaway home.
+func cliCommand(t *testing.T, ctx context.Context, name, baseURL, bin string, args ...string) cliRun {
+	t.Helper()
+	home := t.TempDir()
+	full := append([]string{"run", "--backend", name, "--backend-bin", bin, "--base-url", baseURL, "--model", "gpt-test"}, args...)
+	cmd := exec.CommandContext(ctx, binary, full...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local/share"), "XDG_STATE_HOME=" + filepath.Join(home, ".local/state"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "TMPDIR=" + home, "OPENAI_API_KEY=test-key", "NO_COLOR=1", "LANG=C.UTF-8"}
+	return cliRun{cmd: cmd, home: home, dir: cmd.Dir}
+}
+
+// runCLI runs `atomic run --backend name` to its end.
+func runCLI(t *testing.T, name, baseURL, bin string, args ...string) (result, cliRun) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	run := cliCommand(t, ctx, name, baseURL, bin, args...)
+	return runCmd(t, run.cmd), run
+}
 
 // checkHeadlessDenial checks a finished CAP-PERM run: one approval, asked
 // as the sub-agent, denied with a reason naming flag; the command never

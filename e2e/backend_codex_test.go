@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,33 +18,15 @@ import (
 // codexBin is the Codex CLI the tests drive.
 func codexBin(t testing.TB) string { return testkit.CodexCLI(t) }
 
-// codexRun is one `atomic run --backend codex` with its own home, which
-// marks every process it starts (they inherit HOME).
-type codexRun struct {
-	cmd       *exec.Cmd
-	home, dir string
-}
-
 // codexCommand builds `atomic run --backend codex` against baseURL (the
-// loopback's /v1) in a fresh workspace with a throwaway home.
-func codexCommand(t *testing.T, ctx context.Context, baseURL, bin string, args ...string) codexRun {
-	t.Helper()
-	home := t.TempDir()
-	full := append([]string{"run", "--backend", "codex", "--backend-bin", bin, "--base-url", baseURL, "--model", "gpt-test"}, args...)
-	cmd := exec.CommandContext(ctx, binary, full...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home,
-		"TMPDIR=" + home, "OPENAI_API_KEY=test-key", "NO_COLOR=1", "LANG=C.UTF-8"}
-	return codexRun{cmd: cmd, home: home, dir: cmd.Dir}
+// loopback's /v1).
+func codexCommand(t *testing.T, ctx context.Context, baseURL, bin string, args ...string) cliRun {
+	return cliCommand(t, ctx, "codex", baseURL, bin, args...)
 }
 
 // runCodex runs `atomic run --backend codex` to its end.
-func runCodex(t *testing.T, baseURL, bin string, args ...string) (result, codexRun) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	run := codexCommand(t, ctx, baseURL, bin, args...)
-	return runCmd(t, run.cmd), run
+func runCodex(t *testing.T, baseURL, bin string, args ...string) (result, cliRun) {
+	return runCLI(t, "codex", baseURL, bin, args...)
 }
 
 // codexProcesses are the live Codex processes of a run.

@@ -17,35 +17,16 @@ import (
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
-// opencodeRun is one `atomic run --backend opencode` with its own home,
-// which marks every process it starts (they inherit HOME).
-type opencodeRun struct {
-	cmd       *exec.Cmd
-	home, dir string
-}
-
 // opencodeCommand builds `atomic run --backend opencode` against baseURL
 // (the loopback's /v1, spoken as OpenAI Chat Completions by OpenCode's
-// OpenAI-compatible provider) in a fresh workspace with a throwaway home.
-func opencodeCommand(t *testing.T, ctx context.Context, baseURL, bin string, args ...string) opencodeRun {
-	t.Helper()
-	home := t.TempDir()
-	full := append([]string{"run", "--backend", "opencode", "--backend-bin", bin, "--base-url", baseURL, "--model", "gpt-test"}, args...)
-	cmd := exec.CommandContext(ctx, binary, full...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_DATA_HOME=" + filepath.Join(home, ".local/share"), "XDG_STATE_HOME=" + filepath.Join(home, ".local/state"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "TMPDIR=" + home, "OPENAI_API_KEY=test-key", "NO_COLOR=1", "LANG=C.UTF-8"}
-	return opencodeRun{cmd: cmd, home: home, dir: cmd.Dir}
+// OpenAI-compatible provider).
+func opencodeCommand(t *testing.T, ctx context.Context, baseURL, bin string, args ...string) cliRun {
+	return cliCommand(t, ctx, "opencode", baseURL, bin, args...)
 }
 
 // runOpenCode runs `atomic run --backend opencode` to its end.
-func runOpenCode(t *testing.T, baseURL, bin string, args ...string) (result, opencodeRun) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	run := opencodeCommand(t, ctx, baseURL, bin, args...)
-	return runCmd(t, run.cmd), run
+func runOpenCode(t *testing.T, baseURL, bin string, args ...string) (result, cliRun) {
+	return runCLI(t, "opencode", baseURL, bin, args...)
 }
 
 // opencodeProcesses are the live OpenCode processes of a run.

@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -58,15 +59,15 @@ func (t *Translator) Asked(e Event) (Ask, bool) {
 		Subject: strings.Join(p.Patterns, " ")}
 	switch p.Permission {
 	case "bash":
-		req.Kind, req.Subject = tools.Exec, firstNonEmpty(meta.Command, req.Subject)
+		req.Kind, req.Subject = tools.Exec, cmp.Or(meta.Command, req.Subject)
 		req.Input, _ = json.Marshal(map[string]string{"command": req.Subject})
 	case "edit", "write", "patch":
 		req.Tool, req.Kind = "edit", tools.Edit
-		req.Subject = firstNonEmpty(meta.FilePath, req.Subject)
+		req.Subject = cmp.Or(meta.FilePath, req.Subject)
 		req.Input, _ = json.Marshal(map[string]string{"path": req.Subject})
 	default:
 		req.Kind = tools.Exec // webfetch, external_directory, …: nothing the gate allows unasked
-		req.Subject = firstNonEmpty(meta.URL, req.Subject)
+		req.Subject = cmp.Or(meta.URL, req.Subject)
 		req.Input = p.Metadata
 	}
 	return Ask{ID: p.ID, req: req, base: base}, true

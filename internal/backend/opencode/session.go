@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,7 +85,7 @@ func New(cfg backend.Config) (*Session, error) {
 		"OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS=1")
 	if s.generated {
 		// Atomic's endpoint: nothing else leaves the machine.
-		env = append(env, keyEnv+"="+firstNonEmpty(cfg.APIKey, "none"), "OPENCODE_DISABLE_MODELS_FETCH=1",
+		env = append(env, keyEnv+"="+cmp.Or(cfg.APIKey, "none"), "OPENCODE_DISABLE_MODELS_FETCH=1",
 			"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1")
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

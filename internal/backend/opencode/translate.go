@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -206,7 +207,7 @@ func (t *Translator) handle(e Event) Note {
 			a.aborted = true
 			break
 		}
-		t.emit(a, event.Error, "", event.ErrorData{Message: firstNonEmpty(p.Error.Data.Message, p.Error.Name)})
+		t.emit(a, event.Error, "", event.ErrorData{Message: cmp.Or(p.Error.Data.Message, p.Error.Name)})
 	case "message.updated":
 		if p.Info.ID != "" && p.Info.Role != "" {
 			t.roles[p.Info.ID] = p.Info.Role
@@ -295,7 +296,7 @@ func (t *Translator) tool(a *agent, p *part) {
 		if d.Success {
 			d.Result = st.Output
 		} else {
-			d.Error = firstNonEmpty(st.Error, "tool call failed")
+			d.Error = cmp.Or(st.Error, "tool call failed")
 		}
 		t.emit(a, event.ToolComplete, p.CallID, d)
 		t.update(a)
@@ -353,7 +354,7 @@ func (t *Translator) task(a *agent, p *part) {
 			status = "interrupted"
 		}
 		t.finish(c, status, st.Error)
-		t.closeTask(c, false, "", firstNonEmpty(st.Error, "task failed"), cancelled)
+		t.closeTask(c, false, "", cmp.Or(st.Error, "task failed"), cancelled)
 	}
 }
 
@@ -370,7 +371,7 @@ func (t *Translator) newChild(parent *agent, key, call string, st *toolState) *a
 	t.counts[kind]++
 	id := kind + "-" + strconv.Itoa(t.counts[kind])
 	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: parent.id, par: parent, oc: st.Metadata.SessionID,
-		call: call, kind: kind, desc: firstNonEmpty(in.Description, summary(in.Prompt)), prompt: in.Prompt,
+		call: call, kind: kind, desc: in.Description, prompt: in.Prompt,
 		background: in.Background || st.Metadata.Background}
 	if m := st.Metadata.Model; m != nil {
 		c.model = m.ModelID
@@ -430,7 +431,7 @@ func (t *Translator) finish(c *agent, status, errText string) {
 	case status == "interrupted" || c.aborted:
 		d.Cancelled, d.Error = true, "interrupted"
 	default:
-		d.Error = firstNonEmpty(errText, "sub-agent "+status)
+		d.Error = cmp.Or(errText, "sub-agent "+status)
 	}
 	t.emit(c, event.SubagentComplete, c.call, d)
 }
@@ -458,22 +459,4 @@ func (t *Translator) tokens(a *agent, tk *tokens) {
 func (t *Translator) emit(a *agent, typ event.Type, call string, data any) {
 	t.cfg.Sink.Emit(event.Event{Type: typ, Time: t.cfg.Now(), SessionID: a.session, AgentID: a.id,
 		ParentAgentID: a.parent, ToolCallID: call, Data: data})
-}
-
-// summary is a task's description from its prompt: its first line, cut.
-func summary(prompt string) string {
-	s, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
-	if r := []rune(s); len(r) > 60 {
-		s = string(r[:59]) + "…"
-	}
-	return s
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
