@@ -9,6 +9,7 @@ package backend
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/agent"
@@ -21,6 +22,7 @@ const (
 	Native     = "native"
 	ClaudeCode = "claude-code"
 	Codex      = "codex"
+	OpenCode   = "opencode"
 )
 
 // Result is what a turn produced (the native loop's result type).
@@ -143,3 +145,30 @@ func Decide(ctx context.Context, gate *permission.Gate, sink event.Sink, base ev
 
 // Compile-time check: the native loop is a backend session.
 var _ Session = (*agent.Session)(nil)
+
+// WithDefaults fills what a backend needs and the caller left out: events
+// discarded, the wall clock, the agent id "lead".
+func (c Config) WithDefaults() Config {
+	if c.Sink == nil {
+		c.Sink = event.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.AgentID == "" {
+		c.AgentID = "lead"
+	}
+	return c
+}
+
+// TurnText is a turn's user message: the delivered messages, then the
+// prompt, the empty ones left out.
+func TurnText(delivered []string, prompt string) string {
+	var parts []string
+	for _, text := range append(delivered[:len(delivered):len(delivered)], prompt) {
+		if text != "" {
+			parts = append(parts, text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}

@@ -30,5 +30,7 @@ func Known() []Info {
 			Background: true, Interrupt: true, Approvals: true, Usage: true, CancelAgent: true},
 		{Name: Codex, Binary: "codex", Package: "@openai/codex",
 			Background: true, Interrupt: true, Approvals: true, Usage: true},
+		{Name: OpenCode, Binary: "opencode", Package: "opencode-ai",
+			Background: true, Interrupt: true, Approvals: true, Usage: true, CancelAgent: true},
 	}
 }

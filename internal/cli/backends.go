@@ -7,6 +7,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/backend/claudecode"
 	"github.com/atomic-agent/atomic/internal/backend/codex"
+	"github.com/atomic-agent/atomic/internal/backend/opencode"
 	"github.com/atomic-agent/atomic/internal/config"
 )
 
@@ -56,8 +57,10 @@ func openBackend(name string, cfg backend.Config, check bool) (backend.Session, 
 		open = func(cfg backend.Config) (backend.Session, error) { return claudecode.New(cfg) }
 	case backend.Codex:
 		open = func(cfg backend.Config) (backend.Session, error) { return codex.New(cfg) }
+	case backend.OpenCode:
+		open = func(cfg backend.Config) (backend.Session, error) { return opencode.New(cfg) }
 	default:
-		return nil, fmt.Errorf("unknown backend %q (want %s, %s or %s)", name, backend.Native, backend.ClaudeCode, backend.Codex)
+		return nil, fmt.Errorf("unknown backend %q (want %s, %s, %s or %s)", name, backend.Native, backend.ClaudeCode, backend.Codex, backend.OpenCode)
 	}
 	if check {
 		return nil, nil

@@ -36,7 +36,7 @@ type Session struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
-	stderr *tail
+	stderr *backend.Tail
 	home   string // throwaway CODEX_HOME, removed on Close
 	conn   *conn
 	tr     *Translator
@@ -81,16 +81,8 @@ func New(cfg backend.Config) (*Session, error) {
 		}
 		bin = p
 	}
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
-	s := &Session{cfg: cfg, model: cfg.Model, stderr: &tail{}, exited: make(chan struct{}), interruptWait: interruptTimeout,
+	cfg = cfg.WithDefaults()
+	s := &Session{cfg: cfg, model: cfg.Model, stderr: &backend.Tail{}, exited: make(chan struct{}), interruptWait: interruptTimeout,
 		ours: map[string]bool{}, ended: map[string]*TurnEnd{}, changed: make(chan struct{})}
 	env := os.Environ()
 	if cfg.BaseURL != "" || cfg.APIKey != "" {
@@ -396,18 +388,7 @@ func (s *Session) announce() {
 	}
 }
 
-func (s *Session) takeInbox(prompt string) string {
-	var parts []string
-	for _, text := range s.inbox.Take() {
-		if text != "" {
-			parts = append(parts, text)
-		}
-	}
-	if prompt != "" {
-		parts = append(parts, prompt)
-	}
-	return strings.Join(parts, "\n\n")
-}
+func (s *Session) takeInbox(prompt string) string { return backend.TurnText(s.inbox.Take(), prompt) }
 
 func (s *Session) autoTurn() string {
 	s.mu.Lock()
@@ -521,28 +502,4 @@ func (s *Session) wrap(err error) error {
 		return fmt.Errorf("%w (codex stderr: %s)", err, t)
 	}
 	return err
-}
-
-// tail keeps the last lines the CLI wrote to stderr.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 2048
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = t.buf[len(t.buf)-tailSize:]
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
 }
