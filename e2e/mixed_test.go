@@ -1,11 +1,15 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,9 +21,9 @@ import (
 // mixedAgents are agent files naming a backend each: the types a native
 // lead hands work to in a mixed tree.
 var mixedAgents = map[string]string{
-	"claude-worker.md": "---\nname: claude-worker\ndescription: Works in Claude Code.\nbackend: claude-code\n---\nYou are a worker.\n",
-	"codex-worker.md":  "---\nname: codex-worker\ndescription: Works in Codex.\nbackend: codex\nmodel: gpt-test\n---\nYou are a worker.\n",
-	"native-worker.md": "---\nname: native-worker\ndescription: Works in Atomic.\nbackend: native\n---\nYou are a worker.\n",
+	"claude-worker.md":   "---\nname: claude-worker\ndescription: Works in Claude Code.\nbackend: claude-code\n---\nYou are a worker.\n",
+	"codex-worker.md":    "---\nname: codex-worker\ndescription: Works in Codex.\nbackend: codex\nmodel: gpt-test\n---\nYou are a worker.\n",
+	"native-worker.md":   "---\nname: native-worker\ndescription: Works in Atomic.\nbackend: native\n---\nYou are a worker.\n",
 	"opencode-worker.md": "---\nname: opencode-worker\ndescription: Works in OpenCode.\nbackend: opencode\nmodel: gpt-test\n---\nYou are a worker.\n",
 }
 
@@ -84,14 +88,28 @@ func mixedRun(t *testing.T, scenario, prompt string) (result, []event.Raw) {
 	return r, evs
 }
 
-// mixedRunIn is mixedRun that also returns the run's home (where Claude
-// Code's config lives: its processes carry it).
+// mixedRunIn is mixedRun that also returns the run's home (every process
+// of the run carries it in its environment).
 func mixedRunIn(t *testing.T, scenario, prompt string) (result, []event.Raw, string) {
 	t.Helper()
-	claude, codex, opencode := testkit.ClaudeCLI(t), testkit.CodexCLI(t), testkit.OpenCodeCLI(t)
 	srv := server(t, scenario)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
+	cmd, home := mixedCommand(t, ctx, srv.URL(), prompt)
+	r := runCmd(t, cmd)
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	return r, checkMixedStream(t, r.stdout), home
+}
+
+// mixedCommand is `atomic run` with a native lead on the loopback's
+// Anthropic API at baseURL, in a workspace with the agent files above; the
+// CLIs are on PATH and take the OpenAI settings from the environment,
+// Claude Code the lead's.
+func mixedCommand(t *testing.T, ctx context.Context, baseURL, prompt string) (*exec.Cmd, string) {
+	t.Helper()
+	claude, codex, opencode := testkit.ClaudeCLI(t), testkit.CodexCLI(t), testkit.OpenCodeCLI(t)
 	home, dir := t.TempDir(), t.TempDir()
 	agents := filepath.Join(dir, ".atomic", "agents")
 	if err := os.MkdirAll(agents, 0o755); err != nil {
@@ -102,7 +120,7 @@ func mixedRunIn(t *testing.T, scenario, prompt string) (result, []event.Raw, str
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.CommandContext(ctx, binary, "run", "--provider", "anthropic", "--base-url", srv.URL(),
+	cmd := exec.CommandContext(ctx, binary, "run", "--provider", "anthropic", "--base-url", baseURL,
 		"--model", "claude-test-model", "--permission-mode", "bypassPermissions", "-p", prompt, "--output-format", "stream-json")
 	cmd.Dir = dir
 	path := strings.Join([]string{filepath.Dir(claude), filepath.Dir(codex), filepath.Dir(opencode), os.Getenv("PATH")}, string(os.PathListSeparator))
@@ -110,14 +128,17 @@ func mixedRunIn(t *testing.T, scenario, prompt string) (result, []event.Raw, str
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local/share"), "XDG_STATE_HOME=" + filepath.Join(home, ".local/state"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"), "ANTHROPIC_API_KEY=test-key",
-		"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY=test-key",
+		"OPENAI_BASE_URL=" + baseURL + "/v1", "OPENAI_API_KEY=test-key",
 		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_AUTOUPDATER=1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "NO_COLOR=1", "LANG=C.UTF-8"}
-	r := runCmd(t, cmd)
-	if r.code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
-	}
-	evs := events(t, r.stdout)
+	return cmd, home
+}
+
+// checkMixedStream parses a mixed run's stream-json and checks the rules
+// every run obeys: complete last and once; turn.end the lead's alone.
+func checkMixedStream(t *testing.T, out string) []event.Raw {
+	t.Helper()
+	evs := events(t, out)
 	checkCompleteOnceAndLast(t, evs)
 	for _, e := range evs {
 		// turn.end is the lead's alone (SPEC §1): a sub-agent's CLI ending
@@ -126,7 +147,28 @@ func mixedRunIn(t *testing.T, scenario, prompt string) (result, []event.Raw, str
 			t.Errorf("turn.end from %s: only the lead ends turns", e.AgentID)
 		}
 	}
-	return r, evs, home
+	return evs
+}
+
+// processesOf lists the live processes whose environment holds HOME=home:
+// after the run has exited, whatever of it is left behind.
+func processesOf(home string) []string {
+	want := []byte("HOME=" + home + "\x00")
+	var found []string
+	dir, _ := os.ReadDir("/proc")
+	for _, d := range dir {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == os.Getpid() || !alive(pid) {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, want) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		found = append(found, d.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return found
 }
 
 func TestMixedTreeNativeLeadFansOutToClaudeCodeCodexOpenCodeAndNativeSubagentsThatOverlap(t *testing.T) {
@@ -291,5 +333,49 @@ func TestMixedTreeTeammateInClaudeCodeReportsToTheNativeLeadAndEndsWithItsProces
 	}
 	if left := claudeProcesses(filepath.Join(home, ".claude")); len(left) > 0 {
 		t.Errorf("Claude Code processes left after the run: %v", left)
+	}
+}
+
+func TestMixedTreeSIGINTInterruptsEverySubagentOnEveryBackendAndLeavesNoProcess(t *testing.T) {
+	srv := server(t, strings.ReplaceAll(mixedFanOut, "delay_ms: 2000", "delay_ms: 60000"))
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd, home := mixedCommand(t, ctx, srv.URL(), "MIXED: hand the four parts to the four workers at once.")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// All four are at work once their model requests are in flight.
+	deadline := time.Now().Add(90 * time.Second)
+	for inFlightSubagents(srv.Log()) < 4 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the four sub-agents never all asked their model; stderr %q", errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(processesOf(home)) < 4 {
+		t.Fatalf("found %d processes of the run while it works: the scan is broken", len(processesOf(home)))
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want 130; stderr %q", err, errb.String())
+	}
+	evs := checkMixedStream(t, out.String())
+	var st lifecycle.State
+	for _, e := range evs {
+		st.Apply(e.Event())
+	}
+	for _, id := range []string{"claude-worker-1", "codex-worker-1", "opencode-worker-1", "native-worker-1"} {
+		if rec, ok := st.Get(id); !ok || rec.Status != lifecycle.Interrupted {
+			t.Errorf("%s = %+v, want interrupted", id, rec)
+		}
+	}
+	if left := processesOf(home); len(left) > 0 {
+		t.Errorf("processes left after the run: %v", left)
 	}
 }
