@@ -199,7 +199,7 @@ func policy(g *permission.Gate) map[string]string {
 }
 
 // handle takes every message but responses, on the reading goroutine.
-func (s *Session) handle(m message) {
+func (s *Session) handle(m inbound) {
 	if m.isRequest() {
 		s.answers.Add(1)
 		go func() {

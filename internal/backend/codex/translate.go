@@ -2,7 +2,6 @@ package codex
 
 import (
 	"encoding/json"
-	"errors"
 	"path"
 	"slices"
 	"strconv"
@@ -34,7 +33,7 @@ type Translator struct {
 	agents map[string]*agent     // thread id → agent (the lead included)
 	spawns map[string]*agent     // spawn item id → the child it spawns
 	counts map[string]int        // agent type → sub-agents so far
-	early  map[string][]message  // notifications of threads not yet known
+	early  map[string][]inbound  // notifications of threads not yet known
 	files  map[string][]string   // fileChange item id → paths it changes
 	open   map[string]event.Type // "thread/item" → started tool call
 }
@@ -87,7 +86,7 @@ func NewTranslator(cfg backend.Config, reply func(id json.RawMessage, result any
 	return &Translator{
 		cfg: cfg, reply: reply,
 		agents: map[string]*agent{}, spawns: map[string]*agent{}, counts: map[string]int{},
-		early: map[string][]message{}, files: map[string][]string{}, open: map[string]event.Type{},
+		early: map[string][]inbound{}, files: map[string][]string{}, open: map[string]event.Type{},
 	}
 }
 
@@ -148,17 +147,15 @@ func (t *Translator) RunningTurns() (threads, turns []string) {
 }
 
 // Handle translates one notification.
-func (t *Translator) Handle(m message) Note {
+func (t *Translator) Handle(m inbound) Note {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.handle(m)
 }
 
-func (t *Translator) handle(m message) Note {
-	var p params
-	// A field of an unexpected type (a newer CLI) leaves the rest decoded.
-	var typeErr *json.UnmarshalTypeError
-	if err := json.Unmarshal(m.Params, &p); (err != nil && !errors.As(err, &typeErr)) || p.ThreadID == "" {
+func (t *Translator) handle(m inbound) Note {
+	p := &m.Params
+	if p.ThreadID == "" {
 		return Note{} // not about a thread (rate limits, remote control…)
 	}
 	a := t.agents[p.ThreadID]
@@ -177,13 +174,17 @@ func (t *Translator) handle(m message) Note {
 	case "turn/completed":
 		return t.turnCompleted(a, p.Turn)
 	case "item/started", "item/completed":
-		t.item(a, m.Method == "item/started", p.Item)
+		if p.Item != nil {
+			t.item(a, m.Method == "item/started", p.Item)
+		}
 	case "item/agentMessage/delta":
 		if p.Delta != "" {
 			t.emit(a, event.MessageDelta, "", event.MessageDeltaData{Text: p.Delta})
 		}
 	case "thread/tokenUsage/updated":
-		t.tokens(a, p)
+		if p.TokenUsage != nil {
+			t.tokens(a, p.TokenUsage)
+		}
 	case "error":
 		if !p.WillRetry && p.Error.Message != "" {
 			t.emit(a, event.Error, "", event.ErrorData{Message: p.Error.Message})
@@ -259,7 +260,7 @@ func (t *Translator) finish(a *agent, status, errText string) {
 }
 
 // item translates item/started and item/completed.
-func (t *Translator) item(a *agent, started bool, it item) {
+func (t *Translator) item(a *agent, started bool, it *item) {
 	switch it.Type {
 	case "agentMessage":
 		if !started {
@@ -328,7 +329,7 @@ func (t *Translator) item(a *agent, started bool, it item) {
 // task call (the agent's id reserved), its item/completed names the child
 // thread, which starts the sub-agent; the spawn's success is only the
 // acknowledgement of a background agent.
-func (t *Translator) spawnV1(a *agent, started bool, it item) {
+func (t *Translator) spawnV1(a *agent, started bool, it *item) {
 	c := t.spawns[it.ID]
 	if c == nil {
 		c = t.newChild(a, it.ID, "", deref(it.Prompt), deref(it.Model))
@@ -359,7 +360,7 @@ func (t *Translator) spawnV1(a *agent, started bool, it item) {
 
 // spawnV2 handles a v2 subAgentActivity "started" item, which names the
 // child thread from the start.
-func (t *Translator) spawnV2(a *agent, started bool, it item) {
+func (t *Translator) spawnV2(a *agent, started bool, it *item) {
 	c := t.spawns[it.ID]
 	if c == nil {
 		if _, known := t.agents[it.AgentThreadID]; known {
@@ -462,14 +463,14 @@ func (t *Translator) update(a *agent) {
 	t.emit(a, event.SubagentUpdate, a.call, event.SubagentUpdateData{CurrentTool: a.current, ToolUses: a.toolUses, Usage: a.usage})
 }
 
-func (t *Translator) tokens(a *agent, p params) {
-	u := p.TokenUsage.Total
+func (t *Translator) tokens(a *agent, tu *tokenUsage) {
+	u := tu.Total
 	a.usage = event.Usage{
 		InputTokens:         max(0, u.InputTokens-u.CachedInputTokens),
 		CacheReadTokens:     u.CachedInputTokens,
 		CacheCreationTokens: u.CacheWriteInputTokens,
 		OutputTokens:        u.OutputTokens,
-		ContextWindow:       p.TokenUsage.ModelContextWindow,
+		ContextWindow:       tu.ModelContextWindow,
 	}
 	var total event.Usage
 	seen := map[*agent]bool{}
