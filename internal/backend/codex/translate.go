@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"fmt"
 	"path"
 	"slices"
 	"strconv"
@@ -48,6 +49,8 @@ type agent struct {
 	model               string
 	turn                string // the running turn's id
 	done, started       bool
+	cancel              bool          // CancelAgent asked before its turn began
+	ended               chan struct{} // closed by finish
 	toolUses            int
 	current             string
 	usage               event.Usage
@@ -69,6 +72,18 @@ type Note struct {
 	LeadTurnStarted string
 	// LeadTurnEnded is set when a lead turn ended.
 	LeadTurnEnded *TurnEnd
+	// Interrupt is a sub-agent's turn that began after CancelAgent asked
+	// to stop it: the Session interrupts it.
+	Interrupt *Stop
+}
+
+// Stop names a sub-agent's turn to interrupt, and when it has ended.
+type Stop struct {
+	Thread, Turn string
+	// Ended is closed when the sub-agent has ended.
+	Ended <-chan struct{}
+	// ID is the sub-agent's id.
+	ID string
 }
 
 // NewTranslator returns a translator emitting to cfg.Sink, deciding
@@ -171,6 +186,9 @@ func (t *Translator) handle(m inbound) Note {
 		if a == t.lead {
 			return Note{LeadTurnStarted: p.Turn.ID}
 		}
+		if a.cancel && !a.done {
+			return Note{Interrupt: a.stop()}
+		}
 	case "turn/completed":
 		return t.turnCompleted(a, p.Turn)
 	case "item/started", "item/completed":
@@ -240,12 +258,62 @@ func (t *Translator) endChildren() {
 	}
 }
 
+// Cancel finds sub-agent id for CancelAgent. A running turn comes back
+// to be interrupted; without one (its spawn or turn still to begin) the
+// turn is interrupted when it begins, through Note.Interrupt. An agent
+// already ended needs nothing: nil, nil.
+func (t *Translator) Cancel(id string) (*Stop, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var a *agent
+	for _, c := range t.agents {
+		if c.id == id && c != t.lead {
+			a = c
+		}
+	}
+	for _, c := range t.spawns {
+		if c.id == id {
+			a = c
+		}
+	}
+	if a == nil {
+		return nil, fmt.Errorf("codex: no sub-agent %q was started by this session", id)
+	}
+	if a.done {
+		return nil, nil
+	}
+	a.cancel = true
+	if a.turn == "" {
+		return nil, nil
+	}
+	return a.stop(), nil
+}
+
+// EndAgent ends sub-agent id as interrupted if it has not ended: Codex
+// did not confirm the interrupt of its turn.
+func (t *Translator) EndAgent(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.agents {
+		if c.id == id && c != t.lead {
+			c.turn = ""
+			t.finish(c, "interrupted", "")
+		}
+	}
+}
+
+// stop is the Stop of a's running turn.
+func (a *agent) stop() *Stop {
+	return &Stop{Thread: a.thread, Turn: a.turn, Ended: a.ended, ID: a.id}
+}
+
 // finish reports a sub-agent's end once: completed, interrupted or failed.
 func (t *Translator) finish(a *agent, status, errText string) {
 	if a.done || !a.started {
 		return
 	}
 	a.done = true
+	close(a.ended)
 	a.current = ""
 	d := event.SubagentCompleteData{ToolUses: a.toolUses, Usage: a.usage, Result: a.last}
 	switch status {
@@ -387,7 +455,7 @@ func (t *Translator) newChild(parent *agent, call, desc, prompt, model string) *
 		desc = summary(prompt)
 	}
 	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: parent.id, par: parent, call: call,
-		kind: kind, desc: desc, prompt: prompt, model: model}
+		kind: kind, desc: desc, prompt: prompt, model: model, ended: make(chan struct{})}
 	t.spawns[call] = c
 	in, _ := json.Marshal(map[string]string{"description": desc, "prompt": prompt, "subagent_type": kind, "mode": "background"})
 	parent.toolUses++

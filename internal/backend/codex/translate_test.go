@@ -400,3 +400,28 @@ func TestDecodeLineDropsOnlyNotificationsAtomicNeverReads(t *testing.T) {
 		}
 	}
 }
+
+func TestCancelBeforeTheSubagentsTurnBeginsInterruptsThatTurnWhenItBegins(t *testing.T) {
+	tr := NewTranslator(backend.Config{SessionID: "s1", AgentID: "lead"}, func(json.RawMessage, any, *rpcError) error { return nil })
+	var stop *Stop
+	for _, m := range readCapture(t, "codex-subagents-appserver.jsonl") {
+		n, err := replayMessage(tr, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Method == "item/completed" && m.Params.Item != nil && m.Params.Item.ID == "call_1_0" {
+			st, err := tr.Cancel("general-purpose-1") // spawned, its turn not begun
+			if st != nil || err != nil {
+				t.Fatalf("Cancel before the turn = %+v, %v; want it deferred", st, err)
+			}
+		}
+		if n.Interrupt != nil {
+			stop = n.Interrupt
+			break
+		}
+	}
+	want := Stop{Thread: "01a2044d-424c-7162-b4e3-d045d8691b68", Turn: "01a2044d-4254-7882-b62e-e08fb7cea4e8", ID: "general-purpose-1"}
+	if stop == nil || stop.Thread != want.Thread || stop.Turn != want.Turn || stop.ID != want.ID {
+		t.Fatalf("interrupt = %+v, want the turn of %s as it begins", stop, want.ID)
+	}
+}
