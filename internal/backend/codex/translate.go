@@ -37,6 +37,9 @@ type Translator struct {
 	early  map[string][]inbound  // notifications of threads not yet known
 	files  map[string][]string   // fileChange item id → paths it changes
 	open   map[string]event.Type // "thread/item" → started tool call
+	// statesEnd: a wait's agents_states end sub-agents (exec, whose
+	// stream has no child threads; see ExecTranslator).
+	statesEnd bool
 }
 
 // agent is the lead or one sub-agent, as its thread.
@@ -384,6 +387,9 @@ func (t *Translator) item(a *agent, started bool, it *item) {
 			return
 		}
 		t.agentStates(it.AgentsStates)
+		if t.statesEnd {
+			t.endByStates(it.AgentsStates)
+		}
 		ok := it.Status == "completed"
 		t.toolComplete(a, it.ID, name, in, ok, states(it.AgentsStates), ifNot(ok, name+" "+it.Status))
 	case "subAgentActivity":

@@ -25,6 +25,7 @@ type reply struct {
 
 // replayed is what feeding a capture to a Translator produced.
 type replayed struct {
+	mu      sync.Mutex
 	events  []event.Event
 	state   lifecycle.State
 	replies []reply
@@ -71,21 +72,7 @@ func readCapture(t testing.TB, name string) []inbound {
 // translated; every event is applied to a lifecycle.State.
 func replay(t *testing.T, msgs []inbound, gate *permission.Gate) *replayed {
 	t.Helper()
-	r := &replayed{before: map[string][]lifecycle.Status{}, terminalBy: map[string]event.Event{}}
-	var mu sync.Mutex
-	sink := event.SinkFunc(func(e event.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		r.events = append(r.events, e)
-		if rec, ok := r.state.Get(e.AgentID); ok {
-			r.before[e.AgentID] = append(r.before[e.AgentID], rec.Status)
-		}
-		for _, rec := range r.state.Apply(e) {
-			if _, seen := r.terminalBy[rec.ID]; !seen && rec.Status.Terminal() {
-				r.terminalBy[rec.ID] = e
-			}
-		}
-	})
+	r, sink := newReplayed()
 	cfg := backend.Config{SessionID: "s1", AgentID: "lead", Gate: gate, Sink: sink}
 	tr := NewTranslator(cfg, func(id json.RawMessage, result any, rpcErr *rpcError) error {
 		b, err := json.Marshal(result)
@@ -100,14 +87,37 @@ func replay(t *testing.T, msgs []inbound, gate *permission.Gate) *replayed {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n.LeadTurnEnded != nil {
-			r.ends = append(r.ends, *n.LeadTurnEnded)
-			mu.Lock()
-			r.settledAtEnd = append(r.settledAtEnd, r.state.Settled())
-			mu.Unlock()
-		}
+		r.note(n)
 	}
 	return r
+}
+
+// newReplayed returns an empty record and the sink that fills it.
+func newReplayed() (*replayed, event.Sink) {
+	r := &replayed{before: map[string][]lifecycle.Status{}, terminalBy: map[string]event.Event{}}
+	return r, event.SinkFunc(func(e event.Event) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.events = append(r.events, e)
+		if rec, ok := r.state.Get(e.AgentID); ok {
+			r.before[e.AgentID] = append(r.before[e.AgentID], rec.Status)
+		}
+		for _, rec := range r.state.Apply(e) {
+			if _, seen := r.terminalBy[rec.ID]; !seen && rec.Status.Terminal() {
+				r.terminalBy[rec.ID] = e
+			}
+		}
+	})
+}
+
+// note records a lead turn's end, and whether the reducer was settled then.
+func (r *replayed) note(n Note) {
+	if n.LeadTurnEnded != nil {
+		r.mu.Lock()
+		r.ends = append(r.ends, *n.LeadTurnEnded)
+		r.settledAtEnd = append(r.settledAtEnd, r.state.Settled())
+		r.mu.Unlock()
+	}
 }
 
 // askerFunc answers every prompt with a fixed answer.
