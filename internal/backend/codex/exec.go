@@ -41,27 +41,14 @@ type execEvent struct {
 	} `json:"error"` // type turn.failed
 }
 
-// execItem is exec's thread item: the app-server's, in snake case.
+// execItem is exec's thread item: the app-server's, with the names exec
+// writes in snake case.
 type execItem struct {
-	ID               string  `json:"id"`
-	Type             string  `json:"type"`
-	Text             string  `json:"text"`
-	Command          string  `json:"command"`
-	AggregatedOutput *string `json:"aggregated_output"`
-	ExitCode         *int    `json:"exit_code"`
-	Status           string  `json:"status"`
-	Changes          []struct {
-		Path string `json:"path"`
-	} `json:"changes"`
-	Server            string                `json:"server"`
-	Tool              string                `json:"tool"`
-	Arguments         json.RawMessage       `json:"arguments"`
-	Result            json.RawMessage       `json:"result"`
-	Error             json.RawMessage       `json:"error"`
+	item
+	AggregatedOutput  *string               `json:"aggregated_output"`
+	ExitCode          *int                  `json:"exit_code"`
 	SenderThreadID    string                `json:"sender_thread_id"`
 	ReceiverThreadIDs []string              `json:"receiver_thread_ids"`
-	Prompt            *string               `json:"prompt"`
-	Model             *string               `json:"model"`
 	AgentsStates      map[string]agentState `json:"agents_states"`
 }
 
@@ -122,33 +109,23 @@ func (x *ExecTranslator) Handle(line []byte) (Note, error) {
 
 // appServer is the app-server item exec's item stands for.
 func (it *execItem) appServer() *item {
-	out := &item{ID: it.ID, Text: it.Text, Command: it.Command, AggregatedOutput: it.AggregatedOutput, ExitCode: it.ExitCode,
-		Status: camel(it.Status), Server: it.Server, Tool: it.Tool, Arguments: it.Arguments, Result: it.Result, Error: it.Error,
-		SenderThreadID: it.SenderThreadID, ReceiverThreadIDs: it.ReceiverThreadIDs, Prompt: it.Prompt, Model: it.Model}
-	out.Changes = it.Changes
+	out := it.item
+	out.AggregatedOutput, out.ExitCode = it.AggregatedOutput, it.ExitCode
+	out.SenderThreadID, out.ReceiverThreadIDs = it.SenderThreadID, it.ReceiverThreadIDs
+	out.Status = camel(it.Status)
 	switch it.Type {
-	case "agent_message":
-		out.Type = "agentMessage"
-	case "command_execution":
-		out.Type = "commandExecution"
-	case "file_change":
-		out.Type = "fileChange"
-	case "mcp_tool_call":
-		out.Type = "mcpToolCall"
+	case "agent_message", "command_execution", "file_change", "mcp_tool_call":
+		out.Type = camel(it.Type)
 	case "collab_tool_call":
 		out.Type = "collabAgentToolCall"
 		out.Tool = camel(it.Tool) // spawn_agent → spawnAgent, send_input → sendInput…
-	default:
-		out.Type = it.Type
 	}
-	if len(it.AgentsStates) > 0 {
-		out.AgentsStates = make(map[string]agentState, len(it.AgentsStates))
-		for th, s := range it.AgentsStates {
-			s.Status = camel(s.Status)
-			out.AgentsStates[th] = s
-		}
+	out.AgentsStates = make(map[string]agentState, len(it.AgentsStates))
+	for th, s := range it.AgentsStates {
+		s.Status = camel(s.Status)
+		out.AgentsStates[th] = s
 	}
-	return out
+	return &out
 }
 
 // camel turns exec's snake_case names (in_progress, spawn_agent) into the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
-	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // realCodex finds the real codex binary: ATOMIC_TEST_CODEX names it (or,
@@ -85,24 +85,9 @@ rules:
         - {name: spawn_agent, input: {message: "SUBTASK-FAST: report when finished. Do not use any tools."}}
 `
 
-// startLoopback serves scenario on 127.0.0.1 for the test's length.
-func startLoopback(t *testing.T, scenario string) *loopback.Server {
-	t.Helper()
-	sc, err := loopback.ParseScenario([]byte(scenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := loopback.New(sc)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
-
 func TestRealCodexCancelAgentInterruptsOneSubagentWhileTheLeadAndItsSiblingGoOn(t *testing.T) {
 	bin := realCodex(t)
-	srv := startLoopback(t, codexCancelOne)
+	srv := testkit.Loopback(t, codexCancelOne)
 	rec := &recorder{}
 	s, err := New(backend.Config{SessionID: "s1", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1", Model: "gpt-test",
 		Gate: allowAll(t), Sink: rec})
