@@ -69,8 +69,18 @@ func slicesContains(list []string, s string) bool {
 }
 
 func TestBackendCodexRunsThreeParallelSubagentsAndCompletesOnceAfterAll(t *testing.T) {
-	bin := codexBin(t)
-	srv := server(t, testkit.CodexFanOut)
+	checkCodexFanOut(t, codexBin(t), testkit.CodexFanOut)
+}
+
+// checkCodexFanOut runs the three-sub-agent fan-out of scenario through
+// `atomic run --backend codex --backend-bin bin` and checks its
+// stream-json: one session per sub-agent, each background until its own
+// subagent.complete, which comes once; the answers overlap; complete last
+// and once, settled, with the lead's summary and usage. It returns the
+// stream's events.
+func checkCodexFanOut(t *testing.T, bin, scenario string) []event.Raw {
+	t.Helper()
+	srv := server(t, scenario)
 	r, _ := runCodex(t, srv.URL()+"/v1", bin, "-p", "CAP-FG3: start three sub-agents in parallel, then sum up.", "--output-format", "stream-json")
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
@@ -150,6 +160,7 @@ func TestBackendCodexRunsThreeParallelSubagentsAndCompletesOnceAfterAll(t *testi
 		t.Errorf("the run took %v: the 2 s answers did not overlap", r.elapsed)
 	}
 	t.Logf("wall time %v (three 2 s sub-agents through codex app-server)", r.elapsed)
+	return evs
 }
 
 // codexSlow is the capture's CAP-INT: one sub-agent whose answer takes

@@ -65,8 +65,12 @@ type Session struct {
 	closeErr  error
 }
 
-// Compile-time check: a Codex session is a backend session.
-var _ backend.Session = (*Session)(nil)
+// Compile-time checks: a Codex session is a backend session whose
+// sub-agents can be stopped one by one.
+var (
+	_ backend.Session        = (*Session)(nil)
+	_ backend.AgentCanceller = (*Session)(nil)
+)
 
 // New starts `codex app-server` in cfg.Workspace, initializes it and
 // starts the session's thread. With cfg.BaseURL or cfg.APIKey set, the CLI
@@ -191,7 +195,7 @@ func policy(g *permission.Gate) map[string]string {
 }
 
 // handle takes every message but responses, on the reading goroutine.
-func (s *Session) handle(m message) {
+func (s *Session) handle(m inbound) {
 	if m.isRequest() {
 		s.answers.Add(1)
 		go func() {
@@ -201,6 +205,9 @@ func (s *Session) handle(m message) {
 		return
 	}
 	n := s.tr.Handle(m)
+	if n.Interrupt != nil {
+		s.stopAgent(n.Interrupt)
+	}
 	if n.LeadTurnStarted == "" && n.LeadTurnEnded == nil {
 		return
 	}
@@ -354,6 +361,40 @@ func (s *Session) interrupt(turnID, key string) *TurnEnd {
 			return nil
 		}
 	}
+}
+
+// CancelAgent stops one of the CLI's sub-agents (/tasks, an interrupt of
+// background work): turn/interrupt on the sub-agent's own thread, whose
+// turn then ends interrupted while the lead and the other sub-agents go
+// on. A sub-agent whose turn has not begun is interrupted when it begins.
+// It returns at once; the stop completes in the background.
+func (s *Session) CancelAgent(id string) error {
+	st, err := s.tr.Cancel(id)
+	if err != nil || st == nil {
+		return err
+	}
+	s.stopAgent(st)
+	return nil
+}
+
+// stopAgent interrupts a sub-agent's turn off the calling goroutine (the
+// response comes through the reader) and waits, bounded, for its end; if
+// Codex does not confirm it, the sub-agent is ended as interrupted here.
+func (s *Session) stopAgent(st *Stop) {
+	s.answers.Add(1)
+	go func() {
+		defer s.answers.Done()
+		ctx, cancel := context.WithTimeout(s.ctx, s.interruptWait)
+		defer cancel()
+		_, _ = s.conn.call(ctx, "turn/interrupt", map[string]string{"threadId": st.Thread, "turnId": st.Turn})
+		select {
+		case <-st.Ended:
+		case <-ctx.Done():
+			s.tr.EndAgent(st.ID)
+		case <-s.conn.done:
+			s.tr.EndAgent(st.ID)
+		}
+	}()
 }
 
 func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
