@@ -29,7 +29,7 @@ func Known() []Info {
 		{Name: ClaudeCode, Binary: "claude", Package: "@anthropic-ai/claude-code",
 			Background: true, Interrupt: true, Approvals: true, Usage: true, CancelAgent: true},
 		{Name: Codex, Binary: "codex", Package: "@openai/codex",
-			Background: true, Interrupt: true, Approvals: true, Usage: true},
+			Background: true, Interrupt: true, Approvals: true, Usage: true, CancelAgent: true},
 		{Name: OpenCode, Binary: "opencode", Package: "opencode-ai",
 			Background: true, Interrupt: true, Approvals: true, Usage: true, CancelAgent: true},
 	}
