@@ -35,6 +35,9 @@ type translator struct {
 	leadUsage event.Usage
 	total     event.Usage
 	toolUses  int // the lead's tool calls since the last result
+	// l is the line being translated, kept so that each line does not
+	// allocate one.
+	l line
 	// tasks maps our agent id to the CLI's task_id; CancelAgent reads it
 	// from other goroutines.
 	tasks sync.Map
@@ -97,27 +100,28 @@ type approval struct {
 }
 
 // feed translates one stdout line. A line that is not JSON is an error;
-// kinds the adapter does not use are skipped.
+// kinds the adapter does not use are skipped, undecoded when their start
+// names them (see unused).
 func (t *translator) feed(raw []byte) (step, error) {
-	var l line
-	if err := json.Unmarshal(raw, &l); err != nil {
+	if unused(raw) {
+		return step{}, nil
+	}
+	l := &t.l
+	*l = line{}
+	if err := decodeLine(raw, l); err != nil {
 		return step{}, fmt.Errorf("claude stream-json: bad line %.200q: %w", raw, err)
 	}
 	switch l.Type {
 	case "system":
-		return t.system(&l), nil
+		return t.system(l), nil
 	case "assistant":
-		t.assistant(&l)
+		t.assistant(l)
 	case "user":
-		t.user(&l)
+		t.user(l)
 	case "result":
-		return step{result: t.result(&l)}, nil
+		return step{result: t.result(l)}, nil
 	case "control_request":
-		var req canUseTool
-		if err := json.Unmarshal(l.Request, &req); err != nil {
-			return step{}, fmt.Errorf("claude control_request %s: %w", l.RequestID, err)
-		}
-		if req.Subtype == "can_use_tool" {
+		if req := l.Request; req.Subtype == "can_use_tool" {
 			return step{ask: &approval{requestID: l.RequestID, req: req, agent: t.byTask[req.AgentID]}}, nil
 		}
 	case "control_cancel_request":
@@ -169,8 +173,7 @@ func (t *translator) system(l *line) step {
 		if a == nil || a.done {
 			return step{}
 		}
-		var u taskUsage
-		_ = json.Unmarshal(l.Usage, &u)
+		u := l.Usage.taskUsage
 		a.reported = max(a.reported, u.ToolUses)
 		if u.TotalTokens > 0 {
 			a.usage = tokens(u.TotalTokens)
@@ -192,8 +195,7 @@ func (t *translator) system(l *line) step {
 			return step{}
 		}
 		a.done = true
-		var u taskUsage
-		_ = json.Unmarshal(l.Usage, &u)
+		u := l.Usage.taskUsage
 		a.reported = max(a.reported, u.ToolUses)
 		if u.TotalTokens > 0 {
 			a.usage = tokens(u.TotalTokens)
@@ -295,12 +297,17 @@ func (t *translator) toolUse(a *agent, b block) {
 	}
 	_ = json.Unmarshal(b.Input, &in) // a bad input still gets its record; the CLI reports the error
 	sub := t.name(in.SubagentType, parent, b.ID, in.RunInBackground)
-	task := map[string]string{"description": in.Description, "prompt": in.Prompt, "subagent_type": agentType(in.SubagentType)}
+	// The task tool's input as the native tool takes it (members in the
+	// order a map of them was written before).
+	task := struct {
+		Description  string `json:"description"`
+		Mode         string `json:"mode,omitempty"`
+		Model        string `json:"model,omitempty"`
+		Prompt       string `json:"prompt"`
+		SubagentType string `json:"subagent_type"`
+	}{Description: in.Description, Model: in.Model, Prompt: in.Prompt, SubagentType: agentType(in.SubagentType)}
 	if in.RunInBackground {
-		task["mode"] = "background"
-	}
-	if in.Model != "" {
-		task["model"] = in.Model
+		task.Mode = "background"
 	}
 	input, _ := json.Marshal(task)
 	t.emit(event.ToolStart, a, b.ID, event.ToolStartData{Name: "task", Input: input,
@@ -341,11 +348,11 @@ func (t *translator) user(l *line) {
 		text := b.Content.text()
 		d := event.ToolCompleteData{Name: name, Success: !b.IsError}
 		if name == "task" {
-			text = t.taskResult(b, l.ToolUseResult, text)
+			text = t.taskResult(b, &l.ToolUseResult, text)
 		}
 		if b.IsError {
 			d.Error = text
-			if d.Cancelled = cancelled(l.ToolUseResult); d.Cancelled {
+			if d.Cancelled = cancelled(&l.ToolUseResult); d.Cancelled {
 				d.Error = "cancelled: the call was stopped by an interrupt"
 			}
 		} else {
@@ -358,11 +365,7 @@ func (t *translator) user(l *line) {
 // taskResult is what the task call returned: the sub-agent's answer (not
 // the CLI's hand-back framing), or for a background agent the spawn
 // acknowledgement naming our id.
-func (t *translator) taskResult(b block, raw json.RawMessage, text string) string {
-	var r toolUseResult
-	if json.Unmarshal(raw, &r) != nil {
-		return text
-	}
+func (t *translator) taskResult(b block, r *toolUseResult, text string) string {
 	switch r.Status {
 	case "async_launched":
 		if sub := t.byCall[b.ToolUseID]; sub != nil {
@@ -379,14 +382,10 @@ func (t *translator) taskResult(b block, raw json.RawMessage, text string) strin
 // cancelled reports a tool_result the CLI gave a call it stopped (an
 // interrupt), whose tool_use_result is the string "User rejected tool use"
 // and whose call never reached a permission prompt.
-func cancelled(raw json.RawMessage) bool {
-	var s string
-	return json.Unmarshal(raw, &s) == nil && strings.Contains(s, "rejected")
-}
+func cancelled(r *toolUseResult) bool { return strings.Contains(r.Text, "rejected") }
 
 func (t *translator) result(l *line) *turnResult {
-	var u apiUsage
-	_ = json.Unmarshal(l.Usage, &u)
+	u := l.Usage.apiUsage
 	turn := event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens}
 	t.leadUsage = t.leadUsage.Add(turn)
