@@ -26,6 +26,13 @@ func BenchmarkClaudeAdapterWithoutBus(b *testing.B) {
 	benchmarkAdapter(b, "claude-subagents.jsonl", false)
 }
 
+// BenchmarkClaudeAdapterStreamingThroughBus replays a capture made with
+// --include-partial-messages, as the adapter runs the CLI: most lines are
+// small stream_events.
+func BenchmarkClaudeAdapterStreamingThroughBus(b *testing.B) {
+	benchmarkAdapter(b, "claude-partial.jsonl", true)
+}
+
 func benchmarkAdapter(b *testing.B, capture string, throughBus bool) {
 	raw, err := os.ReadFile(filepath.Join("testdata", capture))
 	if err != nil {

@@ -107,12 +107,13 @@ func New(cfg backend.Config) (*Session, error) {
 	return s, nil
 }
 
-// args is the command line: stream-json both ways, every permission
+// args is the command line: stream-json both ways, text streamed as the
+// model writes it (stream_event lines), every permission
 // decision put to us over stdio in the CLI's default mode (so our gate,
 // not the user's Claude settings, decides).
 func (s *Session) args(model string) []string {
 	a := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
-		"--permission-prompt-tool", "stdio", "--permission-mode", "default"}
+		"--include-partial-messages", "--permission-prompt-tool", "stdio", "--permission-mode", "default"}
 	if model != "" {
 		a = append(a, "--model", model)
 	}

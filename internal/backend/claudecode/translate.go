@@ -32,6 +32,10 @@ type translator struct {
 	agents []*agent          // in the order they were named
 	tools  map[string]string // tool_use id → our tool name
 
+	// leadText is the lead's streamed text not yet confirmed by its
+	// assistant line; a sub-agent's is on its agent.
+	leadText streamed
+
 	leadUsage event.Usage
 	total     event.Usage
 	toolUses  int // the lead's tool calls since the last result
@@ -52,6 +56,29 @@ type agent struct {
 	seen, reported int
 	usage          event.Usage
 	currentTool    string
+	text           streamed
+}
+
+// streamed is the text an agent's message streamed (stream_event lines,
+// --include-partial-messages) that no assistant line has carried yet: the
+// CLI writes an assistant line for each content block once it is done,
+// and that line's text, already shown piece by piece, must not be sent
+// again as a delta.
+type streamed struct {
+	msgID  string
+	blocks []streamedBlock // text blocks in stream order
+}
+
+type streamedBlock struct {
+	index int
+	text  string
+}
+
+func (t *translator) streamedOf(a *agent) *streamed {
+	if a == nil {
+		return &t.leadText
+	}
+	return &a.text
 }
 
 func (a *agent) toolUses() int { return max(a.seen, a.reported) }
@@ -114,6 +141,8 @@ func (t *translator) feed(raw []byte) (step, error) {
 	switch l.Type {
 	case "system":
 		return t.system(l), nil
+	case "stream_event":
+		t.streamEvent(l)
 	case "assistant":
 		t.assistant(l)
 	case "user":
@@ -252,11 +281,66 @@ func (t *translator) assistant(l *line) {
 			if b.Text == "" {
 				continue
 			}
-			t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Text: b.Text})
+			t.text(a, l.Message.ID, b.Text)
 			t.emit(event.MessageComplete, a, "", event.MessageCompleteData{Text: b.Text, StopReason: l.Message.StopReason})
 		case "tool_use":
 			t.toolUse(a, b)
 		}
+	}
+}
+
+// streamEvent streams an agent's text as the model writes it. A message
+// that starts while text of an earlier one is still unconfirmed means
+// that one was abandoned (the CLI retries a failed request): its text is
+// void.
+func (t *translator) streamEvent(l *line) {
+	ev := l.Event
+	if ev == nil {
+		return
+	}
+	a := t.owner(l)
+	st := t.streamedOf(a)
+	switch ev.Type {
+	case "message_start":
+		if len(st.blocks) > 0 {
+			t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Discard: true})
+		}
+		st.blocks = st.blocks[:0]
+		st.msgID = ""
+		if ev.Message != nil {
+			st.msgID = ev.Message.ID
+		}
+	case "content_block_delta":
+		if ev.Delta == nil || ev.Delta.Type != "text_delta" || ev.Delta.Text == "" {
+			return
+		}
+		if n := len(st.blocks); n == 0 || st.blocks[n-1].index != ev.Index {
+			st.blocks = append(st.blocks, streamedBlock{index: ev.Index})
+		}
+		st.blocks[len(st.blocks)-1].text += ev.Delta.Text
+		t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Text: ev.Delta.Text})
+	}
+}
+
+// text sends what of a text block of message msgID was not streamed: all
+// of it without --include-partial-messages, nothing when its deltas
+// spelled it out, the rest when they stopped short, and all of it anew
+// (the streamed text voided) when they spelled something else.
+func (t *translator) text(a *agent, msgID, text string) {
+	st := t.streamedOf(a)
+	if msgID == "" || st.msgID != msgID || len(st.blocks) == 0 {
+		t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Text: text})
+		return
+	}
+	sent := st.blocks[0].text
+	st.blocks = st.blocks[1:]
+	switch {
+	case sent == text:
+	case strings.HasPrefix(text, sent):
+		t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Text: text[len(sent):]})
+	default:
+		t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Discard: true})
+		t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Text: text})
 	}
 }
 
@@ -400,6 +484,20 @@ func (t *translator) result(l *line) *turnResult {
 		}
 		total.CostUSD = l.TotalCostUSD
 		t.total = total
+	}
+	if st := &t.leadText; len(st.blocks) > 0 {
+		// Text that streamed but no assistant line confirmed: the turn
+		// was cut short under it. It ends as what was shown.
+		var text []string
+		for _, b := range st.blocks {
+			text = append(text, b.text)
+		}
+		st.blocks = st.blocks[:0]
+		stop := l.StopReason
+		if l.IsError || l.Subtype != "success" {
+			stop = "interrupted"
+		}
+		t.emit(event.MessageComplete, nil, "", event.MessageCompleteData{Text: strings.Join(text, ""), StopReason: stop})
 	}
 	t.emit(event.UsageUpdate, nil, "", event.UsageUpdateData{Usage: t.leadUsage, Total: t.total})
 	r := &turnResult{Text: l.Result, StopReason: l.StopReason, IsError: l.IsError, Errors: l.Errors,

@@ -19,6 +19,10 @@ type line struct {
 	ParentToolUseID string        `json:"parent_tool_use_id"`
 	ToolUseResult   toolUseResult `json:"tool_use_result"`
 
+	// stream_event (--include-partial-messages): one event of the
+	// Messages API stream of the agent named by parent_tool_use_id
+	Event *streamEvent `json:"event"`
+
 	// system/init
 	Model string   `json:"model"`
 	Tools []string `json:"tools"`
@@ -110,7 +114,7 @@ type lineUsage struct {
 // the subtypes; peek lets every other line go undecoded.
 var (
 	kinds = map[string]bool{"system": true, "assistant": true, "user": true, "result": true,
-		"control_request": true, "control_cancel_request": true}
+		"stream_event": true, "control_request": true, "control_cancel_request": true}
 	systemKinds = map[string]bool{"init": true, "task_started": true, "task_progress": true,
 		"task_updated": true, "task_notification": true}
 )
@@ -172,6 +176,20 @@ type message struct {
 	StopReason string    `json:"stop_reason"`
 	Model      string    `json:"model"`
 	Usage      *apiUsage `json:"usage"`
+}
+
+// streamEvent is a stream_event's event: only what text streaming needs
+// (tool input deltas are not read; the assistant line carries the input).
+type streamEvent struct {
+	Type    string `json:"type"`
+	Index   int    `json:"index"`
+	Message *struct {
+		ID string `json:"id"`
+	} `json:"message"`
+	Delta *struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"delta"`
 }
 
 // blocks is a message's content in its list form.
