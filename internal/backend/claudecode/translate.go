@@ -29,8 +29,11 @@ type translator struct {
 	counts map[string]int    // agent type → sub-agents named so far
 	byCall map[string]*agent // Agent tool_use id → its sub-agent
 	byTask map[string]*agent // the CLI's task id → sub-agent
-	agents []*agent          // in the order they were named
-	tools  map[string]string // tool_use id → our tool name
+	// toolTasks are the tasks that are tool calls, not sub-agents (a long
+	// Bash), by task id: whether each runs in the background.
+	toolTasks map[string]bool
+	agents    []*agent          // in the order they were named
+	tools     map[string]string // tool_use id → our tool name
 
 	// leadText is the lead's streamed text not yet confirmed by its
 	// assistant line; a sub-agent's is on its agent.
@@ -90,7 +93,7 @@ func newTranslator(sessionID, lead string, sink event.Sink, now func() time.Time
 	return &translator{
 		sessionID: sessionID, lead: lead, sink: sink, now: now,
 		counts: map[string]int{}, byCall: map[string]*agent{},
-		byTask: map[string]*agent{}, tools: map[string]string{},
+		byTask: map[string]*agent{}, tools: map[string]string{}, toolTasks: map[string]bool{},
 	}
 }
 
@@ -104,8 +107,11 @@ type step struct {
 	ask    *approval
 	cancel string
 	// leadBegan: the lead started a turn (system/init). bgDone: a
-	// background sub-agent ended, which makes the CLI wake the lead.
-	leadBegan, bgDone bool
+	// background sub-agent (or command) ended, whose result the CLI hands
+	// the lead: in its next request of the turn, else in a turn of its
+	// own. leadAsks: the lead's loop sent a request (system/status
+	// requesting), which carries what ended before it.
+	leadBegan, bgDone, leadAsks bool
 }
 
 // turnResult is a `result` line, as Run reports it.
@@ -179,8 +185,16 @@ func (t *translator) system(l *line) step {
 				Model: l.Model, Provider: Backend, Tools: ourToolNames(l.Tools), Name: t.lead})
 		}
 		return step{leadBegan: true}
+	case "status":
+		return step{leadAsks: l.Status == "requesting"}
 	case "task_started":
 		a := t.byCall[l.ToolUseID]
+		if a == nil && (l.TaskType != "" && l.TaskType != "local_agent" || t.tools[l.ToolUseID] != "") {
+			if l.TaskID != "" {
+				t.toolTasks[l.TaskID] = l.IsBackgrounded
+			}
+			return step{}
+		}
 		if a == nil { // a task not announced by a tool_use we saw
 			a = t.name(l.SubagentType, t.lead, l.ToolUseID, l.IsBackgrounded)
 		}
@@ -219,6 +233,10 @@ func (t *translator) system(l *line) step {
 			t.update(a)
 		}
 	case "task_notification":
+		if bg, ok := t.toolTasks[l.TaskID]; ok {
+			delete(t.toolTasks, l.TaskID)
+			return step{bgDone: bg}
+		}
 		a := t.task(l)
 		if a == nil || a.done {
 			return step{}

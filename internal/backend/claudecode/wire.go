@@ -34,11 +34,14 @@ type line struct {
 	Description    string `json:"description"`
 	SubagentType   string `json:"subagent_type"`
 	IsBackgrounded bool   `json:"is_backgrounded"`
-	Prompt         string `json:"prompt"`
-	Status         string `json:"status"`
-	Summary        string `json:"summary"`
-	LastToolName   string `json:"last_tool_name"`
-	Patch          *struct {
+	// TaskType is local_agent for a sub-agent; a tool that runs long (a
+	// Bash command) is a task too (local_bash), but no sub-agent.
+	TaskType     string `json:"task_type"`
+	Prompt       string `json:"prompt"`
+	Status       string `json:"status"`
+	Summary      string `json:"summary"`
+	LastToolName string `json:"last_tool_name"`
+	Patch        *struct {
 		Status string `json:"status"`
 	} `json:"patch"`
 
@@ -115,8 +118,8 @@ type lineUsage struct {
 var (
 	kinds = map[string]bool{"system": true, "assistant": true, "user": true, "result": true,
 		"stream_event": true, "control_request": true, "control_cancel_request": true}
-	systemKinds = map[string]bool{"init": true, "task_started": true, "task_progress": true,
-		"task_updated": true, "task_notification": true}
+	systemKinds = map[string]bool{"init": true, "status": true, "task_started": true,
+		"task_progress": true, "task_updated": true, "task_notification": true}
 )
 
 // unused reports, from its first members alone, a line the translator
