@@ -135,31 +135,46 @@ func unused(raw []byte) bool {
 	if !kinds[string(typ)] {
 		return true
 	}
-	if string(typ) != "system" {
-		return false
+	switch string(typ) {
+	case "system":
+		sub, _, ok := member(rest, ',', "subtype")
+		return ok && !systemKinds[string(sub)]
+	case "stream_event":
+		// {"type":"stream_event","event":{"type":...: of a message's
+		// stream only its start and its deltas are read.
+		ev, ok := key(rest, ',', "event")
+		if !ok {
+			return false
+		}
+		evType, _, ok := member(ev, '{', "type")
+		return ok && string(evType) != "message_start" && string(evType) != "content_block_delta"
 	}
-	sub, _, ok := member(rest, ',', "subtype")
-	return ok && !systemKinds[string(sub)]
+	return false
 }
 
-// member reads `<sep> "key" : "value"` at the start of b (blanks
-// allowed between tokens) for a value without escapes, and returns the
-// value and what follows it.
-func member(b []byte, sep byte, key string) (value, rest []byte, ok bool) {
+// key reads `<sep> "name" :` at the start of b (blanks allowed between
+// tokens) and returns what follows.
+func key(b []byte, sep byte, name string) ([]byte, bool) {
 	b = bytes.TrimLeft(b, " \t\r\n")
 	if len(b) == 0 || b[0] != sep {
-		return nil, nil, false
+		return nil, false
 	}
 	b = bytes.TrimLeft(b[1:], " \t\r\n")
-	if len(b) < len(key)+2 || b[0] != '"' || string(b[1:len(key)+1]) != key || b[len(key)+1] != '"' {
-		return nil, nil, false
+	if len(b) < len(name)+2 || b[0] != '"' || string(b[1:len(name)+1]) != name || b[len(name)+1] != '"' {
+		return nil, false
 	}
-	b = bytes.TrimLeft(b[len(key)+2:], " \t\r\n")
+	b = bytes.TrimLeft(b[len(name)+2:], " \t\r\n")
 	if len(b) == 0 || b[0] != ':' {
-		return nil, nil, false
+		return nil, false
 	}
-	b = bytes.TrimLeft(b[1:], " \t\r\n")
-	if len(b) == 0 || b[0] != '"' {
+	return bytes.TrimLeft(b[1:], " \t\r\n"), true
+}
+
+// member reads `<sep> "name" : "value"` at the start of b for a value
+// without escapes, and returns the value and what follows it.
+func member(b []byte, sep byte, name string) (value, rest []byte, ok bool) {
+	b, ok = key(b, sep, name)
+	if !ok || len(b) == 0 || b[0] != '"' {
 		return nil, nil, false
 	}
 	end := bytes.IndexByte(b[1:], '"')

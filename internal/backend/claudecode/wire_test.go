@@ -85,6 +85,7 @@ func TestFeedSkipsKindsItDoesNotReadWithoutDecodingThem(t *testing.T) {
 		`{"type":"control_response","response":{"subtype":"success","response":{"commands":[`,
 		`{"type": "keep_alive", "x": [`,
 		`{"type":"system","subtype":"background_tasks_changed","tasks":[`,
+		`{"type":"stream_event","event":{"type":"content_block_stop","index":`,
 	} {
 		if got := feedLines(t, l); len(got) != 0 {
 			t.Errorf("%s: %d events, want none", l, len(got))
@@ -92,7 +93,12 @@ func TestFeedSkipsKindsItDoesNotReadWithoutDecodingThem(t *testing.T) {
 	}
 	// A kind the translator reads is still decoded, and its damage named.
 	tr := newTranslator("s1", "lead", event.Discard, nil)
-	if _, err := tr.feed([]byte(`{"type":"system","subtype":"task_started","task_id":`)); err == nil {
-		t.Error("a truncated task_started line was accepted")
+	for _, l := range []string{
+		`{"type":"system","subtype":"task_started","task_id":`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":`,
+	} {
+		if _, err := tr.feed([]byte(l)); err == nil {
+			t.Errorf("a truncated line was accepted: %s", l)
+		}
 	}
 }
