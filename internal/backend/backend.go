@@ -20,6 +20,7 @@ const (
 	Native     = "native"
 	ClaudeCode = "claude-code"
 	Codex      = "codex"
+	Copilot    = "copilot"
 )
 
 // Result is what a turn produced (the native loop's result type).
