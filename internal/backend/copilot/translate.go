@@ -34,7 +34,7 @@ type Translator struct {
 	byCall  map[string]*agent // task call id → the sub-agent it spawns
 	byAgent map[string]*agent // Copilot agentId → sub-agent
 	early   map[string][]sdk.SessionEvent
-	counts  map[string]int  // agent type → sub-agents so far
+	counts  map[string]int   // agent type → sub-agents so far
 	open    map[string]*call // "agent/call" → tool call started
 
 	active  bool      // a lead turn is under way
