@@ -7,6 +7,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/backend/claudecode"
 	"github.com/atomic-agent/atomic/internal/backend/codex"
+	"github.com/atomic-agent/atomic/internal/backend/copilot"
 )
 
 // backendName is the chosen backend: --backend, else the config file's,
@@ -48,8 +49,13 @@ func (c *common) leadBackend(s *setup) (func(backend.Config) (backend.Session, e
 			cfg.Bin, cfg.Model, cfg.BaseURL, cfg.APIKey = bin, model, baseURL, apiKey
 			return codex.New(cfg)
 		}, nil
+	case backend.Copilot:
+		return func(cfg backend.Config) (backend.Session, error) {
+			cfg.Bin, cfg.Model, cfg.BaseURL, cfg.APIKey = bin, model, baseURL, apiKey
+			return copilot.New(cfg)
+		}, nil
 	}
-	return nil, fmt.Errorf("unknown --backend %q (want %s, %s or %s)", name, backend.Native, backend.ClaudeCode, backend.Codex)
+	return nil, fmt.Errorf("unknown --backend %q (want %s, %s, %s or %s)", name, backend.Native, backend.ClaudeCode, backend.Codex, backend.Copilot)
 }
 
 func firstNonEmpty(ss ...string) string {

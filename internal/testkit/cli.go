@@ -28,3 +28,8 @@ func ClaudeCLI(t testing.TB) string {
 
 // CodexCLI is the Codex CLI under test (ATOMIC_TEST_CODEX).
 func CodexCLI(t testing.TB) string { return ExternalCLI(t, "ATOMIC_TEST_CODEX", "@openai/codex") }
+
+// CopilotCLI is the GitHub Copilot CLI under test (ATOMIC_TEST_COPILOT).
+func CopilotCLI(t testing.TB) string {
+	return ExternalCLI(t, "ATOMIC_TEST_COPILOT", "@github/copilot")
+}

@@ -563,3 +563,13 @@ func firstNonEmpty(ss ...string) string {
 	}
 	return ""
 }
+
+// Fail ends the lead's turn Run began with an error: the CLI never took
+// its message.
+func (t *Translator) Fail(msg string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.active {
+		t.endTurn(TurnEnd{Text: t.text, Error: msg})
+	}
+}

@@ -1,0 +1,147 @@
+package copilot
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/testkit"
+)
+
+// recorder is a sink that applies every event to a lifecycle.State.
+type recorder struct {
+	mu     sync.Mutex
+	state  lifecycle.State
+	events []event.Event
+}
+
+func (r *recorder) Emit(e event.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+	r.state.Apply(e)
+}
+
+func (r *recorder) snapshot() ([]event.Event, lifecycle.State) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]event.Event(nil), r.events...), r.state
+}
+
+func startServer(t *testing.T, scenario string) *loopback.Server {
+	t.Helper()
+	sc, err := loopback.ParseScenario([]byte(scenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loopback.New(sc)
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// startReal starts a Session on the real CLI against srv, in a throwaway
+// home (the CLI keeps its session state there).
+func startReal(t *testing.T, srv *loopback.Server, rec *recorder) *Session {
+	t.Helper()
+	bin := testkit.CopilotCLI(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", home+"/.config")
+	t.Setenv("XDG_STATE_HOME", home+"/.local/state")
+	s, err := New(backend.Config{SessionID: "s1", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1",
+		Model: "gpt-test", APIKey: "test-key", Gate: allowAll(t), Sink: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRealCopilotRunsThreeSyncSubagentsInParallelAndLeavesNoProcessAfterClose(t *testing.T) {
+	srv := startServer(t, testkit.CopilotFanOut)
+	rec := &recorder{}
+	s := startReal(t, srv, rec)
+	if s.pid == 0 {
+		s.Close()
+		t.Fatal("the CLI's process was not found by its mark: the leftover check would prove nothing")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := s.Run(ctx, "CAP-FG3: start three sub-agents in parallel, then sum up.")
+	took := time.Since(start)
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "all done") || res.Usage.Total() == 0 {
+		t.Errorf("result %q usage %+v, want the summary and the lead's tokens", res.Text, res.Usage)
+	}
+	evs, st := rec.snapshot()
+	if c := st.Counts(); c.Completed != 3 || c.Total() != 3 {
+		t.Errorf("agents %+v, want three completed", c)
+	}
+	lastStart, firstEnd := -1, len(evs)
+	for i, e := range evs {
+		switch e.Type {
+		case event.SubagentStart:
+			lastStart = max(lastStart, i)
+		case event.SubagentComplete:
+			firstEnd = min(firstEnd, i)
+		}
+	}
+	if lastStart > firstEnd || took > 5500*time.Millisecond {
+		t.Errorf("the 2 s sub-agents did not overlap (last start %d, first end %d, turn %v)", lastStart, firstEnd, took)
+	}
+	mark := s.mark
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left := marked(mark); len(left) > 0 {
+		t.Fatalf("processes %v of the session outlived Close", left)
+	}
+	t.Logf("turn with three 2 s sub-agents: %v", took)
+}
+
+func TestRealCopilotBackgroundSubagentWakesTheLeadWithItsResult(t *testing.T) {
+	srv := startServer(t, testkit.CopilotBackground)
+	rec := &recorder{}
+	s := startReal(t, srv, rec)
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if _, err := s.Run(ctx, "CAP-BG1: start one sub-agent in the background and tell me when it is done."); err != nil {
+		t.Fatal(err)
+	}
+	if _, st := rec.snapshot(); st.Counts().Background != 1 {
+		t.Fatalf("after the first turn: %+v, want the sub-agent in the background", st.Counts())
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !s.Pending() {
+		if time.Now().After(deadline) {
+			t.Fatal("the background sub-agent's end never woke the lead")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res, err := s.Run(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "Background sub-agent DELTA finished. (BG done)" {
+		t.Errorf("woken turn's text %q", res.Text)
+	}
+	if _, st := rec.snapshot(); st.Counts().Completed != 1 || !st.Settled() {
+		t.Errorf("after the woken turn: %+v", st.Counts())
+	}
+	if s.Pending() {
+		t.Error("still pending after the woken turn was carried")
+	}
+}
