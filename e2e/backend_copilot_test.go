@@ -1,0 +1,268 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/testkit"
+)
+
+// copilotCommand builds `atomic run --backend copilot` against baseURL (the
+// loopback's /v1) in a fresh workspace with a throwaway home, which marks
+// every process the run starts (they inherit HOME).
+func copilotCommand(t *testing.T, ctx context.Context, baseURL, bin string, args ...string) codexRun {
+	t.Helper()
+	home := t.TempDir()
+	full := append([]string{"run", "--backend", "copilot", "--backend-bin", bin, "--base-url", baseURL, "--model", "gpt-test"}, args...)
+	cmd := exec.CommandContext(ctx, binary, full...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home + "/.config",
+		"XDG_STATE_HOME=" + home + "/.local/state", "TMPDIR=" + home, "OPENAI_API_KEY=test-key", "NO_COLOR=1", "LANG=C.UTF-8"}
+	return codexRun{cmd: cmd, home: home, dir: cmd.Dir}
+}
+
+// runCopilot runs `atomic run --backend copilot` to its end.
+func runCopilot(t *testing.T, baseURL, bin string, args ...string) (result, codexRun) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	run := copilotCommand(t, ctx, baseURL, bin, args...)
+	return runCmd(t, run.cmd), run
+}
+
+// completeOnceAfterAll asserts the stream ends with its one complete,
+// emitted when nothing was at work any more.
+func completeOnceAfterAll(t *testing.T, evs []event.Raw) *lifecycle.State {
+	t.Helper()
+	if len(evs) == 0 || evs[len(evs)-1].Type != event.Complete {
+		t.Fatal("the stream does not end with complete")
+	}
+	completes := 0
+	st := replay(evs, func(i int, e event.Raw, st *lifecycle.State) {
+		if e.Type == event.Complete {
+			completes++
+			if !st.Settled() {
+				t.Errorf("complete at event %d while agents are still at work", i)
+			}
+		}
+		if e.Type == event.SubagentStart {
+			if d := data[event.SubagentStartData](t, e); d.Backend != "copilot" {
+				t.Errorf("subagent.start of %s: backend %q, want copilot", e.AgentID, d.Backend)
+			}
+		}
+	})
+	if completes != 1 {
+		t.Fatalf("%d complete events, want 1", completes)
+	}
+	return st
+}
+
+func TestBackendCopilotRunsThreeParallelSubagentsAndCompletesOnceAfterAll(t *testing.T) {
+	bin := testkit.CopilotCLI(t)
+	srv := server(t, testkit.CopilotFanOut)
+	r, _ := runCopilot(t, srv.URL()+"/v1", bin, "-p", "CAP-FG3: start three sub-agents in parallel, then sum up.", "--output-format", "stream-json")
+	if r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	evs := events(t, r.stdout)
+	st := completeOnceAfterAll(t, evs)
+	if c := st.Counts(); c.Completed != 3 || c.Total() != 3 {
+		t.Fatalf("agents %+v, want three completed", c)
+	}
+	lastStart, firstEnd := -1, len(evs)
+	sessions := map[string]bool{}
+	for i, e := range evs {
+		switch e.Type {
+		case event.SubagentStart:
+			lastStart = max(lastStart, i)
+			sessions[e.SessionID] = true
+		case event.SubagentComplete:
+			firstEnd = min(firstEnd, i)
+		}
+	}
+	if len(sessions) != 3 || sessions[evs[0].SessionID] {
+		t.Errorf("sub-agent sessions %v, want three of their own", sessions)
+	}
+	if lastStart > firstEnd {
+		t.Error("a sub-agent finished before the last one started: they did not run in parallel")
+	}
+	last := data[event.CompleteData](t, evs[len(evs)-1])
+	if last.IsError || !strings.Contains(last.Result, "all done") || last.Usage.Total() == 0 {
+		t.Errorf("complete %+v, want the lead's summary and the CLI's tokens", last)
+	}
+	if n := len(loopback.ByRule(srv.Log(), "lead-final")); n != 1 {
+		t.Errorf("lead-final answered %d times, want once", n)
+	}
+	// The three 2 s answers were in flight at once: each began before any
+	// ended.
+	var subs []loopback.LogEntry
+	for _, rule := range []string{"sub-ALPHA", "sub-BETA", "sub-GAMMA"} {
+		subs = append(subs, loopback.ByRule(srv.Log(), rule)...)
+	}
+	if len(subs) != 3 {
+		t.Fatalf("%d sub-agent requests, want 3", len(subs))
+	}
+	for _, a := range subs {
+		for _, b := range subs {
+			if !a.Start.Before(b.End) {
+				t.Errorf("a sub-agent's request began at %v, after another's ended at %v: they did not overlap", a.Start, b.End)
+			}
+		}
+	}
+	t.Logf("wall time %v (three 2 s sub-agents through copilot --headless)", r.elapsed)
+}
+
+func TestBackendCopilotRunWaitsForItsBackgroundSubagentAndReportsItsResult(t *testing.T) {
+	bin := testkit.CopilotCLI(t)
+	srv := server(t, testkit.CopilotBackground)
+	r, _ := runCopilot(t, srv.URL()+"/v1", bin, "-p", "CAP-BG1: start one sub-agent in the background and tell me when it is done.", "--output-format", "stream-json")
+	if r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	evs := events(t, r.stdout)
+	st := completeOnceAfterAll(t, evs)
+	recs := st.Records()
+	if len(recs) != 1 || recs[0].Status != lifecycle.Completed || !recs[0].Background || recs[0].Result != "done DELTA" {
+		t.Fatalf("agents %+v, want one background agent completed with done DELTA", recs)
+	}
+	// Background until its own end, which came after its model answered.
+	seq := statusesByAgent(t, evs)[recs[0].ToolCallID]
+	if len(seq) != 2 || seq[0] != lifecycle.Background || seq[1] != lifecycle.Completed {
+		t.Errorf("statuses %v, want background then completed", seq)
+	}
+	answered := loopback.ByRule(srv.Log(), "sub-DELTA")
+	if len(answered) != 1 || !answered[0].Done() {
+		t.Fatalf("sub-DELTA answered %d times", len(answered))
+	}
+	if r.elapsed < 3*time.Second {
+		t.Errorf("the run took %v, less than the sub-agent's 3 s answer: it did not wait", r.elapsed)
+	}
+	if d := data[event.CompleteData](t, evs[len(evs)-1]); d.Result != "Background sub-agent DELTA finished. (BG done)" {
+		t.Errorf("complete's result %q, want the woken lead's report", d.Result)
+	}
+}
+
+// copilotProcesses are the live Copilot CLI processes of a run (see
+// codexProcesses: the same test, by the run's home and the install dir).
+func copilotProcesses(bin, home string) []string { return codexProcesses(bin, home) }
+
+func TestBackendCopilotSIGINTInterruptsEveryAgentAndLeavesNoCopilotProcess(t *testing.T) {
+	bin := testkit.CopilotCLI(t)
+	srv := server(t, testkit.CopilotSlow)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	run := copilotCommand(t, ctx, srv.URL()+"/v1", bin, "-p", "CAP-INT: start a slow sub-agent.", "--output-format", "stream-json")
+	var out, errb bytes.Buffer
+	run.cmd.Stdout, run.cmd.Stderr = &out, &errb
+	if err := run.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !slowInFlight(srv) {
+		if time.Now().After(deadline) {
+			run.cmd.Process.Kill()
+			run.cmd.Wait()
+			t.Fatalf("the slow sub-agent's request never came; stderr %q", errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	before := copilotProcesses(bin, run.home)
+	if len(before) == 0 {
+		t.Fatal("no copilot process found while the run works: the process check would prove nothing")
+	}
+	start := time.Now()
+	run.cmd.Process.Signal(syscall.SIGINT)
+	err := run.cmd.Wait()
+	took := time.Since(start)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130; stderr %q", err, errb.String())
+	}
+	evs := events(t, out.String())
+	seqs := statusesByAgent(t, evs)
+	if len(seqs) != 1 {
+		t.Fatalf("agents %v, want the one sub-agent", seqs)
+	}
+	for id, seq := range seqs {
+		if seq[len(seq)-1] != lifecycle.Interrupted {
+			t.Errorf("agent %s ended %v, want interrupted", id, seq)
+		}
+	}
+	if last := evs[len(evs)-1]; last.Type != event.Complete || !data[event.CompleteData](t, last).IsError {
+		t.Fatalf("last event %s, want an error complete", last.Type)
+	}
+	var left []string
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if left = copilotProcesses(bin, run.home); len(left) == 0 || time.Now().After(end) {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Fatalf("copilot processes outlived atomic: %q (before the interrupt: %q)", left, before)
+	}
+	t.Logf("SIGINT to exit: %v; %d copilot processes before, none after", took, len(before))
+}
+
+func TestBackendCopilotSubagentCommandNeedingApprovalIsDeniedHeadlessNamingTheFlag(t *testing.T) {
+	bin := testkit.CopilotCLI(t)
+	srv := server(t, testkit.CopilotPerm)
+	r, run := runCopilot(t, srv.URL()+"/v1", bin, "-p", "CAP-PERM: have a sub-agent write a file.", "--output-format", "stream-json")
+	if r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	evs := events(t, r.stdout)
+	completeOnceAfterAll(t, evs)
+	var denied []event.Raw
+	for _, e := range evs {
+		if e.Type == event.PermissionResolved {
+			denied = append(denied, e)
+		}
+	}
+	if len(denied) != 1 {
+		t.Fatalf("%d permission.resolved events, want 1", len(denied))
+	}
+	d := data[event.PermissionResolvedData](t, denied[0])
+	if d.Allowed || !strings.Contains(d.Reason, "--permission-mode bypassPermissions") {
+		t.Errorf("permission %+v: want denied with a reason naming the flag that would allow it", d)
+	}
+	if denied[0].AgentID == "" || denied[0].AgentID == "lead" || denied[0].ParentAgentID != "lead" {
+		t.Errorf("the approval is asked as %q (parent %q), want the sub-agent", denied[0].AgentID, denied[0].ParentAgentID)
+	}
+	if _, err := os.Stat(filepath.Join(run.dir, "perm.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("perm.txt: %v, want the denied command never run", err)
+	}
+	t.Logf("denied: %s (run took %v)", d.Reason, r.elapsed)
+}
+
+func TestBackendCopilotMissingCLISaysWhatToInstallAndExits1(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	run := copilotCommand(t, ctx, "http://127.0.0.1:9/v1", "/nonexistent/copilot", "-p", "hi")
+	var errb bytes.Buffer
+	run.cmd.Stderr = &errb
+	err := run.cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 || !strings.Contains(errb.String(), "/nonexistent/copilot") {
+		t.Fatalf("err %v, stderr %q: want exit 1 and one line naming the missing binary", err, errb.String())
+	}
+	// Not on PATH either: the line names the npm package to install.
+	cmd := exec.CommandContext(ctx, binary, "run", "--backend", "copilot", "-p", "hi")
+	cmd.Dir, cmd.Env = t.TempDir(), []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir()}
+	errb.Reset()
+	cmd.Stderr = &errb
+	err = cmd.Run()
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "@github/copilot") || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+		t.Fatalf("err %v, stderr %q: want exit 1 and one line naming @github/copilot", err, errb.String())
+	}
+}
