@@ -18,14 +18,7 @@ import (
 // closed when the test ends.
 func Model(t testing.TB, scenario string) (provider.Provider, *loopback.Server) {
 	t.Helper()
-	sc, err := loopback.ParseScenario([]byte(scenario))
-	if err != nil {
-		t.Fatalf("scenario: %v", err)
-	}
-	srv := loopback.New(sc)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
+	srv := Server(t, scenario)
 	tr := &http.Transport{}
 	p, err := anthropic.New(anthropic.Config{
 		APIKey: "test-key", BaseURL: srv.URL(), Model: "test-model",
@@ -35,11 +28,24 @@ func Model(t testing.TB, scenario string) (provider.Provider, *loopback.Server) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		srv.Close()
-		tr.CloseIdleConnections()
-	})
+	t.Cleanup(tr.CloseIdleConnections)
 	return p, srv
+}
+
+// Server starts a loopback server scripted by scenario (YAML), closed when
+// the test ends.
+func Server(t testing.TB, scenario string) *loopback.Server {
+	t.Helper()
+	sc, err := loopback.ParseScenario([]byte(scenario))
+	if err != nil {
+		t.Fatalf("scenario: %v", err)
+	}
+	srv := loopback.New(sc)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
 }
 
 // WaitFor polls cond until it holds or d passes.

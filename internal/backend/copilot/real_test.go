@@ -34,20 +34,6 @@ func (r *recorder) snapshot() ([]event.Event, lifecycle.State) {
 	return append([]event.Event(nil), r.events...), r.state
 }
 
-func startServer(t *testing.T, scenario string) *loopback.Server {
-	t.Helper()
-	sc, err := loopback.ParseScenario([]byte(scenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := loopback.New(sc)
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // startReal starts a Session on the real CLI against srv, in a throwaway
 // home (the CLI keeps its session state there).
 func startReal(t *testing.T, srv *loopback.Server, rec *recorder) *Session {
@@ -66,7 +52,7 @@ func startReal(t *testing.T, srv *loopback.Server, rec *recorder) *Session {
 }
 
 func TestRealCopilotRunsThreeSyncSubagentsInParallelAndLeavesNoProcessAfterClose(t *testing.T) {
-	srv := startServer(t, testkit.CopilotFanOut)
+	srv := testkit.Server(t, testkit.CopilotFanOut)
 	rec := &recorder{}
 	s := startReal(t, srv, rec)
 	if s.pid == 0 {
@@ -112,7 +98,7 @@ func TestRealCopilotRunsThreeSyncSubagentsInParallelAndLeavesNoProcessAfterClose
 }
 
 func TestRealCopilotBackgroundSubagentWakesTheLeadWithItsResult(t *testing.T) {
-	srv := startServer(t, testkit.CopilotBackground)
+	srv := testkit.Server(t, testkit.CopilotBackground)
 	rec := &recorder{}
 	s := startReal(t, srv, rec)
 	defer s.Close()

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -250,7 +249,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			return s.result(end, usage0, tools0), err
 		}
 	}
-	text := s.takeInbox(prompt)
+	text := s.inbox.Compose(prompt)
 	if text == "" {
 		return &Result{}, nil
 	}
@@ -365,19 +364,6 @@ func (s *Session) announce() {
 		s.cfg.Sink.Emit(event.Event{Type: event.SessionStart, Time: s.cfg.Now(), SessionID: s.cfg.SessionID, AgentID: s.cfg.AgentID,
 			Data: event.SessionStartData{Model: s.Model(), Provider: backend.Copilot, Name: s.cfg.AgentID}})
 	}
-}
-
-func (s *Session) takeInbox(prompt string) string {
-	var parts []string
-	for _, text := range s.inbox.Take() {
-		if text != "" {
-			parts = append(parts, text)
-		}
-	}
-	if prompt != "" {
-		parts = append(parts, prompt)
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 // Deliver queues text for the next turn.
