@@ -1,14 +1,12 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -163,55 +161,8 @@ func TestBackendCopilotSIGINTInterruptsEveryAgentAndLeavesNoCopilotProcess(t *te
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	run := copilotCommand(t, ctx, srv.URL()+"/v1", bin, "-p", "CAP-INT: start a slow sub-agent.", "--output-format", "stream-json")
-	var out, errb bytes.Buffer
-	run.cmd.Stdout, run.cmd.Stderr = &out, &errb
-	if err := run.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !slowInFlight(srv) {
-		if time.Now().After(deadline) {
-			run.cmd.Process.Kill()
-			run.cmd.Wait()
-			t.Fatalf("the slow sub-agent's request never came; stderr %q", errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	before := copilotProcesses(bin, run.home)
-	if len(before) == 0 {
-		t.Fatal("no copilot process found while the run works: the process check would prove nothing")
-	}
-	start := time.Now()
-	run.cmd.Process.Signal(syscall.SIGINT)
-	err := run.cmd.Wait()
-	took := time.Since(start)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("exit %v, want 130; stderr %q", err, errb.String())
-	}
-	evs := events(t, out.String())
-	seqs := statusesByAgent(t, evs)
-	if len(seqs) != 1 {
-		t.Fatalf("agents %v, want the one sub-agent", seqs)
-	}
-	for id, seq := range seqs {
-		if seq[len(seq)-1] != lifecycle.Interrupted {
-			t.Errorf("agent %s ended %v, want interrupted", id, seq)
-		}
-	}
-	if last := evs[len(evs)-1]; last.Type != event.Complete || !data[event.CompleteData](t, last).IsError {
-		t.Fatalf("last event %s, want an error complete", last.Type)
-	}
-	var left []string
-	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if left = copilotProcesses(bin, run.home); len(left) == 0 || time.Now().After(end) {
-			break
-		}
-	}
-	if len(left) > 0 {
-		t.Fatalf("copilot processes outlived atomic: %q (before the interrupt: %q)", left, before)
-	}
-	t.Logf("SIGINT to exit: %v; %d copilot processes before, none after", took, len(before))
+	took, before := interruptSlowRun(t, srv, run, func() []string { return copilotProcesses(bin, run.home) })
+	t.Logf("SIGINT to exit: %v; %d copilot processes before, none after", took, before)
 }
 
 func TestBackendCopilotSubagentCommandNeedingApprovalIsDeniedHeadlessNamingTheFlag(t *testing.T) {
@@ -248,21 +199,5 @@ func TestBackendCopilotSubagentCommandNeedingApprovalIsDeniedHeadlessNamingTheFl
 func TestBackendCopilotMissingCLISaysWhatToInstallAndExits1(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	run := copilotCommand(t, ctx, "http://127.0.0.1:9/v1", "/nonexistent/copilot", "-p", "hi")
-	var errb bytes.Buffer
-	run.cmd.Stderr = &errb
-	err := run.cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 || !strings.Contains(errb.String(), "/nonexistent/copilot") {
-		t.Fatalf("err %v, stderr %q: want exit 1 and one line naming the missing binary", err, errb.String())
-	}
-	// Not on PATH either: the line names the npm package to install.
-	cmd := exec.CommandContext(ctx, binary, "run", "--backend", "copilot", "-p", "hi")
-	cmd.Dir, cmd.Env = t.TempDir(), []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir()}
-	errb.Reset()
-	cmd.Stderr = &errb
-	err = cmd.Run()
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "@github/copilot") || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
-		t.Fatalf("err %v, stderr %q: want exit 1 and one line naming @github/copilot", err, errb.String())
-	}
+	missingCLI(t, copilotCommand(t, ctx, "http://127.0.0.1:9/v1", "/nonexistent/copilot", "-p", "hi"), "copilot", "/nonexistent/copilot", "@github/copilot")
 }
