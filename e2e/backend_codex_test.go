@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -218,29 +217,10 @@ func TestBackendCodexSubagentCommandNeedingApprovalIsDeniedHeadlessNamingTheFlag
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}
 	evs := events(t, r.stdout)
-	var denied []event.Raw
-	for _, e := range evs {
-		if e.Type == event.PermissionResolved {
-			denied = append(denied, e)
-		}
-	}
-	if len(denied) != 1 {
-		t.Fatalf("%d permission.resolved events, want 1", len(denied))
-	}
-	d := data[event.PermissionResolvedData](t, denied[0])
-	if d.Allowed || !strings.Contains(d.Reason, "--permission-mode bypassPermissions") {
-		t.Errorf("permission %+v: want denied with a reason naming the flag that would allow it", d)
-	}
-	if denied[0].AgentID == "" || denied[0].AgentID == "lead" || denied[0].ParentAgentID != "lead" {
-		t.Errorf("the approval is asked as %q (parent %q), want the sub-agent", denied[0].AgentID, denied[0].ParentAgentID)
-	}
-	if _, err := os.Stat(filepath.Join(run.dir, "perm.txt")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("perm.txt: %v, want the denied command never run", err)
-	}
 	if last := evs[len(evs)-1]; last.Type != event.Complete {
 		t.Errorf("last event %s, want complete", last.Type)
 	}
-	t.Logf("denied: %s (run took %v)", d.Reason, r.elapsed)
+	t.Logf("denied: %s (run took %v)", deniedHeadless(t, evs, run.dir), r.elapsed)
 }
 
 func TestBackendCodexMissingCLISaysWhatToInstallAndExits1(t *testing.T) {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,4 +111,32 @@ func missingCLI(t *testing.T, run codexRun, name, bin, pkg string) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), pkg) || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
 		t.Fatalf("err %v, stderr %q: want exit 1 and one line naming %s", err, errb.String(), pkg)
 	}
+}
+
+// deniedHeadless checks the one approval of a run: a sub-agent's (its own
+// id, the lead its parent) `touch perm.txt`, denied headless with a reason
+// naming the flag that would allow it, and never run in dir. It returns
+// the reason.
+func deniedHeadless(t *testing.T, evs []event.Raw, dir string) string {
+	t.Helper()
+	var denied []event.Raw
+	for _, e := range evs {
+		if e.Type == event.PermissionResolved {
+			denied = append(denied, e)
+		}
+	}
+	if len(denied) != 1 {
+		t.Fatalf("%d permission.resolved events, want 1", len(denied))
+	}
+	d := data[event.PermissionResolvedData](t, denied[0])
+	if d.Allowed || !strings.Contains(d.Reason, "--permission-mode bypassPermissions") {
+		t.Errorf("permission %+v: want denied with a reason naming the flag that would allow it", d)
+	}
+	if denied[0].AgentID == "" || denied[0].AgentID == "lead" || denied[0].ParentAgentID != "lead" {
+		t.Errorf("the approval is asked as %q (parent %q), want the sub-agent", denied[0].AgentID, denied[0].ParentAgentID)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "perm.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("perm.txt: %v, want the denied command never run", err)
+	}
+	return d.Reason
 }
