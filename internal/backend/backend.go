@@ -119,3 +119,18 @@ func Decide(ctx context.Context, gate *permission.Gate, sink event.Sink, base ev
 
 // Compile-time check: the native loop is a backend session.
 var _ Session = (*agent.Session)(nil)
+
+// Defaults fills what a backend needs and c may leave empty: a sink that
+// drops events, the wall clock, and the lead's agent id.
+func (c Config) Defaults() Config {
+	if c.Sink == nil {
+		c.Sink = event.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.AgentID == "" {
+		c.AgentID = "lead"
+	}
+	return c
+}

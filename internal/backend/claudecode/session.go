@@ -79,15 +79,7 @@ var _ backend.Session = (*Session)(nil)
 // New starts the CLI (cfg.Bin, else claude on PATH) in cfg.Workspace. The
 // process lives until Close.
 func New(cfg backend.Config) (*Session, error) {
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
+	cfg = cfg.Defaults()
 	bin := cfg.Bin
 	if bin == "" {
 		p, err := exec.LookPath("claude")

@@ -81,15 +81,7 @@ func New(cfg backend.Config) (*Session, error) {
 		}
 		bin = p
 	}
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
+	cfg = cfg.Defaults()
 	s := &Session{cfg: cfg, model: cfg.Model, stderr: &tail{}, exited: make(chan struct{}), interruptWait: interruptTimeout,
 		ours: map[string]bool{}, ended: map[string]*TurnEnd{}, changed: make(chan struct{})}
 	env := os.Environ()

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -75,15 +74,7 @@ type Note struct {
 // NewTranslator returns a translator emitting to cfg.Sink, deciding
 // approvals through cfg.Gate and answering server requests with reply.
 func NewTranslator(cfg backend.Config, reply func(id json.RawMessage, result any, rpcErr *rpcError) error) *Translator {
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
+	cfg = cfg.Defaults()
 	return &Translator{
 		cfg: cfg, reply: reply,
 		agents: map[string]*agent{}, spawns: map[string]*agent{}, counts: map[string]int{},

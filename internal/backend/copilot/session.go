@@ -86,15 +86,7 @@ func New(cfg backend.Config) (*Session, error) {
 	} else if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("copilot: --backend-bin %s: %w", bin, err)
 	}
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
+	cfg = cfg.Defaults()
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	s := &Session{cfg: cfg, tr: NewTranslator(cfg), mark: hex.EncodeToString(b[:]), model: cfg.Model,

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	sdk "github.com/github/copilot-sdk/go"
 
@@ -77,15 +76,7 @@ type TurnEnd struct {
 
 // NewTranslator returns a translator emitting to cfg.Sink.
 func NewTranslator(cfg backend.Config) *Translator {
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
+	cfg = cfg.Defaults()
 	return &Translator{
 		cfg:    cfg,
 		lead:   &agent{id: cfg.AgentID, session: cfg.SessionID, started: true},
