@@ -131,3 +131,54 @@ func TestRealCopilotBackgroundSubagentWakesTheLeadWithItsResult(t *testing.T) {
 		t.Error("still pending after the woken turn was carried")
 	}
 }
+
+// bgDuringTurn: the background sub-agent answers in 0.5 s while the lead's
+// own model call takes 4 s.
+const bgDuringTurn = `
+rules:
+  - name: sub-DELTA
+    match: {last_user_contains: SUBTASK-DELTA, has_tool_results: false}
+    respond: {text: done DELTA, delay_ms: 500}
+  - name: lead-bg-final
+    match: {tool_results_contain_all: [done DELTA]}
+    respond: {text: "Background sub-agent DELTA finished. (BG done)"}
+  - name: lead-bg-ack
+    match: {last_user_contains: CAP-BG1, has_tool_results: true}
+    respond: {text: "The background sub-agent is running.", delay_ms: 4000}
+  - name: lead-bg
+    match: {last_user_contains: CAP-BG1, has_tool_results: false}
+    respond:
+      text: Starting one background sub-agent.
+      tool_calls:
+        - {name: task, input: {name: delta, description: Background delta, agent_type: general-purpose, mode: background, prompt: "SUBTASK-DELTA: report that you are finished. Do not use any tools."}}
+`
+
+// TestRealCopilotBackgroundEndDuringTheLeadsTurnIsReportedInThatTurn pins
+// what the CLI does when a background sub-agent ends while its lead is
+// busy: the result joins the same turn (its own read_agent call), so the
+// turn's end leaves nothing pending and no later turn comes.
+func TestRealCopilotBackgroundEndDuringTheLeadsTurnIsReportedInThatTurn(t *testing.T) {
+	srv := testkit.Server(t, bgDuringTurn)
+	rec := &recorder{}
+	s := startReal(t, srv, rec)
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := s.Run(ctx, "CAP-BG1: start one sub-agent in the background and tell me when it is done.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "Background sub-agent DELTA finished. (BG done)" {
+		t.Fatalf("turn's text %q, want the report of the background result", res.Text)
+	}
+	if _, st := rec.snapshot(); !st.Settled() || st.Counts().Completed != 1 {
+		t.Fatalf("at the turn's end: %+v, want the background agent completed", st.Counts())
+	}
+	time.Sleep(2 * time.Second) // a turn the CLI would begin by itself comes at once
+	if s.Pending() {
+		t.Fatal("pending after a turn that already reported the background result")
+	}
+	if n := len(loopback.ByRule(srv.Log(), "lead-bg-final")); n != 1 {
+		t.Fatalf("lead-bg-final answered %d times, want once", n)
+	}
+}
