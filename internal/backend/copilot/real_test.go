@@ -182,3 +182,49 @@ func TestRealCopilotBackgroundEndDuringTheLeadsTurnIsReportedInThatTurn(t *testi
 		t.Fatalf("lead-bg-final answered %d times, want once", n)
 	}
 }
+
+// bgSlow: a background sub-agent whose answer takes 30 s.
+const bgSlow = `
+rules:
+  - name: sub-SLOW
+    match: {last_user_contains: SUBTASK-SLOW, has_tool_results: false}
+    respond: {text: done SLOW, delay_ms: 30000}
+  - name: lead-ack
+    match: {last_user_contains: CAP-BGSLOW, has_tool_results: true}
+    respond: {text: "It runs in the background."}
+  - name: lead-bg
+    match: {last_user_contains: CAP-BGSLOW, has_tool_results: false}
+    respond:
+      text: Starting one slow background sub-agent.
+      tool_calls:
+        - {name: task, input: {name: slow, description: Slow background, agent_type: general-purpose, mode: background, prompt: "SUBTASK-SLOW: report when finished. Do not use any tools."}}
+`
+
+func TestRealCopilotCancelAgentStopsABackgroundSubagentInTheCLI(t *testing.T) {
+	srv := testkit.Server(t, bgSlow)
+	rec := &recorder{}
+	s := startReal(t, srv, rec)
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := s.Run(ctx, "CAP-BGSLOW: start a slow sub-agent in the background."); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 20*time.Second, "the slow sub-agent's request", func() bool { return len(loopback.ByRule(srv.Log(), "sub-SLOW")) == 1 })
+	if err := s.CancelAgent("general-purpose-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, st := rec.snapshot(); st.Counts().Interrupted != 1 || !st.Settled() {
+		t.Fatalf("after CancelAgent: %+v, want the agent interrupted", st.Counts())
+	}
+	// The CLI really stopped it: its model request was dropped, long
+	// before its 30 s answer.
+	testkit.WaitFor(t, 10*time.Second, "the cancelled request to end", func() bool { return loopback.ByRule(srv.Log(), "sub-SLOW")[0].Done() })
+	time.Sleep(time.Second)
+	if s.Pending() {
+		t.Error("a cancelled sub-agent woke the lead")
+	}
+	if err := s.CancelAgent("general-purpose-1"); err == nil {
+		t.Error("cancelling an agent that has ended again: no error")
+	}
+}
