@@ -43,11 +43,13 @@ func startReal(t *testing.T, srv *loopback.Server, rec *recorder) *Session {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", home+"/.config")
 	t.Setenv("XDG_STATE_HOME", home+"/.local/state")
+	start := time.Now()
 	s, err := New(backend.Config{SessionID: "s1", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1",
 		Model: "gpt-test", APIKey: "test-key", Gate: allowAll(t), Sink: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("copilot started and its session created in %v", time.Since(start))
 	return s
 }
 
