@@ -45,7 +45,7 @@ func startReal(t *testing.T, srv *loopback.Server, rec *recorder) *Session {
 	t.Setenv("XDG_STATE_HOME", home+"/.local/state")
 	start := time.Now()
 	s, err := New(backend.Config{SessionID: "s1", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1",
-		Model: "gpt-test", APIKey: "test-key", Gate: allowAll(t), Sink: rec})
+		Model: "gpt-test", APIKey: "test-key", Gate: testkit.AllowAll(t), Sink: rec})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,10 +172,8 @@ func replay(t *testing.T, steps []step, gate *permission.Gate) *replayed {
 	return r
 }
 
-func newGate(t testing.TB, asker permission.Asker) *permission.Gate { return testkit.Gate(t, asker) }
-
-func allowAll(t testing.TB) *permission.Gate { return testkit.AllowAll(t) }
-
+// checkIdentity checks SPEC §1's identity (testkit.CheckIdentity) and
+// that only a sub-agent's own end or its task call's ended it.
 func checkIdentity(t *testing.T, r *replayed, ids []string) {
 	t.Helper()
 	testkit.CheckIdentity(t, r.events, &r.state, ids)
@@ -215,7 +213,7 @@ func TestReplayFanOutYieldsThreeOverlappingSyncSubagentsEachCompletedWithItsOwnA
 		{"prompt", func(t testing.TB) []step { return readPrompt(t, "copilot-subagents-p-sync.jsonl") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := replay(t, c.steps(t), allowAll(t))
+			r := replay(t, c.steps(t), testkit.AllowAll(t))
 			ids := []string{"general-purpose-1", "general-purpose-2", "general-purpose-3"}
 			checkIdentity(t, r, ids)
 			for i, name := range []string{"alpha", "beta", "gamma"} {
@@ -244,7 +242,7 @@ func TestReplayBackgroundSubagentStaysBackgroundUntilItsOwnCompletionWhichWakesT
 		{"prompt", func(t testing.TB) []step { return readPrompt(t, "copilot-subagents-p-background.jsonl") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := replay(t, c.steps(t), allowAll(t))
+			r := replay(t, c.steps(t), testkit.AllowAll(t))
 			id := "general-purpose-1"
 			checkIdentity(t, r, []string{id})
 			for i, st := range r.before[id] {
@@ -272,7 +270,7 @@ func TestReplayBackgroundSubagentStaysBackgroundUntilItsOwnCompletionWhichWakesT
 }
 
 func TestReplayAbortEndsTheSlowSubagentInterruptedAndTheTurnAborted(t *testing.T) {
-	r := replay(t, readHeadless(t)[2], allowAll(t))
+	r := replay(t, readHeadless(t)[2], testkit.AllowAll(t))
 	id := "general-purpose-1"
 	checkIdentity(t, r, []string{id})
 	rec, _ := r.state.Get(id)
@@ -288,7 +286,7 @@ func TestReplayAbortEndsTheSlowSubagentInterruptedAndTheTurnAborted(t *testing.T
 }
 
 func TestReplayApprovalIsAskedAsTheSubagentAndApprovedOnce(t *testing.T) {
-	r := replay(t, readHeadless(t)[3], allowAll(t))
+	r := replay(t, readHeadless(t)[3], testkit.AllowAll(t))
 	id := "general-purpose-1"
 	checkIdentity(t, r, []string{id})
 	var reqs []event.Event
@@ -318,7 +316,7 @@ func TestReplayApprovalIsAskedAsTheSubagentAndApprovedOnce(t *testing.T) {
 }
 
 func TestReplayHeadlessGateRejectsTheSubagentsCommandNamingTheFlag(t *testing.T) {
-	r := replay(t, readHeadless(t)[3], newGate(t, nil))
+	r := replay(t, readHeadless(t)[3], testkit.Gate(t, nil))
 	if len(r.decisions) != 1 {
 		t.Fatalf("decisions = %v", r.decisions)
 	}
@@ -361,7 +359,7 @@ func TestReplayUsageIsMeteredPerAgent(t *testing.T) {
 	if len(want) != 4 || want["lead"].InputTokens == 0 {
 		t.Fatalf("capture usage per agent: %+v", want)
 	}
-	r := replay(t, steps, allowAll(t))
+	r := replay(t, steps, testkit.AllowAll(t))
 	got := map[string]event.Usage{}
 	var total event.Usage
 	for _, e := range r.events {
