@@ -9,7 +9,6 @@ package backend
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/agent"
@@ -23,6 +22,7 @@ const (
 	ClaudeCode = "claude-code"
 	Codex      = "codex"
 	OpenCode   = "opencode"
+	Copilot    = "copilot"
 )
 
 // Result is what a turn produced (the native loop's result type).
@@ -159,16 +159,4 @@ func (c Config) WithDefaults() Config {
 		c.AgentID = "lead"
 	}
 	return c
-}
-
-// TurnText is a turn's user message: the delivered messages, then the
-// prompt, the empty ones left out.
-func TurnText(delivered []string, prompt string) string {
-	var parts []string
-	for _, text := range append(delivered[:len(delivered):len(delivered)], prompt) {
-		if text != "" {
-			parts = append(parts, text)
-		}
-	}
-	return strings.Join(parts, "\n\n")
 }

@@ -32,5 +32,7 @@ func Known() []Info {
 			Background: true, Interrupt: true, Approvals: true, Usage: true, CancelAgent: true},
 		{Name: OpenCode, Binary: "opencode", Package: "opencode-ai",
 			Background: true, Interrupt: true, Approvals: true, Usage: true, CancelAgent: true},
+		{Name: Copilot, Binary: "copilot", Package: "@github/copilot",
+			Background: true, Interrupt: true, Approvals: true, Usage: true, CancelAgent: true},
 	}
 }

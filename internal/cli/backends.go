@@ -7,6 +7,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/backend/claudecode"
 	"github.com/atomic-agent/atomic/internal/backend/codex"
+	"github.com/atomic-agent/atomic/internal/backend/copilot"
 	"github.com/atomic-agent/atomic/internal/backend/opencode"
 	"github.com/atomic-agent/atomic/internal/config"
 )
@@ -59,8 +60,10 @@ func openBackend(name string, cfg backend.Config, check bool) (backend.Session, 
 		open = func(cfg backend.Config) (backend.Session, error) { return codex.New(cfg) }
 	case backend.OpenCode:
 		open = func(cfg backend.Config) (backend.Session, error) { return opencode.New(cfg) }
+	case backend.Copilot:
+		open = func(cfg backend.Config) (backend.Session, error) { return copilot.New(cfg) }
 	default:
-		return nil, fmt.Errorf("unknown backend %q (want %s, %s, %s or %s)", name, backend.Native, backend.ClaudeCode, backend.Codex, backend.OpenCode)
+		return nil, fmt.Errorf("unknown backend %q (want %s, %s, %s, %s or %s)", name, backend.Native, backend.ClaudeCode, backend.Codex, backend.OpenCode, backend.Copilot)
 	}
 	if check {
 		return nil, nil

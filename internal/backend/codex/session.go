@@ -263,7 +263,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			return s.result(end, usage0, tools0), err
 		}
 	}
-	text := s.takeInbox(prompt)
+	text := s.inbox.Compose(prompt)
 	if text == "" {
 		return &Result{}, nil
 	}
@@ -428,8 +428,6 @@ func (s *Session) announce() {
 			Data: event.SessionStartData{Model: s.Model(), Provider: backend.Codex, Name: s.cfg.AgentID}})
 	}
 }
-
-func (s *Session) takeInbox(prompt string) string { return backend.TurnText(s.inbox.Take(), prompt) }
 
 func (s *Session) autoTurn() string {
 	s.mu.Lock()

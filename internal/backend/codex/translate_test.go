@@ -14,6 +14,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // reply is one answer the translator wrote to a server request.
@@ -120,65 +121,13 @@ func (r *replayed) note(n Note) {
 	}
 }
 
-// askerFunc answers every prompt with a fixed answer.
-type askerFunc func(context.Context, permission.Request) (permission.Answer, error)
+func newGate(t testing.TB, asker permission.Asker) *permission.Gate { return testkit.Gate(t, asker) }
 
-func (f askerFunc) Ask(ctx context.Context, r permission.Request) (permission.Answer, error) {
-	return f(ctx, r)
-}
+func allowAll(t testing.TB) *permission.Gate { return testkit.AllowAll(t) }
 
-func newGate(t testing.TB, asker permission.Asker) *permission.Gate {
-	t.Helper()
-	g, err := permission.NewGate(permission.Options{Mode: permission.Default, Asker: asker})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-func allowAll(t testing.TB) *permission.Gate {
-	return newGate(t, askerFunc(func(context.Context, permission.Request) (permission.Answer, error) {
-		return permission.AllowOnce, nil
-	}))
-}
-
-// checkIdentity asserts every event naming a sub-agent carries its own
-// session and the lead as parent, and each sub-agent has one task call.
 func checkIdentity(t *testing.T, r *replayed, ids []string) {
 	t.Helper()
-	calls := map[string]string{}
-	for _, e := range r.events {
-		if e.Type == event.ToolStart {
-			if d, _ := event.Payload[event.ToolStartData](e.Data); d.Name == "task" {
-				if d.SubagentSessionID != "s1/"+d.SubagentID || e.AgentID != "lead" {
-					t.Errorf("task tool.start reserves %q session %q from %q", d.SubagentID, d.SubagentSessionID, e.AgentID)
-				}
-				if prev, dup := calls[d.SubagentID]; dup {
-					t.Errorf("%s reserved by two calls: %s and %s", d.SubagentID, prev, e.ToolCallID)
-				}
-				calls[d.SubagentID] = e.ToolCallID
-			}
-		}
-		if e.AgentID == "lead" {
-			if e.SessionID != "s1" {
-				t.Errorf("lead event %s has session %q", e.Type, e.SessionID)
-			}
-			continue
-		}
-		if e.SessionID != "s1/"+e.AgentID || e.ParentAgentID != "lead" {
-			t.Errorf("%s of %q: session %q parent %q", e.Type, e.AgentID, e.SessionID, e.ParentAgentID)
-		}
-	}
-	var got []string
-	for _, rec := range r.state.Records() {
-		got = append(got, rec.ID)
-		if calls[rec.ID] != rec.ToolCallID {
-			t.Errorf("%s: record's call %q, reserved by %q", rec.ID, rec.ToolCallID, calls[rec.ID])
-		}
-	}
-	if strings.Join(got, ",") != strings.Join(ids, ",") {
-		t.Fatalf("sub-agents = %v, want %v", got, ids)
-	}
+	testkit.CheckIdentity(t, r.events, &r.state, ids)
 }
 
 // checkBackgroundUntilOwnEnd asserts each record was background before

@@ -199,7 +199,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			return s.result(usage0, tools0), err
 		}
 	}
-	text := s.takeInbox(prompt)
+	text := s.inbox.Compose(prompt)
 	if text == "" {
 		return &Result{}, nil
 	}
@@ -325,7 +325,6 @@ func (s *Session) announce() {
 	}
 }
 
-func (s *Session) takeInbox(prompt string) string { return backend.TurnText(s.inbox.Take(), prompt) }
 
 // Deliver queues text for the next turn.
 func (s *Session) Deliver(text string) { s.inbox.Deliver(text) }
