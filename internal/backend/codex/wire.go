@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // message is one JSON-RPC 2.0 message of `codex app-server` (newline-
@@ -53,10 +55,18 @@ func (m *inbound) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
 // decodeLine decodes one line of the server's stdout. A field of an
 // unexpected type (a newer CLI) leaves the rest decoded; ok is false for a
 // line to drop: not a JSON object, or a notification Atomic never reads.
+// Lines that decode without error, nearly all, are decoded by segmentio's
+// encoding/json in one pass (the adapter's throughput is mostly decoding);
+// any other line is decoded again by encoding/json, whose partial results
+// on a type error the rule above relies on.
 func decodeLine(line []byte) (m inbound, ok bool) {
 	if unread(line) {
 		return inbound{}, false
 	}
+	if fastjson.Unmarshal(line, &m) == nil {
+		return m, true
+	}
+	m = inbound{}
 	var typeErr *json.UnmarshalTypeError
 	if err := json.Unmarshal(line, &m); err != nil && !errors.As(err, &typeErr) {
 		return inbound{}, false
