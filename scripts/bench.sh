@@ -19,6 +19,12 @@ go test -run '^$' -bench 'CodexAdapterThroughBus' ./internal/backend/codex >>"$o
 go test -run '^$' -bench 'Reducer' ./internal/lifecycle >>"$out"
 go test -run '^$' -bench 'ClaudeAdapter' ./internal/backend/claudecode >>"$out"
 go test -run '^$' -bench . -benchtime 5x ./e2e >>"$out"
+# Every backend on the same one-answer prompt (those whose CLI is installed;
+# .ci/run installs them all).
+oc_bin="${XDG_CACHE_HOME:-$HOME/.cache}/atomic-ci/opencode-1.18.33/node_modules/.bin/opencode"
+if [ -z "${ATOMIC_TEST_OPENCODE:-}" ] && [ -x "$oc_bin" ]; then export ATOMIC_TEST_OPENCODE="$oc_bin"; fi
+cp_bin="${XDG_CACHE_HOME:-$HOME/.cache}/atomic-ci/copilot-1.0.102/node_modules/.bin/copilot"
+if [ -z "${ATOMIC_TEST_COPILOT:-}" ] && [ -x "$cp_bin" ]; then export ATOMIC_TEST_COPILOT="$cp_bin"; fi
 go test -run '^$' -bench . ./internal/ui >>"$out" 2>/dev/null || echo "(ui benchmarks unavailable)" >&2
 
 # figure NAME UNIT OP BUDGET LABEL: prints the metric UNIT of benchmark NAME
@@ -33,6 +39,13 @@ figure() {
   ok=$(awk -v v="$v" -v b="$budget" -v op="$op" 'BEGIN { print ((op == "<" && v < b) || (op == ">" && v > b)) ? "ok" : "OVER BUDGET" }')
   printf '%-58s %14s %-10s budget %s %s  %s\n' "$label" "$v" "$unit" "$op" "$budget" "$ok"
   if [ "$ok" != ok ]; then over=$((over + 1)); fi
+}
+
+# info NAME UNIT LABEL: prints a figure that has no budget.
+info() {
+  local v
+  v=$(awk -v n="^Benchmark$1(-[0-9]+)?\$" -v u="$2" '$1 ~ n { for (i = 2; i < NF; i++) if ($(i+1) == u) printf "%.1f\n", $i }' "$out" | tail -1)
+  printf '%-58s %14s %s\n' "$3" "${v:-not measured}" "$2"
 }
 
 over=0
@@ -56,6 +69,13 @@ figure StartToFirstFrame ms/frame '<' 100 "UI model start to first frame (in pro
 figure CodexAdapterThroughBus events/s '>' 100000 "codex adapter events/s into the bus (v1 capture)"
 figure CodexAddedWallTime ms-added '<' 30 "codex fan-out: atomic's added wall time over codex exec"
 figure CodexAddedWallTime pct-added '<' 5 "codex fan-out: added wall time, percent"
+
+echo
+echo "Backends on one prompt (no budget): time to first model request, peak RSS of the process tree"
+for b in native claude-code codex opencode copilot; do
+  info "BackendStart/$b" ms-to-first-request "$b: start to first model request"
+  info "BackendStart/$b" MB-peak-tree-RSS "$b: peak RSS, Atomic and the CLI's whole tree"
+done
 
 if [ "$over" -gt 0 ]; then
   echo "$over figure(s) over budget" >&2
