@@ -208,7 +208,7 @@ func TestBackendOpenCodeMissingCLISaysWhatToInstallAndExits1(t *testing.T) {
 	cmd.Stderr = &errb
 	err := cmd.Run()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "opencode: start /nonexistent/opencode-from-config") {
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "opencode backend: cannot run /nonexistent/opencode-from-config") {
 		t.Fatalf("err %v, stderr %q: want exit 1 and the opencode backend failing on the config's binary", err, errb.String())
 	}
 }

@@ -1,5 +1,11 @@
 package backend
 
+import (
+	"fmt"
+	"os"
+	"os/exec"
+)
+
 // Info describes one backend for `atomic backends`: the CLI that runs it,
 // the npm package that provides that CLI, and what Atomic can do with it.
 type Info struct {
@@ -35,4 +41,34 @@ func Known() []Info {
 		{Name: Copilot, Binary: "copilot", Package: "@github/copilot",
 			Background: true, Interrupt: true, Approvals: true, Usage: true, CancelAgent: true},
 	}
+}
+
+// FindCLI is the binary of backend name's CLI: bin when given (it must
+// exist), else the CLI on PATH. Its error is the one line a user needs:
+// what is missing, and the npm package that installs it.
+func FindCLI(name, bin string) (string, error) {
+	var info Info
+	for _, k := range Known() {
+		if k.Name == name {
+			info = k
+		}
+	}
+	if info.Binary == "" {
+		return "", fmt.Errorf("%s has no CLI", name)
+	}
+	if bin != "" {
+		if _, err := os.Stat(bin); err != nil {
+			if pe, ok := err.(*os.PathError); ok {
+				err = pe.Err
+			}
+			return "", fmt.Errorf("%s backend: cannot run %s: %w", name, bin, err)
+		}
+		return bin, nil
+	}
+	p, err := exec.LookPath(info.Binary)
+	if err != nil {
+		return "", fmt.Errorf("%s backend: the %s CLI is not on PATH; install it with `npm install -g %s` or name it with --backend-bin",
+			name, info.Binary, info.Package)
+	}
+	return p, nil
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,13 +83,9 @@ var _ backend.Session = (*Session)(nil)
 // process lives until Close.
 func New(cfg backend.Config) (*Session, error) {
 	cfg = cfg.WithDefaults()
-	bin := cfg.Bin
-	if bin == "" {
-		p, err := exec.LookPath("claude")
-		if err != nil {
-			return nil, fmt.Errorf("claude-code backend: the claude CLI is not on PATH; install it with `npm install -g %s` or name it with --backend-bin", Package)
-		}
-		bin = p
+	bin, err := backend.FindCLI(Backend, cfg.Bin)
+	if err != nil {
+		return nil, err
 	}
 	cfg.Bin = bin
 	ctx, cancel := context.WithCancel(context.Background())

@@ -77,13 +77,9 @@ var (
 // runs with a throwaway CODEX_HOME whose model provider is Atomic's;
 // otherwise the user's own login and config are used untouched.
 func New(cfg backend.Config) (*Session, error) {
-	bin := cfg.Bin
-	if bin == "" {
-		p, err := exec.LookPath("codex")
-		if err != nil {
-			return nil, errors.New("codex: the codex CLI is not on PATH; install it with `npm install -g @openai/codex` or name it with --backend-bin")
-		}
-		bin = p
+	bin, err := backend.FindCLI(backend.Codex, cfg.Bin)
+	if err != nil {
+		return nil, err
 	}
 	cfg = cfg.WithDefaults()
 	s := &Session{cfg: cfg, model: cfg.Model, stderr: &backend.Tail{}, exited: make(chan struct{}), interruptWait: interruptTimeout,
@@ -105,7 +101,6 @@ func New(cfg backend.Config) (*Session, error) {
 	cmd.Dir, cmd.Env, cmd.Stderr = cfg.Workspace, env, s.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = closeGrace
-	var err error
 	if s.stdin, err = cmd.StdinPipe(); err == nil {
 		s.stdout, err = cmd.StdoutPipe()
 	}

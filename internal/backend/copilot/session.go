@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 	"time"
@@ -28,8 +27,6 @@ const (
 	closeTimeout     = 5 * time.Second  // Client.Stop, then the marked processes are killed
 )
 
-// NotFound is the error when the copilot CLI is neither named nor on PATH.
-const NotFound = "copilot: the copilot CLI is not on PATH; install it with `npm install -g @github/copilot` or name it with --backend-bin"
 
 // Result is what a turn produced.
 type Result = backend.Result
@@ -76,15 +73,9 @@ var (
 // OpenAI Chat Completions) and the CLI runs offline; otherwise the user's
 // own Copilot login is used.
 func New(cfg backend.Config) (*Session, error) {
-	bin := cfg.Bin
-	if bin == "" {
-		p, err := exec.LookPath("copilot")
-		if err != nil {
-			return nil, errors.New(NotFound)
-		}
-		bin = p
-	} else if _, err := os.Stat(bin); err != nil {
-		return nil, fmt.Errorf("copilot: --backend-bin %s: %w", bin, err)
+	bin, err := backend.FindCLI(backend.Copilot, cfg.Bin)
+	if err != nil {
+		return nil, err
 	}
 	cfg = cfg.WithDefaults()
 	var b [12]byte

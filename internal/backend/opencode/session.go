@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 	"time"
 
@@ -66,13 +65,9 @@ var (
 // New starts `opencode serve` in cfg.Workspace on a free loopback port,
 // subscribes to its events and creates the session's OpenCode session.
 func New(cfg backend.Config) (*Session, error) {
-	bin := cfg.Bin
-	if bin == "" {
-		p, err := exec.LookPath("opencode")
-		if err != nil {
-			return nil, fmt.Errorf("opencode backend: the opencode CLI is not on PATH; install it with `npm install -g %s` or name it with --backend-bin", Package)
-		}
-		bin = p
+	bin, err := backend.FindCLI(backend.OpenCode, cfg.Bin)
+	if err != nil {
+		return nil, err
 	}
 	cfg = cfg.WithDefaults()
 	dir, file, err := writeConfig(cfg.Gate, cfg.BaseURL, cfg.APIKey, cfg.Model)
