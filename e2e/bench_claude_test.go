@@ -104,6 +104,10 @@ func runAtomicClaude(b *testing.B, bin string) claudeRun {
 // where Atomic, not the CLI, can add time.
 type claudeRun struct{ wall, start, end time.Duration }
 
+// middle is the span the model server was in use: the first request to
+// the last answer.
+func (r claudeRun) middle() time.Duration { return r.wall - r.start - r.end }
+
 func measure(srv *loopback.Server, start time.Time, wall time.Duration) claudeRun {
 	log := srv.Log()
 	r := claudeRun{wall: wall}
@@ -147,20 +151,25 @@ func BenchmarkClaudeOverhead(b *testing.B) {
 	}
 	// The CLI's own run varies by hundreds of ms on a busy machine; the
 	// pairs run back to back, so the added time is the median of the
-	// pairs' differences.
-	var wa, wt, dw, ds, de []time.Duration
+	// pairs' differences, split where it arises: the start (to the first
+	// model request), the middle (the CLI at work, which Atomic slows only
+	// by the CPU it takes) and the end (the last answer to the exit).
+	var wa, wt, dw, ds, dm, de []time.Duration
 	for i := range alone {
 		wa, wt = append(wa, alone[i].wall), append(wt, through[i].wall)
 		dw = append(dw, through[i].wall-alone[i].wall)
 		ds = append(ds, through[i].start-alone[i].start)
+		dm = append(dm, through[i].middle()-alone[i].middle())
 		de = append(de, through[i].end-alone[i].end)
 	}
 	b.Logf("walls: claude alone %v; through atomic %v", wa, wt)
+	b.Logf("added per pair: wall %v; start %v; middle %v; end %v", dw, ds, dm, de)
 	a, added := median(wa), median(dw)
 	b.ReportMetric(a.Seconds(), "s-claude-alone")
 	b.ReportMetric(median(wt).Seconds(), "s-through-atomic")
 	b.ReportMetric(float64(added.Microseconds())/1000, "ms-added")
 	b.ReportMetric(100*float64(added)/float64(a), "pct-added")
 	b.ReportMetric(float64(median(ds).Microseconds())/1000, "ms-added-at-start")
+	b.ReportMetric(float64(median(dm).Microseconds())/1000, "ms-added-in-middle")
 	b.ReportMetric(float64(median(de).Microseconds())/1000, "ms-added-at-end")
 }
