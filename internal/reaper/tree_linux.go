@@ -175,12 +175,14 @@ func killDescendants(root int, grace time.Duration, list func(root int) []int) {
 	}
 }
 
-// siginfo is the start of the kernel's siginfo_t for SIGCHLD, padded to
-// its full size (128 bytes).
+// siginfo is the kernel's siginfo_t for SIGCHLD: the union after the
+// three ints is pointer-aligned, and the whole is 128 bytes (the tail
+// leaves room to spare).
 type siginfo struct {
-	signo, errno, code, _ int32
-	pid, uid, status      int32
-	_                     [100]byte
+	signo, errno, code int32
+	_                  [unsafe.Sizeof(uintptr(0)) - 4]byte
+	pid, uid, status   int32
+	_                  [128]byte
 }
 
 // peekChild reports whether this process has any child process, and the
