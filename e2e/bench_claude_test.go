@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,4 +174,70 @@ func BenchmarkClaudeOverhead(b *testing.B) {
 	b.ReportMetric(float64(median(ds).Microseconds())/1000, "ms-added-at-start")
 	b.ReportMetric(float64(median(dm).Microseconds())/1000, "ms-added-in-middle")
 	b.ReportMetric(float64(median(de).Microseconds())/1000, "ms-added-at-end")
+}
+
+// BenchmarkClaudeBackendOwnTime: the time `atomic run --backend
+// claude-code` itself takes, which BenchmarkClaudeOverhead cannot resolve
+// on a busy machine (the CLI's own runs vary by hundreds of ms there).
+// testdata/replayclaude stands in for the CLI and answers at once with the
+// captured fan-out turn, so what is left is Atomic's: its start to the
+// CLI's spawn (ms-to-cli-spawn: both of Atomic's processes start and set
+// up), and the CLI's answer to Atomic's exit (ms-answer-to-exit: the turn
+// translated and printed, the CLI's stdin closed, its exit, the processes
+// reaped).
+func BenchmarkClaudeBackendOwnTime(b *testing.B) {
+	standIn := filepath.Join(b.TempDir(), "replayclaude")
+	build := exec.Command("go", "build", "-o", standIn, "./testdata/replayclaude")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the stand-in CLI: %v: %s", err, out)
+	}
+	capture, err := filepath.Abs("../internal/backend/claudecode/testdata/claude-subagents.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var spawn, end []time.Duration
+	for range b.N {
+		stamps := filepath.Join(b.TempDir(), "stamps")
+		home := b.TempDir()
+		cmd := exec.Command(binary, "run", "--backend", "claude-code", "--backend-bin", standIn,
+			"-p", "CAP-FG3: start three independent sub-agents", "--output-format", "stream-json")
+		cmd.Dir = b.TempDir()
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home,
+			"REPLAY_STREAM=" + capture, "REPLAY_STAMPS=" + stamps}
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		start := time.Now()
+		err := cmd.Run()
+		exit := time.Now()
+		if err != nil || !bytes.Contains(out.Bytes(), []byte(`"type":"complete"`)) {
+			b.Fatalf("atomic: %v; stderr %s", err, errb.String())
+		}
+		at := readStamps(b, stamps)
+		spawn = append(spawn, at["spawn"].Sub(start))
+		end = append(end, exit.Sub(at["answered"]))
+	}
+	b.ReportMetric(ms(median(spawn)), "ms-to-cli-spawn")
+	b.ReportMetric(ms(median(end)), "ms-answer-to-exit")
+}
+
+// readStamps reads the stand-in CLI's "what unix-nanoseconds" lines.
+func readStamps(b *testing.B, path string) map[string]time.Time {
+	b.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := map[string]time.Time{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		what, ns, _ := strings.Cut(line, " ")
+		n, err := strconv.ParseInt(ns, 10, 64)
+		if err != nil {
+			b.Fatalf("stamp line %q: %v", line, err)
+		}
+		at[what] = time.Unix(0, n)
+	}
+	if at["spawn"].IsZero() || at["answered"].IsZero() {
+		b.Fatalf("the stand-in CLI's stamps lack spawn or answered: %q", data)
+	}
+	return at
 }
