@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,6 +106,10 @@ func runAtomicClaude(b *testing.B, bin string) claudeRun {
 // where Atomic, not the CLI, can add time.
 type claudeRun struct{ wall, start, end time.Duration }
 
+// middle is the span the model server was in use: the first request to
+// the last answer.
+func (r claudeRun) middle() time.Duration { return r.wall - r.start - r.end }
+
 func measure(srv *loopback.Server, start time.Time, wall time.Duration) claudeRun {
 	log := srv.Log()
 	r := claudeRun{wall: wall}
@@ -147,20 +153,91 @@ func BenchmarkClaudeOverhead(b *testing.B) {
 	}
 	// The CLI's own run varies by hundreds of ms on a busy machine; the
 	// pairs run back to back, so the added time is the median of the
-	// pairs' differences.
-	var wa, wt, dw, ds, de []time.Duration
+	// pairs' differences, split where it arises: the start (to the first
+	// model request), the middle (the CLI at work, which Atomic slows only
+	// by the CPU it takes) and the end (the last answer to the exit).
+	var wa, wt, dw, ds, dm, de []time.Duration
 	for i := range alone {
 		wa, wt = append(wa, alone[i].wall), append(wt, through[i].wall)
 		dw = append(dw, through[i].wall-alone[i].wall)
 		ds = append(ds, through[i].start-alone[i].start)
+		dm = append(dm, through[i].middle()-alone[i].middle())
 		de = append(de, through[i].end-alone[i].end)
 	}
 	b.Logf("walls: claude alone %v; through atomic %v", wa, wt)
+	b.Logf("added per pair: wall %v; start %v; middle %v; end %v", dw, ds, dm, de)
 	a, added := median(wa), median(dw)
 	b.ReportMetric(a.Seconds(), "s-claude-alone")
 	b.ReportMetric(median(wt).Seconds(), "s-through-atomic")
 	b.ReportMetric(float64(added.Microseconds())/1000, "ms-added")
 	b.ReportMetric(100*float64(added)/float64(a), "pct-added")
 	b.ReportMetric(float64(median(ds).Microseconds())/1000, "ms-added-at-start")
+	b.ReportMetric(float64(median(dm).Microseconds())/1000, "ms-added-in-middle")
 	b.ReportMetric(float64(median(de).Microseconds())/1000, "ms-added-at-end")
+}
+
+// BenchmarkClaudeBackendOwnTime: the time `atomic run --backend
+// claude-code` itself takes, which BenchmarkClaudeOverhead cannot resolve
+// on a busy machine (the CLI's own runs vary by hundreds of ms there).
+// testdata/replayclaude stands in for the CLI and answers at once with the
+// captured fan-out turn, so what is left is Atomic's: its start to the
+// CLI's spawn (ms-to-cli-spawn: both of Atomic's processes start and set
+// up), and the CLI's answer to Atomic's exit (ms-answer-to-exit: the turn
+// translated and printed, the CLI's stdin closed, its exit, the processes
+// reaped).
+func BenchmarkClaudeBackendOwnTime(b *testing.B) {
+	standIn := filepath.Join(b.TempDir(), "replayclaude")
+	build := exec.Command("go", "build", "-o", standIn, "./testdata/replayclaude")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the stand-in CLI: %v: %s", err, out)
+	}
+	capture, err := filepath.Abs("../internal/backend/claudecode/testdata/claude-subagents.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var spawn, end []time.Duration
+	for range b.N {
+		stamps := filepath.Join(b.TempDir(), "stamps")
+		home := b.TempDir()
+		cmd := exec.Command(binary, "run", "--backend", "claude-code", "--backend-bin", standIn,
+			"-p", "CAP-FG3: start three independent sub-agents", "--output-format", "stream-json")
+		cmd.Dir = b.TempDir()
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home,
+			"REPLAY_STREAM=" + capture, "REPLAY_STAMPS=" + stamps}
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		start := time.Now()
+		err := cmd.Run()
+		exit := time.Now()
+		if err != nil || !bytes.Contains(out.Bytes(), []byte(`"type":"complete"`)) {
+			b.Fatalf("atomic: %v; stderr %s", err, errb.String())
+		}
+		at := readStamps(b, stamps)
+		spawn = append(spawn, at["spawn"].Sub(start))
+		end = append(end, exit.Sub(at["answered"]))
+	}
+	b.ReportMetric(ms(median(spawn)), "ms-to-cli-spawn")
+	b.ReportMetric(ms(median(end)), "ms-answer-to-exit")
+}
+
+// readStamps reads the stand-in CLI's "what unix-nanoseconds" lines.
+func readStamps(b *testing.B, path string) map[string]time.Time {
+	b.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := map[string]time.Time{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		what, ns, _ := strings.Cut(line, " ")
+		n, err := strconv.ParseInt(ns, 10, 64)
+		if err != nil {
+			b.Fatalf("stamp line %q: %v", line, err)
+		}
+		at[what] = time.Unix(0, n)
+	}
+	if at["spawn"].IsZero() || at["answered"].IsZero() {
+		b.Fatalf("the stand-in CLI's stamps lack spawn or answered: %q", data)
+	}
+	return at
 }

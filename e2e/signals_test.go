@@ -192,3 +192,26 @@ func alive(pid int) bool {
 	state := b[i+2]
 	return state != 'Z' && state != 'X'
 }
+
+// TestSupervisorStartsTheInnerProcessBeforeInitialisingAtomic: the outer
+// process only supervises, so it starts the inner one before Atomic's
+// packages (the providers' SDKs, the UI, the CLI) are initialised, and
+// never initialises them at all; the inner process, which runs the agents,
+// initialises them once. Go's inittrace names each package initialised,
+// by either process, on the shared stderr.
+func TestSupervisorStartsTheInnerProcessBeforeInitialisingAtomic(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(binary, "run", "--help")
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "GODEBUG=inittrace=1"}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("atomic run --help: %v; stderr %s", err, errb.String())
+	}
+	for _, pkg := range []string{"github.com/atomic-agent/atomic/internal/cli", "github.com/anthropics/anthropic-sdk-go", "github.com/openai/openai-go/v3"} {
+		if n := strings.Count(errb.String(), "init "+pkg+" @"); n != 1 {
+			t.Errorf("%s initialised %d times, want once (by the inner process only)", pkg, n)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/atomic-agent/atomic/internal/cli"
+	_ "github.com/atomic-agent/atomic/internal/reaper/supervisor" // first: the supervisor starts the real process from its init
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:])) }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -19,40 +18,22 @@ import (
 // between SIGTERM and SIGKILL.
 const descendantGrace = time.Second
 
-// Main is the atomic process: for the commands that start agents (the TUI
-// and atomic run) it first becomes the supervisor of a re-executed inner
-// process (see package reaper), so no child outlives Atomic; the process
-// that does the work adopts orphans and ends every descendant on exit.
+// Main is the atomic process. For the commands that start agents (the TUI
+// and atomic run) the process that gets here is the inner one: the
+// supervisor was started before it, from the init of package
+// reaper/supervisor (see package reaper), so no child outlives Atomic; this
+// process adopts orphans and ends every descendant on exit.
 func Main(args []string) int {
-	if !startsAgents(args) {
+	if !reaper.StartsAgents(args) {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		return Run(ctx, args, System())
-	}
-	if reaper.ShouldSupervise(os.Getenv) {
-		if code, ok := reaper.Supervise(args); ok {
-			return code
-		}
 	}
 	tree := reaper.Adopt()
 	defer tree.Close(descendantGrace)
 	ctx, stop := interruptContext(os.Stdout)
 	defer stop()
 	return Run(ctx, args, System())
-}
-
-// startsAgents reports whether args run the TUI or atomic run.
-func startsAgents(args []string) bool {
-	if len(args) == 0 {
-		return true
-	}
-	switch args[0] {
-	case "run":
-		return true
-	case "help", "-h", "--help", "--version":
-		return false
-	}
-	return strings.HasPrefix(args[0], "-")
 }
 
 // signalNames are the signals that interrupt Atomic, with the names its

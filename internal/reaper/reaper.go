@@ -4,6 +4,8 @@
 // On Linux the atomic command runs as two processes. The outer one, the
 // process the user started, is a thin supervisor: it re-executes the binary
 // as its only child and forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to it.
+// It does so from the init of package reaper/supervisor, before the rest of
+// Atomic is initialised, so the supervisor adds little to Atomic's start.
 // Both are child subreapers (PR_SET_CHILD_SUBREAPER), so a process that
 // leaves its parent (a background job, a double fork, setsid) is adopted by
 // the inner process while it lives and by the outer one after that, never by
@@ -19,6 +21,8 @@
 // supervisor (for debuggers and tracers); a SIGKILL then leaves children too.
 package reaper
 
+import "strings"
+
 // Environment variables.
 const (
 	// EnvInner marks the re-executed inner process, so it does not
@@ -27,6 +31,22 @@ const (
 	// EnvSingleProcess, set to 1, runs Atomic as one process.
 	EnvSingleProcess = "ATOMIC_SINGLE_PROCESS"
 )
+
+// StartsAgents reports whether args (without the program name) run the
+// chat UI or atomic run, the commands that start agents and so run under
+// the supervisor.
+func StartsAgents(args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	switch args[0] {
+	case "run":
+		return true
+	case "help", "-h", "--help", "--version":
+		return false
+	}
+	return strings.HasPrefix(args[0], "-")
+}
 
 // ShouldSupervise reports whether this process should become the outer
 // supervisor: it is not the inner process already, and the user did not

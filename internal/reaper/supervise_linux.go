@@ -67,7 +67,7 @@ func Supervise(args []string) (code int, ok bool) {
 		}
 	}
 
-	killDescendants(os.Getpid(), leftoverGrace)
+	killDescendants(os.Getpid(), leftoverGrace, descendants)
 	reapAll(0)
 	switch {
 	case status.Exited():

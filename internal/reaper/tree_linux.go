@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,7 +50,7 @@ func Adopt() *Tree {
 		for {
 			select {
 			case <-chld:
-				reapOrphans(t.pid)
+				reapOrphans(t.pid, zombieChildren)
 			case <-t.stop:
 				return
 			}
@@ -63,14 +64,28 @@ func Adopt() *Tree {
 func (t *Tree) Close(grace time.Duration) {
 	close(t.stop)
 	<-t.reaped
-	killDescendants(t.pid, grace)
+	killDescendants(t.pid, grace, descendants)
 }
 
 // reapOrphans reaps the zombie children of self (its pid) that no pidfd of
-// this process refers to.
-func reapOrphans(self int) {
+// this process refers to. It asks the kernel first, so a SIGCHLD with
+// nothing left to reap (a child of ours that Wait already collected) costs
+// one system call, not a read of every process in /proc; list (zombieChildren)
+// is read only when a zombie somebody will wait for hides the others.
+func reapOrphans(self int, list func(parent int) []int) {
 	owned := pidfdTargets()
-	for _, pid := range zombieChildren(self) {
+	for {
+		_, pid := peekChild()
+		if pid == 0 {
+			return
+		}
+		if owned[pid] {
+			break
+		}
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	}
+	for _, pid := range list(self) {
 		if owned[pid] {
 			continue
 		}
@@ -123,11 +138,18 @@ func zombieChildren(parent int) []int {
 	return out
 }
 
-// killDescendants sends SIGTERM to every running descendant of root, waits
-// up to grace for them to exit, then SIGKILLs what is left, repeating
-// while processes fork faster than they are killed (bounded).
-func killDescendants(root int, grace time.Duration) {
-	pids := descendants(root)
+// killDescendants sends SIGTERM to every running descendant of root (this
+// process), waits up to grace for them to exit, then SIGKILLs what is
+// left, repeating while processes fork faster than they are killed
+// (bounded). list (descendants) reads all of /proc, which takes
+// milliseconds on a busy machine, at every exit of Atomic: it is skipped
+// when this process has no child at all, since every descendant is a
+// child's descendant, or (an orphan, adopted as subreaper) a child itself.
+func killDescendants(root int, grace time.Duration, list func(root int) []int) {
+	if any, _ := peekChild(); !any {
+		return
+	}
+	pids := list(root)
 	if len(pids) == 0 {
 		return
 	}
@@ -137,12 +159,12 @@ func killDescendants(root int, grace time.Duration) {
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
-		if len(descendants(root)) == 0 {
+		if len(list(root)) == 0 {
 			return
 		}
 	}
 	for range 100 {
-		pids = descendants(root)
+		pids = list(root)
 		if len(pids) == 0 {
 			return
 		}
@@ -150,6 +172,36 @@ func killDescendants(root int, grace time.Duration) {
 			_ = syscall.Kill(p, syscall.SIGKILL)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// siginfo is the kernel's siginfo_t for SIGCHLD: the union after the
+// three ints is pointer-aligned, and the whole is 128 bytes (the tail
+// leaves room to spare).
+type siginfo struct {
+	signo, errno, code int32
+	_                  [unsafe.Sizeof(uintptr(0)) - 4]byte
+	pid, uid, status   int32
+	_                  [128]byte
+}
+
+// peekChild reports whether this process has any child process, and the
+// pid of one that has exited and waits to be reaped (0 if none), without
+// reaping it (waitid with WNOWAIT).
+func peekChild() (any bool, zombie int) {
+	for {
+		var info siginfo
+		_, _, errno := syscall.Syscall6(unix.SYS_WAITID, unix.P_ALL, 0, uintptr(unsafe.Pointer(&info)),
+			unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, 0, 0)
+		switch errno {
+		case 0:
+			return true, int(info.pid)
+		case syscall.EINTR:
+			continue
+		case syscall.ECHILD:
+			return false, 0
+		}
+		return true, 0 // cannot tell: take the long way
 	}
 }
 

@@ -129,3 +129,89 @@ func TestAdoptedOrphansAreReapedWhileChildrenStartedHereStayWaitable(t *testing.
 		t.Fatalf("our own child's Wait got %v, want exit status 7", err)
 	}
 }
+
+// scanCounter wraps a /proc scan and counts its calls.
+type scanCounter struct {
+	n    int
+	list func(int) []int
+}
+
+func (c *scanCounter) scan(pid int) []int {
+	c.n++
+	return c.list(pid)
+}
+
+func TestKillDescendantsReadsProcOnlyWhenThisProcessHasAChild(t *testing.T) {
+	if any, zombie := peekChild(); any {
+		t.Fatalf("the test process has a child already (zombie %d): a test before this one left it", zombie)
+	}
+	c := &scanCounter{list: descendants}
+	killDescendants(os.Getpid(), time.Second, c.scan)
+	if c.n != 0 {
+		t.Fatalf("/proc read %d times with no child to end", c.n)
+	}
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killDescendants(os.Getpid(), time.Second, c.scan)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if c.n == 0 || !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Fatalf("a running child: %d scans, Wait %v; want it ended by SIGTERM", c.n, err)
+	}
+}
+
+func TestPeekChildSeesAZombieWithoutReapingIt(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "exit 3")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if any, pid := peekChild(); any && pid == cmd.Process.Pid {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("peekChild never reported the exited child %d", cmd.Process.Pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("Wait after peekChild got %v, want exit status 3", err)
+	}
+	if any, pid := peekChild(); any {
+		t.Fatalf("a child is left after Wait (zombie %d)", pid)
+	}
+}
+
+func TestReapOrphansReadsProcOnlyWhenAZombieIsWaitedForElsewhere(t *testing.T) {
+	// Nothing exited: no scan.
+	c := &scanCounter{list: zombieChildren}
+	reapOrphans(os.Getpid(), c.scan)
+	if c.n != 0 {
+		t.Fatalf("/proc read %d times with no child exited", c.n)
+	}
+	// A child os/exec will wait for has exited: it is left for Wait, and
+	// finding the other zombies takes the scan.
+	own := exec.Command("/bin/sh", "-c", "exit 5")
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, pid := peekChild(); pid == own.Process.Pid {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child never exited")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	reapOrphans(os.Getpid(), c.scan)
+	var ee *exec.ExitError
+	if err := own.Wait(); c.n != 1 || !errors.As(err, &ee) || ee.ExitCode() != 5 {
+		t.Fatalf("%d scans, Wait %v; want one scan and exit status 5 for Wait", c.n, err)
+	}
+}
