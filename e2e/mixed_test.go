@@ -379,3 +379,49 @@ func TestMixedTreeSIGINTInterruptsEverySubagentOnEveryBackendAndLeavesNoProcess(
 		t.Errorf("processes left after the run: %v", left)
 	}
 }
+
+// mixedCancel: the native lead starts a slow Codex sub-agent in the
+// background, then cancels it with cancel_task.
+const mixedCancel = `
+rules:
+  - name: lead-final
+    match: {last_user_contains: "MIXED-CANCEL", tool_result_contains: "cancel"}
+    respond: {text: "Cancelled it."}
+  - name: lead-cancel
+    match: {last_user_contains: "MIXED-CANCEL", has_tool_results: true}
+    respond: {delay_ms: 4000, tool_calls: [{name: cancel_task, input: {task_id: codex-worker-1}}]}
+  - name: lead-spawn
+    match: {last_user_contains: "MIXED-CANCEL", has_tool_results: false}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "slow codex work", prompt: "SUB-SLOW: take your time.", subagent_type: codex-worker, mode: background}}
+  - name: sub-slow
+    match: {last_user_contains: "SUB-SLOW"}
+    respond: {delay_ms: 60000, text: "too late"}
+  - name: other
+    respond: {text: "OK."}
+`
+
+func TestMixedTreeCancelTaskStopsACodexSubagentAndItsProcess(t *testing.T) {
+	r, evs, home := mixedRunIn(t, mixedCancel, "MIXED-CANCEL: start the slow codex worker, then cancel it.")
+	var st lifecycle.State
+	cliUp := false
+	for _, e := range evs {
+		st.Apply(e.Event())
+		if e.Type == event.SessionStart && e.AgentID == "codex-worker-1" {
+			cliUp = true // Codex's thread started: the CLI was at work
+		}
+	}
+	if !cliUp {
+		t.Fatal("codex-worker-1's CLI session never started: the cancel proved nothing")
+	}
+	if rec, ok := st.Get("codex-worker-1"); !ok || rec.Status != lifecycle.Interrupted {
+		t.Fatalf("codex-worker-1 = %+v, want interrupted by cancel_task", rec)
+	}
+	if r.elapsed > 50*time.Second {
+		t.Errorf("the run took %v: it waited for the cancelled sub-agent's answer", r.elapsed)
+	}
+	if left := processesOf(home); len(left) > 0 {
+		t.Errorf("processes left after the run: %v", left)
+	}
+}
