@@ -27,7 +27,6 @@ const (
 	closeTimeout     = 5 * time.Second  // Client.Stop, then the marked processes are killed
 )
 
-
 // Result is what a turn produced.
 type Result = backend.Result
 

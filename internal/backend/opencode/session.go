@@ -320,7 +320,6 @@ func (s *Session) announce() {
 	}
 }
 
-
 // Deliver queues text for the next turn.
 func (s *Session) Deliver(text string) { s.inbox.Deliver(text) }
 
