@@ -17,14 +17,14 @@ import (
 // child's command that needs approval is answered in Atomic's prompt.
 
 // startCodexTUI runs `atomic --backend codex` against the loopback at
-// url and waits for the input; mark tags every process it starts (they
+// url (with extra arguments args) and waits for the input; mark tags every process it starts (they
 // inherit the environment), so the test can find the Codex processes.
-func startCodexTUI(t *testing.T, url, mark string) *screen {
+func startCodexTUI(t *testing.T, url, mark string, args ...string) *screen {
 	t.Helper()
 	bin := testkit.CodexCLI(t)
 	s := launch(t, []string{"OPENAI_API_KEY=test-key", "ATOMIC_TEST_MARK=" + mark},
-		"--backend", "codex", "--backend-bin", shellQuote(bin),
-		"--base-url", shellQuote(url+"/v1"), "--model", "gpt-test")
+		append([]string{"--backend", "codex", "--backend-bin", shellQuote(bin),
+			"--base-url", shellQuote(url + "/v1"), "--model", "gpt-test"}, args...)...)
 	s.waitFor("Ask anything")
 	return s
 }

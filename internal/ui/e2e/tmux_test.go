@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +57,11 @@ func launch(t *testing.T, env []string, args ...string) *screen {
 	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -sg escape-time 10\nset -g history-limit 100\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{t: t, sock: fmt.Sprintf("atomic-e2e-%d-%s", os.Getpid(), unsafeChars.ReplaceAllString(t.Name(), "-"))}
+	// The socket's name is the test's hash: a socket path has at most 107
+	// bytes, less than long test names take.
+	name := fnv.New32a()
+	name.Write([]byte(t.Name()))
+	s := &screen{t: t, sock: fmt.Sprintf("atomic-e2e-%d-%08x", os.Getpid(), name.Sum32())}
 	words := []string{"env", "-i", "PATH=" + shellQuote(os.Getenv("PATH")), "HOME=" + shellQuote(home),
 		"XDG_CONFIG_HOME=" + shellQuote(home), "TERM=xterm-256color"}
 	words = append(append(append(words, env...), shellQuote(binary)), args...)

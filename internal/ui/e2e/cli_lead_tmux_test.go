@@ -1,0 +1,267 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/testkit"
+)
+
+// The TUI with its lead in a real agent CLI shows the CLI's sub-agents as it
+// shows native ones (SPEC §4): the tree live, ctrl+o, Esc and /tasks. Each
+// test runs once with Claude Code and once with Codex as the lead; the
+// scenarios differ only in how each CLI spawns and waits for its agents
+// (Claude Code's Agent tool, Codex's spawn_agent and wait_agent), and both
+// answer their sub-agents through rules of the same names (sub-ALPHA, …).
+
+// cliLead is one external CLI as the lead of a TUI test.
+type cliLead struct {
+	name  string
+	start func(t *testing.T, url, mark string, args ...string) *screen
+}
+
+var cliLeads = []cliLead{
+	{"ClaudeCode", startClaudeTUI},
+	{"Codex", startCodexTUI},
+}
+
+// scenarioFor picks the lead's scenario by CLI name.
+func scenarioFor(lead cliLead, claude, codex string) string {
+	if lead.name == "Codex" {
+		return codex
+	}
+	return claude
+}
+
+// claudeTreeScenario: the lead starts three foreground agents; ALPHA
+// answers after 1 s, BETA and GAMMA after 5 s.
+const claudeTreeScenario = `
+rules:
+  - name: sub-ALPHA
+    match: {last_user_contains: "SUBTASK-ALPHA"}
+    respond: {delay_ms: 1000, text: "done ALPHA"}
+  - name: sub-BETA
+    match: {last_user_contains: "SUBTASK-BETA"}
+    respond: {delay_ms: 5000, text: "done BETA"}
+  - name: sub-GAMMA
+    match: {last_user_contains: "SUBTASK-GAMMA"}
+    respond: {delay_ms: 5000, text: "done GAMMA"}
+  - name: lead-final
+    match: {last_user_contains: "TREERUN", has_tool_results: true}
+    respond: {text: "All three reported back."}
+  - name: lead-spawn
+    match: {last_user_contains: "TREERUN", tools_include: [Agent]}
+    respond:
+      tool_calls:
+        - {name: Agent, input: {description: "SUBTASK-ALPHA", prompt: "SUBTASK-ALPHA: report. Use no tools.", subagent_type: general-purpose, run_in_background: false}}
+        - {name: Agent, input: {description: "SUBTASK-BETA", prompt: "SUBTASK-BETA: report. Use no tools.", subagent_type: general-purpose, run_in_background: false}}
+        - {name: Agent, input: {description: "SUBTASK-GAMMA", prompt: "SUBTASK-GAMMA: report. Use no tools.", subagent_type: general-purpose, run_in_background: false}}
+  - name: other
+    respond: {text: "OK."}
+`
+
+// codexTreeScenario is claudeTreeScenario for Codex, whose children are
+// always background: the lead spawns them and ends its turn (a lead that
+// waits with wait_agent spins once ALPHA is done: Codex answers each wait
+// with the finished agent at once).
+const codexTreeScenario = `
+rules:
+  - name: sub-ALPHA
+    match: {last_user_contains: SUBTASK-ALPHA, tools_exclude: [spawn_agent]}
+    respond: {delay_ms: 1000, text: done ALPHA}
+  - name: sub-BETA
+    match: {last_user_contains: SUBTASK-BETA, tools_exclude: [spawn_agent]}
+    respond: {delay_ms: 5000, text: done BETA}
+  - name: sub-GAMMA
+    match: {last_user_contains: SUBTASK-GAMMA, tools_exclude: [spawn_agent]}
+    respond: {delay_ms: 5000, text: done GAMMA}
+  - name: lead-spawn
+    match: {last_user_contains: TREERUN, has_tool_results: false}
+    respond:
+      tool_calls:
+        - {name: spawn_agent, input: {message: "SUBTASK-ALPHA: report. Do not use any tools."}}
+        - {name: spawn_agent, input: {message: "SUBTASK-BETA: report. Do not use any tools."}}
+        - {name: spawn_agent, input: {message: "SUBTASK-GAMMA: report. Do not use any tools."}}
+  - name: lead-ack
+    match: {last_user_contains: TREERUN, has_tool_results: true}
+    respond: {text: All three are running.}
+  - name: other
+    respond: {text: Noted.}
+`
+
+var treeAgents = []string{"SUBTASK-ALPHA", "SUBTASK-BETA", "SUBTASK-GAMMA"}
+
+func TestCLILeadsSubagentsShowLiveInTheTreeDoneOnlyAfterTheirAnswerAndCtrlOTogglesIt(t *testing.T) {
+	for _, lead := range cliLeads {
+		t.Run(lead.name, func(t *testing.T) {
+			srv := startServer(t, scenarioFor(lead, claudeTreeScenario, codexTreeScenario))
+			s := lead.start(t, srv.URL(), testMark(t))
+			s.typeLine("TREERUN: start three sub-agents in parallel.")
+			// While they run: the Running header and three active rows.
+			s.waitLong(60*time.Second, "● Running 3 general-purpose agents… (ctrl+o to expand)")
+			// ALPHA finishes first while BETA and GAMMA still run; no row
+			// says Done before its model's answer was sent.
+			var mixed bool
+			scr := s.watchRows(60*time.Second, srv, treeAgents, "3 general-purpose agents finished", func(scr string) {
+				mixed = mixed || rowStatus(scr, "SUBTASK-ALPHA") == "Done" && strings.Contains(scr, "● Running 3 general-purpose agents…") &&
+					activeRow(rowStatus(scr, "SUBTASK-BETA")) && activeRow(rowStatus(scr, "SUBTASK-GAMMA"))
+			})
+			if !mixed {
+				t.Errorf("never saw ALPHA done while BETA and GAMMA still ran under the Running header; last screen:\n%s", scr)
+			}
+			scr = s.waitLong(60*time.Second, "● 3 general-purpose agents finished (ctrl+o to expand)")
+			for _, a := range treeAgents {
+				if st := rowStatus(scr, a); st != "Done" {
+					t.Errorf("%s's row says %q, want Done:\n%s", a, st, scr)
+				}
+			}
+			s.keys("C-o")
+			s.waitLong(15*time.Second, "● 3 general-purpose agents finished (ctrl+o to collapse)",
+				"Prompt: SUBTASK-ALPHA", "Result: done ALPHA", "Result: done GAMMA")
+			s.keys("C-o")
+			s.waitUntil("the tree to collapse", func(scr string) bool {
+				return strings.Contains(scr, "finished (ctrl+o to expand)") && !strings.Contains(scr, "Prompt: SUBTASK-ALPHA")
+			})
+		})
+	}
+}
+
+// startClaudeTUI runs the TUI with its lead in Claude Code against the
+// loopback at url, the CLI's config in a throwaway folder, every process
+// tagged with mark (see startCodexTUI).
+func startClaudeTUI(t *testing.T, url, mark string, args ...string) *screen {
+	t.Helper()
+	bin := testkit.ClaudeCLI(t)
+	conf := t.TempDir()
+	s := launch(t, []string{"ANTHROPIC_API_KEY=test-key", "CLAUDE_CONFIG_DIR=" + shellQuote(conf), "ATOMIC_TEST_MARK=" + mark,
+		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"},
+		append([]string{"--backend", "claude-code", "--backend-bin", shellQuote(bin), "--base-url", shellQuote(url),
+			"--model", "claude-test-model"}, args...)...)
+	s.waitFor("Ask anything")
+	return s
+}
+
+// watchRows polls the screen until it shows done (or d passes), calling
+// each on every screen, and fails the test if a row of agents says Done
+// before the loopback finished sending that agent's answer (rule "sub-"
+// plus the part of its name after "SUBTASK-"). The log is read after the
+// screen, so an answer the screen could show is in it.
+func (s *screen) watchRows(d time.Duration, srv *loopback.Server, agents []string, done string, each func(string)) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		scr := s.capture()
+		answered := map[string]bool{}
+		for _, e := range srv.Log() {
+			answered[e.Rule] = answered[e.Rule] || !e.End.IsZero()
+		}
+		for _, a := range agents {
+			if rowStatus(scr, a) == "Done" && !answered["sub-"+strings.TrimPrefix(a, "SUBTASK-")] {
+				s.t.Fatalf("%s's row says Done before its answer was sent:\n%s", a, scr)
+			}
+		}
+		each(scr)
+		if strings.Contains(scr, done) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("waited %v for %q; the screen shows:\n%s", d, done, scr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// rowStatus is the status line under the tree row of the agent whose
+// description begins with desc ("Done", "Initializing…", a tool…), or ""
+// when the screen shows no such row.
+func rowStatus(scr, desc string) string {
+	lines := strings.Split(scr, "\n")
+	for i, l := range lines {
+		if !strings.Contains(l, " · "+desc) || !strings.Contains(l, "●") || i+1 == len(lines) {
+			continue
+		}
+		if _, st, ok := strings.Cut(lines[i+1], "╰ "); ok {
+			return strings.TrimSpace(st)
+		}
+	}
+	return ""
+}
+
+// activeRow reports whether a row's status line is one of an agent still
+// at work.
+func activeRow(st string) bool {
+	return st != "" && st != "Done" && st != "Interrupted" && !strings.HasPrefix(st, "Cancelled")
+}
+
+// descendants are the live processes below pid, with their command lines.
+func descendants(pid int) map[int]string {
+	parent := map[int]int{}
+	cmd := map[int]string{}
+	dir, _ := os.ReadDir("/proc")
+	for _, e := range dir {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil || !alive(p) {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		parent[p], _ = strconv.Atoi(f[1])
+		c, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		cmd[p] = strings.TrimSpace(strings.ReplaceAll(string(c), "\x00", " "))
+	}
+	out := map[int]string{}
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out[p] = cmd[p]
+				break
+			}
+		}
+	}
+	return out
+}
+
+// cliProcess is the pid of the agent CLI atomic runs (the topmost process
+// below atomic whose command line names the CLI), or 0.
+func cliProcess(atomicPID int, name string) int {
+	below := descendants(atomicPID)
+	var pids []int
+	for p, c := range below {
+		if strings.Contains(strings.ToLower(c), name) {
+			pids = append(pids, p)
+		}
+	}
+	slices.Sort(pids)
+	for _, p := range pids {
+		top := true
+		for _, q := range pids {
+			if _, under := descendants(q)[p]; under {
+				top = false
+			}
+		}
+		if top {
+			return p
+		}
+	}
+	return 0
+}
+
+func describe(procs map[int]string) string {
+	var b strings.Builder
+	for p, c := range procs {
+		fmt.Fprintf(&b, "\n  %d: %s", p, c)
+	}
+	return b.String()
+}
