@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,11 +23,24 @@ import (
 type cliLead struct {
 	name  string
 	start func(t *testing.T, url, mark string, args ...string) *screen
+	// perAgentCancel: the backend stops one of its sub-agents in the CLI
+	// (backend.AgentCanceller); the checks that need it skip without.
+	perAgentCancel bool
 }
 
 var cliLeads = []cliLead{
-	{"ClaudeCode", startClaudeTUI},
-	{"Codex", startCodexTUI},
+	{"ClaudeCode", startClaudeTUI, true},
+	// needs codex per-agent cancel (h/codex): set true once merged.
+	{"Codex", startCodexTUI, false},
+}
+
+// needPerAgentCancel skips the rest of a test whose check failed only for
+// lack of per-agent cancel in lead's backend, saying what it saw.
+func needPerAgentCancel(t *testing.T, lead cliLead, saw string) {
+	t.Helper()
+	if !lead.perAgentCancel {
+		t.Skipf("needs codex per-agent cancel (h/codex): %s", saw)
+	}
 }
 
 // scenarioFor picks the lead's scenario by CLI name.
@@ -233,35 +245,162 @@ func descendants(pid int) map[int]string {
 	return out
 }
 
-// cliProcess is the pid of the agent CLI atomic runs (the topmost process
-// below atomic whose command line names the CLI), or 0.
-func cliProcess(atomicPID int, name string) int {
-	below := descendants(atomicPID)
-	var pids []int
-	for p, c := range below {
-		if strings.Contains(strings.ToLower(c), name) {
-			pids = append(pids, p)
-		}
-	}
-	slices.Sort(pids)
-	for _, p := range pids {
-		top := true
-		for _, q := range pids {
-			if _, under := descendants(q)[p]; under {
-				top = false
-			}
-		}
-		if top {
-			return p
-		}
-	}
-	return 0
-}
-
 func describe(procs map[int]string) string {
 	var b strings.Builder
 	for p, c := range procs {
 		fmt.Fprintf(&b, "\n  %d: %s", p, c)
 	}
 	return b.String()
+}
+
+// claudeEscScenario: the lead starts three foreground agents that run
+// until interrupted: ALPHA and BETA wait for a minute-long answer, GAMMA
+// runs `timeout 87 tail -f /dev/null` (a process of the CLI; Claude Code
+// refuses a bare long sleep) and then waits too. A prompt
+// with AGAIN gets a plain answer.
+const claudeEscScenario = `
+rules:
+  - name: again
+    match: {last_user_contains: "AGAIN"}
+    respond: {text: "Hello again."}
+  - name: sub-ALPHA
+    match: {last_user_contains: "SUBTASK-ALPHA"}
+    respond: {delay_ms: 60000, text: "done ALPHA"}
+  - name: sub-BETA
+    match: {last_user_contains: "SUBTASK-BETA"}
+    respond: {delay_ms: 60000, text: "done BETA"}
+  - name: sub-GAMMA-final
+    match: {last_user_contains: "SUBTASK-GAMMA", has_tool_results: true}
+    respond: {delay_ms: 60000, text: "done GAMMA"}
+  - name: sub-GAMMA
+    match: {last_user_contains: "SUBTASK-GAMMA"}
+    respond:
+      tool_calls:
+        - {name: Bash, input: {command: "timeout 87 tail -f /dev/null", description: "Wait a while"}}
+  - name: lead-spawn
+    match: {last_user_contains: "ESCRUN", tools_include: [Agent], has_tool_results: false}
+    respond:
+      tool_calls:
+        - {name: Agent, input: {description: "SUBTASK-ALPHA", prompt: "SUBTASK-ALPHA: report. Use no tools.", subagent_type: general-purpose, run_in_background: false}}
+        - {name: Agent, input: {description: "SUBTASK-BETA", prompt: "SUBTASK-BETA: report. Use no tools.", subagent_type: general-purpose, run_in_background: false}}
+        - {name: Agent, input: {description: "SUBTASK-GAMMA", prompt: "SUBTASK-GAMMA: run a long command with Bash.", subagent_type: general-purpose, run_in_background: false}}
+  - name: other
+    respond: {text: "OK."}
+`
+
+// codexEscScenario is claudeEscScenario for Codex: the lead waits on its
+// three children, none of which answers within the minute.
+const codexEscScenario = `
+rules:
+  - name: again
+    match: {last_user_contains: AGAIN, tools_include: [spawn_agent]}
+    respond: {text: Hello again.}
+  - name: sub-ALPHA
+    match: {last_user_contains: SUBTASK-ALPHA, tools_exclude: [spawn_agent]}
+    respond: {delay_ms: 60000, text: done ALPHA}
+  - name: sub-BETA
+    match: {last_user_contains: SUBTASK-BETA, tools_exclude: [spawn_agent]}
+    respond: {delay_ms: 60000, text: done BETA}
+  - name: sub-GAMMA-final
+    match: {last_user_contains: SUBTASK-GAMMA, tools_exclude: [spawn_agent], has_tool_results: true}
+    respond: {delay_ms: 60000, text: done GAMMA}
+  - name: sub-GAMMA
+    match: {last_user_contains: SUBTASK-GAMMA, tools_exclude: [spawn_agent]}
+    respond:
+      tool_calls:
+        - {name: exec_command, input: {cmd: "timeout 87 tail -f /dev/null"}}
+  - name: lead-wait
+    match: {has_tool_results: true, tools_include: [wait_agent]}
+    respond:
+      tool_calls:
+        - {name: wait_agent, input: {timeout_ms: 60000}, collect: {json_field: agent_id, into: targets}}
+  - name: lead-spawn
+    match: {last_user_contains: ESCRUN, has_tool_results: false}
+    respond:
+      tool_calls:
+        - {name: spawn_agent, input: {message: "SUBTASK-ALPHA: report. Do not use any tools."}}
+        - {name: spawn_agent, input: {message: "SUBTASK-BETA: report. Do not use any tools."}}
+        - {name: spawn_agent, input: {message: "SUBTASK-GAMMA: run a long command in the shell."}}
+  - name: other
+    respond: {text: Noted.}
+`
+
+func TestCLILeadsEscInterruptsEverySubagentEndsTheCLIsChildProcessesAndTheNextPromptWorks(t *testing.T) {
+	for _, lead := range cliLeads {
+		t.Run(lead.name, func(t *testing.T) {
+			srv := startServer(t, scenarioFor(lead, claudeEscScenario, codexEscScenario))
+			// bypassPermissions: GAMMA's sleep runs without a prompt.
+			s := lead.start(t, srv.URL(), testMark(t), "--permission-mode", "bypassPermissions")
+			// Processes the CLI starts may leave its subtree (a detached
+			// shell): atomic adopts them, so they are all below atomic.
+			before := descendants(s.pid)
+			if !strings.Contains(describe(before), strings.ToLower(lead.name[:5])) {
+				t.Fatalf("no %s process below atomic:%s", lead.name, describe(before))
+			}
+			s.typeLine("ESCRUN: start three sub-agents in parallel.")
+			s.waitLong(60*time.Second, "● Running 3 general-purpose agents… (ctrl+o to expand)")
+			s.waitProcess(60*time.Second, s.pid, "tail -f /dev/null")
+			s.waitUntil("three active rows", func(scr string) bool {
+				return activeRow(rowStatus(scr, "SUBTASK-ALPHA")) && activeRow(rowStatus(scr, "SUBTASK-BETA")) &&
+					activeRow(rowStatus(scr, "SUBTASK-GAMMA"))
+			})
+
+			// ctrl+o expands the running tree and collapses it again.
+			s.keys("C-o")
+			s.waitFor("● Running 3 general-purpose agents… (ctrl+o to collapse)", "Prompt: SUBTASK-BETA")
+			s.keys("C-o")
+			s.waitUntil("the tree to collapse", func(scr string) bool {
+				return strings.Contains(scr, "● Running 3 general-purpose agents… (ctrl+o to expand)") &&
+					!strings.Contains(scr, "Prompt: SUBTASK-BETA")
+			})
+
+			s.keys("Escape")
+			scr := s.waitLong(30*time.Second, "● 3 general-purpose agents finished · 3 interrupted")
+			for _, a := range treeAgents {
+				if st := rowStatus(scr, a); st != "Interrupted" {
+					t.Errorf("%s's row says %q, want Interrupted:\n%s", a, st, scr)
+				}
+			}
+			s.typeLine("AGAIN: say hello.")
+			scr = s.waitLong(60*time.Second, "Hello again.")
+			if strings.Contains(scr, "Running") {
+				t.Errorf("something says Running after the interrupt:\n%s", scr)
+			}
+			// Every process the CLI started for the interrupted turn has
+			// ended by now.
+			var left map[int]string
+			for end := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				left = descendants(s.pid)
+				for p := range before {
+					delete(left, p)
+				}
+				if len(left) == 0 || time.Now().After(end) {
+					break
+				}
+			}
+			if len(left) > 0 {
+				needPerAgentCancel(t, lead, "processes outlived the interrupt:"+describe(left))
+				t.Errorf("processes the CLI started outlived the interrupt:%s", describe(left))
+			}
+		})
+	}
+}
+
+// waitProcess waits (up to d) until a process below pid runs a command line
+// containing cmd.
+func (s *screen) waitProcess(d time.Duration, pid int, cmd string) {
+	t := s.t
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		for _, c := range descendants(pid) {
+			if strings.Contains(c, cmd) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %q below pid %d:%s\nthe screen shows:\n%s", d, cmd, pid, describe(descendants(pid)), s.capture())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
