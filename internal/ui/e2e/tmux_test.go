@@ -67,16 +67,35 @@ func launch(t *testing.T, env []string, args ...string) *screen {
 	words = append(append(append(words, env...), shellQuote(binary)), args...)
 	cmd := strings.Join(words, " ")
 	s.tmux("-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", "40", "-c", work, cmd)
-	t.Cleanup(func() {
-		_ = exec.Command("tmux", "-L", s.sock, "kill-server").Run()
-		_ = os.Remove(socketPath(s.sock)) // tmux leaves the socket file
-	})
 	pid, err := strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "-t", "main", "#{pane_pid}")))
 	if err != nil {
+		_ = exec.Command("tmux", "-L", s.sock, "kill-server").Run()
 		t.Fatalf("pane pid: %v", err)
 	}
 	s.pid = pid
+	t.Cleanup(s.kill)
 	return s
+}
+
+// kill ends the tmux server and waits (up to 15s) for atomic and every
+// process below it to end, so none still writes into the test's
+// temporary folders when they are removed.
+func (s *screen) kill() {
+	procs := descendants(s.pid)
+	procs[s.pid] = "atomic"
+	_ = exec.Command("tmux", "-L", s.sock, "kill-server").Run()
+	_ = os.Remove(socketPath(s.sock)) // tmux leaves the socket file
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		for p := range procs {
+			if !alive(p) {
+				delete(procs, p)
+			}
+		}
+		if len(procs) == 0 {
+			return
+		}
+	}
+	s.t.Errorf("processes outlived the test's atomic by 15s:%s", describe(procs))
 }
 
 // socketPath is where tmux -L name keeps its socket.
