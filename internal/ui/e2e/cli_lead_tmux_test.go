@@ -404,3 +404,153 @@ func (s *screen) waitProcess(d time.Duration, pid int, cmd string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// claudeTasksScenario: the lead starts two background agents and ends its
+// turn; QUICK answers after 8 s (which wakes the lead), SLOW after a
+// minute.
+const claudeTasksScenario = `
+rules:
+  - name: sub-QUICK
+    match: {last_user_contains: "SUBTASK-QUICK"}
+    respond: {delay_ms: 8000, text: "done QUICK"}
+  - name: sub-SLOW
+    match: {last_user_contains: "SUBTASK-SLOW"}
+    respond: {delay_ms: 60000, text: "done SLOW"}
+  - name: lead-woken
+    match: {any_user_contains: "done QUICK", tools_include: [Agent]}
+    respond: {text: "QUICK reported back."}
+  - name: lead-ack
+    match: {last_user_contains: "TASKSRUN", has_tool_results: true}
+    respond: {text: "Both run in the background."}
+  - name: lead-spawn
+    match: {last_user_contains: "TASKSRUN", tools_include: [Agent]}
+    respond:
+      tool_calls:
+        - {name: Agent, input: {description: "SUBTASK-QUICK", prompt: "SUBTASK-QUICK: report. Use no tools.", subagent_type: general-purpose, run_in_background: true}}
+        - {name: Agent, input: {description: "SUBTASK-SLOW", prompt: "SUBTASK-SLOW: report. Use no tools.", subagent_type: general-purpose, run_in_background: true}}
+  - name: other
+    respond: {text: "OK."}
+`
+
+// codexTasksScenario is claudeTasksScenario for Codex.
+const codexTasksScenario = `
+rules:
+  - name: sub-QUICK
+    match: {last_user_contains: SUBTASK-QUICK, tools_exclude: [spawn_agent]}
+    respond: {delay_ms: 8000, text: done QUICK}
+  - name: sub-SLOW
+    match: {last_user_contains: SUBTASK-SLOW, tools_exclude: [spawn_agent]}
+    respond: {delay_ms: 60000, text: done SLOW}
+  - name: lead-spawn
+    match: {last_user_contains: TASKSRUN, has_tool_results: false}
+    respond:
+      tool_calls:
+        - {name: spawn_agent, input: {message: "SUBTASK-QUICK: report. Do not use any tools."}}
+        - {name: spawn_agent, input: {message: "SUBTASK-SLOW: report. Do not use any tools."}}
+  - name: lead-ack
+    match: {last_user_contains: TASKSRUN, has_tool_results: true}
+    respond: {text: Both run in the background.}
+  - name: other
+    respond: {text: Noted.}
+`
+
+func TestCLILeadsTasksListsTheCLIsSubagentsAndCancellingOneLeavesTheOtherRunning(t *testing.T) {
+	for _, lead := range cliLeads {
+		t.Run(lead.name, func(t *testing.T) {
+			srv := startServer(t, scenarioFor(lead, claudeTasksScenario, codexTasksScenario))
+			s := lead.start(t, srv.URL(), testMark(t))
+			s.typeLine("TASKSRUN: start two background sub-agents.")
+			s.waitLong(60*time.Second, "● Running 2 general-purpose agents…", "Both run in the background.")
+			// Both are at work: their model requests are in flight.
+			waitLog(t, 60*time.Second, srv, "both sub-agents' requests", func(log []loopback.LogEntry) bool {
+				return inFlight(log, "sub-QUICK") && inFlight(log, "sub-SLOW")
+			})
+			s.typeLine("/tasks")
+			s.waitFor("● Background tasks", "x cancel")
+			s.waitUntil("both agents listed as background", func(scr string) bool {
+				return taskStatus(scr, "SUBTASK-QUICK") == "background" && taskStatus(scr, "SUBTASK-SLOW") == "background"
+			})
+			if !lead.perAgentCancel {
+				t.Skip("needs codex per-agent cancel (h/codex)")
+			}
+			// Select SLOW and cancel it.
+			s.waitUntil("SLOW selected", func(scr string) bool {
+				for _, l := range strings.Split(scr, "\n") {
+					if strings.Contains(l, "❯ ") && strings.Contains(l, "SUBTASK-") {
+						if strings.Contains(l, "SUBTASK-SLOW") {
+							return true
+						}
+						s.keys("Down")
+					}
+				}
+				return false
+			})
+			s.keys("x")
+			scr := s.waitUntil("SLOW interrupted in the list", func(scr string) bool {
+				return taskStatus(scr, "SUBTASK-SLOW") == "interrupted"
+			})
+			if st := taskStatus(scr, "SUBTASK-QUICK"); st != "background" && st != "completed" {
+				t.Errorf("QUICK is %q after SLOW's cancel, want it still at work (or done with its answer):\n%s", st, scr)
+			}
+			// The CLI really stopped SLOW: its model request was dropped
+			// long before its minute-long answer.
+			waitLog(t, 20*time.Second, srv, "SLOW's request to end", func(log []loopback.LogEntry) bool {
+				for _, e := range log {
+					if e.Rule == "sub-SLOW" && !e.End.IsZero() {
+						return true
+					}
+				}
+				return false
+			})
+			// QUICK goes on to its answer and completes.
+			s.waitUntil("QUICK completed in the list", func(scr string) bool {
+				return taskStatus(scr, "SUBTASK-QUICK") == "completed"
+			})
+			s.keys("Escape")
+			scr = s.watchRows(30*time.Second, srv, []string{"SUBTASK-QUICK"}, "● 2 general-purpose agents finished · 1 interrupted", func(string) {})
+			if st := rowStatus(scr, "SUBTASK-QUICK"); st != "Done" {
+				t.Errorf("QUICK's row says %q, want Done:\n%s", st, scr)
+			}
+			if st := rowStatus(scr, "SUBTASK-SLOW"); st != "Interrupted" {
+				t.Errorf("SLOW's row says %q, want Interrupted:\n%s", st, scr)
+			}
+		})
+	}
+}
+
+// taskStatus is the status /tasks lists for the agent whose description
+// begins with desc, or "" when it lists no such agent.
+func taskStatus(scr, desc string) string {
+	for _, l := range strings.Split(scr, "\n") {
+		if _, rest, ok := strings.Cut(l, " · "+desc); ok && !strings.Contains(l, "tool use") {
+			f := strings.Split(rest, " · ")
+			if len(f) >= 3 {
+				return strings.TrimSpace(f[len(f)-2])
+			}
+		}
+	}
+	return ""
+}
+
+// inFlight reports whether the log has a request answered by rule whose
+// answer is not yet sent.
+func inFlight(log []loopback.LogEntry, rule string) bool {
+	for _, e := range log {
+		if e.Rule == rule && e.End.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// waitLog polls the loopback's log until ok holds (or d passes).
+func waitLog(t *testing.T, d time.Duration, srv *loopback.Server, what string, ok func([]loopback.LogEntry) bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok(srv.Log()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", d, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
