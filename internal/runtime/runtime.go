@@ -429,15 +429,17 @@ func (r *Runtime) cancelLeadAgents(ids []string) {
 }
 
 // CancelTask stops one sub-agent (/tasks): a native one through the
-// manager, one the lead's CLI runs through that CLI.
+// manager, one the lead's CLI runs through that CLI, which says so when
+// it cannot stop one alone.
 func (r *Runtime) CancelTask(id string) error {
 	if _, native := r.mgr.Get(id); native {
 		return r.mgr.Cancel(id)
 	}
-	if c, ok := r.lead.(backend.AgentCanceller); ok {
-		if _, known := r.bus.Agent(id); known {
+	if _, known := r.bus.Agent(id); known && r.cfg.NewLead != nil && !strings.HasPrefix(id, team.AgentID("")) {
+		if c, ok := r.lead.(backend.AgentCanceller); ok {
 			return c.CancelAgent(id)
 		}
+		return fmt.Errorf("cannot cancel %s alone: the lead's backend stops its sub-agents only all at once (Esc)", id)
 	}
 	return r.mgr.Cancel(id) // names the known ids
 }
