@@ -120,9 +120,10 @@ func TestCLILeadsSubagentsShowLiveInTheTreeDoneOnlyAfterTheirAnswerAndCtrlOToggl
 			// ALPHA finishes first while BETA and GAMMA still run; no row
 			// says Done before its model's answer was sent.
 			var mixed bool
-			scr := s.watchRows(60*time.Second, srv, treeAgents, "3 general-purpose agents finished", func(scr string) {
+			scr := s.watchRows(60*time.Second, srv, treeAgents, "the finished header", func(scr string) bool {
 				mixed = mixed || rowStatus(scr, "SUBTASK-ALPHA") == "Done" && strings.Contains(scr, "● Running 3 general-purpose agents…") &&
 					activeRow(rowStatus(scr, "SUBTASK-BETA")) && activeRow(rowStatus(scr, "SUBTASK-GAMMA"))
+				return strings.Contains(scr, "3 general-purpose agents finished")
 			})
 			if !mixed {
 				t.Errorf("never saw ALPHA done while BETA and GAMMA still ran under the Running header; last screen:\n%s", scr)
@@ -159,12 +160,12 @@ func startClaudeTUI(t *testing.T, url, mark string, args ...string) *screen {
 	return s
 }
 
-// watchRows polls the screen until it shows done (or d passes), calling
-// each on every screen, and fails the test if a row of agents says Done
-// before the loopback finished sending that agent's answer (rule "sub-"
-// plus the part of its name after "SUBTASK-"). The log is read after the
-// screen, so an answer the screen could show is in it.
-func (s *screen) watchRows(d time.Duration, srv *loopback.Server, agents []string, done string, each func(string)) string {
+// watchRows polls the screen until done holds (or d passes), and fails
+// the test if a row of agents says Done before the loopback finished
+// sending that agent's answer (rule "sub-" plus the part of its name after
+// "SUBTASK-"). The log is read after the screen, so an answer the screen
+// could show is in it.
+func (s *screen) watchRows(d time.Duration, srv *loopback.Server, agents []string, what string, done func(string) bool) string {
 	s.t.Helper()
 	deadline := time.Now().Add(d)
 	for {
@@ -174,16 +175,15 @@ func (s *screen) watchRows(d time.Duration, srv *loopback.Server, agents []strin
 			answered[e.Rule] = answered[e.Rule] || !e.End.IsZero()
 		}
 		for _, a := range agents {
-			if rowStatus(scr, a) == "Done" && !answered["sub-"+strings.TrimPrefix(a, "SUBTASK-")] {
-				s.t.Fatalf("%s's row says Done before its answer was sent:\n%s", a, scr)
+			if (rowStatus(scr, a) == "Done" || taskStatus(scr, a) == "completed") && !answered["sub-"+strings.TrimPrefix(a, "SUBTASK-")] {
+				s.t.Fatalf("%s says done before its answer was sent:\n%s", a, scr)
 			}
 		}
-		each(scr)
-		if strings.Contains(scr, done) {
+		if done(scr) {
 			return scr
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("waited %v for %q; the screen shows:\n%s", d, done, scr)
+			s.t.Fatalf("waited %v for %s; the screen shows:\n%s", d, what, scr)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -460,7 +460,14 @@ func TestCLILeadsTasksListsTheCLIsSubagentsAndCancellingOneLeavesTheOtherRunning
 			srv := startServer(t, scenarioFor(lead, claudeTasksScenario, codexTasksScenario))
 			s := lead.start(t, srv.URL(), testMark(t))
 			s.typeLine("TASKSRUN: start two background sub-agents.")
-			s.waitLong(60*time.Second, "● Running 2 general-purpose agents…", "Both run in the background.")
+			// The spawn's acknowledgement never shows an agent done.
+			tasksAgents := []string{"SUBTASK-QUICK", "SUBTASK-SLOW"}
+			scr := s.watchRows(60*time.Second, srv, tasksAgents, "the lead's answer", func(scr string) bool {
+				return strings.Contains(scr, "Both run in the background.")
+			})
+			if !strings.Contains(scr, "● Running 2 general-purpose agents…") || rowStatus(scr, "SUBTASK-SLOW") != "Running in background…" {
+				t.Errorf("after the lead's answer the tree does not show the agents running in the background:\n%s", scr)
+			}
 			// Both are at work: their model requests are in flight.
 			waitLog(t, 60*time.Second, srv, "both sub-agents' requests", func(log []loopback.LogEntry) bool {
 				return inFlight(log, "sub-QUICK") && inFlight(log, "sub-SLOW")
@@ -486,7 +493,7 @@ func TestCLILeadsTasksListsTheCLIsSubagentsAndCancellingOneLeavesTheOtherRunning
 				return false
 			})
 			s.keys("x")
-			scr := s.waitUntil("SLOW interrupted in the list", func(scr string) bool {
+			scr = s.watchRows(30*time.Second, srv, tasksAgents, "SLOW interrupted in the list", func(scr string) bool {
 				return taskStatus(scr, "SUBTASK-SLOW") == "interrupted"
 			})
 			if st := taskStatus(scr, "SUBTASK-QUICK"); st != "background" && st != "completed" {
@@ -503,11 +510,11 @@ func TestCLILeadsTasksListsTheCLIsSubagentsAndCancellingOneLeavesTheOtherRunning
 				return false
 			})
 			// QUICK goes on to its answer and completes.
-			s.waitUntil("QUICK completed in the list", func(scr string) bool {
+			s.watchRows(30*time.Second, srv, tasksAgents, "QUICK completed in the list", func(scr string) bool {
 				return taskStatus(scr, "SUBTASK-QUICK") == "completed"
 			})
 			s.keys("Escape")
-			scr = s.watchRows(30*time.Second, srv, []string{"SUBTASK-QUICK"}, "● 2 general-purpose agents finished · 1 interrupted", func(string) {})
+			scr = s.waitFor("● 2 general-purpose agents finished · 1 interrupted")
 			if st := rowStatus(scr, "SUBTASK-QUICK"); st != "Done" {
 				t.Errorf("QUICK's row says %q, want Done:\n%s", st, scr)
 			}
