@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,19 +120,37 @@ func TestCLILeadsSubagentsShowLiveInTheTreeDoneOnlyAfterTheirAnswerAndCtrlOToggl
 			s.waitLong(60*time.Second, "● Running 3 general-purpose agents… (ctrl+o to expand)")
 			// ALPHA finishes first while BETA and GAMMA still run; no row
 			// says Done before its model's answer was sent.
-			var mixed bool
-			scr := s.watchRows(60*time.Second, srv, treeAgents, "the finished header", func(scr string) bool {
-				mixed = mixed || rowStatus(scr, "SUBTASK-ALPHA") == "Done" && strings.Contains(scr, "● Running 3 general-purpose agents…") &&
+			isMixed := func(scr string) bool {
+				return rowStatus(scr, "SUBTASK-ALPHA") == "Done" && strings.Contains(scr, "● Running 3 general-purpose agents…") &&
 					activeRow(rowStatus(scr, "SUBTASK-BETA")) && activeRow(rowStatus(scr, "SUBTASK-GAMMA"))
+			}
+			var mixed string // that moment in colour
+			scr := s.watchRows(60*time.Second, srv, treeAgents, "the finished header", func(scr string) bool {
+				if mixed == "" && isMixed(scr) {
+					if styled := s.captureStyled(); isMixed(plain(styled)) {
+						mixed = styled
+					}
+				}
 				return strings.Contains(scr, "3 general-purpose agents finished")
 			})
-			if !mixed {
-				t.Errorf("never saw ALPHA done while BETA and GAMMA still ran under the Running header; last screen:\n%s", scr)
+			if mixed == "" {
+				t.Fatalf("never saw ALPHA done while BETA and GAMMA still ran under the Running header; last screen:\n%s", scr)
 			}
-			scr = s.waitLong(60*time.Second, "● 3 general-purpose agents finished (ctrl+o to expand)")
+			s.waitLong(60*time.Second, "● 3 general-purpose agents finished (ctrl+o to expand)")
+			styled := s.captureStyled()
 			for _, a := range treeAgents {
-				if st := rowStatus(scr, a); st != "Done" {
-					t.Errorf("%s's row says %q, want Done:\n%s", a, st, scr)
+				if st := rowStatus(plain(styled), a); st != "Done" {
+					t.Errorf("%s's row says %q, want Done:\n%s", a, st, plain(styled))
+				}
+			}
+			// A dot never looks finished while its agent runs (SPEC §4).
+			done := dotColor(styled, "SUBTASK-ALPHA")
+			if c := dotColor(mixed, "SUBTASK-ALPHA"); c != done || done == "" {
+				t.Errorf("ALPHA's dot is %q when done first and %q at the end, want one colour", c, done)
+			}
+			for _, a := range []string{"SUBTASK-BETA", "SUBTASK-GAMMA"} {
+				if c := dotColor(mixed, a); c == done {
+					t.Errorf("%s's dot has the finished colour %q while it runs:\n%q", a, c, mixed)
 				}
 			}
 			s.keys("C-o")
@@ -203,6 +222,56 @@ func rowStatus(scr, desc string) string {
 		}
 	}
 	return ""
+}
+
+// captureStyled is the screen with its colours (SGR sequences).
+func (s *screen) captureStyled() string { return s.tmux("capture-pane", "-p", "-e", "-t", "main") }
+
+var sgr = regexp.MustCompile("\x1b\\[([0-9;]*)m")
+
+// plain is a styled capture without its colours.
+func plain(styled string) string { return sgr.ReplaceAllString(styled, "") }
+
+// dotColor is the foreground colour ("38;5;71", "" for the default) in
+// effect at the status dot of the tree row whose description begins with
+// desc in a styled capture; tmux writes only the changes, so it follows
+// them from the top.
+func dotColor(styled, desc string) string {
+	fg := ""
+	for _, line := range strings.Split(styled, "\n") {
+		at := len(line)
+		if strings.Contains(plain(line), " · "+desc) {
+			at = strings.Index(line, "●")
+		}
+		for _, m := range sgr.FindAllStringSubmatchIndex(line, -1) {
+			if m[0] > at {
+				break
+			}
+			fg = foreground(fg, strings.Split(line[m[2]:m[3]], ";"))
+		}
+		if at < len(line) {
+			return fg
+		}
+	}
+	return ""
+}
+
+// foreground is the foreground colour after an SGR sequence's params,
+// from fg before it.
+func foreground(fg string, params []string) string {
+	for i := 0; i < len(params); i++ {
+		switch p := params[i]; {
+		case p == "" || p == "0" || p == "39":
+			fg = ""
+		case p == "38" && i+2 < len(params) && params[i+1] == "5":
+			fg, i = strings.Join(params[i:i+3], ";"), i+2
+		case p == "38" && i+4 < len(params) && params[i+1] == "2":
+			fg, i = strings.Join(params[i:i+5], ";"), i+4
+		case len(p) == 2 && (p[0] == '3' || p[0] == '9') && p[1] <= '7':
+			fg = p
+		}
+	}
+	return fg
 }
 
 // activeRow reports whether a row's status line is one of an agent still
