@@ -435,6 +435,14 @@ func TestCLILeadsEscInterruptsEverySubagentEndsTheCLIsChildProcessesAndTheNextPr
 			if strings.Contains(scr, "Running") {
 				t.Errorf("something says Running after the interrupt:\n%s", scr)
 			}
+			// The CLI really stopped them: their minute-long model requests
+			// were dropped.
+			if !logWithin(20*time.Second, srv, func(log []loopback.LogEntry) bool {
+				return !inFlight(log, "sub-ALPHA") && !inFlight(log, "sub-BETA")
+			}) {
+				needPerAgentCancel(t, lead, "the tree says interrupted, but ALPHA's and BETA's requests are still in flight 20s after Esc")
+				t.Errorf("ALPHA's and BETA's requests are still in flight 20s after Esc")
+			}
 			// Every process the CLI started for the interrupted turn has
 			// ended by now.
 			var left map[int]string
@@ -538,9 +546,11 @@ func TestCLILeadsTasksListsTheCLIsSubagentsAndCancellingOneLeavesTheOtherRunning
 				t.Errorf("after the lead's answer the tree does not show the agents running in the background:\n%s", scr)
 			}
 			// Both are at work: their model requests are in flight.
-			waitLog(t, 60*time.Second, srv, "both sub-agents' requests", func(log []loopback.LogEntry) bool {
+			if !logWithin(60*time.Second, srv, func(log []loopback.LogEntry) bool {
 				return inFlight(log, "sub-QUICK") && inFlight(log, "sub-SLOW")
-			})
+			}) {
+				t.Fatal("waited 60s for both sub-agents' requests")
+			}
 			s.typeLine("/tasks")
 			s.waitFor("● Background tasks", "x cancel")
 			s.waitUntil("both agents listed as background", func(scr string) bool {
@@ -570,14 +580,9 @@ func TestCLILeadsTasksListsTheCLIsSubagentsAndCancellingOneLeavesTheOtherRunning
 			}
 			// The CLI really stopped SLOW: its model request was dropped
 			// long before its minute-long answer.
-			waitLog(t, 20*time.Second, srv, "SLOW's request to end", func(log []loopback.LogEntry) bool {
-				for _, e := range log {
-					if e.Rule == "sub-SLOW" && !e.End.IsZero() {
-						return true
-					}
-				}
-				return false
-			})
+			if !logWithin(20*time.Second, srv, func(log []loopback.LogEntry) bool { return !inFlight(log, "sub-SLOW") }) {
+				t.Error("SLOW's request is still in flight 20s after its cancel")
+			}
 			// QUICK goes on to its answer and completes.
 			s.watchRows(30*time.Second, srv, tasksAgents, "QUICK completed in the list", func(scr string) bool {
 				return taskStatus(scr, "SUBTASK-QUICK") == "completed"
@@ -619,14 +624,13 @@ func inFlight(log []loopback.LogEntry, rule string) bool {
 	return false
 }
 
-// waitLog polls the loopback's log until ok holds (or d passes).
-func waitLog(t *testing.T, d time.Duration, srv *loopback.Server, what string, ok func([]loopback.LogEntry) bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok(srv.Log()) {
+// logWithin polls the loopback's log until ok holds, and reports whether
+// it did within d.
+func logWithin(d time.Duration, srv *loopback.Server, ok func([]loopback.LogEntry) bool) bool {
+	for deadline := time.Now().Add(d); !ok(srv.Log()); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s", d, what)
+			return false
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
+	return true
 }
