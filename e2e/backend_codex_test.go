@@ -1,15 +1,11 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,40 +18,25 @@ import (
 // codexBin is the Codex CLI the tests drive.
 func codexBin(t testing.TB) string { return testkit.CodexCLI(t) }
 
-// codexRun is one `atomic run --backend codex` with its own home, which
-// marks every process it starts (they inherit HOME).
-type codexRun struct {
-	cmd       *exec.Cmd
-	home, dir string
-}
-
 // codexCommand builds `atomic run --backend codex` against baseURL (the
-// loopback's /v1) in a fresh workspace with a throwaway home.
-func codexCommand(t *testing.T, ctx context.Context, baseURL, bin string, args ...string) codexRun {
-	t.Helper()
-	home := t.TempDir()
-	full := append([]string{"run", "--backend", "codex", "--backend-bin", bin, "--base-url", baseURL, "--model", "gpt-test"}, args...)
-	cmd := exec.CommandContext(ctx, binary, full...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home,
-		"TMPDIR=" + home, "OPENAI_API_KEY=test-key", "NO_COLOR=1", "LANG=C.UTF-8"}
-	return codexRun{cmd: cmd, home: home, dir: cmd.Dir}
+// loopback's /v1).
+func codexCommand(t *testing.T, ctx context.Context, baseURL, bin string, args ...string) cliRun {
+	return cliCommand(t, ctx, "codex", baseURL, bin, args...)
 }
 
 // runCodex runs `atomic run --backend codex` to its end.
-func runCodex(t *testing.T, baseURL, bin string, args ...string) (result, codexRun) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	run := codexCommand(t, ctx, baseURL, bin, args...)
-	return runCmd(t, run.cmd), run
+func runCodex(t *testing.T, baseURL, bin string, args ...string) (result, cliRun) {
+	return runCLI(t, "codex", baseURL, bin, args...)
 }
 
-// codexProcesses are the live Codex processes of a run: processes other
-// than atomic that carry the run's home in their environment and whose
-// command line names the Codex binary (or its install) or whose
-// environment has a CODEX_HOME. Zombies are dead.
-func codexProcesses(bin, home string) []string {
+// codexProcesses are the live Codex processes of a run.
+func codexProcesses(bin, home string) []string { return cliProcesses(bin, home, "CODEX_HOME=") }
+
+// cliProcesses are the live processes of an external CLI in a run:
+// processes other than atomic that carry the run's home in their
+// environment and whose command line names the CLI's binary (or its
+// install) or whose environment holds marker. Zombies are dead.
+func cliProcesses(bin, home, marker string) []string {
 	install := filepath.Dir(filepath.Dir(bin)) // node_modules
 	var found []string
 	dir, _ := os.ReadDir("/proc")
@@ -71,7 +52,7 @@ func codexProcesses(bin, home string) []string {
 		environ, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
 		args := strings.ReplaceAll(string(cmdline), "\x00", " ")
 		ours := slicesContains(strings.Split(string(environ), "\x00"), "HOME="+home)
-		if ours && (strings.Contains(args, bin) || strings.Contains(args, install) || strings.Contains(string(environ), "CODEX_HOME=")) {
+		if ours && (strings.Contains(args, bin) || strings.Contains(args, install) || strings.Contains(string(environ), marker)) {
 			found = append(found, e.Name()+": "+args)
 		}
 	}
@@ -88,8 +69,18 @@ func slicesContains(list []string, s string) bool {
 }
 
 func TestBackendCodexRunsThreeParallelSubagentsAndCompletesOnceAfterAll(t *testing.T) {
-	bin := codexBin(t)
-	srv := server(t, testkit.CodexFanOut)
+	checkCodexFanOut(t, codexBin(t), testkit.CodexFanOut)
+}
+
+// checkCodexFanOut runs the three-sub-agent fan-out of scenario through
+// `atomic run --backend codex --backend-bin bin` and checks its
+// stream-json: one session per sub-agent, each background until its own
+// subagent.complete, which comes once; the answers overlap; complete last
+// and once, settled, with the lead's summary and usage. It returns the
+// stream's events.
+func checkCodexFanOut(t *testing.T, bin, scenario string) []event.Raw {
+	t.Helper()
+	srv := server(t, scenario)
 	r, _ := runCodex(t, srv.URL()+"/v1", bin, "-p", "CAP-FG3: start three sub-agents in parallel, then sum up.", "--output-format", "stream-json")
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
@@ -169,6 +160,7 @@ func TestBackendCodexRunsThreeParallelSubagentsAndCompletesOnceAfterAll(t *testi
 		t.Errorf("the run took %v: the 2 s answers did not overlap", r.elapsed)
 	}
 	t.Logf("wall time %v (three 2 s sub-agents through codex app-server)", r.elapsed)
+	return evs
 }
 
 // codexSlow is the capture's CAP-INT: one sub-agent whose answer takes
@@ -197,130 +189,20 @@ func TestBackendCodexSIGINTInterruptsEveryAgentAndLeavesNoCodexProcess(t *testin
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	run := codexCommand(t, ctx, srv.URL()+"/v1", bin, "-p", "CAP-INT: start a slow sub-agent and wait for it.", "--output-format", "stream-json")
-	var out, errb bytes.Buffer
-	run.cmd.Stdout, run.cmd.Stderr = &out, &errb
-	if err := run.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Interrupt while the sub-agent's model request is in flight.
-	deadline := time.Now().Add(30 * time.Second)
-	for !slowInFlight(srv) {
-		if time.Now().After(deadline) {
-			run.cmd.Process.Kill()
-			run.cmd.Wait()
-			t.Fatalf("the slow sub-agent's request never came; stderr %q", errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	before := codexProcesses(bin, run.home)
-	if len(before) == 0 {
-		t.Fatal("no codex process found while the run works: the process check would prove nothing")
-	}
-	start := time.Now()
-	run.cmd.Process.Signal(syscall.SIGINT)
-	err := run.cmd.Wait()
-	took := time.Since(start)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("exit %v, want 130; stderr %q", err, errb.String())
-	}
-	if got := strings.TrimSpace(errb.String()); got != "atomic: interrupted (SIGINT)" {
-		t.Errorf("stderr %q, want the one line atomic: interrupted (SIGINT)", got)
-	}
-	evs := events(t, out.String())
-	seqs := statusesByAgent(t, evs)
-	if len(seqs) != 1 {
-		t.Fatalf("agents %v, want the one sub-agent", seqs)
-	}
-	for id, seq := range seqs {
-		if seq[len(seq)-1] != lifecycle.Interrupted {
-			t.Errorf("agent %s ended %v, want interrupted", id, seq)
-		}
-	}
-	completes := 0
-	for _, e := range evs {
-		if e.Type == event.Complete {
-			completes++
-		}
-	}
-	last := evs[len(evs)-1]
-	if completes != 1 || last.Type != event.Complete || !data[event.CompleteData](t, last).IsError {
-		t.Fatalf("%d complete events, last event %s: want one error complete, last", completes, last.Type)
-	}
-	var left []string
-	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if left = codexProcesses(bin, run.home); len(left) == 0 || time.Now().After(end) {
-			break
-		}
-	}
-	if len(left) > 0 {
-		t.Fatalf("codex processes outlived atomic: %q (before the interrupt: %q)", left, before)
-	}
-	t.Logf("SIGINT to exit: %v; %d codex processes before, none after", took, len(before))
-}
-
-// slowInFlight reports whether the slow sub-agent's request is being
-// answered.
-func slowInFlight(srv *loopback.Server) bool {
-	for _, e := range loopback.ByRule(srv.Log(), "sub-SLOW") {
-		if !e.Done() {
-			return true
-		}
-	}
-	return false
+	// Interrupted while the sub-agent's model request is in flight.
+	checkSIGINT(t, run.cmd, srv, "sub-SLOW", func() []string { return codexProcesses(bin, run.home) })
 }
 
 func TestBackendCodexSubagentCommandNeedingApprovalIsDeniedHeadlessNamingTheFlag(t *testing.T) {
 	bin := codexBin(t)
 	srv := server(t, testkit.CodexPerm)
 	r, run := runCodex(t, srv.URL()+"/v1", bin, "-p", "CAP-PERM: have a sub-agent write a file.", "--output-format", "stream-json")
-	if r.code != 0 {
-		t.Fatalf("code %d: %s", r.code, r.stderr)
-	}
-	evs := events(t, r.stdout)
-	var denied []event.Raw
-	for _, e := range evs {
-		if e.Type == event.PermissionResolved {
-			denied = append(denied, e)
-		}
-	}
-	if len(denied) != 1 {
-		t.Fatalf("%d permission.resolved events, want 1", len(denied))
-	}
-	d := data[event.PermissionResolvedData](t, denied[0])
-	if d.Allowed || !strings.Contains(d.Reason, "--permission-mode bypassPermissions") {
-		t.Errorf("permission %+v: want denied with a reason naming the flag that would allow it", d)
-	}
-	if denied[0].AgentID == "" || denied[0].AgentID == "lead" || denied[0].ParentAgentID != "lead" {
-		t.Errorf("the approval is asked as %q (parent %q), want the sub-agent", denied[0].AgentID, denied[0].ParentAgentID)
-	}
-	if _, err := os.Stat(filepath.Join(run.dir, "perm.txt")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("perm.txt: %v, want the denied command never run", err)
-	}
-	if last := evs[len(evs)-1]; last.Type != event.Complete {
-		t.Errorf("last event %s, want complete", last.Type)
-	}
-	t.Logf("denied: %s (run took %v)", d.Reason, r.elapsed)
+	checkHeadlessDenial(t, r, run.dir, "--permission-mode bypassPermissions")
 }
 
 func TestBackendCodexMissingCLISaysWhatToInstallAndExits1(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	run := codexCommand(t, ctx, "http://127.0.0.1:9/v1", "/nonexistent/codex", "-p", "hi")
-	var errb bytes.Buffer
-	run.cmd.Stderr = &errb
-	err := run.cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 || !strings.Contains(errb.String(), "/nonexistent/codex") {
-		t.Fatalf("err %v, stderr %q: want exit 1 and one line naming the missing binary", err, errb.String())
-	}
-	// Not on PATH either: the line names the npm package to install.
-	cmd := exec.CommandContext(ctx, binary, "run", "--backend", "codex", "-p", "hi")
-	cmd.Dir, cmd.Env = t.TempDir(), []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir()}
-	errb.Reset()
-	cmd.Stderr = &errb
-	err = cmd.Run()
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "@openai/codex") || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
-		t.Fatalf("err %v, stderr %q: want exit 1 and one line naming @openai/codex", err, errb.String())
-	}
+	checkMissingCLI(t, ctx, run.cmd, "codex", "/nonexistent/codex", "@openai/codex")
 }

@@ -312,3 +312,49 @@ func TestClaudeCodeSubagentApprovalIsDeniedHeadlessWithTheReason(t *testing.T) {
 		t.Errorf("sub-agent = %s, want completed (it reports the denial)", r.Status)
 	}
 }
+
+const claudeStreamed = `
+rules:
+  - name: lead-answer
+    match: {last_user_contains: "STREAMTEXT"}
+    respond: {text: "This answer is long enough to arrive in several pieces."}
+  - name: other
+    respond: {text: "OK."}
+`
+
+func TestClaudeCodeLeadAnswerStreamsInPiecesAndItsTextArrivesOnce(t *testing.T) {
+	s, rec, _ := claudeSession(t, claudeStreamed, nil)
+	res, err := s.Run(runCtx(t), "STREAMTEXT: answer.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "This answer is long enough to arrive in several pieces."
+	if res.Text != want {
+		t.Errorf("result = %q, want %q", res.Text, want)
+	}
+	var streamed strings.Builder
+	deltas, completes := 0, []string{}
+	for _, e := range rec.snapshot() {
+		if e.AgentID != "lead" {
+			continue
+		}
+		switch d := e.Data.(type) {
+		case event.MessageDeltaData:
+			if d.Discard {
+				streamed.Reset()
+			}
+			if d.Text != "" {
+				deltas++
+				streamed.WriteString(d.Text)
+			}
+		case event.MessageCompleteData:
+			completes = append(completes, d.Text)
+		}
+	}
+	if deltas < 2 {
+		t.Errorf("the answer came in %d delta(s), want it streamed in pieces", deltas)
+	}
+	if streamed.String() != want || len(completes) != 1 || completes[0] != want {
+		t.Errorf("deltas spelled %q and message.complete carried %q, want %q once", streamed.String(), completes, want)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 var binary string
@@ -55,16 +56,7 @@ func TestMain(m *testing.M) {
 // server starts a loopback model server with a YAML scenario.
 func server(t testing.TB, scenario string) *loopback.Server {
 	t.Helper()
-	sc, err := loopback.ParseScenario([]byte(scenario))
-	if err != nil {
-		t.Fatalf("scenario: %v", err)
-	}
-	s := loopback.New(sc)
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return testkit.Loopback(t, scenario)
 }
 
 // providers lists both wire protocols; tests run once per provider.

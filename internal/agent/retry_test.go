@@ -12,27 +12,19 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/provider/anthropic"
 	"github.com/atomic-agent/atomic/internal/provider/openai"
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // sdkProvider starts a loopback server for scenario and returns the real
 // provider of api (official SDK client) pointed at it.
 func sdkProvider(t *testing.T, api, scenario string, retry provider.RetryPolicy) provider.Provider {
 	t.Helper()
-	sc, err := loopback.ParseScenario([]byte(scenario))
-	if err != nil {
-		t.Fatalf("scenario: %v", err)
-	}
-	srv := loopback.New(sc)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
+	srv := testkit.Loopback(t, scenario)
 	tr := &http.Transport{}
-	t.Cleanup(func() {
-		_ = srv.Close()
-		tr.CloseIdleConnections()
-	})
+	t.Cleanup(tr.CloseIdleConnections) // before the server closes
 	client := &http.Client{Transport: tr}
 	var p provider.Provider
+	var err error
 	switch api {
 	case loopback.APIAnthropic:
 		p, err = anthropic.New(anthropic.Config{APIKey: "k", BaseURL: srv.URL(), Model: "claude-sonnet-4-5", Retry: retry, HTTPClient: client})

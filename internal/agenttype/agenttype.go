@@ -18,8 +18,13 @@ type Type struct {
 	// Tools lists the tools the agent gets; nil means every tool but the
 	// orchestration ones (task and its companions).
 	Tools []string
-	// Model overrides the parent's model; empty inherits it.
+	// Model overrides the parent's model; empty inherits it. On another
+	// backend it is passed to that CLI as is.
 	Model string
+	// Backend names where the agent runs (backend: in the file): empty or
+	// native for Atomic's own loop, else an external CLI (claude-code,
+	// codex, …) in a fresh session of its own.
+	Backend string
 	// Prompt is added to the sub-agent's system prompt.
 	Prompt string
 	// Source says where the type was defined: "built-in" or a file path.

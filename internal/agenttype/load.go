@@ -196,6 +196,9 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 	if m, ok := get("model"); ok {
 		t.Model = claudeModel(m.value)
 	}
+	if b, ok := get("backend"); ok {
+		t.Backend = strings.ToLower(strings.TrimSpace(b.value))
+	}
 	if d, ok := get("disabled"); ok && strings.EqualFold(strings.TrimSpace(d.value), "true") {
 		t.Disabled = true
 	}
@@ -256,7 +259,7 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 	extraLine := 0
 	for _, k := range sortedKeys(fields) {
 		switch k {
-		case "name", "description", "model", "tools", "disallowedtools", "disabled":
+		case "name", "description", "model", "backend", "tools", "disallowedtools", "disabled":
 			continue
 		}
 		if quietFields[k] {

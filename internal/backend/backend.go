@@ -8,6 +8,7 @@ package backend
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/agent"
@@ -20,6 +21,8 @@ const (
 	Native     = "native"
 	ClaudeCode = "claude-code"
 	Codex      = "codex"
+	OpenCode   = "opencode"
+	Copilot    = "copilot"
 )
 
 // Result is what a turn produced (the native loop's result type).
@@ -67,6 +70,21 @@ type AgentCanceller interface {
 	CancelAgent(id string) error
 }
 
+// Factory builds a session on the named backend (a mixed tree's sub-agents
+// and teammates run on the backend their agent type names).
+type Factory func(name string, cfg Config) (Session, error)
+
+// Name gives the id a CLI's sub-agent of agentType gets: cfg.NameAgent
+// when set, else the next of counts (<type>-<n>, as the native manager
+// names them).
+func (cfg Config) Name(agentType string, counts map[string]int) string {
+	if cfg.NameAgent != nil {
+		return cfg.NameAgent(agentType)
+	}
+	counts[agentType]++
+	return agentType + "-" + strconv.Itoa(counts[agentType])
+}
+
 // Config is what every backend's session is built from.
 type Config struct {
 	// SessionID is the session's id in events; AgentID its agent id
@@ -74,6 +92,15 @@ type Config struct {
 	// (explore-1) and sessions SessionID+"/"+id.
 	SessionID string
 	AgentID   string
+	// ParentID is the agent that started this session when it is itself a
+	// sub-agent or teammate of another agent (a mixed tree); empty for the
+	// lead. Its own events carry it as parent_agent_id.
+	ParentID string
+	// NameAgent names the sub-agents the session's CLI starts (<type>-<n>).
+	// A session inside a larger tree is given the tree's namer, so that its
+	// sub-agents' ids never collide with their cousins'; nil: the session
+	// counts on its own.
+	NameAgent func(agentType string) string
 	// Workspace is the working directory.
 	Workspace string
 	// Bin is the CLI binary; empty: looked up on PATH.
@@ -118,3 +145,18 @@ func Decide(ctx context.Context, gate *permission.Gate, sink event.Sink, base ev
 
 // Compile-time check: the native loop is a backend session.
 var _ Session = (*agent.Session)(nil)
+
+// WithDefaults fills what a backend needs and the caller left out: events
+// discarded, the wall clock, the agent id "lead".
+func (c Config) WithDefaults() Config {
+	if c.Sink == nil {
+		c.Sink = event.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.AgentID == "" {
+		c.AgentID = "lead"
+	}
+	return c
+}

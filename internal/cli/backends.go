@@ -7,6 +7,9 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/backend/claudecode"
 	"github.com/atomic-agent/atomic/internal/backend/codex"
+	"github.com/atomic-agent/atomic/internal/backend/copilot"
+	"github.com/atomic-agent/atomic/internal/backend/opencode"
+	"github.com/atomic-agent/atomic/internal/config"
 )
 
 // backendName is the chosen backend: --backend, else the config file's,
@@ -37,19 +40,76 @@ func (c *common) leadBackend(s *setup) (func(backend.Config) (backend.Session, e
 	model := firstNonEmpty(c.model, s.file.Model)
 	baseURL := firstNonEmpty(c.baseURL, s.file.BaseURL)
 	apiKey := s.file.APIKey
+	if _, err := openBackend(name, backend.Config{}, true); err != nil {
+		return nil, err
+	}
+	return func(cfg backend.Config) (backend.Session, error) {
+		cfg.Bin, cfg.Model, cfg.BaseURL, cfg.APIKey = bin, model, baseURL, apiKey
+		return openBackend(name, cfg, false)
+	}, nil
+}
+
+// openBackend starts a session on the named external backend; with check
+// set it only reports whether the name is known.
+func openBackend(name string, cfg backend.Config, check bool) (backend.Session, error) {
+	var open func(backend.Config) (backend.Session, error)
 	switch name {
 	case backend.ClaudeCode:
-		return func(cfg backend.Config) (backend.Session, error) {
-			cfg.Bin, cfg.Model, cfg.BaseURL, cfg.APIKey = bin, model, baseURL, apiKey
-			return claudecode.New(cfg)
-		}, nil
+		open = func(cfg backend.Config) (backend.Session, error) { return claudecode.New(cfg) }
 	case backend.Codex:
-		return func(cfg backend.Config) (backend.Session, error) {
-			cfg.Bin, cfg.Model, cfg.BaseURL, cfg.APIKey = bin, model, baseURL, apiKey
-			return codex.New(cfg)
-		}, nil
+		open = func(cfg backend.Config) (backend.Session, error) { return codex.New(cfg) }
+	case backend.OpenCode:
+		open = func(cfg backend.Config) (backend.Session, error) { return opencode.New(cfg) }
+	case backend.Copilot:
+		open = func(cfg backend.Config) (backend.Session, error) { return copilot.New(cfg) }
+	default:
+		return nil, fmt.Errorf("unknown backend %q (want %s, %s, %s, %s or %s)", name, backend.Native, backend.ClaudeCode, backend.Codex, backend.OpenCode, backend.Copilot)
 	}
-	return nil, fmt.Errorf("unknown --backend %q (want %s, %s or %s)", name, backend.Native, backend.ClaudeCode, backend.Codex)
+	if check {
+		return nil, nil
+	}
+	return open(cfg)
+}
+
+// treeBackends builds the sessions of sub-agents whose agent type names
+// another backend (a mixed tree). Each CLI takes the provider settings of
+// its own API: the lead's when the lead uses that API, else the
+// environment's (ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, or
+// OPENAI_BASE_URL and OPENAI_API_KEY), else the config file's when it names
+// that provider; with none, the CLI's own login. The CLIs are found on
+// PATH; the agent file's model: wins over the lead's.
+func (c *common) treeBackends(ios IOStreams, s *setup) backend.Factory {
+	return func(name string, cfg backend.Config) (backend.Session, error) {
+		ps := cliSettings(apiOf(name), s, ios.Getenv)
+		cfg.BaseURL, cfg.APIKey = ps.BaseURL, ps.APIKey
+		if cfg.Model == "" {
+			cfg.Model = ps.Model
+		}
+		return openBackend(name, cfg, false)
+	}
+}
+
+// apiOf is the model API a backend's CLI speaks.
+func apiOf(name string) string {
+	if name == backend.ClaudeCode {
+		return "anthropic"
+	}
+	return "openai"
+}
+
+// cliSettings picks the provider settings a CLI speaking api gets.
+func cliSettings(api string, s *setup, getenv func(string) string) config.ProviderSettings {
+	if s.ps.Provider == api {
+		return config.ProviderSettings{Model: s.ps.Model, BaseURL: s.ps.BaseURL, APIKey: s.ps.APIKey}
+	}
+	env := map[string][2]string{"anthropic": {"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"}, "openai": {"OPENAI_BASE_URL", "OPENAI_API_KEY"}}[api]
+	if u, k := getenv(env[0]), getenv(env[1]); u != "" || k != "" {
+		return config.ProviderSettings{BaseURL: u, APIKey: k}
+	}
+	if s.file.Provider == api {
+		return config.ProviderSettings{Model: s.file.Model, BaseURL: s.file.BaseURL, APIKey: s.file.APIKey}
+	}
+	return config.ProviderSettings{}
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -40,6 +40,7 @@ const usage = `Atomic: a terminal coding agent with parallel sub-agents.
 Usage:
   atomic [flags]                 open the chat UI
   atomic run -p PROMPT [flags]   run headless (prompt also from stdin)
+  atomic backends [--json]       list the backends (Claude Code, Codex, …): found, version, support
   atomic loopback --scenario F   serve a scripted model on loopback (for tests)
   atomic version
 
@@ -54,6 +55,8 @@ func Run(ctx context.Context, args []string, io IOStreams) int {
 			return runHeadless(ctx, args[1:], io)
 		case "loopback":
 			return runLoopback(ctx, args[1:], io)
+		case "backends":
+			return runBackends(ctx, args[1:], io)
 		case "version", "--version":
 			fmt.Fprintf(io.Out, "atomic %s\n", Version)
 			return 0

@@ -51,7 +51,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxTeammates, "max-teammates", 0, "teammates at once (default 10)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "wall-clock limit of a headless run, e.g. 10m")
 	fs.BoolVar(&c.demo, "demo", false, "use the built-in demo model (no API key needed)")
-	fs.StringVar(&c.backend, "backend", "", "what runs the lead: native (Atomic's own loop, default), claude-code or codex")
+	fs.StringVar(&c.backend, "backend", "", "what runs the lead: native (Atomic's own loop, default), claude-code, codex, opencode or copilot")
 	fs.StringVar(&c.backendBin, "backend-bin", "", "the backend CLI's binary, when it is not on PATH")
 }
 

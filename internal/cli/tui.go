@@ -79,7 +79,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 
-	rt, err := newRuntime(&c, s, false, newLead)
+	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s))
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1

@@ -24,7 +24,7 @@ type File struct {
 	MaxSubagents    int      `json:"max_subagents,omitempty"`
 	MaxTeammates    int      `json:"max_teammates,omitempty"`
 	Retry           *Retry   `json:"retry,omitempty"`
-	// Backend runs the lead: native (default) or claude-code; BackendBin
+	// Backend runs the lead: native (default), claude-code, codex or opencode; BackendBin
 	// names the CLI's binary when it is not on PATH.
 	Backend    string `json:"backend,omitempty"`
 	BackendBin string `json:"backend_bin,omitempty"`

@@ -6,6 +6,7 @@ package inbox
 
 import (
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -64,4 +65,20 @@ func (b *Inbox) Clear() {
 	b.mu.Lock()
 	b.items = nil
 	b.mu.Unlock()
+}
+
+// Compose empties the inbox into one user message: the texts still to
+// deliver, then prompt (when not empty), separated by blank lines. An
+// external CLI's session sends it as its turn's one message.
+func (b *Inbox) Compose(prompt string) string {
+	var parts []string
+	for _, text := range b.Take() {
+		if text != "" {
+			parts = append(parts, text)
+		}
+	}
+	if prompt != "" {
+		parts = append(parts, prompt)
+	}
+	return strings.Join(parts, "\n\n")
 }

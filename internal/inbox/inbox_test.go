@@ -35,3 +35,16 @@ func TestLiveIgnoresOnlyMootDeliveriesAndClearDropsAll(t *testing.T) {
 		t.Fatal("Clear left a delivery")
 	}
 }
+
+func TestComposeJoinsTheDeliveriesThenThePromptAndEmptiesTheInbox(t *testing.T) {
+	var b Inbox
+	b.Deliver("first")
+	b.Deliver("")
+	b.DeliverLazy(func() (string, bool) { return "second", true }, func() bool { return true })
+	if got, want := b.Compose("the prompt"), "first\n\nsecond\n\nthe prompt"; got != want {
+		t.Fatalf("Compose = %q, want %q", got, want)
+	}
+	if got := b.Compose(""); got != "" {
+		t.Fatalf("second Compose = %q, want empty: the inbox was not emptied", got)
+	}
+}

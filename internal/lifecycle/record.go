@@ -28,6 +28,8 @@ type Record struct {
 	// Background is set for mode background (or its alias async).
 	Background bool   `json:"background,omitempty"`
 	Model      string `json:"model,omitempty"`
+	// Backend is where the agent runs: native or an external CLI.
+	Backend string `json:"backend,omitempty"`
 
 	Status Status `json:"status"`
 	// Session is SessionOpen from the agent's subagent.start to its

@@ -165,6 +165,9 @@ func stepSubagentStart(r Record, e event.Event) Record {
 	if d.Model != "" {
 		r.Model = d.Model
 	}
+	if d.Backend != "" {
+		r.Backend = d.Backend
+	}
 	if d.Background && !r.Background {
 		r.Background = true
 		if r.Status.Active() {

@@ -24,6 +24,11 @@ func (m *Match) matches(req *request) bool {
 	}) {
 		return false
 	}
+	for _, text := range m.UserTextsContainAll {
+		if !slices.ContainsFunc(req.userTexts(), func(t string) bool { return strings.Contains(t, text) }) {
+			return false
+		}
+	}
 	if m.SystemContains != "" && !strings.Contains(req.system, m.SystemContains) {
 		return false
 	}

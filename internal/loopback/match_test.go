@@ -80,6 +80,8 @@ func TestMatchConditionsMeanTheSameOnEveryAPI(t *testing.T) {
 		{name: "first user text", match: Match{FirstUserContains: "Find the bug"}, toolTurn: true, followUp: true},
 		{name: "first user text is not a later one", match: Match{FirstUserContains: "fix it"}, toolTurn: false, followUp: false},
 		{name: "any user text", match: Match{AnyUserContains: "fix"}, toolTurn: false, followUp: true},
+		{name: "user texts contain all", match: Match{UserTextsContainAll: []string{"Find the bug", "fix it"}}, toolTurn: false, followUp: true},
+		{name: "user texts contain all, one missing", match: Match{UserTextsContainAll: []string{"fix it", "segfault"}}, toolTurn: false, followUp: false},
 		{name: "system prompt", match: Match{SystemContains: "explore"}, toolTurn: true, followUp: true},
 		{name: "system prompt mismatch", match: Match{SystemContains: "write poems"}, toolTurn: false, followUp: false},
 		{name: "tools include all named", match: Match{ToolsInclude: []string{"bash", "read"}}, toolTurn: true, followUp: false},

@@ -354,6 +354,9 @@ func contentText(raw json.RawMessage, textTypes ...string) (string, error) {
 		Type    string `json:"type"`
 		Text    string `json:"text"`
 		Refusal string `json:"refusal"`
+		// EncryptedContent is the payload of a Codex multi_agent_v2
+		// agent_message, which Codex sends as it is to a custom provider.
+		EncryptedContent string `json:"encrypted_content"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
 		return "", fmt.Errorf("content must be a string or an array of content parts: %v", err)
@@ -361,6 +364,8 @@ func contentText(raw json.RawMessage, textTypes ...string) (string, error) {
 	var texts []string
 	for _, p := range parts {
 		switch {
+		case p.Type == "encrypted_content" && slices.Contains(textTypes, p.Type):
+			texts = append(texts, p.EncryptedContent)
 		case slices.Contains(textTypes, p.Type):
 			texts = append(texts, p.Text)
 		case p.Type == "refusal":

@@ -187,6 +187,16 @@ func parseResponses(body []byte, sameTurn func(callA, callB string) bool) (*requ
 				return nil, responsesBadRequest(fmt.Sprintf("input[%d].output", i), "invalid_type", "%v", err)
 			}
 			req.messages = append(req.messages, LogMessage{Role: "tool", ToolResults: []LogToolResult{{ToolCallID: id, Content: content}}})
+		case "agent_message":
+			// Codex multi_agent_v2: one agent's message to another (the
+			// lead's task for a child, a child's final answer), a header
+			// in input_text and the payload in encrypted_content. It
+			// reaches the model as user text, so rules match on it.
+			text, err := contentText(it.Content, "input_text", "encrypted_content")
+			if err != nil {
+				return nil, responsesBadRequest(fmt.Sprintf("input[%d].content", i), "invalid_type", "%v", err)
+			}
+			req.messages = append(req.messages, LogMessage{Role: "user", Text: text})
 		default:
 			// reasoning, web_search_call, compaction, item_reference and
 			// item types this server does not know carry no conversation

@@ -498,3 +498,34 @@ func TestResponsesCollectFillsWaitAgentTargetsAndMatchSeesEveryTurnsResults(t *t
 		t.Errorf("rule %q answered, want wait (GAMMA's answer is not in any result)", e.Rule)
 	}
 }
+
+func TestResponsesCodexV2AgentMessagesAreUserTextRulesMatchOn(t *testing.T) {
+	// The shapes Codex 0.169.0 sends with multi_agent_v2: a header part
+	// and the payload as encrypted_content (plain to a custom provider).
+	child := `{"model":"gpt-5","stream":true,"input":[
+	    {"type":"agent_message","content":[{"type":"input_text","text":"Message Type: NEW_TASK\nTask name: /root/alpha\nSender: /root\nPayload:\n"},
+	      {"type":"encrypted_content","encrypted_content":"SUBTASK-ALPHA: report that you are finished."}],"id":"amsg_1"}]}`
+	lead := `{"model":"gpt-5","stream":true,"input":[
+	    {"type":"message","role":"user","content":[{"type":"input_text","text":"CAP-FG3: fan out"}]},
+	    {"type":"agent_message","content":[{"type":"input_text","text":"Message Type: FINAL_ANSWER\nTask name: /root\nSender: /root/beta\nPayload:\ndone BETA"}],"id":"amsg_2"},
+	    {"type":"agent_message","content":[{"type":"input_text","text":"Message Type: FINAL_ANSWER\nTask name: /root\nSender: /root/alpha\nPayload:\ndone ALPHA"}],"id":"amsg_3"}]}`
+	s := startServer(t, &Scenario{Rules: []Rule{
+		{Name: "sub-ALPHA", Match: Match{LastUserContains: "SUBTASK-ALPHA"}, Respond: &Response{Text: "done ALPHA"}},
+		{Name: "lead-final", Match: Match{UserTextsContainAll: []string{"done ALPHA", "done BETA"}}, Respond: &Response{Text: "all done"}},
+	}})
+	for i, c := range []struct{ body, rule, text string }{
+		{child, "sub-ALPHA", "done ALPHA"},
+		{lead, "lead-final", "all done"},
+	} {
+		run := responsesStream(context.Background(), newResponses(s), responses.ResponseNewParams{}, ooption.WithRequestBody("application/json", []byte(c.body)))
+		if run.err != nil {
+			t.Fatalf("%v; log %+v", run.err, s.Log())
+		}
+		if got := run.final.OutputText(); got != c.text {
+			t.Errorf("request %d answered %q, want %q", i, got, c.text)
+		}
+		if e := waitForLog(t, s, i+1)[i]; e.Rule != c.rule {
+			t.Errorf("request %d: rule %q answered, want %s", i, e.Rule, c.rule)
+		}
+	}
+}

@@ -58,6 +58,10 @@ type Match struct {
 	LastUserContains  string `json:"last_user_contains,omitempty" yaml:"last_user_contains,omitempty"`
 	FirstUserContains string `json:"first_user_contains,omitempty" yaml:"first_user_contains,omitempty"`
 	AnyUserContains   string `json:"any_user_contains,omitempty" yaml:"any_user_contains,omitempty"`
+	// UserTextsContainAll requires each string in some user message of
+	// the conversation: answers that arrive as messages over several
+	// turns, such as Codex multi_agent_v2 sub-agents' final answers.
+	UserTextsContainAll []string `json:"user_texts_contain_all,omitempty" yaml:"user_texts_contain_all,omitempty"`
 	// SystemContains looks at the system prompt: Anthropic's system field,
 	// OpenAI's system and developer messages, the Responses API's
 	// instructions and system and developer messages.
@@ -267,6 +271,11 @@ func (r *Rule) validate() error {
 	for i, text := range r.Match.ToolResultsContainAll {
 		if text == "" {
 			return fmt.Errorf("match.tool_results_contain_all[%d]: empty text", i)
+		}
+	}
+	for i, text := range r.Match.UserTextsContainAll {
+		if text == "" {
+			return fmt.Errorf("match.user_texts_contain_all[%d]: empty text", i)
 		}
 	}
 	for i, name := range r.Match.ToolsExclude {

@@ -44,8 +44,11 @@ type Request struct {
 	ID        string
 	AgentID   string
 	AgentName string // "lead", "explore-1", a teammate's name
-	Tool      string
-	Kind      tools.Kind
+	// Backend is the external CLI the asking agent runs in ("" for
+	// Atomic's own loop), named beside the agent in prompts and denials.
+	Backend string
+	Tool    string
+	Kind    tools.Kind
 	// Subject is the argument that matters (command, path).
 	Subject string
 	Input   json.RawMessage
@@ -243,6 +246,9 @@ func describe(req Request) string {
 	who := ""
 	if req.AgentName != "" && req.AgentName != "lead" {
 		who = " (requested by " + req.AgentName + ")"
+		if req.Backend != "" {
+			who = " (requested by " + req.AgentName + " in " + req.Backend + ")"
+		}
 	}
 	if req.Subject != "" {
 		return fmt.Sprintf("%s %q%s", req.Tool, req.Subject, who)

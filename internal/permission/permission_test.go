@@ -2,6 +2,7 @@ package permission
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,15 @@ func TestParsePatternErrorsAndList(t *testing.T) {
 	}
 	if _, err := ParseMode("yolo"); err == nil || !strings.Contains(err.Error(), "yolo") {
 		t.Fatalf("ParseMode error should name the bad mode: %v", err)
+	}
+}
+
+func TestAHeadlessDenialNamesTheAgentAndTheCLIItRunsIn(t *testing.T) {
+	g, _ := NewGate(Options{Mode: Default})
+	req := Request{ID: "r1", AgentID: "reviewer-1", AgentName: "reviewer-1", Backend: "claude-code",
+		Tool: "bash", Kind: tools.Exec, Subject: "make deploy", Input: json.RawMessage(`{"command":"make deploy"}`)}
+	d := g.Decide(context.Background(), req)
+	if d.Allow || !strings.Contains(d.Reason, "requested by reviewer-1 in claude-code") {
+		t.Fatalf("decision %+v: the reason should name the agent and its backend", d)
 	}
 }

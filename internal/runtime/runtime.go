@@ -50,7 +50,11 @@ type Config struct {
 	// NewLead builds the lead's session on another backend (an external
 	// agent CLI) from the run's settings; nil runs the native loop.
 	NewLead func(backend.Config) (backend.Session, error)
-	Now     func() time.Time
+	// Backends builds the sessions of sub-agents and teammates whose agent
+	// type names another backend (a mixed tree); nil: those types fail to
+	// start, saying so.
+	Backends backend.Factory
+	Now      func() time.Time
 }
 
 // Outcome is what a settled run produced: the payload of its complete.
@@ -119,13 +123,13 @@ func Open(cfg Config) (*Runtime, error) {
 		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus,
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace), Now: cfg.Now, OnFinish: r.onTaskFinish,
-		Agents: r.bus,
+		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends,
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, LeadID: LeadID, Now: cfg.Now,
-		DeliverToLead: r.Deliver,
+		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name,
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
@@ -432,16 +436,31 @@ func (r *Runtime) cancelLeadAgents(ids []string) {
 // manager, one the lead's CLI runs through that CLI, which says so when
 // it cannot stop one alone.
 func (r *Runtime) CancelTask(id string) error {
-	if _, native := r.mgr.Get(id); native {
-		return r.mgr.Cancel(id)
-	}
-	if _, known := r.bus.Agent(id); known && r.cfg.NewLead != nil && !strings.HasPrefix(id, team.AgentID("")) {
+	if r.leadRuns(id) {
 		if c, ok := r.lead.(backend.AgentCanceller); ok {
 			return c.CancelAgent(id)
 		}
 		return fmt.Errorf("cannot cancel %s alone: the lead's backend stops its sub-agents only all at once (Esc)", id)
 	}
-	return r.mgr.Cancel(id) // names the known ids
+	return r.mgr.CancelAgent(id)
+}
+
+// leadRuns reports whether id is a sub-agent the lead's own CLI runs: known
+// on the bus, neither a native task, a native task's CLI agent, nor a
+// teammate.
+func (r *Runtime) leadRuns(id string) bool {
+	if r.cfg.NewLead == nil || strings.HasPrefix(id, team.AgentID("")) {
+		return false
+	}
+	if _, native := r.mgr.Get(id); native {
+		return false
+	}
+	rec, known := r.bus.Agent(id)
+	if !known {
+		return false
+	}
+	_, nativeParent := r.mgr.Get(rec.ParentID)
+	return !nativeParent
 }
 
 // Reset clears the conversation (/clear): it cancels at once the lead's

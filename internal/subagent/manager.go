@@ -8,6 +8,7 @@
 package subagent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
@@ -57,7 +59,14 @@ type Config struct {
 	MaxResult int
 	// System is the base system prompt; the type's prompt is appended.
 	System string
-	Now    func() time.Time
+	// Workspace is the working directory of sub-agents run by an external
+	// CLI (native ones get theirs through their tools).
+	Workspace string
+	// Backends builds the session of an agent type whose file names
+	// another backend (backend: claude-code, …); nil: such types fail to
+	// start with an error that says so.
+	Backends backend.Factory
+	Now      func() time.Time
 	// OnFinish is called when a task ends, with how it ended, before its
 	// subagent.complete is emitted (so a woken lead already has the
 	// result queued).
@@ -67,6 +76,7 @@ type Config struct {
 // Agents reads the lifecycle reducer's records.
 type Agents interface {
 	Agent(id string) (lifecycle.Record, bool)
+	Agents() []lifecycle.Record
 }
 
 // Manager starts and tracks sub-agents. Safe for concurrent use.
@@ -197,11 +207,10 @@ func (m *Manager) reserve(spec Spec) (*reservation, error) {
 		return nil, ErrClosed
 	}
 	model := typ.Model
-	if model == "" || model == "inherit" || isClaudeAlias(model) {
+	if !external(typ) && (model == "" || model == "inherit" || isClaudeAlias(model)) {
 		model = m.cfg.Model
 	}
-	m.counts[typ.Name]++
-	id := fmt.Sprintf("%s-%d", strings.ToLower(typ.Name), m.counts[typ.Name])
+	id := m.nameLocked(typ.Name)
 	tk := m.slots.join() // queue position follows the calls, under m.mu
 	m.mu.Unlock()
 	t := &Task{ID: id, Spec: spec, Type: typ, Model: model, SessionID: m.cfg.SessionID + "/" + id,
@@ -244,7 +253,7 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 
 	m.emit(t, event.SubagentStart, event.SubagentStartData{
 		AgentType: t.Type.Name, Description: spec.Description, Prompt: spec.Prompt,
-		Background: spec.Background, Model: t.Model, Backend: "native",
+		Background: spec.Background, Model: t.Model, Backend: cmp.Or(t.Type.Backend, backend.Native),
 	})
 	queued := r.ticket.queued()
 	if queued {
@@ -256,6 +265,29 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	}
 	go m.run(tctx, t, r.set, r.ticket, queued)
 	return t, nil
+}
+
+// nameLocked gives the next id of agent type typ (<type>-<n>); m.mu is
+// held. Every agent of the tree is named here, those an external CLI
+// starts included, so no two share an id.
+func (m *Manager) nameLocked(typ string) string {
+	typ = strings.ToLower(typ)
+	m.counts[typ]++
+	return fmt.Sprintf("%s-%d", typ, m.counts[typ])
+}
+
+// Name gives the next id of agent type typ: the one namer of the tree,
+// which sessions of external CLIs in it use for their own sub-agents.
+func (m *Manager) Name(typ string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.nameLocked(typ)
+}
+
+// external reports whether typ runs on another backend than the native
+// loop.
+func external(typ agenttype.Type) bool {
+	return typ.Backend != "" && typ.Backend != backend.Native
 }
 
 // isClaudeAlias reports Claude Code's model aliases, which agent files
@@ -319,6 +351,9 @@ func (m *Manager) runSession(ctx context.Context, t *Task, set *tools.Set) (res 
 			err = fmt.Errorf("sub-agent %s panicked: %v", t.ID, p)
 		}
 	}()
+	if external(t.Type) {
+		return m.runBackend(ctx, t)
+	}
 	system := m.cfg.System
 	if t.Type.Prompt != "" {
 		system = strings.TrimSpace(system + "\n\n" + t.Type.Prompt)

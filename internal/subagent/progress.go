@@ -11,10 +11,23 @@ type progressSink struct {
 	m   *Manager
 	t   *Task
 	set *tools.Set
+	// wake is set for a sub-agent an external CLI runs: it is signalled
+	// when the CLI may have a turn to carry or one of its own sub-agents
+	// ended (runBackend waits on it).
+	wake chan struct{}
 }
 
 func (p *progressSink) Emit(e event.Event) {
+	if p.wake != nil {
+		e = p.m.cfg.Meter.External(e)
+	}
 	p.m.cfg.Sink.Emit(e)
+	if p.wake != nil && wakeOn(e.Type) {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
 	if e.AgentID != p.t.ID {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
@@ -35,6 +36,10 @@ type Task struct {
 	cancel     context.CancelFunc
 	done       chan struct{}
 	stopParent func() bool
+
+	// cli is the external CLI session running the task (a mixed tree),
+	// while it runs: its own sub-agents are cancelled through it.
+	cli atomic.Pointer[backend.Session]
 
 	// claimed is set once the lead has been given the final result (by
 	// check_task, wait_for_task or the wake-up), so it is given once.

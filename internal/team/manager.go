@@ -12,6 +12,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
@@ -65,6 +66,13 @@ type Config struct {
 	// Teammates' messages, failures and the all-idle notice arrive this
 	// way. Nil drops them (a Manager without a lead, in tests).
 	DeliverToLead func(text string)
+	// Backends builds the session of a teammate whose agent type names
+	// another backend (a mixed tree); nil: such types cannot be spawned.
+	Backends backend.Factory
+	// NameAgent names the sub-agents an external CLI teammate starts, so
+	// that ids stay unique in the whole tree (nil: the CLI session counts
+	// on its own).
+	NameAgent func(agentType string) string
 }
 
 // Agents reads the lifecycle reducer's teammates.
@@ -184,7 +192,7 @@ func (m *Manager) Teammates() []Info {
 			Error: mb.Error, Started: mb.Started, Ended: mb.Ended}
 		if t := m.mate(mb.Name); t != nil {
 			i.Type, i.Model = t.typ.Name, t.session.Model()
-			i.ToolUses, i.Usage = t.session.ToolUses(), t.session.Usage()
+			i.ToolUses, i.Usage = t.tally()
 		}
 		out = append(out, i)
 	}
@@ -272,7 +280,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	team := m.team
 	old := m.mates[spec.Name]
 	model := typ.Model
-	if model == "" || model == "inherit" || isClaudeAlias(model) {
+	if !external(typ) && (model == "" || model == "inherit" || isClaudeAlias(model)) {
 		model = m.cfg.Model
 	}
 	closed := m.closed
@@ -299,17 +307,25 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	ctx, cancel := context.WithCancel(m.base)
 	t := &mate{name: spec.Name, role: spec.Role, id: id, sessionID: m.cfg.SessionID + "/" + id, typ: typ, team: team, prompt: spec.Prompt,
 		cancel: cancel, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	t.session = agent.New(agent.Config{
-		SessionID: t.sessionID, ID: id, ParentID: m.cfg.LeadID, Name: spec.Name,
-		Provider: m.cfg.Provider, Model: model, System: systemPrompt(m.cfg.Workspace, team, spec.Name, spec.Role, typ),
-		Tools: set, Gate: m.cfg.Gate, Meter: m.cfg.Meter, Sink: m.cfg.Sink, MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
-	})
+	if external(typ) {
+		if err := m.openCLI(t, model); err != nil {
+			cancel()
+			return Info{}, err
+		}
+	} else {
+		t.session = agent.New(agent.Config{
+			SessionID: t.sessionID, ID: id, ParentID: m.cfg.LeadID, Name: spec.Name,
+			Provider: m.cfg.Provider, Model: model, System: systemPrompt(m.cfg.Workspace, team, spec.Name, spec.Role, typ),
+			Tools: set, Gate: m.cfg.Gate, Meter: m.cfg.Meter, Sink: m.cfg.Sink, MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
+		})
+	}
 	m.mu.Lock()
 	if m.closed {
 		// Close ran meanwhile: it must not return with this teammate
 		// running, so the closed check and wg.Add share one lock.
 		m.mu.Unlock()
 		cancel()
+		t.session.Close()
 		return Info{}, ErrClosed
 	}
 	m.mates[spec.Name] = t

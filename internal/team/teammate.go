@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/event"
 )
 
 // stopKind says why a teammate's context was cancelled.
@@ -28,10 +32,16 @@ type mate struct {
 	sessionID            string
 	typ                  agenttype.Type
 	prompt               string
-	session              *agent.Session
-	cancel               context.CancelFunc
-	wake                 chan struct{} // buffered 1: a message or a shutdown request
-	done                 chan struct{} // closed after the final status
+	session              backend.Session
+	// cli is set for a teammate an external CLI runs: it cannot call the
+	// messaging tools, so each turn's answer goes to the lead.
+	cli bool
+	// The tallies of a CLI teammate (the native session keeps its own).
+	toolUses atomic.Int64
+	usage    atomic.Pointer[event.Usage]
+	cancel   context.CancelFunc
+	wake     chan struct{} // buffered 1: a message or a shutdown request
+	done     chan struct{} // closed after the final status
 
 	mu       sync.Mutex
 	shutdown bool // finish the current turn, then end
@@ -103,6 +113,7 @@ func (t *mate) stopKind() stopKind {
 func (m *Manager) run(ctx context.Context, t *mate) {
 	defer m.wg.Done()
 	defer close(t.done)
+	defer t.session.Close()
 	defer t.cancel()
 	final, errText := m.loop(ctx, t)
 	if final == Error {
@@ -119,8 +130,11 @@ func (m *Manager) loop(ctx context.Context, t *mate) (Status, string) {
 	prompt := t.prompt
 	for {
 		m.setStatus(t, Working, "")
-		_, err := runTurn(ctx, t.session, prompt)
+		res, err := runTurn(ctx, t.id, t.session, prompt)
 		prompt = ""
+		if err == nil && t.cli && strings.TrimSpace(res.Text) != "" {
+			m.send(t.name, Lead, res.Text)
+		}
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return Interrupted, ""
@@ -149,10 +163,10 @@ func (m *Manager) loop(ctx context.Context, t *mate) (Status, string) {
 }
 
 // runTurn runs one turn of the session; a panic becomes an error.
-func runTurn(ctx context.Context, s *agent.Session, prompt string) (res *agent.Result, err error) {
+func runTurn(ctx context.Context, id string, s backend.Session, prompt string) (res *agent.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("teammate %s panicked: %v", s.ID(), p)
+			err = fmt.Errorf("teammate %s panicked: %v", id, p)
 		}
 	}()
 	res, err = s.Run(ctx, prompt)

@@ -28,3 +28,11 @@ func ClaudeCLI(t testing.TB) string {
 
 // CodexCLI is the Codex CLI under test (ATOMIC_TEST_CODEX).
 func CodexCLI(t testing.TB) string { return ExternalCLI(t, "ATOMIC_TEST_CODEX", "@openai/codex") }
+
+// OpenCodeCLI is the OpenCode CLI under test (ATOMIC_TEST_OPENCODE).
+func OpenCodeCLI(t testing.TB) string { return ExternalCLI(t, "ATOMIC_TEST_OPENCODE", "opencode-ai") }
+
+// CopilotCLI is the GitHub Copilot CLI under test (ATOMIC_TEST_COPILOT).
+func CopilotCLI(t testing.TB) string {
+	return ExternalCLI(t, "ATOMIC_TEST_COPILOT", "@github/copilot")
+}

@@ -18,14 +18,7 @@ import (
 // closed when the test ends.
 func Model(t testing.TB, scenario string) (provider.Provider, *loopback.Server) {
 	t.Helper()
-	sc, err := loopback.ParseScenario([]byte(scenario))
-	if err != nil {
-		t.Fatalf("scenario: %v", err)
-	}
-	srv := loopback.New(sc)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
+	srv := Loopback(t, scenario)
 	tr := &http.Transport{}
 	p, err := anthropic.New(anthropic.Config{
 		APIKey: "test-key", BaseURL: srv.URL(), Model: "test-model",
@@ -35,10 +28,7 @@ func Model(t testing.TB, scenario string) (provider.Provider, *loopback.Server) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		srv.Close()
-		tr.CloseIdleConnections()
-	})
+	t.Cleanup(tr.CloseIdleConnections) // before the server closes
 	return p, srv
 }
 
@@ -52,4 +42,19 @@ func WaitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// Loopback serves the YAML scenario on 127.0.0.1 for the test's length.
+func Loopback(t testing.TB, scenario string) *loopback.Server {
+	t.Helper()
+	sc, err := loopback.ParseScenario([]byte(scenario))
+	if err != nil {
+		t.Fatalf("scenario: %v", err)
+	}
+	srv := loopback.New(sc)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
 }

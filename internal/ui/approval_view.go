@@ -31,6 +31,9 @@ func (m *Model) approvalView() []string {
 	if who == "" || who == leadID {
 		who = "Atomic"
 	}
+	if r.Backend != "" {
+		who += " (" + r.Backend + ")"
+	}
 	verb := "wants to use:"
 	switch r.Kind {
 	case tools.Edit:

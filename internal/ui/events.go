@@ -124,8 +124,11 @@ func (m *Model) applyEvent(e event.Event) {
 			}
 		}
 	case event.SessionStart:
-		if d, ok := event.Payload[event.SessionStartData](e.Data); ok && isLead(e) && d.Model != "" {
-			m.model = d.Model
+		if d, ok := event.Payload[event.SessionStartData](e.Data); ok && isLead(e) {
+			if d.Model != "" {
+				m.model = d.Model
+			}
+			m.leadBackend = backendOf(d.Provider)
 		}
 	}
 }

@@ -47,6 +47,9 @@ type Model struct {
 	width, height int
 	now           time.Time
 	model         string
+	// leadBackend is where the lead runs (from its session.start): a tree
+	// whose rows run elsewhere names each row's backend.
+	leadBackend string
 
 	tr        transcript
 	in        input
@@ -175,7 +178,7 @@ func (m *Model) View() tea.View {
 func (m *Model) Render() string {
 	bottom := m.bottom()
 	h := max(m.height-len(bottom), 1)
-	rc := &renderCtx{Width: m.width, Expanded: m.expanded, Now: m.now, Theme: m.theme, md: &m.md}
+	rc := &renderCtx{Width: m.width, Expanded: m.expanded, Now: m.now, Theme: m.theme, md: &m.md, LeadBackend: m.leadBackend}
 	lines, off := m.tr.window(rc, h, m.offset)
 	m.offset = off
 	var b strings.Builder

@@ -11,6 +11,8 @@ type renderCtx struct {
 	Now      time.Time
 	Theme    Theme
 	md       *markdown
+	// LeadBackend is where the lead runs ("native", "claude-code", …).
+	LeadBackend string
 }
 
 // entry is one item of the transcript. lines returns its rendered lines for
@@ -25,6 +27,7 @@ type cacheKey struct {
 	width    int
 	expanded bool
 	version  int
+	backends bool // the agents tree names each row's backend
 }
 
 // lineCache holds one rendering.

@@ -37,6 +37,32 @@ type treeView struct {
 	Theme    Theme
 	// Calls lists each agent's tool calls by agent id (expanded view).
 	Calls map[string][]string
+	// Backends: the tree mixes backends, so each row names its own.
+	Backends bool
+}
+
+// mixed reports whether some agent of st runs on another backend than
+// the lead (lead: "" counts as native).
+func mixed(st *lifecycle.State, lead string) bool {
+	if lead == "" {
+		lead = "native"
+	}
+	for _, r := range st.Sorted() {
+		if r.Backend != "" && r.Backend != lead {
+			return true
+		}
+	}
+	return false
+}
+
+// backendOf is the backend a lead's session.start provider names: an
+// external CLI by its name, else Atomic's own loop.
+func backendOf(provider string) string {
+	switch provider {
+	case "claude-code", "codex", "opencode", "copilot":
+		return provider
+	}
+	return "native"
 }
 
 // renderAgentTree draws the agents tree of st as lines: the header, then a
@@ -110,6 +136,9 @@ func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
 	b.WriteString(v.Theme.StatusStyle(r.Status).Render(dot))
 	b.WriteByte(' ')
 	b.WriteString(v.Theme.bold().Render(r.Name))
+	if v.Backends && r.Backend != "" {
+		b.WriteString(v.Theme.muted().Render(" [" + r.Backend + "]"))
+	}
 	if r.Description != "" {
 		b.WriteString(" · ")
 		b.WriteString(r.Description)
@@ -230,11 +259,13 @@ func (t *treeEntry) apply(e event.Event) []lifecycle.Record {
 }
 
 func (t *treeEntry) lines(rc *renderCtx) []string {
-	v := treeView{Now: rc.Now, Expanded: rc.Expanded, Width: rc.Width, Theme: rc.Theme, Calls: t.calls}
+	v := treeView{Now: rc.Now, Expanded: rc.Expanded, Width: rc.Width, Theme: rc.Theme, Calls: t.calls,
+		Backends: mixed(&t.state, rc.LeadBackend)}
 	if t.state.Active() > 0 {
 		return renderAgentTree(&t.state, v) // elapsed times tick: no cache
 	}
-	return t.cache.get(cacheKey{width: rc.Width, expanded: rc.Expanded, version: t.version}, func() []string {
+	key := cacheKey{width: rc.Width, expanded: rc.Expanded, version: t.version, backends: v.Backends}
+	return t.cache.get(key, func() []string {
 		return renderAgentTree(&t.state, v)
 	})
 }

@@ -219,3 +219,55 @@ func eightAgents() *lifecycle.State {
 	}
 	return stateOf(evs...)
 }
+
+// onBackend is subStart for an agent that runs on backend.
+func onBackend(t time.Time, agent, call, typ, desc, backend string) event.Event {
+	e := subStart(t, agent, call, typ, desc, false)
+	d := e.Data.(event.SubagentStartData)
+	d.Backend = backend
+	e.Data = d
+	return e
+}
+
+func TestTreeNamesEachRowsBackendOnlyWhenTheTreeMixesBackends(t *testing.T) {
+	mixedTree := stateOf(
+		onBackend(at(0), "reviewer-1", "c1", "reviewer", "Review the diff", "claude-code"),
+		onBackend(at(0), "fixer-1", "c2", "fixer", "Fix the tests", "codex"),
+		onBackend(at(0), "general-purpose-1", "c3", "general-purpose", "Update the docs", "native"),
+	)
+	tree := func(st *lifecycle.State, lead string) string {
+		lines := renderAgentTree(st, treeView{Now: at(3), Width: 120, Theme: DefaultTheme(), Backends: mixed(st, lead)})
+		return ansi.Strip(strings.Join(lines, "\n"))
+	}
+	want := `● Running 3 agents… (ctrl+o to expand)
+├─ ● reviewer [claude-code] · Review the diff · 0 tool uses · 3s
+│    ╰ Initializing…
+├─ ● fixer [codex] · Fix the tests · 0 tool uses · 3s
+│    ╰ Initializing…
+└─ ● general-purpose [native] · Update the docs · 0 tool uses · 3s
+     ╰ Initializing…`
+	if diff := cmp.Diff(want, tree(mixedTree, "native")); diff != "" {
+		t.Errorf("mixed tree under a native lead (-want +got):\n%s", diff)
+	}
+	// A Claude Code lead whose sub-agents all run in Claude Code: one
+	// backend, nothing to tell apart.
+	one := stateOf(
+		onBackend(at(0), "general-purpose-1", "c1", "general-purpose", "Subtask alpha", "claude-code"),
+		onBackend(at(0), "general-purpose-2", "c2", "general-purpose", "Subtask beta", "claude-code"),
+	)
+	if got := tree(one, "claude-code"); strings.Contains(got, "[") {
+		t.Errorf("a tree on one backend names it:\n%s", got)
+	}
+	// A native lead with native sub-agents: no tags either.
+	if got := tree(specRunning(), ""); strings.Contains(got, "[") {
+		t.Errorf("a native tree names its backend:\n%s", got)
+	}
+}
+
+func TestTheLeadsBackendComesFromItsSessionStart(t *testing.T) {
+	for provider, want := range map[string]string{"claude-code": "claude-code", "codex": "codex", "anthropic": "native", "openai": "native", "": "native"} {
+		if got := backendOf(provider); got != want {
+			t.Errorf("backendOf(%q) = %q, want %q", provider, got, want)
+		}
+	}
+}

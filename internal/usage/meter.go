@@ -67,3 +67,15 @@ func (m *Meter) Agents() []string {
 	sort.Strings(ids)
 	return ids
 }
+
+// External meters a usage.update that an external CLI reports, whose usage
+// is the agent's running total rather than one request's, and returns e
+// with the run's total in place of the CLI's own. Other events pass
+// unchanged.
+func (m *Meter) External(e event.Event) event.Event {
+	if d, ok := e.Data.(event.UsageUpdateData); ok && e.AgentID != "" {
+		d.Total = m.Set(e.AgentID, d.Usage)
+		e.Data = d
+	}
+	return e
+}

@@ -19,7 +19,7 @@ func (t *translator) decide(ctx context.Context, gate *permission.Gate, ap *appr
 		base.SessionID, base.AgentID, base.ParentAgentID = a.sessionID, a.id, a.parent
 	}
 	req := permission.Request{
-		ID: ap.requestID, AgentID: base.AgentID, AgentName: base.AgentID,
+		ID: ap.requestID, AgentID: base.AgentID, AgentName: base.AgentID, Backend: Backend,
 		Tool: ourToolName(ap.req.ToolName), Kind: toolKind(ap.req.ToolName),
 		Subject: subject(ap.req.ToolName, ap.req.Input), Input: ap.req.Input,
 	}

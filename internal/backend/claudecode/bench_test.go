@@ -17,7 +17,24 @@ import (
 // translator and bus per replay, and reports the adapter's events per
 // second. Budget: over 100,000 events/s.
 func BenchmarkClaudeAdapterThroughBus(b *testing.B) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "claude-subagents.jsonl"))
+	benchmarkAdapter(b, "claude-subagents.jsonl", true)
+}
+
+// BenchmarkClaudeAdapterWithoutBus is the same replay into a sink that
+// only counts: the difference to ThroughBus is the bus's share.
+func BenchmarkClaudeAdapterWithoutBus(b *testing.B) {
+	benchmarkAdapter(b, "claude-subagents.jsonl", false)
+}
+
+// BenchmarkClaudeAdapterStreamingThroughBus replays a capture made with
+// --include-partial-messages, as the adapter runs the CLI: most lines are
+// small stream_events.
+func BenchmarkClaudeAdapterStreamingThroughBus(b *testing.B) {
+	benchmarkAdapter(b, "claude-partial.jsonl", true)
+}
+
+func benchmarkAdapter(b *testing.B, capture string, throughBus bool) {
+	raw, err := os.ReadFile(filepath.Join("testdata", capture))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,9 +44,12 @@ func BenchmarkClaudeAdapterThroughBus(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		bs := bus.New()
-		bs.Subscribe(func(event.Event) { delivered++ })
-		sink := event.SinkFunc(func(e event.Event) { emitted++; bs.Emit(e) })
+		sink := event.SinkFunc(func(event.Event) { emitted++; delivered++ })
+		if throughBus {
+			bs := bus.New()
+			bs.Subscribe(func(event.Event) { delivered++ })
+			sink = func(e event.Event) { emitted++; bs.Emit(e) }
+		}
 		tr := newTranslator("s1", "lead", sink, time.Now)
 		for _, l := range lines {
 			if _, err := tr.feed(l); err != nil {

@@ -55,12 +55,16 @@ type Session struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu        sync.Mutex
-	model     string
-	inbox     inbox.Inbox
-	wait      *turnWait
-	wake      wake
-	wakeRes   *turnResult
+	mu      sync.Mutex
+	model   string
+	inbox   inbox.Inbox
+	wait    *turnWait
+	wake    wake
+	wakeRes *turnResult
+	// owed: a background task ended during a Run's turn and the lead has
+	// sent no request since, so the CLI owes it a turn of its own once
+	// this one ends.
+	owed      bool
 	stale     int // results of turns abandoned after an interrupt, to drop
 	approvals map[string]context.CancelFunc
 	closed    bool
@@ -79,15 +83,7 @@ var _ backend.Session = (*Session)(nil)
 // New starts the CLI (cfg.Bin, else claude on PATH) in cfg.Workspace. The
 // process lives until Close.
 func New(cfg backend.Config) (*Session, error) {
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
+	cfg = cfg.WithDefaults()
 	bin := cfg.Bin
 	if bin == "" {
 		p, err := exec.LookPath("claude")
@@ -100,6 +96,7 @@ func New(cfg backend.Config) (*Session, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{cfg: cfg, model: cfg.Model, ctx: ctx, cancel: cancel, approvals: map[string]context.CancelFunc{}}
 	s.tr = newTranslator(cfg.SessionID, cfg.AgentID, cfg.Sink, cfg.Now)
+	s.tr.parent, s.tr.namer = cfg.ParentID, cfg.NameAgent
 	if err := s.start(); err != nil {
 		cancel()
 		return nil, err
@@ -107,12 +104,13 @@ func New(cfg backend.Config) (*Session, error) {
 	return s, nil
 }
 
-// args is the command line: stream-json both ways, every permission
+// args is the command line: stream-json both ways, text streamed as the
+// model writes it (stream_event lines), every permission
 // decision put to us over stdio in the CLI's default mode (so our gate,
 // not the user's Claude settings, decides).
 func (s *Session) args(model string) []string {
 	a := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
-		"--permission-prompt-tool", "stdio", "--permission-mode", "default"}
+		"--include-partial-messages", "--permission-prompt-tool", "stdio", "--permission-mode", "default"}
 	if model != "" {
 		a = append(a, "--model", model)
 	}
@@ -196,19 +194,39 @@ func (s *Session) handle(p *process, st step) {
 		case w != nil:
 			w.need--
 			w.last = st.result
-			if w.need <= 0 {
+			owed := s.owed
+			s.owed = false
+			switch {
+			case w.need > 0 && owed:
+				w.need++ // the owed turn is one more to wait for
+			case w.need <= 0:
 				s.wait = nil
+				if owed {
+					// Pending at once, so the caller runs the owed turn
+					// rather than taking this result for the end.
+					s.wake = wakeRunning
+				}
 				w.done <- st.result
 			}
 		default:
 			s.wake, s.wakeRes = wakeEnded, st.result
 		}
 		s.mu.Unlock()
+	case st.leadAsks:
+		s.mu.Lock()
+		if s.wait != nil {
+			s.owed = false // the request carries the ended task's result
+		}
+		s.mu.Unlock()
 	case st.bgDone, st.leadBegan:
 		// A turn nobody asked for: the CLI wakes its lead when a
-		// background agent ends while the lead is idle.
+		// background agent ends while the lead is idle, or after the turn
+		// it ended in when the lead asked nothing more in that turn.
 		s.mu.Lock()
-		if s.wait == nil && s.stale == 0 && s.wake != wakeRunning && (st.bgDone || s.wake == wakeEnded) {
+		switch {
+		case s.wait != nil && s.stale == 0:
+			s.owed = s.owed || st.bgDone
+		case s.wait == nil && s.stale == 0 && s.wake != wakeRunning && (st.bgDone || s.wake == wakeEnded):
 			s.wake = wakeRunning
 		}
 		s.mu.Unlock()
@@ -378,7 +396,7 @@ func (s *Session) Reset() {
 		return
 	}
 	s.inbox.Clear()
-	s.wake, s.wakeRes, s.stale = noWake, nil, 0
+	s.wake, s.wakeRes, s.stale, s.owed = noWake, nil, 0, false
 	p := s.proc
 	s.mu.Unlock()
 	p.stop()

@@ -20,8 +20,12 @@ const Backend = "claude-code"
 // it.
 type translator struct {
 	sessionID, lead string
-	sink            event.Sink
-	now             func() time.Time
+	// parent is the lead's own parent when the session is a sub-agent in
+	// a larger tree; namer names the CLI's sub-agents (backend.Config.Name).
+	parent string
+	namer  func(agentType string) string
+	sink   event.Sink
+	now    func() time.Time
 
 	started bool
 	model   string
@@ -29,12 +33,22 @@ type translator struct {
 	counts map[string]int    // agent type → sub-agents named so far
 	byCall map[string]*agent // Agent tool_use id → its sub-agent
 	byTask map[string]*agent // the CLI's task id → sub-agent
-	agents []*agent          // in the order they were named
-	tools  map[string]string // tool_use id → our tool name
+	// toolTasks are the tasks that are tool calls, not sub-agents (a long
+	// Bash), by task id: whether each runs in the background.
+	toolTasks map[string]bool
+	agents    []*agent          // in the order they were named
+	tools     map[string]string // tool_use id → our tool name
+
+	// leadText is the lead's streamed text not yet confirmed by its
+	// assistant line; a sub-agent's is on its agent.
+	leadText streamed
 
 	leadUsage event.Usage
 	total     event.Usage
 	toolUses  int // the lead's tool calls since the last result
+	// l is the line being translated, kept so that each line does not
+	// allocate one.
+	l line
 	// tasks maps our agent id to the CLI's task_id; CancelAgent reads it
 	// from other goroutines.
 	tasks sync.Map
@@ -49,6 +63,29 @@ type agent struct {
 	seen, reported int
 	usage          event.Usage
 	currentTool    string
+	text           streamed
+}
+
+// streamed is the text an agent's message streamed (stream_event lines,
+// --include-partial-messages) that no assistant line has carried yet: the
+// CLI writes an assistant line for each content block once it is done,
+// and that line's text, already shown piece by piece, must not be sent
+// again as a delta.
+type streamed struct {
+	msgID  string
+	blocks []streamedBlock // text blocks in stream order
+}
+
+type streamedBlock struct {
+	index int
+	text  string
+}
+
+func (t *translator) streamedOf(a *agent) *streamed {
+	if a == nil {
+		return &t.leadText
+	}
+	return &a.text
 }
 
 func (a *agent) toolUses() int { return max(a.seen, a.reported) }
@@ -60,7 +97,7 @@ func newTranslator(sessionID, lead string, sink event.Sink, now func() time.Time
 	return &translator{
 		sessionID: sessionID, lead: lead, sink: sink, now: now,
 		counts: map[string]int{}, byCall: map[string]*agent{},
-		byTask: map[string]*agent{}, tools: map[string]string{},
+		byTask: map[string]*agent{}, tools: map[string]string{}, toolTasks: map[string]bool{},
 	}
 }
 
@@ -74,8 +111,11 @@ type step struct {
 	ask    *approval
 	cancel string
 	// leadBegan: the lead started a turn (system/init). bgDone: a
-	// background sub-agent ended, which makes the CLI wake the lead.
-	leadBegan, bgDone bool
+	// background sub-agent (or command) ended, whose result the CLI hands
+	// the lead: in its next request of the turn, else in a turn of its
+	// own. leadAsks: the lead's loop sent a request (system/status
+	// requesting), which carries what ended before it.
+	leadBegan, bgDone, leadAsks bool
 }
 
 // turnResult is a `result` line, as Run reports it.
@@ -97,27 +137,30 @@ type approval struct {
 }
 
 // feed translates one stdout line. A line that is not JSON is an error;
-// kinds the adapter does not use are skipped.
+// kinds the adapter does not use are skipped, undecoded when their start
+// names them (see unused).
 func (t *translator) feed(raw []byte) (step, error) {
-	var l line
-	if err := json.Unmarshal(raw, &l); err != nil {
+	if unused(raw) {
+		return step{}, nil
+	}
+	l := &t.l
+	*l = line{}
+	if err := decodeLine(raw, l); err != nil {
 		return step{}, fmt.Errorf("claude stream-json: bad line %.200q: %w", raw, err)
 	}
 	switch l.Type {
 	case "system":
-		return t.system(&l), nil
+		return t.system(l), nil
+	case "stream_event":
+		t.streamEvent(l)
 	case "assistant":
-		t.assistant(&l)
+		t.assistant(l)
 	case "user":
-		t.user(&l)
+		t.user(l)
 	case "result":
-		return step{result: t.result(&l)}, nil
+		return step{result: t.result(l)}, nil
 	case "control_request":
-		var req canUseTool
-		if err := json.Unmarshal(l.Request, &req); err != nil {
-			return step{}, fmt.Errorf("claude control_request %s: %w", l.RequestID, err)
-		}
-		if req.Subtype == "can_use_tool" {
+		if req := l.Request; req.Subtype == "can_use_tool" {
 			return step{ask: &approval{requestID: l.RequestID, req: req, agent: t.byTask[req.AgentID]}}, nil
 		}
 	case "control_cancel_request":
@@ -127,7 +170,7 @@ func (t *translator) feed(raw []byte) (step, error) {
 }
 
 func (t *translator) emit(typ event.Type, a *agent, callID string, data any) {
-	e := event.Event{Type: typ, Time: t.now(), SessionID: t.sessionID, AgentID: t.lead, ToolCallID: callID, Data: data}
+	e := event.Event{Type: typ, Time: t.now(), SessionID: t.sessionID, AgentID: t.lead, ParentAgentID: t.parent, ToolCallID: callID, Data: data}
 	if a != nil {
 		e.SessionID, e.AgentID, e.ParentAgentID = a.sessionID, a.id, a.parent
 	}
@@ -146,8 +189,16 @@ func (t *translator) system(l *line) step {
 				Model: l.Model, Provider: Backend, Tools: ourToolNames(l.Tools), Name: t.lead})
 		}
 		return step{leadBegan: true}
+	case "status":
+		return step{leadAsks: l.Status == "requesting"}
 	case "task_started":
 		a := t.byCall[l.ToolUseID]
+		if a == nil && (l.TaskType != "" && l.TaskType != "local_agent" || t.tools[l.ToolUseID] != "") {
+			if l.TaskID != "" {
+				t.toolTasks[l.TaskID] = l.IsBackgrounded
+			}
+			return step{}
+		}
 		if a == nil { // a task not announced by a tool_use we saw
 			a = t.name(l.SubagentType, t.lead, l.ToolUseID, l.IsBackgrounded)
 		}
@@ -169,8 +220,7 @@ func (t *translator) system(l *line) step {
 		if a == nil || a.done {
 			return step{}
 		}
-		var u taskUsage
-		_ = json.Unmarshal(l.Usage, &u)
+		u := l.Usage.taskUsage
 		a.reported = max(a.reported, u.ToolUses)
 		if u.TotalTokens > 0 {
 			a.usage = tokens(u.TotalTokens)
@@ -187,13 +237,16 @@ func (t *translator) system(l *line) step {
 			t.update(a)
 		}
 	case "task_notification":
+		if bg, ok := t.toolTasks[l.TaskID]; ok {
+			delete(t.toolTasks, l.TaskID)
+			return step{bgDone: bg}
+		}
 		a := t.task(l)
 		if a == nil || a.done {
 			return step{}
 		}
 		a.done = true
-		var u taskUsage
-		_ = json.Unmarshal(l.Usage, &u)
+		u := l.Usage.taskUsage
 		a.reported = max(a.reported, u.ToolUses)
 		if u.TotalTokens > 0 {
 			a.usage = tokens(u.TotalTokens)
@@ -250,11 +303,66 @@ func (t *translator) assistant(l *line) {
 			if b.Text == "" {
 				continue
 			}
-			t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Text: b.Text})
+			t.text(a, l.Message.ID, b.Text)
 			t.emit(event.MessageComplete, a, "", event.MessageCompleteData{Text: b.Text, StopReason: l.Message.StopReason})
 		case "tool_use":
 			t.toolUse(a, b)
 		}
+	}
+}
+
+// streamEvent streams an agent's text as the model writes it. A message
+// that starts while text of an earlier one is still unconfirmed means
+// that one was abandoned (the CLI retries a failed request): its text is
+// void.
+func (t *translator) streamEvent(l *line) {
+	ev := l.Event
+	if ev == nil {
+		return
+	}
+	a := t.owner(l)
+	st := t.streamedOf(a)
+	switch ev.Type {
+	case "message_start":
+		if len(st.blocks) > 0 {
+			t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Discard: true})
+		}
+		st.blocks = st.blocks[:0]
+		st.msgID = ""
+		if ev.Message != nil {
+			st.msgID = ev.Message.ID
+		}
+	case "content_block_delta":
+		if ev.Delta == nil || ev.Delta.Type != "text_delta" || ev.Delta.Text == "" {
+			return
+		}
+		if n := len(st.blocks); n == 0 || st.blocks[n-1].index != ev.Index {
+			st.blocks = append(st.blocks, streamedBlock{index: ev.Index})
+		}
+		st.blocks[len(st.blocks)-1].text += ev.Delta.Text
+		t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Text: ev.Delta.Text})
+	}
+}
+
+// text sends what of a text block of message msgID was not streamed: all
+// of it without --include-partial-messages, nothing when its deltas
+// spelled it out, the rest when they stopped short, and all of it anew
+// (the streamed text voided) when they spelled something else.
+func (t *translator) text(a *agent, msgID, text string) {
+	st := t.streamedOf(a)
+	if msgID == "" || st.msgID != msgID || len(st.blocks) == 0 {
+		t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Text: text})
+		return
+	}
+	sent := st.blocks[0].text
+	st.blocks = st.blocks[1:]
+	switch {
+	case sent == text:
+	case strings.HasPrefix(text, sent):
+		t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Text: text[len(sent):]})
+	default:
+		t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Discard: true})
+		t.emit(event.MessageDelta, a, "", event.MessageDeltaData{Text: text})
 	}
 }
 
@@ -295,12 +403,17 @@ func (t *translator) toolUse(a *agent, b block) {
 	}
 	_ = json.Unmarshal(b.Input, &in) // a bad input still gets its record; the CLI reports the error
 	sub := t.name(in.SubagentType, parent, b.ID, in.RunInBackground)
-	task := map[string]string{"description": in.Description, "prompt": in.Prompt, "subagent_type": agentType(in.SubagentType)}
+	// The task tool's input as the native tool takes it (members in the
+	// order a map of them was written before).
+	task := struct {
+		Description  string `json:"description"`
+		Mode         string `json:"mode,omitempty"`
+		Model        string `json:"model,omitempty"`
+		Prompt       string `json:"prompt"`
+		SubagentType string `json:"subagent_type"`
+	}{Description: in.Description, Model: in.Model, Prompt: in.Prompt, SubagentType: agentType(in.SubagentType)}
 	if in.RunInBackground {
-		task["mode"] = "background"
-	}
-	if in.Model != "" {
-		task["model"] = in.Model
+		task.Mode = "background"
 	}
 	input, _ := json.Marshal(task)
 	t.emit(event.ToolStart, a, b.ID, event.ToolStartData{Name: "task", Input: input,
@@ -314,8 +427,13 @@ func (t *translator) toolUse(a *agent, b block) {
 // <type>-<n>, counted per type, as the native manager names them.
 func (t *translator) name(typ, parent, callID string, background bool) *agent {
 	typ = strings.ToLower(agentType(typ))
-	t.counts[typ]++
-	id := fmt.Sprintf("%s-%d", typ, t.counts[typ])
+	var id string
+	if t.namer != nil {
+		id = t.namer(typ)
+	} else {
+		t.counts[typ]++
+		id = fmt.Sprintf("%s-%d", typ, t.counts[typ])
+	}
 	a := &agent{id: id, sessionID: t.sessionID + "/" + id, parent: parent, callID: callID, background: background}
 	if callID != "" {
 		t.byCall[callID] = a
@@ -341,11 +459,11 @@ func (t *translator) user(l *line) {
 		text := b.Content.text()
 		d := event.ToolCompleteData{Name: name, Success: !b.IsError}
 		if name == "task" {
-			text = t.taskResult(b, l.ToolUseResult, text)
+			text = t.taskResult(b, &l.ToolUseResult, text)
 		}
 		if b.IsError {
 			d.Error = text
-			if d.Cancelled = cancelled(l.ToolUseResult); d.Cancelled {
+			if d.Cancelled = cancelled(&l.ToolUseResult); d.Cancelled {
 				d.Error = "cancelled: the call was stopped by an interrupt"
 			}
 		} else {
@@ -358,11 +476,7 @@ func (t *translator) user(l *line) {
 // taskResult is what the task call returned: the sub-agent's answer (not
 // the CLI's hand-back framing), or for a background agent the spawn
 // acknowledgement naming our id.
-func (t *translator) taskResult(b block, raw json.RawMessage, text string) string {
-	var r toolUseResult
-	if json.Unmarshal(raw, &r) != nil {
-		return text
-	}
+func (t *translator) taskResult(b block, r *toolUseResult, text string) string {
 	switch r.Status {
 	case "async_launched":
 		if sub := t.byCall[b.ToolUseID]; sub != nil {
@@ -379,14 +493,10 @@ func (t *translator) taskResult(b block, raw json.RawMessage, text string) strin
 // cancelled reports a tool_result the CLI gave a call it stopped (an
 // interrupt), whose tool_use_result is the string "User rejected tool use"
 // and whose call never reached a permission prompt.
-func cancelled(raw json.RawMessage) bool {
-	var s string
-	return json.Unmarshal(raw, &s) == nil && strings.Contains(s, "rejected")
-}
+func cancelled(r *toolUseResult) bool { return strings.Contains(r.Text, "rejected") }
 
 func (t *translator) result(l *line) *turnResult {
-	var u apiUsage
-	_ = json.Unmarshal(l.Usage, &u)
+	u := l.Usage.apiUsage
 	turn := event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens}
 	t.leadUsage = t.leadUsage.Add(turn)
@@ -401,6 +511,20 @@ func (t *translator) result(l *line) *turnResult {
 		}
 		total.CostUSD = l.TotalCostUSD
 		t.total = total
+	}
+	if st := &t.leadText; len(st.blocks) > 0 {
+		// Text that streamed but no assistant line confirmed: the turn
+		// was cut short under it. It ends as what was shown.
+		var text []string
+		for _, b := range st.blocks {
+			text = append(text, b.text)
+		}
+		st.blocks = st.blocks[:0]
+		stop := l.StopReason
+		if l.IsError || l.Subtype != "success" {
+			stop = "interrupted"
+		}
+		t.emit(event.MessageComplete, nil, "", event.MessageCompleteData{Text: strings.Join(text, ""), StopReason: stop})
 	}
 	t.emit(event.UsageUpdate, nil, "", event.UsageUpdateData{Usage: t.leadUsage, Total: t.total})
 	r := &turnResult{Text: l.Result, StopReason: l.StopReason, IsError: l.IsError, Errors: l.Errors,

@@ -20,11 +20,8 @@ const errNotSupported = -32601
 // backend.Decide as the agent whose thread asks (a sub-agent's approval is
 // its own), anything else gets a JSON-RPC error. It may block on a human;
 // the Session calls it off the reading goroutine.
-func (t *Translator) Answer(ctx context.Context, m message) error {
-	var p approvalParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		return t.reply(m.ID, nil, &rpcError{Code: -32602, Message: "atomic: bad params of " + m.Method + ": " + err.Error()})
-	}
+func (t *Translator) Answer(ctx context.Context, m inbound) error {
+	p := &m.Params
 	thread := firstNonEmpty(p.ThreadID, p.ConversationID)
 	call := firstNonEmpty(p.ItemID, p.CallID)
 	req := permission.Request{ID: "codex-" + strings.Trim(string(m.ID), `"`)}
@@ -60,7 +57,7 @@ func (t *Translator) Answer(ctx context.Context, m message) error {
 		return t.reply(m.ID, nil, &rpcError{Code: errNotSupported, Message: "atomic does not support " + m.Method})
 	}
 	base := t.asker(thread, call)
-	req.AgentID, req.AgentName = base.AgentID, base.AgentID
+	req.AgentID, req.AgentName, req.Backend = base.AgentID, base.AgentID, backend.Codex
 	if d := backend.Decide(ctx, t.cfg.Gate, t.cfg.Sink, base, req); d.Allow {
 		return t.reply(m.ID, allow, nil)
 	}

@@ -51,9 +51,9 @@ func BenchmarkCodexAdapterThroughBus(b *testing.B) {
 		sink := event.SinkFunc(func(e event.Event) { emitted++; bs.Emit(e) })
 		tr := NewTranslator(backend.Config{SessionID: "s1", AgentID: "lead", Gate: gate, Sink: sink}, noReply)
 		for _, line := range lines {
-			var m message
-			if err := json.Unmarshal(line, &m); err != nil {
-				b.Fatalf("capture line: %v", err)
+			m, ok := decodeLine(line)
+			if !ok {
+				continue // dropped unread, as the Session's reader does
 			}
 			_, _ = replayMessage(tr, m)
 		}

@@ -1,12 +1,16 @@
 package codex
 
 import (
+	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // realCodex finds the real codex binary: ATOMIC_TEST_CODEX names it (or,
@@ -52,4 +56,106 @@ func TestRealCodexAppServerInitializesStartsAThreadAndCloses(t *testing.T) {
 		t.Fatalf("codex %d alive after Close", pid)
 	}
 	t.Logf("codex app-server ready (initialize + thread/start) in %v", ready)
+}
+
+// codexCancelOne spawns a sub-agent whose answer takes 30 s and one whose
+// answer takes 3 s; the lead waits until the fast one has answered.
+const codexCancelOne = `
+rules:
+  - name: sub-SLOW
+    match: {last_user_contains: SUBTASK-SLOW, tools_exclude: [spawn_agent]}
+    respond: {text: done SLOW, delay_ms: 30000}
+  - name: sub-FAST
+    match: {last_user_contains: SUBTASK-FAST, tools_exclude: [spawn_agent]}
+    respond: {text: done FAST, delay_ms: 3000}
+  - name: lead-final
+    match: {tool_results_contain_all: [done FAST]}
+    respond: {text: FAST is done.}
+  - name: lead-wait
+    match: {has_tool_results: true, tools_include: [wait_agent]}
+    respond:
+      tool_calls:
+        - {name: wait_agent, input: {timeout_ms: 60000}, collect: {json_field: agent_id, into: targets}}
+  - name: lead-two
+    match: {last_user_contains: CAP-CANCEL, has_tool_results: false}
+    respond:
+      text: Starting two sub-agents.
+      tool_calls:
+        - {name: spawn_agent, input: {message: "SUBTASK-SLOW: report when finished. Do not use any tools."}}
+        - {name: spawn_agent, input: {message: "SUBTASK-FAST: report when finished. Do not use any tools."}}
+`
+
+func TestRealCodexCancelAgentInterruptsOneSubagentWhileTheLeadAndItsSiblingGoOn(t *testing.T) {
+	bin := realCodex(t)
+	srv := testkit.Loopback(t, codexCancelOne)
+	rec := &recorder{}
+	s, err := New(backend.Config{SessionID: "s1", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1", Model: "gpt-test",
+		Gate: allowAll(t), Sink: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// The slow agent is cancelled once its model request is in flight, so
+	// its turn is certainly under way.
+	cancelled := make(chan error, 1)
+	go func() {
+		for ctx.Err() == nil {
+			for _, e := range srv.Log() {
+				if e.Rule == "sub-SLOW" {
+					cancelled <- s.CancelAgent(slowAgent(rec))
+					return
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	res, err := s.Run(ctx, "CAP-CANCEL: start two sub-agents, then wait for the fast one.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-cancelled:
+		if err != nil {
+			t.Fatalf("CancelAgent: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the slow sub-agent's request never reached the model server")
+	}
+	if res.StopReason != "end_turn" || res.Text != "FAST is done." {
+		t.Fatalf("lead turn = %+v, want it to go on to its own end", res)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !rec.settled() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	slow, fast := rec.record(slowAgent(rec)), rec.record(fastAgent(rec))
+	if slow.Status != lifecycle.Interrupted {
+		t.Errorf("slow sub-agent %s is %s, want interrupted", slow.ID, slow.Status)
+	}
+	if fast.Status != lifecycle.Completed || fast.Result != "done FAST" {
+		t.Errorf("fast sub-agent %s is %s %q, want completed \"done FAST\"", fast.ID, fast.Status, fast.Result)
+	}
+	for _, e := range srv.Log() {
+		if e.Rule == "sub-SLOW" && e.End.Sub(e.Start) > 20*time.Second {
+			t.Errorf("the slow sub-agent's model request ran %v: its turn was not interrupted", e.End.Sub(e.Start))
+		}
+	}
+}
+
+// slowAgent and fastAgent are the ids of the sub-agents whose prompts
+// name SUBTASK-SLOW and SUBTASK-FAST ("" until spawned).
+func slowAgent(rec *recorder) string { return agentWithPrompt(rec, "SUBTASK-SLOW") }
+func fastAgent(rec *recorder) string { return agentWithPrompt(rec, "SUBTASK-FAST") }
+
+func agentWithPrompt(rec *recorder, marker string) string {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, r := range rec.state.Records() {
+		if strings.Contains(r.Prompt, marker) {
+			return r.ID
+		}
+	}
+	return ""
 }

@@ -22,13 +22,13 @@ type conn struct {
 
 	mu      sync.Mutex
 	next    int64
-	pending map[string]chan message
+	pending map[string]chan inbound
 	done    chan struct{} // closed when the reader stops
 	err     error         // why it stopped
 }
 
 func newConn(w io.Writer) *conn {
-	return &conn{w: w, pending: map[string]chan message{}, done: make(chan struct{})}
+	return &conn{w: w, pending: map[string]chan inbound{}, done: make(chan struct{})}
 }
 
 // send writes one message as a line.
@@ -75,7 +75,7 @@ func (c *conn) call(ctx context.Context, method string, params any) (json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan message, 1)
+	ch := make(chan inbound, 1)
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
@@ -115,15 +115,14 @@ func (c *conn) failure() error {
 // read reads r until it ends, routing responses to their calls and every
 // other message to handle. A line that is not JSON is skipped (the server
 // logs to stderr, but a stray line must not end the session).
-func (c *conn) read(r io.Reader, handle func(message)) {
+func (c *conn) read(r io.Reader, handle func(inbound)) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var err error
 	for {
 		var line []byte
 		line, err = br.ReadBytes('\n')
 		if len(line) > 0 {
-			var m message
-			if json.Unmarshal(line, &m) == nil {
+			if m, ok := decodeLine(line); ok {
 				if m.isResponse() {
 					c.mu.Lock()
 					ch := c.pending[string(m.ID)]

@@ -36,7 +36,7 @@ type Session struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
-	stderr *tail
+	stderr *backend.Tail
 	home   string // throwaway CODEX_HOME, removed on Close
 	conn   *conn
 	tr     *Translator
@@ -65,8 +65,12 @@ type Session struct {
 	closeErr  error
 }
 
-// Compile-time check: a Codex session is a backend session.
-var _ backend.Session = (*Session)(nil)
+// Compile-time checks: a Codex session is a backend session whose
+// sub-agents can be stopped one by one.
+var (
+	_ backend.Session        = (*Session)(nil)
+	_ backend.AgentCanceller = (*Session)(nil)
+)
 
 // New starts `codex app-server` in cfg.Workspace, initializes it and
 // starts the session's thread. With cfg.BaseURL or cfg.APIKey set, the CLI
@@ -81,16 +85,8 @@ func New(cfg backend.Config) (*Session, error) {
 		}
 		bin = p
 	}
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
-	s := &Session{cfg: cfg, model: cfg.Model, stderr: &tail{}, exited: make(chan struct{}), interruptWait: interruptTimeout,
+	cfg = cfg.WithDefaults()
+	s := &Session{cfg: cfg, model: cfg.Model, stderr: &backend.Tail{}, exited: make(chan struct{}), interruptWait: interruptTimeout,
 		ours: map[string]bool{}, ended: map[string]*TurnEnd{}, changed: make(chan struct{})}
 	env := os.Environ()
 	if cfg.BaseURL != "" || cfg.APIKey != "" {
@@ -199,7 +195,7 @@ func policy(g *permission.Gate) map[string]string {
 }
 
 // handle takes every message but responses, on the reading goroutine.
-func (s *Session) handle(m message) {
+func (s *Session) handle(m inbound) {
 	if m.isRequest() {
 		s.answers.Add(1)
 		go func() {
@@ -209,6 +205,9 @@ func (s *Session) handle(m message) {
 		return
 	}
 	n := s.tr.Handle(m)
+	if n.Interrupt != nil {
+		s.stopAgent(n.Interrupt)
+	}
 	if n.LeadTurnStarted == "" && n.LeadTurnEnded == nil {
 		return
 	}
@@ -264,7 +263,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			return s.result(end, usage0, tools0), err
 		}
 	}
-	text := s.takeInbox(prompt)
+	text := s.inbox.Compose(prompt)
 	if text == "" {
 		return &Result{}, nil
 	}
@@ -364,6 +363,40 @@ func (s *Session) interrupt(turnID, key string) *TurnEnd {
 	}
 }
 
+// CancelAgent stops one of the CLI's sub-agents (/tasks, an interrupt of
+// background work): turn/interrupt on the sub-agent's own thread, whose
+// turn then ends interrupted while the lead and the other sub-agents go
+// on. A sub-agent whose turn has not begun is interrupted when it begins.
+// It returns at once; the stop completes in the background.
+func (s *Session) CancelAgent(id string) error {
+	st, err := s.tr.Cancel(id)
+	if err != nil || st == nil {
+		return err
+	}
+	s.stopAgent(st)
+	return nil
+}
+
+// stopAgent interrupts a sub-agent's turn off the calling goroutine (the
+// response comes through the reader) and waits, bounded, for its end; if
+// Codex does not confirm it, the sub-agent is ended as interrupted here.
+func (s *Session) stopAgent(st *Stop) {
+	s.answers.Add(1)
+	go func() {
+		defer s.answers.Done()
+		ctx, cancel := context.WithTimeout(s.ctx, s.interruptWait)
+		defer cancel()
+		_, _ = s.conn.call(ctx, "turn/interrupt", map[string]string{"threadId": st.Thread, "turnId": st.Turn})
+		select {
+		case <-st.Ended:
+		case <-ctx.Done():
+			s.tr.EndAgent(st.ID)
+		case <-s.conn.done:
+			s.tr.EndAgent(st.ID)
+		}
+	}()
+}
+
 func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
 	r := &Result{Turns: 1, ToolUses: s.tr.LeadToolUses() - tools0}
 	u := s.tr.LeadUsage()
@@ -391,22 +424,9 @@ func (s *Session) announce() {
 	s.announced = true
 	s.mu.Unlock()
 	if !done {
-		s.cfg.Sink.Emit(event.Event{Type: event.SessionStart, Time: s.cfg.Now(), SessionID: s.cfg.SessionID, AgentID: s.cfg.AgentID,
+		s.cfg.Sink.Emit(event.Event{Type: event.SessionStart, Time: s.cfg.Now(), SessionID: s.cfg.SessionID, AgentID: s.cfg.AgentID, ParentAgentID: s.cfg.ParentID,
 			Data: event.SessionStartData{Model: s.Model(), Provider: backend.Codex, Name: s.cfg.AgentID}})
 	}
-}
-
-func (s *Session) takeInbox(prompt string) string {
-	var parts []string
-	for _, text := range s.inbox.Take() {
-		if text != "" {
-			parts = append(parts, text)
-		}
-	}
-	if prompt != "" {
-		parts = append(parts, prompt)
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 func (s *Session) autoTurn() string {
@@ -521,28 +541,4 @@ func (s *Session) wrap(err error) error {
 		return fmt.Errorf("%w (codex stderr: %s)", err, t)
 	}
 	return err
-}
-
-// tail keeps the last lines the CLI wrote to stderr.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 2048
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = t.buf[len(t.buf)-tailSize:]
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
 }

@@ -324,3 +324,43 @@ func TestATurnTheLeadBeginsByItselfIsPendingAndRunWithoutPromptCarriesIt(t *test
 		t.Fatalf("Run(\"\") with nothing to do = %+v, %v", res, err)
 	}
 }
+
+func TestCancelAgentInterruptsTheSubagentsOwnTurnOverStdio(t *testing.T) {
+	rec := &recorder{}
+	var s *Session
+	var once sync.Once
+	cancelled := make(chan error, 1)
+	rec.on = func(e event.Event) {
+		// The lead's first usage comes after the slow agent's turn began;
+		// the fake goes on only once turn/interrupt names that turn.
+		if e.Type == event.UsageUpdate && e.AgentID == "lead" {
+			once.Do(func() { go func() { cancelled <- s.CancelAgent("general-purpose-1") }() })
+		}
+	}
+	s = startFake(t, "codex-cancel-agent-appserver.txt", allowAll(t), rec, backend.Config{})
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := s.Run(ctx, "CAP-CANCEL: start two sub-agents, then wait for the fast one.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-cancelled; err != nil {
+		t.Fatalf("CancelAgent: %v", err)
+	}
+	if res.Text != "FAST is done." || res.StopReason != "end_turn" {
+		t.Fatalf("lead turn = %+v, want it to go on to its own end", res)
+	}
+	if r := rec.record("general-purpose-1"); r.Status != lifecycle.Interrupted {
+		t.Errorf("cancelled agent: %s, want interrupted", r.Status)
+	}
+	if r := rec.record("general-purpose-2"); r.Status != lifecycle.Completed || r.Result != "done FAST" {
+		t.Errorf("its sibling: %s %q, want completed \"done FAST\"", r.Status, r.Result)
+	}
+	if !rec.settled() {
+		t.Error("not settled after the lead's turn and both sub-agents ended")
+	}
+	if err := s.CancelAgent("general-purpose-9"); err == nil || !strings.Contains(err.Error(), "general-purpose-9") {
+		t.Errorf("CancelAgent of an unknown id = %v, want an error naming it", err)
+	}
+}

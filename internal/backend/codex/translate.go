@@ -2,13 +2,11 @@ package codex
 
 import (
 	"encoding/json"
-	"errors"
+	"fmt"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -34,9 +32,12 @@ type Translator struct {
 	agents map[string]*agent     // thread id → agent (the lead included)
 	spawns map[string]*agent     // spawn item id → the child it spawns
 	counts map[string]int        // agent type → sub-agents so far
-	early  map[string][]message  // notifications of threads not yet known
+	early  map[string][]inbound  // notifications of threads not yet known
 	files  map[string][]string   // fileChange item id → paths it changes
 	open   map[string]event.Type // "thread/item" → started tool call
+	// statesEnd: a wait's agents_states end sub-agents (exec, whose
+	// stream has no child threads; see ExecTranslator).
+	statesEnd bool
 }
 
 // agent is the lead or one sub-agent, as its thread.
@@ -49,6 +50,8 @@ type agent struct {
 	model               string
 	turn                string // the running turn's id
 	done, started       bool
+	cancel              bool          // CancelAgent asked before its turn began
+	ended               chan struct{} // closed by finish
 	toolUses            int
 	current             string
 	usage               event.Usage
@@ -70,24 +73,28 @@ type Note struct {
 	LeadTurnStarted string
 	// LeadTurnEnded is set when a lead turn ended.
 	LeadTurnEnded *TurnEnd
+	// Interrupt is a sub-agent's turn that began after CancelAgent asked
+	// to stop it: the Session interrupts it.
+	Interrupt *Stop
+}
+
+// Stop names a sub-agent's turn to interrupt, and when it has ended.
+type Stop struct {
+	Thread, Turn string
+	// Ended is closed when the sub-agent has ended.
+	Ended <-chan struct{}
+	// ID is the sub-agent's id.
+	ID string
 }
 
 // NewTranslator returns a translator emitting to cfg.Sink, deciding
 // approvals through cfg.Gate and answering server requests with reply.
 func NewTranslator(cfg backend.Config, reply func(id json.RawMessage, result any, rpcErr *rpcError) error) *Translator {
-	if cfg.Sink == nil {
-		cfg.Sink = event.Discard
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AgentID == "" {
-		cfg.AgentID = "lead"
-	}
+	cfg = cfg.WithDefaults()
 	return &Translator{
 		cfg: cfg, reply: reply,
 		agents: map[string]*agent{}, spawns: map[string]*agent{}, counts: map[string]int{},
-		early: map[string][]message{}, files: map[string][]string{}, open: map[string]event.Type{},
+		early: map[string][]inbound{}, files: map[string][]string{}, open: map[string]event.Type{},
 	}
 }
 
@@ -100,7 +107,7 @@ func (t *Translator) SetLead(thread string) {
 	if t.lead != nil {
 		delete(t.agents, t.lead.thread)
 	}
-	t.lead = &agent{id: t.cfg.AgentID, session: t.cfg.SessionID, thread: thread, started: true}
+	t.lead = &agent{id: t.cfg.AgentID, session: t.cfg.SessionID, parent: t.cfg.ParentID, thread: thread, started: true}
 	t.agents[thread] = t.lead
 	t.flush(thread)
 }
@@ -148,17 +155,15 @@ func (t *Translator) RunningTurns() (threads, turns []string) {
 }
 
 // Handle translates one notification.
-func (t *Translator) Handle(m message) Note {
+func (t *Translator) Handle(m inbound) Note {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.handle(m)
 }
 
-func (t *Translator) handle(m message) Note {
-	var p params
-	// A field of an unexpected type (a newer CLI) leaves the rest decoded.
-	var typeErr *json.UnmarshalTypeError
-	if err := json.Unmarshal(m.Params, &p); (err != nil && !errors.As(err, &typeErr)) || p.ThreadID == "" {
+func (t *Translator) handle(m inbound) Note {
+	p := &m.Params
+	if p.ThreadID == "" {
 		return Note{} // not about a thread (rate limits, remote control…)
 	}
 	a := t.agents[p.ThreadID]
@@ -174,16 +179,23 @@ func (t *Translator) handle(m message) Note {
 		if a == t.lead {
 			return Note{LeadTurnStarted: p.Turn.ID}
 		}
+		if a.cancel && !a.done {
+			return Note{Interrupt: a.stop()}
+		}
 	case "turn/completed":
 		return t.turnCompleted(a, p.Turn)
 	case "item/started", "item/completed":
-		t.item(a, m.Method == "item/started", p.Item)
+		if p.Item != nil {
+			t.item(a, m.Method == "item/started", p.Item)
+		}
 	case "item/agentMessage/delta":
 		if p.Delta != "" {
 			t.emit(a, event.MessageDelta, "", event.MessageDeltaData{Text: p.Delta})
 		}
 	case "thread/tokenUsage/updated":
-		t.tokens(a, p)
+		if p.TokenUsage != nil {
+			t.tokens(a, p.TokenUsage)
+		}
 	case "error":
 		if !p.WillRetry && p.Error.Message != "" {
 			t.emit(a, event.Error, "", event.ErrorData{Message: p.Error.Message})
@@ -239,12 +251,62 @@ func (t *Translator) endChildren() {
 	}
 }
 
+// Cancel finds sub-agent id for CancelAgent. A running turn comes back
+// to be interrupted; without one (its spawn or turn still to begin) the
+// turn is interrupted when it begins, through Note.Interrupt. An agent
+// already ended needs nothing: nil, nil.
+func (t *Translator) Cancel(id string) (*Stop, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var a *agent
+	for _, c := range t.agents {
+		if c.id == id && c != t.lead {
+			a = c
+		}
+	}
+	for _, c := range t.spawns {
+		if c.id == id {
+			a = c
+		}
+	}
+	if a == nil {
+		return nil, fmt.Errorf("codex: no sub-agent %q was started by this session", id)
+	}
+	if a.done {
+		return nil, nil
+	}
+	a.cancel = true
+	if a.turn == "" {
+		return nil, nil
+	}
+	return a.stop(), nil
+}
+
+// EndAgent ends sub-agent id as interrupted if it has not ended: Codex
+// did not confirm the interrupt of its turn.
+func (t *Translator) EndAgent(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.agents {
+		if c.id == id && c != t.lead {
+			c.turn = ""
+			t.finish(c, "interrupted", "")
+		}
+	}
+}
+
+// stop is the Stop of a's running turn.
+func (a *agent) stop() *Stop {
+	return &Stop{Thread: a.thread, Turn: a.turn, Ended: a.ended, ID: a.id}
+}
+
 // finish reports a sub-agent's end once: completed, interrupted or failed.
 func (t *Translator) finish(a *agent, status, errText string) {
 	if a.done || !a.started {
 		return
 	}
 	a.done = true
+	close(a.ended)
 	a.current = ""
 	d := event.SubagentCompleteData{ToolUses: a.toolUses, Usage: a.usage, Result: a.last}
 	switch status {
@@ -259,7 +321,7 @@ func (t *Translator) finish(a *agent, status, errText string) {
 }
 
 // item translates item/started and item/completed.
-func (t *Translator) item(a *agent, started bool, it item) {
+func (t *Translator) item(a *agent, started bool, it *item) {
 	switch it.Type {
 	case "agentMessage":
 		if !started {
@@ -315,6 +377,9 @@ func (t *Translator) item(a *agent, started bool, it item) {
 			return
 		}
 		t.agentStates(it.AgentsStates)
+		if t.statesEnd {
+			t.endByStates(it.AgentsStates)
+		}
 		ok := it.Status == "completed"
 		t.toolComplete(a, it.ID, name, in, ok, states(it.AgentsStates), ifNot(ok, name+" "+it.Status))
 	case "subAgentActivity":
@@ -328,7 +393,7 @@ func (t *Translator) item(a *agent, started bool, it item) {
 // task call (the agent's id reserved), its item/completed names the child
 // thread, which starts the sub-agent; the spawn's success is only the
 // acknowledgement of a background agent.
-func (t *Translator) spawnV1(a *agent, started bool, it item) {
+func (t *Translator) spawnV1(a *agent, started bool, it *item) {
 	c := t.spawns[it.ID]
 	if c == nil {
 		c = t.newChild(a, it.ID, "", deref(it.Prompt), deref(it.Model))
@@ -359,7 +424,7 @@ func (t *Translator) spawnV1(a *agent, started bool, it item) {
 
 // spawnV2 handles a v2 subAgentActivity "started" item, which names the
 // child thread from the start.
-func (t *Translator) spawnV2(a *agent, started bool, it item) {
+func (t *Translator) spawnV2(a *agent, started bool, it *item) {
 	c := t.spawns[it.ID]
 	if c == nil {
 		if _, known := t.agents[it.AgentThreadID]; known {
@@ -380,13 +445,12 @@ func (t *Translator) spawnV2(a *agent, started bool, it item) {
 // the task call (tool.start with the reserved id and session).
 func (t *Translator) newChild(parent *agent, call, desc, prompt, model string) *agent {
 	kind := lifecycle.DefaultAgentType
-	t.counts[kind]++
-	id := kind + "-" + strconv.Itoa(t.counts[kind])
+	id := t.cfg.Name(kind, t.counts)
 	if desc == "" {
 		desc = summary(prompt)
 	}
 	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: parent.id, par: parent, call: call,
-		kind: kind, desc: desc, prompt: prompt, model: model}
+		kind: kind, desc: desc, prompt: prompt, model: model, ended: make(chan struct{})}
 	t.spawns[call] = c
 	in, _ := json.Marshal(map[string]string{"description": desc, "prompt": prompt, "subagent_type": kind, "mode": "background"})
 	parent.toolUses++
@@ -462,14 +526,14 @@ func (t *Translator) update(a *agent) {
 	t.emit(a, event.SubagentUpdate, a.call, event.SubagentUpdateData{CurrentTool: a.current, ToolUses: a.toolUses, Usage: a.usage})
 }
 
-func (t *Translator) tokens(a *agent, p params) {
-	u := p.TokenUsage.Total
+func (t *Translator) tokens(a *agent, tu *tokenUsage) {
+	u := tu.Total
 	a.usage = event.Usage{
 		InputTokens:         max(0, u.InputTokens-u.CachedInputTokens),
 		CacheReadTokens:     u.CachedInputTokens,
 		CacheCreationTokens: u.CacheWriteInputTokens,
 		OutputTokens:        u.OutputTokens,
-		ContextWindow:       p.TokenUsage.ModelContextWindow,
+		ContextWindow:       tu.ModelContextWindow,
 	}
 	var total event.Usage
 	seen := map[*agent]bool{}

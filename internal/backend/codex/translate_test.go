@@ -14,6 +14,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // reply is one answer the translator wrote to a server request.
@@ -25,6 +26,7 @@ type reply struct {
 
 // replayed is what feeding a capture to a Translator produced.
 type replayed struct {
+	mu      sync.Mutex
 	events  []event.Event
 	state   lifecycle.State
 	replies []reply
@@ -40,20 +42,23 @@ type replayed struct {
 }
 
 // readCapture returns the messages of a captured app-server stdout.
-func readCapture(t testing.TB, name string) []message {
+func readCapture(t testing.TB, name string) []inbound {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []message
+	var out []inbound
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
-		var m message
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("%s: %v", name, err)
+		if !json.Valid(sc.Bytes()) {
+			t.Fatalf("%s: a line that is not JSON: %.80s", name, sc.Bytes())
+		}
+		m, ok := decodeLine(sc.Bytes())
+		if !ok {
+			continue // a notification Atomic never reads
 		}
 		out = append(out, m)
 	}
@@ -66,23 +71,9 @@ func readCapture(t testing.TB, name string) []message {
 // replay feeds msgs to a Translator the way the Session does: thread/start
 // results name the lead's thread, requests are answered, notifications
 // translated; every event is applied to a lifecycle.State.
-func replay(t *testing.T, msgs []message, gate *permission.Gate) *replayed {
+func replay(t *testing.T, msgs []inbound, gate *permission.Gate) *replayed {
 	t.Helper()
-	r := &replayed{before: map[string][]lifecycle.Status{}, terminalBy: map[string]event.Event{}}
-	var mu sync.Mutex
-	sink := event.SinkFunc(func(e event.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		r.events = append(r.events, e)
-		if rec, ok := r.state.Get(e.AgentID); ok {
-			r.before[e.AgentID] = append(r.before[e.AgentID], rec.Status)
-		}
-		for _, rec := range r.state.Apply(e) {
-			if _, seen := r.terminalBy[rec.ID]; !seen && rec.Status.Terminal() {
-				r.terminalBy[rec.ID] = e
-			}
-		}
-	})
+	r, sink := newReplayed()
 	cfg := backend.Config{SessionID: "s1", AgentID: "lead", Gate: gate, Sink: sink}
 	tr := NewTranslator(cfg, func(id json.RawMessage, result any, rpcErr *rpcError) error {
 		b, err := json.Marshal(result)
@@ -97,75 +88,46 @@ func replay(t *testing.T, msgs []message, gate *permission.Gate) *replayed {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n.LeadTurnEnded != nil {
-			r.ends = append(r.ends, *n.LeadTurnEnded)
-			mu.Lock()
-			r.settledAtEnd = append(r.settledAtEnd, r.state.Settled())
-			mu.Unlock()
-		}
+		r.note(n)
 	}
 	return r
 }
 
-// askerFunc answers every prompt with a fixed answer.
-type askerFunc func(context.Context, permission.Request) (permission.Answer, error)
-
-func (f askerFunc) Ask(ctx context.Context, r permission.Request) (permission.Answer, error) {
-	return f(ctx, r)
+// newReplayed returns an empty record and the sink that fills it.
+func newReplayed() (*replayed, event.Sink) {
+	r := &replayed{before: map[string][]lifecycle.Status{}, terminalBy: map[string]event.Event{}}
+	return r, event.SinkFunc(func(e event.Event) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.events = append(r.events, e)
+		if rec, ok := r.state.Get(e.AgentID); ok {
+			r.before[e.AgentID] = append(r.before[e.AgentID], rec.Status)
+		}
+		for _, rec := range r.state.Apply(e) {
+			if _, seen := r.terminalBy[rec.ID]; !seen && rec.Status.Terminal() {
+				r.terminalBy[rec.ID] = e
+			}
+		}
+	})
 }
 
-func newGate(t testing.TB, asker permission.Asker) *permission.Gate {
-	t.Helper()
-	g, err := permission.NewGate(permission.Options{Mode: permission.Default, Asker: asker})
-	if err != nil {
-		t.Fatal(err)
+// note records a lead turn's end, and whether the reducer was settled then.
+func (r *replayed) note(n Note) {
+	if n.LeadTurnEnded != nil {
+		r.mu.Lock()
+		r.ends = append(r.ends, *n.LeadTurnEnded)
+		r.settledAtEnd = append(r.settledAtEnd, r.state.Settled())
+		r.mu.Unlock()
 	}
-	return g
 }
 
-func allowAll(t testing.TB) *permission.Gate {
-	return newGate(t, askerFunc(func(context.Context, permission.Request) (permission.Answer, error) {
-		return permission.AllowOnce, nil
-	}))
-}
+func newGate(t testing.TB, asker permission.Asker) *permission.Gate { return testkit.Gate(t, asker) }
 
-// checkIdentity asserts every event naming a sub-agent carries its own
-// session and the lead as parent, and each sub-agent has one task call.
+func allowAll(t testing.TB) *permission.Gate { return testkit.AllowAll(t) }
+
 func checkIdentity(t *testing.T, r *replayed, ids []string) {
 	t.Helper()
-	calls := map[string]string{}
-	for _, e := range r.events {
-		if e.Type == event.ToolStart {
-			if d, _ := event.Payload[event.ToolStartData](e.Data); d.Name == "task" {
-				if d.SubagentSessionID != "s1/"+d.SubagentID || e.AgentID != "lead" {
-					t.Errorf("task tool.start reserves %q session %q from %q", d.SubagentID, d.SubagentSessionID, e.AgentID)
-				}
-				if prev, dup := calls[d.SubagentID]; dup {
-					t.Errorf("%s reserved by two calls: %s and %s", d.SubagentID, prev, e.ToolCallID)
-				}
-				calls[d.SubagentID] = e.ToolCallID
-			}
-		}
-		if e.AgentID == "lead" {
-			if e.SessionID != "s1" {
-				t.Errorf("lead event %s has session %q", e.Type, e.SessionID)
-			}
-			continue
-		}
-		if e.SessionID != "s1/"+e.AgentID || e.ParentAgentID != "lead" {
-			t.Errorf("%s of %q: session %q parent %q", e.Type, e.AgentID, e.SessionID, e.ParentAgentID)
-		}
-	}
-	var got []string
-	for _, rec := range r.state.Records() {
-		got = append(got, rec.ID)
-		if calls[rec.ID] != rec.ToolCallID {
-			t.Errorf("%s: record's call %q, reserved by %q", rec.ID, rec.ToolCallID, calls[rec.ID])
-		}
-	}
-	if strings.Join(got, ",") != strings.Join(ids, ",") {
-		t.Fatalf("sub-agents = %v, want %v", got, ids)
-	}
+	testkit.CheckIdentity(t, r.events, &r.state, ids)
 }
 
 // checkBackgroundUntilOwnEnd asserts each record was background before
@@ -302,17 +264,17 @@ func TestLeadTurnEndWithChildrenRunningLeavesTheReducerUnsettled(t *testing.T) {
 	msgs := readCapture(t, "codex-subagents-appserver.jsonl")
 	var leadEnd, firstWait int = -1, -1
 	for i, m := range msgs {
-		if m.Method == "turn/completed" && leadEnd < 0 && strings.Contains(string(m.Params), `"threadId":"01a2044d-4123-75a1-a026-1c4135048d63"`) {
+		if m.Method == "turn/completed" && leadEnd < 0 && m.Params.ThreadID == "01a2044d-4123-75a1-a026-1c4135048d63" {
 			leadEnd = i
 		}
-		if m.Method == "item/started" && firstWait < 0 && strings.Contains(string(m.Params), `"tool":"wait"`) {
+		if m.Method == "item/started" && firstWait < 0 && m.Params.Item != nil && m.Params.Item.Tool == "wait" {
 			firstWait = i
 		}
 	}
 	if leadEnd < 0 || firstWait < 0 {
 		t.Fatal("capture lacks the lead's turn end or its wait")
 	}
-	var reordered []message
+	var reordered []inbound
 	reordered = append(reordered, msgs[:firstWait+1]...)
 	reordered = append(reordered, msgs[leadEnd])
 	reordered = append(reordered, msgs[firstWait+1:leadEnd]...)
@@ -347,7 +309,11 @@ func TestAFieldOfAnUnexpectedTypeDoesNotLoseTheNotification(t *testing.T) {
 	var got []event.Event
 	tr := NewTranslator(backend.Config{SessionID: "s1", Sink: event.SinkFunc(func(e event.Event) { got = append(got, e) })}, nil)
 	tr.SetLead("th")
-	tr.Handle(message{Method: "item/agentMessage/delta", Params: json.RawMessage(`{"threadId":"th","itemId":"m","delta":"hi","error":"a string where an object was"}`)})
+	m, ok := decodeLine([]byte(`{"method":"item/agentMessage/delta","params":{"threadId":"th","itemId":"m","delta":"hi","error":"a string where an object was"}}`))
+	if !ok {
+		t.Fatal("a notification with a field of an unexpected type was not decoded")
+	}
+	tr.Handle(m)
 	if len(got) != 1 || got[0].Type != event.MessageDelta {
 		t.Fatalf("events = %+v, want the delta", got)
 	}
@@ -356,7 +322,7 @@ func TestAFieldOfAnUnexpectedTypeDoesNotLoseTheNotification(t *testing.T) {
 // replayMessage routes one captured message as a Session does: the answer
 // to thread/start names the lead thread, a server request is answered, a
 // notification is translated.
-func replayMessage(tr *Translator, m message) (Note, error) {
+func replayMessage(tr *Translator, m inbound) (Note, error) {
 	switch {
 	case m.isResponse():
 		var res struct {
@@ -372,4 +338,49 @@ func replayMessage(tr *Translator, m message) (Note, error) {
 		return Note{}, tr.Answer(context.Background(), m)
 	}
 	return tr.Handle(m), nil
+}
+
+func TestDecodeLineDropsOnlyNotificationsAtomicNeverReads(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		keep bool
+	}{
+		{`{"method":"account/rateLimits/updated","params":{"rateLimits":{}}}`, false},
+		{`{"method":"thread/status/changed","params":{"threadId":"th","status":{"type":"idle"}}}`, false},
+		{`{"method":"item/commandExecution/outputDelta","params":{"threadId":"th","delta":"x"}}`, false},
+		{`{"method":"item/agentMessage/delta","params":{"threadId":"th","delta":"hi"}}`, true},
+		{`{"method":"item/commandExecution/requestApproval","id":0,"params":{"threadId":"th"}}`, true},
+		{`{"id":0,"method":"warning","params":{}}`, true}, // not opening with the method: decoded
+		{`{"id":2,"result":{"thread":{"id":"th"}}}`, true},
+		{`not json`, false},
+	} {
+		if _, ok := decodeLine([]byte(c.line)); ok != c.keep {
+			t.Errorf("decodeLine(%s) kept %v, want %v", c.line, ok, c.keep)
+		}
+	}
+}
+
+func TestCancelBeforeTheSubagentsTurnBeginsInterruptsThatTurnWhenItBegins(t *testing.T) {
+	tr := NewTranslator(backend.Config{SessionID: "s1", AgentID: "lead"}, func(json.RawMessage, any, *rpcError) error { return nil })
+	var stop *Stop
+	for _, m := range readCapture(t, "codex-subagents-appserver.jsonl") {
+		n, err := replayMessage(tr, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Method == "item/completed" && m.Params.Item != nil && m.Params.Item.ID == "call_1_0" {
+			st, err := tr.Cancel("general-purpose-1") // spawned, its turn not begun
+			if st != nil || err != nil {
+				t.Fatalf("Cancel before the turn = %+v, %v; want it deferred", st, err)
+			}
+		}
+		if n.Interrupt != nil {
+			stop = n.Interrupt
+			break
+		}
+	}
+	want := Stop{Thread: "01a2044d-424c-7162-b4e3-d045d8691b68", Turn: "01a2044d-4254-7882-b62e-e08fb7cea4e8", ID: "general-purpose-1"}
+	if stop == nil || stop.Thread != want.Thread || stop.Turn != want.Turn || stop.ID != want.ID {
+		t.Fatalf("interrupt = %+v, want the turn of %s as it begins", stop, want.ID)
+	}
 }

@@ -1,6 +1,10 @@
 package codex
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
 
 // message is one JSON-RPC 2.0 message of `codex app-server` (newline-
 // delimited JSON on stdio). A request has Method and ID, a notification
@@ -22,11 +26,43 @@ type rpcError struct {
 
 func (e *rpcError) Error() string { return e.Message }
 
-// isRequest: a server→client request (it must be answered).
+// isRequest: a request (it must be answered).
 func (m *message) isRequest() bool { return m.Method != "" && len(m.ID) > 0 }
 
-// isResponse: the answer to one of our requests.
+// isResponse: the answer to a request.
 func (m *message) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
+
+// inbound is one message read from the server, decoded in one pass with
+// its params straight into the union Atomic reads: decoding is nearly all
+// of the adapter's cost, and an envelope with raw params decoded again
+// scanned every byte four times.
+type inbound struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params params          `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+}
+
+// isRequest: a server→client request (it must be answered).
+func (m *inbound) isRequest() bool { return m.Method != "" && len(m.ID) > 0 }
+
+// isResponse: the answer to one of our requests.
+func (m *inbound) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
+
+// decodeLine decodes one line of the server's stdout. A field of an
+// unexpected type (a newer CLI) leaves the rest decoded; ok is false for a
+// line to drop: not a JSON object, or a notification Atomic never reads.
+func decodeLine(line []byte) (m inbound, ok bool) {
+	if unread(line) {
+		return inbound{}, false
+	}
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(line, &m); err != nil && !errors.As(err, &typeErr) {
+		return inbound{}, false
+	}
+	return m, true
+}
 
 // turn is the turn object of turn/started, turn/completed and turn/start's
 // result.
@@ -44,20 +80,19 @@ type params struct {
 	ThreadID string `json:"threadId"`
 	// turn/started, turn/completed
 	Turn turn `json:"turn"`
-	// item/started, item/completed
-	Item item `json:"item"`
+	// item/started, item/completed (pointers keep the union small for
+	// the notifications without them)
+	Item *item `json:"item"`
 	// item/agentMessage/delta
 	Delta string `json:"delta"`
 	// thread/tokenUsage/updated
-	TokenUsage struct {
-		Total              tokenCounts `json:"total"`
-		ModelContextWindow int64       `json:"modelContextWindow"`
-	} `json:"tokenUsage"`
+	TokenUsage *tokenUsage `json:"tokenUsage"`
 	// error
 	Error struct {
 		Message string `json:"message"`
 	} `json:"error"`
 	WillRetry bool `json:"willRetry"`
+	approvalParams
 }
 
 // item is the union of the thread items Atomic reads.
@@ -99,6 +134,12 @@ type agentState struct {
 	Message *string `json:"message"`
 }
 
+// tokenUsage is thread/tokenUsage/updated's report.
+type tokenUsage struct {
+	Total              tokenCounts `json:"total"`
+	ModelContextWindow int64       `json:"modelContextWindow"`
+}
+
 // tokenCounts is one breakdown of thread/tokenUsage/updated.
 type tokenCounts struct {
 	InputTokens           int64 `json:"inputTokens"`
@@ -107,16 +148,39 @@ type tokenCounts struct {
 	OutputTokens          int64 `json:"outputTokens"`
 }
 
-// approvalParams: the server→client approval requests (v2 names threadId
-// and itemId; the legacy ones conversationId and callId).
+// approvalParams: the server→client approval requests (v2 names threadId,
+// read from params, and itemId; the legacy ones conversationId and callId).
 type approvalParams struct {
-	ThreadID       string          `json:"threadId"`
-	ConversationID string          `json:"conversationId"`
-	ItemID         string          `json:"itemId"`
-	CallID         string          `json:"callId"`
-	Command        json.RawMessage `json:"command"` // a string (v2) or argv (legacy)
-	Reason         *string         `json:"reason"`
-	GrantRoot      *string         `json:"grantRoot"`
-	Permissions    json.RawMessage `json:"permissions"`
-	FileChanges    map[string]any  `json:"fileChanges"`
+	ConversationID string                     `json:"conversationId"`
+	ItemID         string                     `json:"itemId"`
+	CallID         string                     `json:"callId"`
+	Command        json.RawMessage            `json:"command"` // a string (v2) or argv (legacy)
+	Reason         *string                    `json:"reason"`
+	GrantRoot      *string                    `json:"grantRoot"`
+	Permissions    json.RawMessage            `json:"permissions"`
+	FileChanges    map[string]json.RawMessage `json:"fileChanges"`
+}
+
+// unread reports a line that opens with the method of a notification
+// Atomic never reads (about a fifth of a session's bytes: rate limits,
+// thread status, output deltas), so it is dropped without decoding. Only
+// notifications are named: a request must always be answered.
+func unread(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"method":"`))
+	if !ok {
+		return false
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return false
+	}
+	switch string(rest[:end]) {
+	case "account/rateLimits/updated", "thread/status/changed", "thread/started", "thread/readState/changed",
+		"warning", "remoteControl/status/changed", "serverRequest/resolved",
+		"item/commandExecution/outputDelta", "item/fileChange/outputDelta",
+		"item/reasoning/textDelta", "item/reasoning/summaryTextDelta", "item/reasoning/summaryPartAdded",
+		"turn/diff/updated", "turn/plan/updated":
+		return true
+	}
+	return false
 }

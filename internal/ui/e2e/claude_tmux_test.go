@@ -44,7 +44,7 @@ func TestClaudeCodeSubagentsBashApprovalIsAnsweredInAtomicsPromptQueue(t *testin
 	file := filepath.Join(work, "approved.txt")
 	s.typeLine("WRITERUN: start a sub-agent that writes a file.")
 	s.waitFor("● Running 1 general-purpose agent…", "Write a file")
-	s.waitFor("● Approval needed · general-purpose-1 wants to run:", "echo approved > approved.txt", "Allow once (y)")
+	s.waitFor("● Approval needed · general-purpose-1 (claude-code) wants to run:", "echo approved > approved.txt", "Allow once (y)")
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("approved.txt exists before the answer (stat: %v)", err)
 	}

@@ -103,7 +103,7 @@ func TestCodexSubagentsCommandIsApprovedInAtomicsPromptAndRuns(t *testing.T) {
 	mark := testMark(t)
 	s := startCodexTUI(t, srv.URL(), mark)
 	s.typeLine("CAP-PERM: have a sub-agent write a file.")
-	s.waitLong(45*time.Second, "Approval needed · general-purpose-1 wants to run:", "touch perm.txt", "Allow once (y)")
+	s.waitLong(45*time.Second, "Approval needed · general-purpose-1 (codex) wants to run:", "touch perm.txt", "Allow once (y)")
 	work, err := os.Readlink("/proc/" + strconv.Itoa(s.pid) + "/cwd") // the workspace
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // screen is one atomic process in its own tmux server (a private socket),
@@ -183,16 +184,7 @@ func alive(pid int) bool {
 // startServer serves the scenario on loopback until the test ends.
 func startServer(t *testing.T, yaml string) *loopback.Server {
 	t.Helper()
-	sc, err := loopback.ParseScenario([]byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := loopback.New(sc)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	return srv
+	return testkit.Loopback(t, yaml)
 }
 
 // scenario scripts the lead (offered the task tool) and its sub-agents (not

@@ -1,0 +1,448 @@
+package copilot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	sdk "github.com/github/copilot-sdk/go"
+	"github.com/github/copilot-sdk/go/rpc"
+
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/inbox"
+	"github.com/atomic-agent/atomic/internal/provider"
+)
+
+// Bounds on waiting for the CLI.
+const (
+	startTimeout     = 60 * time.Second // the CLI's start, connect and session.create
+	interruptTimeout = 5 * time.Second  // session.abort until the turn ends
+	closeTimeout     = 5 * time.Second  // Client.Stop, then the marked processes are killed
+)
+
+// NotFound is the error when the copilot CLI is neither named nor on PATH.
+const NotFound = "copilot: the copilot CLI is not on PATH; install it with `npm install -g @github/copilot` or name it with --backend-bin"
+
+// Result is what a turn produced.
+type Result = backend.Result
+
+// Session is a backend.Session run by one Copilot CLI process through the
+// SDK: one Copilot session (a new one after Reset).
+type Session struct {
+	cfg    backend.Config
+	client *sdk.Client
+	tr     *Translator
+	mark   string
+	pid    int           // the CLI process
+	dead   chan struct{} // closed when the CLI process is gone
+	stop   chan struct{} // closed by Close: the watcher ends
+
+	// ctx bounds the approvals the CLI asks for; Close cancels it.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	answers sync.WaitGroup
+	watcher sync.WaitGroup
+
+	mu        sync.Mutex
+	sess      *sdk.Session
+	unsub     func()
+	model     string
+	inbox     inbox.Inbox
+	fresh     bool // Reset: the next Run starts a new Copilot session
+	announced bool
+	asks      map[string]context.CancelFunc // approvals under way, by request id
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Compile-time checks: a Copilot session is a backend session whose
+// sub-agents can be cancelled one by one.
+var (
+	_ backend.Session        = (*Session)(nil)
+	_ backend.AgentCanceller = (*Session)(nil)
+)
+
+// New starts the Copilot CLI (`copilot --headless --stdio`, through the
+// SDK) in cfg.Workspace and creates the session's Copilot session. With
+// cfg.BaseURL set, Atomic's endpoint is the session's provider (BYOK,
+// OpenAI Chat Completions) and the CLI runs offline; otherwise the user's
+// own Copilot login is used.
+func New(cfg backend.Config) (*Session, error) {
+	bin := cfg.Bin
+	if bin == "" {
+		p, err := exec.LookPath("copilot")
+		if err != nil {
+			return nil, errors.New(NotFound)
+		}
+		bin = p
+	} else if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("copilot: --backend-bin %s: %w", bin, err)
+	}
+	cfg = cfg.WithDefaults()
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	s := &Session{cfg: cfg, tr: NewTranslator(cfg), mark: hex.EncodeToString(b[:]), model: cfg.Model,
+		dead: make(chan struct{}), stop: make(chan struct{}), asks: map[string]context.CancelFunc{}}
+	env := append(os.Environ(), markEnv+"="+s.mark)
+	opts := &sdk.ClientOptions{WorkingDirectory: cfg.Workspace}
+	if cfg.BaseURL != "" {
+		env = append(env, "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+cfg.BaseURL, "COPILOT_PROVIDER_API_KEY="+apiKey(cfg.APIKey))
+		if cfg.Model != "" {
+			env = append(env, "COPILOT_MODEL="+cfg.Model)
+		}
+		no := false
+		opts.UseLoggedInUser = &no
+	}
+	opts.Connection = sdk.StdioConnection{Path: bin, Env: env}
+	s.client = sdk.NewClient(opts)
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(s.ctx, startTimeout)
+	defer cancel()
+	if err := s.client.Start(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("copilot: start %s: %w", bin, err), s.Close())
+	}
+	s.pid = cliPid(s.mark)
+	s.watcher.Add(1)
+	go s.watch()
+	if err := s.newSession(ctx); err != nil {
+		return nil, errors.Join(err, s.Close())
+	}
+	return s, nil
+}
+
+func apiKey(k string) string {
+	if k == "" {
+		return "none" // a local server wants none, the CLI wants one set
+	}
+	return k
+}
+
+// watch closes dead when the CLI process is gone.
+func (s *Session) watch() {
+	defer s.watcher.Done()
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			if s.pid == 0 || syscall.Kill(s.pid, 0) != nil {
+				close(s.dead)
+				return
+			}
+		}
+	}
+}
+
+// newSession creates the Copilot session (again after a Reset).
+func (s *Session) newSession(ctx context.Context) error {
+	yes := true
+	conf := &sdk.SessionConfig{
+		Model:            s.Model(),
+		WorkingDirectory: s.cfg.Workspace,
+		Streaming:        &yes,
+		// The approvals are answered from the session's events, which
+		// name the agent that asks; the SDK's own handler stays out.
+		OnPermissionRequest: func(sdk.PermissionRequest, sdk.PermissionInvocation) (rpc.PermissionDecision, error) {
+			return &rpc.PermissionDecisionNoResult{}, nil
+		},
+		IncludeSubAgentStreamingEvents: &yes,
+	}
+	if s.cfg.BaseURL != "" {
+		conf.Provider = &sdk.ProviderConfig{Type: "openai", WireAPI: "completions", BaseURL: s.cfg.BaseURL, APIKey: apiKey(s.cfg.APIKey)}
+	}
+	sess, err := s.client.CreateSession(ctx, conf)
+	if err != nil {
+		return fmt.Errorf("copilot: create session: %w", err)
+	}
+	unsub := sess.On(s.handle)
+	s.mu.Lock()
+	s.sess, s.unsub, s.fresh = sess, unsub, false
+	s.mu.Unlock()
+	return nil
+}
+
+// handle takes every session event, on the SDK's event goroutine (in
+// order): approvals are decided off it, everything is translated.
+func (s *Session) handle(ev sdk.SessionEvent) {
+	switch d := ev.Data.(type) {
+	case *sdk.PermissionRequestedData:
+		if d.ResolvedByHook != nil && *d.ResolvedByHook {
+			break
+		}
+		ctx, cancel := context.WithCancel(s.ctx)
+		s.mu.Lock()
+		s.asks[d.RequestID] = cancel
+		sess := s.sess
+		s.mu.Unlock()
+		s.answers.Add(1)
+		go func() {
+			defer s.answers.Done()
+			defer cancel()
+			dec := s.tr.Decide(ctx, ev, d)
+			s.mu.Lock()
+			_, open := s.asks[d.RequestID]
+			delete(s.asks, d.RequestID)
+			s.mu.Unlock()
+			if open && ctx.Err() == nil {
+				_, _ = sess.RPC.Permissions.HandlePendingPermissionRequest(ctx, &rpc.PermissionDecisionRequest{RequestID: d.RequestID, Result: dec})
+			}
+		}()
+	case *sdk.PermissionCompletedData: // answered or withdrawn elsewhere: stop asking
+		s.mu.Lock()
+		if c := s.asks[d.RequestID]; c != nil {
+			delete(s.asks, d.RequestID)
+			c()
+		}
+		s.mu.Unlock()
+	}
+	s.tr.Handle(ev)
+}
+
+// Run sends prompt and the delivered messages (or, with neither, carries a
+// turn the CLI began by itself to its end) and waits for the lead's
+// assistant.idle. The lead's background sub-agents may still run then:
+// they end with their own subagent.completed.
+func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
+	s.announce()
+	s.mu.Lock()
+	fresh := s.fresh
+	s.mu.Unlock()
+	if fresh {
+		sctx, cancel := context.WithTimeout(ctx, startTimeout)
+		err := s.newSession(sctx)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+	}
+	usage0, tools0 := s.tr.LeadUsage(), s.tr.LeadToolUses()
+	// A turn the CLI began by itself ends first: it is the lead's answer
+	// to a background sub-agent's end, and ours follows it.
+	if woken, running, ends := s.tr.Woken(); woken {
+		var end *TurnEnd
+		var err error
+		if running {
+			end, err = s.wait(ctx, ends)
+		} else {
+			end, _ = s.tr.Ended(ends - 1)
+		}
+		s.tr.TakeWake()
+		if err != nil || (prompt == "" && !s.inbox.Live()) {
+			return s.result(end, usage0, tools0), err
+		}
+	}
+	text := s.inbox.Compose(prompt)
+	if text == "" {
+		return &Result{}, nil
+	}
+	n := s.tr.Begin()
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if _, err := sess.Send(ctx, sdk.MessageOptions{Prompt: text}); err != nil {
+		s.tr.Fail(err.Error())
+		return nil, fmt.Errorf("copilot: session.send: %w", err)
+	}
+	end, err := s.wait(ctx, n)
+	return s.result(end, usage0, tools0), err
+}
+
+// wait waits for the n-th lead turn end. On cancellation it aborts the
+// turn and waits (bounded) for the CLI to confirm.
+func (s *Session) wait(ctx context.Context, n int) (*TurnEnd, error) {
+	for {
+		end, changed := s.tr.Ended(n)
+		if end != nil {
+			if end.Error != "" && !end.Aborted {
+				return end, fmt.Errorf("copilot: turn failed: %s", end.Error)
+			}
+			return end, nil
+		}
+		select {
+		case <-changed:
+		case <-s.dead:
+			s.tr.EndAll()
+			return nil, errors.New("copilot: the CLI exited during the turn")
+		case <-ctx.Done():
+			return s.interrupt(n), fmt.Errorf("copilot: turn interrupted: %w", ctx.Err())
+		}
+	}
+}
+
+// interrupt sends session.abort and waits (bounded) for the turn's end;
+// sub-agents the CLI does not report ended in time end interrupted here.
+func (s *Session) interrupt(n int) *TurnEnd {
+	ctx, cancel := context.WithTimeout(s.ctx, interruptTimeout)
+	defer cancel()
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	_ = sess.Abort(ctx)
+	for {
+		end, changed := s.tr.Ended(n)
+		if end != nil {
+			return end
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			s.tr.EndAll()
+			end, _ := s.tr.Ended(n)
+			return end
+		case <-s.dead:
+			s.tr.EndAll()
+			return nil
+		}
+	}
+}
+
+// CancelAgent stops one of the lead's sub-agents: a background one through
+// the CLI's task cancel, and its record ends interrupted.
+func (s *Session) CancelAgent(id string) error {
+	cid, known := s.tr.Active()[id]
+	if !known {
+		return fmt.Errorf("copilot: no sub-agent %q under way", id)
+	}
+	if cid != "" {
+		s.mu.Lock()
+		sess := s.sess
+		s.mu.Unlock()
+		ctx, cancel := context.WithTimeout(s.ctx, interruptTimeout)
+		_, err := sess.RPC.Tasks.Cancel(ctx, &rpc.TasksCancelRequest{ID: cid})
+		cancel()
+		if err != nil {
+			s.tr.End(id)
+			return fmt.Errorf("copilot: cancel %s: %w", id, err)
+		}
+	}
+	s.tr.End(id)
+	return nil
+}
+
+func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
+	r := &Result{Turns: 1, ToolUses: s.tr.LeadToolUses() - tools0}
+	u := s.tr.LeadUsage()
+	r.Usage = event.Usage{InputTokens: u.InputTokens - usage0.InputTokens, OutputTokens: u.OutputTokens - usage0.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens - usage0.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens - usage0.CacheCreationTokens,
+		CostUSD: u.CostUSD - usage0.CostUSD}
+	switch {
+	case end == nil:
+		r.StopReason = provider.StopOther
+	case end.Aborted:
+		r.Text, r.StopReason = end.Text, provider.StopReason("interrupted")
+	default:
+		r.Text, r.StopReason = end.Text, provider.StopEndTurn
+	}
+	return r
+}
+
+// announce emits the lead's session.start once.
+func (s *Session) announce() {
+	s.mu.Lock()
+	done := s.announced
+	s.announced = true
+	s.mu.Unlock()
+	if !done {
+		s.cfg.Sink.Emit(event.Event{Type: event.SessionStart, Time: s.cfg.Now(), SessionID: s.cfg.SessionID, AgentID: s.cfg.AgentID, ParentAgentID: s.cfg.ParentID,
+			Data: event.SessionStartData{Model: s.Model(), Provider: backend.Copilot, Name: s.cfg.AgentID}})
+	}
+}
+
+// Deliver queues text for the next turn.
+func (s *Session) Deliver(text string) { s.inbox.Deliver(text) }
+
+// DeliverLazy queues a message decided when the next turn starts.
+func (s *Session) DeliverLazy(take func() (string, bool), live func() bool) {
+	s.inbox.DeliverLazy(take, live)
+}
+
+// Pending reports delivered messages, or a lead turn the CLI began by
+// itself (set before the background sub-agent's end that causes it is
+// told).
+func (s *Session) Pending() bool {
+	if woken, _, _ := s.tr.Woken(); woken {
+		return true
+	}
+	return s.inbox.Live()
+}
+
+// Reset forgets the conversation: the next Run starts a new Copilot
+// session (sub-agent ids keep counting). The old one is disconnected.
+func (s *Session) Reset() {
+	s.mu.Lock()
+	old, unsub := s.sess, s.unsub
+	s.fresh, s.sess, s.unsub = true, old, nil
+	s.inbox.Clear()
+	s.mu.Unlock()
+	if unsub != nil {
+		unsub()
+	}
+	s.tr.EndAll()
+	if old != nil {
+		_ = old.Disconnect()
+	}
+}
+
+// SetModel switches the model for the following turns (a new Copilot
+// session takes it; the current one is switched through the SDK).
+func (s *Session) SetModel(model string) {
+	s.mu.Lock()
+	s.model = model
+	sess := s.sess
+	s.mu.Unlock()
+	if sess != nil && model != "" {
+		ctx, cancel := context.WithTimeout(s.ctx, startTimeout)
+		_ = sess.SetModel(ctx, model, nil) // the next Run reports a CLI that is gone
+		cancel()
+	}
+}
+
+// Model is the session's model ("" when the CLI chooses).
+func (s *Session) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model
+}
+
+// Close ends the CLI and every process it started: the SDK's Stop
+// (runtime.shutdown, then it kills the CLI), then every process still
+// carrying the session's mark is killed. Sub-agents still running end
+// interrupted.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.answers.Wait()
+		s.mu.Lock()
+		unsub := s.unsub
+		s.unsub = nil
+		s.mu.Unlock()
+		if unsub != nil {
+			unsub()
+		}
+		stopped := make(chan error, 1)
+		go func() { stopped <- s.client.Stop() }()
+		select {
+		case <-stopped:
+		case <-time.After(closeTimeout):
+			s.client.ForceStop()
+			<-stopped
+		}
+		if left := killMarked(s.mark, closeTimeout); len(left) > 0 {
+			s.closeErr = fmt.Errorf("copilot: processes %v outlived the session", left)
+		}
+		close(s.stop)
+		s.watcher.Wait()
+		s.tr.EndAll()
+	})
+	return s.closeErr
+}

@@ -1,0 +1,564 @@
+package copilot
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+
+	sdk "github.com/github/copilot-sdk/go"
+
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+)
+
+// maxEarly bounds the events kept for an agentId not yet bound (a
+// sub-agent's events that came before its subagent.started).
+const maxEarly = 512
+
+// Translator turns the Copilot session's events into §1 events: events
+// without an agentId are the lead's (cfg.AgentID), a sub-agent's carry the
+// agentId its subagent.started bound to the task call that spawned it. It
+// holds no process: the Session feeds it, and the replay tests feed it
+// captured streams. It also keeps the lead's turns: each ends with the
+// lead's assistant.idle. Safe for concurrent use; events are emitted in the
+// order they arrive.
+type Translator struct {
+	cfg backend.Config
+
+	mu      sync.Mutex
+	lead    *agent
+	byCall  map[string]*agent // task call id → the sub-agent it spawns
+	byAgent map[string]*agent // Copilot agentId → sub-agent
+	early   map[string][]sdk.SessionEvent
+	counts  map[string]int   // agent type → sub-agents so far
+	open    map[string]*call // "agent/call" → tool call started
+
+	active  bool      // a lead turn is under way
+	wake    bool      // the CLI began (or is about to begin) a lead turn by itself
+	ends    []TurnEnd // every lead turn end, in order
+	text    string    // the lead's last message in the turn under way
+	changed chan struct{}
+}
+
+// agent is the lead or one sub-agent.
+type agent struct {
+	id, session, parent string
+	copilotID           string // the agentId of its events
+	call                string // the task call that spawned it
+	kind, desc, prompt  string
+	model               string
+	background          bool
+	started, done       bool
+	toolUses            int
+	current             string
+	usage               event.Usage
+	last                string // its last message text
+}
+
+// call is one tool call: its name, and whether it ended.
+type call struct {
+	name  string
+	ended bool
+}
+
+// TurnEnd is the end of one of the lead's turns.
+type TurnEnd struct {
+	// Text is the lead's last message in the turn.
+	Text string
+	// Aborted is set when session.abort cut the turn off.
+	Aborted bool
+	// Error is the session.error the turn reported, if any.
+	Error string
+}
+
+// NewTranslator returns a translator emitting to cfg.Sink.
+func NewTranslator(cfg backend.Config) *Translator {
+	cfg = cfg.WithDefaults()
+	return &Translator{
+		cfg:    cfg,
+		lead:   &agent{id: cfg.AgentID, session: cfg.SessionID, parent: cfg.ParentID, started: true},
+		byCall: map[string]*agent{}, byAgent: map[string]*agent{}, early: map[string][]sdk.SessionEvent{},
+		counts: map[string]int{}, open: map[string]*call{}, changed: make(chan struct{}),
+	}
+}
+
+// Begin marks a lead turn Run starts (session.send follows) and returns
+// the number of turn ends so far: the turn's end is the next one.
+func (t *Translator) Begin() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.active, t.text = true, ""
+	return len(t.ends)
+}
+
+// Ended returns the n-th lead turn end (0-based), or nil when it has not
+// come yet, with a channel closed at the next change.
+func (t *Translator) Ended(n int) (*TurnEnd, <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n < len(t.ends) {
+		e := t.ends[n]
+		return &e, t.changed
+	}
+	return nil, t.changed
+}
+
+// Woken reports a lead turn the CLI began by itself (after a background
+// sub-agent's end) that no Run has carried yet: whether one is under way,
+// and the number of turn ends so far.
+func (t *Translator) Woken() (woken, running bool, ends int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.wake, t.active, len(t.ends)
+}
+
+// TakeWake clears the wake once a Run has carried that turn.
+func (t *Translator) TakeWake() {
+	t.mu.Lock()
+	t.wake = false
+	t.mu.Unlock()
+}
+
+// LeadUsage is the lead's token usage so far.
+func (t *Translator) LeadUsage() event.Usage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lead.usage
+}
+
+// LeadToolUses counts the lead's tool calls so far.
+func (t *Translator) LeadToolUses() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lead.toolUses
+}
+
+// Active lists the ids of the sub-agents under way, with their Copilot
+// agentIds ("" while not bound yet).
+func (t *Translator) Active() map[string]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := map[string]string{}
+	for _, c := range t.byCall {
+		if !c.done {
+			out[c.id] = c.copilotID
+		}
+	}
+	return out
+}
+
+// End ends sub-agent id as interrupted (cancelled through the CLI, which
+// reports no end of its own in time). It reports whether id was known.
+func (t *Translator) End(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.byCall {
+		if c.id == id {
+			t.interrupt(c)
+			return true
+		}
+	}
+	return false
+}
+
+// EndAll ends every sub-agent still under way as interrupted and the lead's
+// turn, if one is open: the session is closing or was interrupted, and
+// nothing more will come for them.
+func (t *Translator) EndAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	kids := make([]*agent, 0, len(t.byCall))
+	for _, c := range t.byCall {
+		kids = append(kids, c)
+	}
+	slices.SortFunc(kids, func(a, b *agent) int { return strings.Compare(a.session, b.session) })
+	for _, c := range kids {
+		t.interrupt(c)
+	}
+	t.wake = false
+	if t.active {
+		t.endTurn(TurnEnd{Text: t.text, Aborted: true})
+	}
+}
+
+// interrupt ends c as interrupted: a bound sub-agent with its
+// subagent.complete, a spawn never bound with its task call's end.
+func (t *Translator) interrupt(c *agent) {
+	if c.done {
+		return
+	}
+	if c.started {
+		t.finish(c, false, true, "")
+		return
+	}
+	c.done = true
+	t.emit(t.lead, event.ToolComplete, c.call, event.ToolCompleteData{Name: "task", Cancelled: true, Error: "interrupted"})
+}
+
+// Handle translates one session event.
+func (t *Translator) Handle(ev sdk.SessionEvent) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.handle(ev)
+}
+
+func (t *Translator) handle(ev sdk.SessionEvent) {
+	if ev.AgentID != nil && *ev.AgentID != "" {
+		t.subagentEvent(*ev.AgentID, ev)
+		return
+	}
+	a := t.lead
+	switch d := ev.Data.(type) {
+	case *sdk.AssistantTurnStartData:
+		if !t.active { // a turn nobody sent: the CLI woke its lead
+			t.active, t.wake, t.text = true, true, ""
+		}
+	case *sdk.SystemNotificationData:
+		if _, idle := d.Kind.(*sdk.SystemNotificationAgentIdle); idle && !t.active {
+			t.active, t.wake, t.text = true, true, ""
+		}
+	case *sdk.AssistantMessageDeltaData:
+		t.delta(a, d.DeltaContent)
+	case *sdk.AssistantMessageData:
+		t.message(a, d.Content)
+		if d.Content != "" {
+			t.text = d.Content
+		}
+	case *sdk.ToolExecutionStartData:
+		if d.ToolName == "task" {
+			t.spawn(d)
+			return
+		}
+		t.toolStart(a, d.ToolCallID, d.ToolName, d.Arguments)
+	case *sdk.ToolExecutionCompleteData:
+		if c := t.byCall[d.ToolCallID]; c != nil {
+			t.taskComplete(c, d)
+			return
+		}
+		t.toolComplete(a, d)
+	case *sdk.AssistantUsageData:
+		t.tokens(a, d)
+	case *sdk.SessionErrorData:
+		t.emit(a, event.Error, "", event.ErrorData{Message: d.Message})
+		if t.active {
+			t.endTurn(TurnEnd{Text: t.text, Error: d.Message})
+		}
+	case *sdk.AssistantIdleData:
+		if t.active {
+			t.endTurn(TurnEnd{Text: t.text, Aborted: d.Aborted != nil && *d.Aborted})
+		}
+	case *sdk.SessionIdleData:
+		if t.active { // an idle without assistant.idle
+			t.endTurn(TurnEnd{Text: t.text, Aborted: d.Aborted != nil && *d.Aborted})
+		}
+	case *sdk.SubagentCompletedData: // a sub-agent's end may come without its agentId
+		if c := t.byCall[d.ToolCallID]; c != nil {
+			t.completed(c, d)
+		}
+	case *sdk.SubagentFailedData:
+		if c := t.byCall[d.ToolCallID]; c != nil {
+			t.failed(c, d)
+		}
+	}
+}
+
+func (t *Translator) endTurn(e TurnEnd) {
+	t.active = false
+	t.ends = append(t.ends, e)
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// subagentEvent translates an event a sub-agent's agentId names.
+func (t *Translator) subagentEvent(id string, ev sdk.SessionEvent) {
+	if d, ok := ev.Data.(*sdk.SubagentStartedData); ok {
+		t.bind(id, d)
+		return
+	}
+	c := t.byAgent[id]
+	if c == nil {
+		if q := t.early[id]; len(q) < maxEarly {
+			t.early[id] = append(q, ev)
+		}
+		return
+	}
+	switch d := ev.Data.(type) {
+	case *sdk.AssistantMessageDeltaData:
+		t.delta(c, d.DeltaContent)
+	case *sdk.AssistantMessageData:
+		t.message(c, d.Content)
+		if d.Content != "" {
+			c.last = d.Content
+		}
+	case *sdk.ToolExecutionStartData:
+		t.toolStart(c, d.ToolCallID, d.ToolName, d.Arguments)
+	case *sdk.ToolExecutionCompleteData:
+		t.toolComplete(c, d)
+	case *sdk.AssistantUsageData:
+		t.tokens(c, d)
+	case *sdk.SubagentCompletedData:
+		t.completed(c, d)
+	case *sdk.SubagentFailedData:
+		t.failed(c, d)
+	case *sdk.SessionErrorData:
+		t.emit(c, event.Error, "", event.ErrorData{Message: d.Message})
+	}
+}
+
+// taskArgs is what the CLI's task tool takes.
+type taskArgs struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Prompt      string `json:"prompt"`
+	AgentType   string `json:"agent_type"`
+	Model       string `json:"model"`
+	Mode        string `json:"mode"`
+}
+
+// spawn reserves the sub-agent a lead's task call starts and announces
+// the call with its id and session.
+func (t *Translator) spawn(d *sdk.ToolExecutionStartData) {
+	if t.byCall[d.ToolCallID] != nil {
+		return
+	}
+	var in taskArgs
+	if b, err := json.Marshal(d.Arguments); err == nil {
+		_ = json.Unmarshal(b, &in) // a field of another type leaves the rest
+	}
+	t.newChild(d.ToolCallID, in)
+}
+
+func (t *Translator) newChild(call string, in taskArgs) *agent {
+	kind := in.AgentType
+	if kind == "" {
+		kind = lifecycle.DefaultAgentType
+	}
+	id := t.cfg.Name(kind, t.counts)
+	desc := firstNonEmpty(in.Description, in.Name, summary(in.Prompt))
+	mode := "sync"
+	if in.Mode == "background" || in.Mode == "async" {
+		mode = "background"
+	}
+	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: t.lead.id, call: call, kind: kind,
+		desc: desc, prompt: in.Prompt, model: in.Model, background: mode == "background"}
+	t.byCall[call] = c
+	input, _ := json.Marshal(map[string]string{"description": desc, "prompt": in.Prompt, "subagent_type": kind, "mode": mode})
+	t.lead.toolUses++
+	t.emit(t.lead, event.ToolStart, call, event.ToolStartData{Name: "task", Input: input, SubagentID: id, SubagentSessionID: c.session})
+	return c
+}
+
+// bind gives the task call's sub-agent its agentId: its session starts,
+// and what it reported before is replayed.
+func (t *Translator) bind(id string, d *sdk.SubagentStartedData) {
+	c := t.byCall[d.ToolCallID]
+	if c == nil { // a task call not seen (a sub-agent's own task)
+		c = t.newChild(d.ToolCallID, taskArgs{Name: d.AgentDisplayName, Description: d.AgentDescription, AgentType: d.AgentName})
+	}
+	if c.started || c.done {
+		return
+	}
+	c.copilotID, c.started = id, true
+	if d.Model != nil && *d.Model != "" {
+		c.model = *d.Model
+	}
+	t.byAgent[id] = c
+	t.emit(c, event.SubagentStart, c.call, event.SubagentStartData{AgentType: c.kind, Description: c.desc,
+		Prompt: c.prompt, Background: c.background, Model: c.model, Backend: backend.Copilot})
+	t.emit(c, event.SessionStart, "", event.SessionStartData{Model: c.model, Provider: backend.Copilot, Name: c.kind})
+	q := t.early[id]
+	delete(t.early, id)
+	for _, ev := range q {
+		t.subagentEvent(id, ev)
+	}
+}
+
+// taskComplete ends the lead's task call: for a sync sub-agent its result,
+// for a background one the spawn acknowledgement.
+func (t *Translator) taskComplete(c *agent, d *sdk.ToolExecutionCompleteData) {
+	key := t.lead.id + "/" + c.call
+	if t.open[key] != nil {
+		return
+	}
+	t.open[key] = &call{name: "task", ended: true} // a task call completes once
+	out := toolEnd(d)
+	out.Name = "task"
+	if !c.started && !c.done { // the spawn failed: no sub-agent will report
+		c.done = true
+	}
+	t.emit(t.lead, event.ToolComplete, c.call, out)
+}
+
+func (t *Translator) completed(c *agent, d *sdk.SubagentCompletedData) {
+	if d.TotalToolCalls != nil && int(*d.TotalToolCalls) > c.toolUses {
+		c.toolUses = int(*d.TotalToolCalls)
+	}
+	cancelled := d.Cancelled != nil && *d.Cancelled
+	t.finish(c, !cancelled, cancelled, "")
+}
+
+func (t *Translator) failed(c *agent, d *sdk.SubagentFailedData) {
+	t.finish(c, false, false, firstNonEmpty(d.Error, "sub-agent failed"))
+}
+
+// finish reports a sub-agent's end once. A background sub-agent's end
+// while the lead is idle wakes the lead: Copilot starts a lead turn with
+// its result, so the session is pending before the end is told.
+func (t *Translator) finish(c *agent, ok, cancelled bool, errText string) {
+	if c.done || !c.started {
+		return
+	}
+	c.done, c.current = true, ""
+	if c.background && !cancelled && !t.active {
+		t.active, t.wake, t.text = true, true, ""
+	}
+	d := event.SubagentCompleteData{Success: ok, ToolUses: c.toolUses, Usage: c.usage, Result: c.last}
+	switch {
+	case cancelled:
+		d.Cancelled, d.Error = true, "interrupted"
+	case !ok:
+		d.Error = errText
+	}
+	t.emit(c, event.SubagentComplete, c.call, d)
+}
+
+func (t *Translator) delta(a *agent, text string) {
+	if text != "" {
+		t.emit(a, event.MessageDelta, "", event.MessageDeltaData{Text: text})
+	}
+}
+
+func (t *Translator) message(a *agent, text string) {
+	if text != "" {
+		t.emit(a, event.MessageComplete, "", event.MessageCompleteData{Text: text})
+	}
+}
+
+func (t *Translator) toolStart(a *agent, id, name string, args any) {
+	key := a.id + "/" + id
+	if t.open[key] != nil {
+		return
+	}
+	name = ourToolName(name)
+	t.open[key] = &call{name: name}
+	in, _ := json.Marshal(args)
+	a.toolUses++
+	a.current = name
+	t.emit(a, event.ToolStart, id, event.ToolStartData{Name: name, Input: in})
+	t.update(a)
+}
+
+func (t *Translator) toolComplete(a *agent, d *sdk.ToolExecutionCompleteData) {
+	key := a.id + "/" + d.ToolCallID
+	if t.open[key] == nil {
+		t.toolStart(a, d.ToolCallID, "tool", nil) // a call reported only when it ended
+	}
+	c := t.open[key]
+	if c.ended {
+		return
+	}
+	c.ended = true
+	a.current = ""
+	out := toolEnd(d)
+	out.Name = c.name
+	t.emit(a, event.ToolComplete, d.ToolCallID, out)
+	t.update(a)
+}
+
+// toolEnd is a tool call's end as §1 tells it (Name left for the
+// caller).
+func toolEnd(d *sdk.ToolExecutionCompleteData) event.ToolCompleteData {
+	out := event.ToolCompleteData{Success: d.Success}
+	if d.Result != nil {
+		out.Result = d.Result.Content
+	}
+	if !d.Success {
+		out.Error = "tool call failed"
+		if d.Error != nil && d.Error.Message != "" {
+			out.Error = d.Error.Message
+		}
+	}
+	return out
+}
+
+// update reports a sub-agent's progress (the lead has none).
+func (t *Translator) update(a *agent) {
+	if a == t.lead || a.done || !a.started {
+		return
+	}
+	t.emit(a, event.SubagentUpdate, a.call, event.SubagentUpdateData{CurrentTool: a.current, ToolUses: a.toolUses, Usage: a.usage})
+}
+
+// tokens adds one model call's usage to a's running total and reports it.
+func (t *Translator) tokens(a *agent, d *sdk.AssistantUsageData) {
+	in, cached := deref(d.InputTokens), deref(d.CacheReadTokens)
+	a.usage = a.usage.Add(event.Usage{
+		InputTokens:         max(0, in-cached),
+		CacheReadTokens:     cached,
+		CacheCreationTokens: deref(d.CacheWriteTokens),
+		OutputTokens:        deref(d.OutputTokens),
+	})
+	if d.Cost != nil {
+		a.usage.CostUSD += *d.Cost
+	}
+	total := t.lead.usage
+	for _, c := range t.byCall {
+		total = total.Add(c.usage)
+	}
+	t.emit(a, event.UsageUpdate, "", event.UsageUpdateData{Usage: a.usage, Total: total})
+	t.update(a)
+}
+
+func (t *Translator) emit(a *agent, typ event.Type, call string, data any) {
+	t.cfg.Sink.Emit(event.Event{Type: typ, Time: t.cfg.Now(), SessionID: a.session, AgentID: a.id,
+		ParentAgentID: a.parent, ToolCallID: call, Data: data})
+}
+
+// toolNames maps the CLI's tools that have an Atomic counterpart to its
+// name, so events and the TUI speak of them as of native calls.
+var toolNames = map[string]string{"view": "read", "create": "write", "str_replace": "edit", "edit": "edit"}
+
+func ourToolName(name string) string {
+	if n, ok := toolNames[name]; ok {
+		return n
+	}
+	return name
+}
+
+// summary is a task's description from its prompt: its first line, cut.
+func summary(prompt string) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// Fail ends the lead's turn Run began with an error: the CLI never took
+// its message.
+func (t *Translator) Fail(msg string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.active {
+		t.endTurn(TurnEnd{Text: t.text, Error: msg})
+	}
+}

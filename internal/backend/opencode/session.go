@@ -1,0 +1,384 @@
+package opencode
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/inbox"
+	"github.com/atomic-agent/atomic/internal/provider"
+)
+
+// Package is the npm package that installs the CLI, for the message a
+// missing binary gets.
+const Package = "opencode-ai"
+
+// interruptWait bounds the wait for an aborted turn's end.
+const interruptWait = 5 * time.Second
+
+// Result is what a turn produced.
+type Result = backend.Result
+
+// Session is a backend.Session run by one `opencode serve` process.
+type Session struct {
+	cfg       backend.Config
+	srv       *server
+	tr        *Translator
+	dir       string // the throwaway config dir, removed on Close
+	generated bool   // the config names Atomic's provider
+	// ctx bounds the event stream and approvals; Close cancels it.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	reading chan struct{} // closed when the event stream ended
+	readErr error
+	answers sync.WaitGroup
+
+	mu        sync.Mutex
+	model     string
+	inbox     inbox.Inbox
+	fresh     bool // Reset: the next Run starts a new OpenCode session
+	busy      bool // the lead session is busy
+	posting   bool // a prompt was sent whose turn has not begun
+	ours      bool // the running lead turn is Run's
+	ourEnded  bool
+	auto      bool // the lead runs a turn it began by itself
+	autoEnded bool // …which ended before a Run carried it
+	woken     bool // a background completion will start a turn
+	changed   chan struct{}
+	announced bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Compile-time checks.
+var (
+	_ backend.Session        = (*Session)(nil)
+	_ backend.AgentCanceller = (*Session)(nil)
+)
+
+// New starts `opencode serve` in cfg.Workspace on a free loopback port,
+// subscribes to its events and creates the session's OpenCode session.
+func New(cfg backend.Config) (*Session, error) {
+	bin := cfg.Bin
+	if bin == "" {
+		p, err := exec.LookPath("opencode")
+		if err != nil {
+			return nil, fmt.Errorf("opencode backend: the opencode CLI is not on PATH; install it with `npm install -g %s` or name it with --backend-bin", Package)
+		}
+		bin = p
+	}
+	cfg = cfg.WithDefaults()
+	dir, file, err := writeConfig(cfg.Gate, cfg.BaseURL, cfg.APIKey, cfg.Model)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, dir: dir, model: cfg.Model, generated: cfg.BaseURL != "" || cfg.APIKey != "",
+		changed: make(chan struct{}), reading: make(chan struct{}), tr: NewTranslator(cfg)}
+	env := append(os.Environ(), "OPENCODE_CONFIG="+file, "OPENCODE_DISABLE_AUTOUPDATE=1",
+		"OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS=1")
+	if s.generated {
+		// Atomic's endpoint: nothing else leaves the machine.
+		env = append(env, keyEnv+"="+cmp.Or(cfg.APIKey, "none"), "OPENCODE_DISABLE_MODELS_FETCH=1",
+			"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1")
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.srv, err = startServer(s.ctx, bin, cfg.Workspace, env)
+	if err != nil {
+		s.cancel()
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	connected := make(chan struct{})
+	go func() {
+		defer close(s.reading)
+		s.readErr = s.srv.events(s.ctx, connected, s.handle)
+	}()
+	select {
+	case <-connected:
+	case <-s.reading:
+		return nil, errors.Join(fmt.Errorf("opencode: event stream: %w", s.readErr), s.Close())
+	}
+	if err := s.newLead(s.ctx); err != nil {
+		return nil, errors.Join(err, s.Close())
+	}
+	return s, nil
+}
+
+// newLead creates the OpenCode session the lead runs in.
+func (s *Session) newLead(ctx context.Context) error {
+	var r struct {
+		ID string `json:"id"`
+	}
+	if err := s.srv.post(ctx, "/session", map[string]string{"title": "atomic " + s.cfg.SessionID}, &r); err != nil {
+		return fmt.Errorf("opencode: create session: %w", err)
+	}
+	if r.ID == "" {
+		return errors.New("opencode: POST /session answered without an id")
+	}
+	s.tr.SetLead(r.ID)
+	s.mu.Lock()
+	s.fresh, s.busy, s.ours, s.auto, s.autoEnded, s.woken = false, false, false, false, false, false
+	s.mu.Unlock()
+	return nil
+}
+
+// handle takes every event, on the reading goroutine.
+func (s *Session) handle(e Event) {
+	if ask, ok := s.tr.Asked(e); ok {
+		s.answers.Add(1)
+		go func() {
+			defer s.answers.Done()
+			if err := s.decide(s.ctx, ask); err != nil && s.ctx.Err() == nil {
+				s.cfg.Sink.Emit(event.Event{Type: event.Error, Time: s.cfg.Now(), SessionID: s.cfg.SessionID,
+					AgentID: s.cfg.AgentID, Data: event.ErrorData{Message: err.Error()}})
+			}
+		}()
+		return
+	}
+	n := s.tr.Handle(e)
+	if !n.LeadBusy && !n.LeadIdle && !n.Woke {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case n.Woke && !s.busy:
+		s.woken = true
+	case n.LeadBusy && !s.busy:
+		s.busy = true
+		if s.posting {
+			s.posting, s.ours = false, true
+		} else {
+			s.auto, s.woken = true, false
+		}
+	case n.LeadIdle && s.busy:
+		s.busy = false
+		if s.ours {
+			s.ours, s.ourEnded = false, true
+		} else {
+			s.auto, s.autoEnded = false, true
+		}
+	default:
+		return
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Run sends prompt with the delivered messages (or, with neither, carries a
+// turn the lead began by itself to its end) and waits for the lead session
+// to go idle. Background sub-agents may still run then: each ends with its
+// completion message.
+func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
+	s.announce()
+	s.mu.Lock()
+	fresh := s.fresh
+	s.mu.Unlock()
+	if fresh {
+		if err := s.newLead(ctx); err != nil {
+			return nil, err
+		}
+	}
+	usage0, tools0, _ := s.tr.LeadStats()
+	if s.autoPending() {
+		err := s.wait(ctx, func() bool {
+			if s.autoEnded {
+				s.autoEnded = false
+				return true
+			}
+			return false
+		})
+		if err != nil || (prompt == "" && !s.inbox.Live()) {
+			return s.result(usage0, tools0), err
+		}
+	}
+	text := s.inbox.Compose(prompt)
+	if text == "" {
+		return &Result{}, nil
+	}
+	body := map[string]any{"parts": []map[string]string{{"type": "text", "text": text}}}
+	if ref, ok := modelRef(s.Model(), s.generated); ok {
+		body["model"] = ref
+	}
+	s.mu.Lock()
+	s.posting, s.ourEnded = true, false
+	s.mu.Unlock()
+	if err := s.srv.post(ctx, "/session/"+s.tr.Lead()+"/prompt_async", body, nil); err != nil {
+		s.mu.Lock()
+		s.posting = false
+		s.mu.Unlock()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("opencode: turn interrupted: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("opencode: prompt: %w", err)
+	}
+	err := s.wait(ctx, func() bool {
+		if s.ourEnded {
+			s.ourEnded = false
+			return true
+		}
+		return false
+	})
+	return s.result(usage0, tools0), err
+}
+
+// autoPending reports a turn the lead began (or will begin) by itself.
+func (s *Session) autoPending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.auto || s.autoEnded || s.woken
+}
+
+// wait waits until ended (called with s.mu held) reports the turn's end.
+// On cancellation it aborts the lead (and its sub-agents) and waits,
+// bounded, for OpenCode to confirm.
+func (s *Session) wait(ctx context.Context, ended func() bool) error {
+	for {
+		s.mu.Lock()
+		done, changed := ended(), s.changed
+		s.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-s.reading:
+			return s.srv.wrap(fmt.Errorf("opencode: the server's event stream ended: %v", s.readErr))
+		case <-ctx.Done():
+			s.interrupt(ended)
+			return fmt.Errorf("opencode: turn interrupted: %w", ctx.Err())
+		}
+	}
+}
+
+// interrupt aborts the lead's session and every sub-agent's, waits
+// (bounded) for the lead to go idle, and ends the sub-agents OpenCode did
+// not report ended as interrupted.
+func (s *Session) interrupt(ended func() bool) {
+	ctx, cancel := context.WithTimeout(s.ctx, interruptWait)
+	defer cancel()
+	_ = s.srv.post(ctx, "/session/"+s.tr.Lead()+"/abort", nil, nil)
+	for _, child := range s.tr.Running() {
+		_ = s.srv.post(ctx, "/session/"+child+"/abort", nil, nil)
+	}
+	defer s.tr.EndAll()
+	for {
+		s.mu.Lock()
+		done, idle, changed := ended(), !s.busy, s.changed
+		s.posting, s.woken = false, false
+		s.mu.Unlock()
+		if done || idle {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		case <-s.reading:
+			return
+		}
+	}
+}
+
+// CancelAgent aborts one sub-agent's OpenCode session; it ends
+// interrupted.
+func (s *Session) CancelAgent(id string) error {
+	child, running := s.tr.Child(id)
+	if child == "" {
+		return fmt.Errorf("opencode: no sub-agent %q was started by this session", id)
+	}
+	if !running {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, interruptWait)
+	defer cancel()
+	if err := s.srv.post(ctx, "/session/"+child+"/abort", nil, nil); err != nil {
+		return fmt.Errorf("opencode: abort %s: %w", id, err)
+	}
+	s.tr.Interrupted(id)
+	return nil
+}
+
+func (s *Session) result(usage0 event.Usage, tools0 int) *Result {
+	u, tools, text := s.tr.LeadStats()
+	return &Result{Turns: 1, Text: text, ToolUses: tools - tools0, StopReason: provider.StopEndTurn,
+		Usage: event.Usage{InputTokens: u.InputTokens - usage0.InputTokens, OutputTokens: u.OutputTokens - usage0.OutputTokens,
+			CacheReadTokens: u.CacheReadTokens - usage0.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens - usage0.CacheCreationTokens}}
+}
+
+// announce emits the lead's session.start once.
+func (s *Session) announce() {
+	s.mu.Lock()
+	done := s.announced
+	s.announced = true
+	s.mu.Unlock()
+	if !done {
+		s.cfg.Sink.Emit(event.Event{Type: event.SessionStart, Time: s.cfg.Now(), SessionID: s.cfg.SessionID, AgentID: s.cfg.AgentID, ParentAgentID: s.cfg.ParentID,
+			Data: event.SessionStartData{Model: s.Model(), Provider: backend.OpenCode, Name: s.cfg.AgentID}})
+	}
+}
+
+
+// Deliver queues text for the next turn.
+func (s *Session) Deliver(text string) { s.inbox.Deliver(text) }
+
+// DeliverLazy queues a message decided when the next turn starts.
+func (s *Session) DeliverLazy(take func() (string, bool), live func() bool) {
+	s.inbox.DeliverLazy(take, live)
+}
+
+// Pending reports delivered messages, or a turn the lead began by itself
+// (a background sub-agent's completion woke it).
+func (s *Session) Pending() bool {
+	return s.autoPending() || s.inbox.Live()
+}
+
+// Reset forgets the conversation: the next Run starts a new OpenCode
+// session.
+func (s *Session) Reset() {
+	s.mu.Lock()
+	s.fresh = true
+	s.inbox.Clear()
+	s.mu.Unlock()
+}
+
+// SetModel switches the model for the following turns.
+func (s *Session) SetModel(model string) {
+	s.mu.Lock()
+	s.model = model
+	s.mu.Unlock()
+}
+
+// Model is the session's model ("" when OpenCode chooses).
+func (s *Session) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model
+}
+
+// PID is the server's process id, which is also its process group id.
+func (s *Session) PID() int { return s.srv.cmd.Process.Pid }
+
+// Close ends the server and every process it started (its process group),
+// and waits for the session's goroutines. Sub-agents still at work end
+// interrupted.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.srv.stop()
+		<-s.reading
+		s.answers.Wait()
+		s.tr.EndAll()
+		if err := os.RemoveAll(s.dir); err != nil {
+			s.closeErr = fmt.Errorf("opencode: remove config dir: %w", err)
+		}
+	})
+	return s.closeErr
+}
