@@ -24,24 +24,17 @@ import (
 type cliLead struct {
 	name  string
 	start func(t *testing.T, url, mark string, args ...string) *screen
-	// perAgentCancel: the backend stops one of its sub-agents in the CLI
-	// (backend.AgentCanceller); the checks that need it skip without.
-	perAgentCancel bool
+	// leavesCommands: interrupting a sub-agent leaves the command it ran
+	// in the CLI running (a known bug; the process check skips).
+	leavesCommands string
 }
 
 var cliLeads = []cliLead{
-	{"ClaudeCode", startClaudeTUI, true},
-	// needs codex per-agent cancel (h/codex): set true once merged.
-	{"Codex", startCodexTUI, false},
-}
-
-// needPerAgentCancel skips the rest of a test whose check failed only for
-// lack of per-agent cancel in lead's backend, saying what it saw.
-func needPerAgentCancel(t *testing.T, lead cliLead, saw string) {
-	t.Helper()
-	if !lead.perAgentCancel {
-		t.Skipf("needs codex per-agent cancel (h/codex): %s", saw)
-	}
+	{"ClaudeCode", startClaudeTUI, ""},
+	// Codex keeps a unified-exec terminal alive after the turn that
+	// started it is interrupted; the backend must end it (the app-server's
+	// experimental thread/backgroundTerminals/clean or terminate).
+	{"Codex", startCodexTUI, "codex keeps an interrupted sub-agent's command running (thread/backgroundTerminals)"},
 }
 
 // scenarioFor picks the lead's scenario by CLI name.
@@ -440,7 +433,6 @@ func TestCLILeadsEscInterruptsEverySubagentEndsTheCLIsChildProcessesAndTheNextPr
 			if !logWithin(20*time.Second, srv, func(log []loopback.LogEntry) bool {
 				return !inFlight(log, "sub-ALPHA") && !inFlight(log, "sub-BETA")
 			}) {
-				needPerAgentCancel(t, lead, "the tree says interrupted, but ALPHA's and BETA's requests are still in flight 20s after Esc")
 				t.Errorf("ALPHA's and BETA's requests are still in flight 20s after Esc")
 			}
 			// Every process the CLI started for the interrupted turn has
@@ -455,8 +447,10 @@ func TestCLILeadsEscInterruptsEverySubagentEndsTheCLIsChildProcessesAndTheNextPr
 					break
 				}
 			}
+			if len(left) > 0 && lead.leavesCommands != "" {
+				t.Skipf("%s:%s", lead.leavesCommands, describe(left))
+			}
 			if len(left) > 0 {
-				needPerAgentCancel(t, lead, "processes outlived the interrupt:"+describe(left))
 				t.Errorf("processes the CLI started outlived the interrupt:%s", describe(left))
 			}
 		})
@@ -556,9 +550,6 @@ func TestCLILeadsTasksListsTheCLIsSubagentsAndCancellingOneLeavesTheOtherRunning
 			s.waitUntil("both agents listed as background", func(scr string) bool {
 				return taskStatus(scr, "SUBTASK-QUICK") == "background" && taskStatus(scr, "SUBTASK-SLOW") == "background"
 			})
-			if !lead.perAgentCancel {
-				t.Skip("needs codex per-agent cancel (h/codex)")
-			}
 			// Select SLOW and cancel it.
 			s.waitUntil("SLOW selected", func(scr string) bool {
 				for _, l := range strings.Split(scr, "\n") {
@@ -581,7 +572,7 @@ func TestCLILeadsTasksListsTheCLIsSubagentsAndCancellingOneLeavesTheOtherRunning
 			// The CLI really stopped SLOW: its model request was dropped
 			// long before its minute-long answer.
 			if !logWithin(20*time.Second, srv, func(log []loopback.LogEntry) bool { return !inFlight(log, "sub-SLOW") }) {
-				t.Error("SLOW's request is still in flight 20s after its cancel")
+				t.Errorf("SLOW's request is still in flight 20s after its cancel:%s", rulesLog(srv, "sub-SLOW"))
 			}
 			// QUICK goes on to its answer and completes.
 			s.watchRows(30*time.Second, srv, tasksAgents, "QUICK completed in the list", func(scr string) bool {
@@ -633,4 +624,16 @@ func logWithin(d time.Duration, srv *loopback.Server, ok func([]loopback.LogEntr
 		}
 	}
 	return true
+}
+
+// rulesLog describes the loopback's requests answered by rule, for a
+// failure message.
+func rulesLog(srv *loopback.Server, rule string) string {
+	var b strings.Builder
+	for _, e := range srv.Log() {
+		if e.Rule == rule {
+			fmt.Fprintf(&b, "\n  #%d %s start %s end %s %s", e.Seq, e.Rule, e.Start.Format("15:04:05.000"), e.End.Format("15:04:05.000"), e.Outcome)
+		}
+	}
+	return b.String()
 }
