@@ -36,11 +36,7 @@ func (s *screen) waitLong(d time.Duration, want ...string) string {
 	deadline := time.Now().Add(d)
 	for {
 		scr := s.capture()
-		all := true
-		for _, w := range want {
-			all = all && strings.Contains(scr, w)
-		}
-		if all {
+		if showsAll(scr, want) {
 			return scr
 		}
 		if time.Now().After(deadline) {
@@ -146,11 +142,7 @@ func (s *screen) scrollUntil(want ...string) string {
 	s.t.Helper()
 	for range 20 {
 		scr := s.capture()
-		all := true
-		for _, w := range want {
-			all = all && strings.Contains(scr, w)
-		}
-		if all {
+		if showsAll(scr, want) {
 			return scr
 		}
 		s.keys("PPage")

@@ -137,14 +137,17 @@ func (s *screen) keys(keys ...string) {
 // waitFor polls the screen until every want is on it (or 15s pass).
 func (s *screen) waitFor(want ...string) string {
 	s.t.Helper()
-	return s.waitUntil(fmt.Sprintf("%q on screen", want), func(scr string) bool {
-		for _, w := range want {
-			if !strings.Contains(scr, w) {
-				return false
-			}
+	return s.waitUntil(fmt.Sprintf("%q on screen", want), func(scr string) bool { return showsAll(scr, want) })
+}
+
+// showsAll reports whether the screen scr shows every want.
+func showsAll(scr string, want []string) bool {
+	for _, w := range want {
+		if !strings.Contains(scr, w) {
+			return false
 		}
-		return true
-	})
+	}
+	return true
 }
 
 // waitUntil polls the screen until ok holds (or 15s pass).
