@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"strings"
@@ -173,5 +174,32 @@ func TestOpenReportsABackendThatCannotStartAndLeavesNothingRunning(t *testing.T)
 		}})
 	if err == nil || !strings.Contains(err.Error(), "claude not found") {
 		t.Fatalf("Open = %v, want the backend's error", err)
+	}
+}
+
+// A lead whose backend cannot stop one of its own sub-agents (no
+// backend.AgentCanceller) gets a /tasks cancel of such an agent refused
+// with an error that names the agent and says Esc stops them all, not the
+// native manager's "unknown task_id".
+func TestCancellingASubagentOfALeadThatCannotStopOneSaysWhyAndNamesIt(t *testing.T) {
+	p, _ := testkit.Model(t, "rules:\n  - {name: hi, respond: {text: hi}}\n")
+	r, err := Open(Config{Provider: p, Workspace: tools.Workspace{Root: t.TempDir()},
+		NewLead: func(c backend.Config) (backend.Session, error) {
+			return agent.New(agent.Config{SessionID: c.SessionID, ID: c.AgentID, Provider: p, Sink: c.Sink}), nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.Bus().Emit(event.Event{Type: event.SubagentStart, SessionID: r.SessionID() + "/general-purpose-2",
+		AgentID: "general-purpose-2", ParentAgentID: LeadID, ToolCallID: "call-2",
+		Data: event.SubagentStartData{AgentType: "general-purpose", Description: "slow", Background: true}})
+	err = r.CancelTask("general-purpose-2")
+	if err == nil || !strings.Contains(err.Error(), "general-purpose-2") || !strings.Contains(err.Error(), "Esc") ||
+		strings.Contains(err.Error(), "unknown task_id") {
+		t.Fatalf("CancelTask = %v, want an error naming the agent and Esc", err)
+	}
+	if err := r.CancelTask("nobody-9"); err == nil || !strings.Contains(err.Error(), "nobody-9") {
+		t.Fatalf("CancelTask of an unknown id = %v, want an error naming it", err)
 	}
 }

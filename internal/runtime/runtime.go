@@ -433,16 +433,34 @@ func (r *Runtime) cancelLeadAgents(ids []string) {
 }
 
 // CancelTask stops one sub-agent (/tasks): a native one through the
-// manager, one the lead's CLI runs through that CLI.
+// manager, one the lead's CLI runs through that CLI, which says so when
+// it cannot stop one alone.
 func (r *Runtime) CancelTask(id string) error {
-	if c, ok := r.lead.(backend.AgentCanceller); ok {
-		if _, native := r.mgr.Get(id); !native {
-			if _, known := r.bus.Agent(id); known {
-				return c.CancelAgent(id)
-			}
+	if r.leadRuns(id) {
+		if c, ok := r.lead.(backend.AgentCanceller); ok {
+			return c.CancelAgent(id)
 		}
+		return fmt.Errorf("cannot cancel %s alone: the lead's backend stops its sub-agents only all at once (Esc)", id)
 	}
 	return r.mgr.CancelAgent(id)
+}
+
+// leadRuns reports whether id is a sub-agent the lead's own CLI runs: known
+// on the bus, neither a native task, a native task's CLI agent, nor a
+// teammate.
+func (r *Runtime) leadRuns(id string) bool {
+	if r.cfg.NewLead == nil || strings.HasPrefix(id, team.AgentID("")) {
+		return false
+	}
+	if _, native := r.mgr.Get(id); native {
+		return false
+	}
+	rec, known := r.bus.Agent(id)
+	if !known {
+		return false
+	}
+	_, nativeParent := r.mgr.Get(rec.ParentID)
+	return !nativeParent
 }
 
 // Reset clears the conversation (/clear): it cancels at once the lead's

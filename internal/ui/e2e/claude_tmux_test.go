@@ -7,22 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/atomic-agent/atomic/internal/testkit"
 )
-
-// startClaudeAtomic runs the TUI with its lead in Claude Code against the
-// loopback server at url, the CLI's config in a throwaway folder.
-func startClaudeAtomic(t *testing.T, url string) *screen {
-	t.Helper()
-	bin := testkit.ClaudeCLI(t)
-	conf := t.TempDir()
-	s := launch(t, []string{"ANTHROPIC_API_KEY=test-key", "CLAUDE_CONFIG_DIR=" + shellQuote(conf),
-		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"},
-		"--backend", "claude-code", "--backend-bin", shellQuote(bin), "--base-url", shellQuote(url), "--model", "claude-test-model")
-	s.waitFor("Ask anything")
-	return s
-}
 
 // claudeApprovalScenario has the lead start one sub-agent that, after a
 // moment, asks to run a Bash command writing approved.txt.
@@ -51,7 +36,7 @@ rules:
 
 func TestClaudeCodeSubagentsBashApprovalIsAnsweredInAtomicsPromptQueue(t *testing.T) {
 	srv := startServer(t, claudeApprovalScenario)
-	s := startClaudeAtomic(t, srv.URL())
+	s := startClaudeTUI(t, srv.URL(), testMark(t))
 	work, err := os.Readlink("/proc/" + strconv.Itoa(s.pid) + "/cwd")
 	if err != nil {
 		t.Fatal(err)

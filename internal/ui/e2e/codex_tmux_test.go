@@ -17,14 +17,14 @@ import (
 // child's command that needs approval is answered in Atomic's prompt.
 
 // startCodexTUI runs `atomic --backend codex` against the loopback at
-// url and waits for the input; mark tags every process it starts (they
+// url (with extra arguments args) and waits for the input; mark tags every process it starts (they
 // inherit the environment), so the test can find the Codex processes.
-func startCodexTUI(t *testing.T, url, mark string) *screen {
+func startCodexTUI(t *testing.T, url, mark string, args ...string) *screen {
 	t.Helper()
 	bin := testkit.CodexCLI(t)
 	s := launch(t, []string{"OPENAI_API_KEY=test-key", "ATOMIC_TEST_MARK=" + mark},
-		"--backend", "codex", "--backend-bin", shellQuote(bin),
-		"--base-url", shellQuote(url+"/v1"), "--model", "gpt-test")
+		append([]string{"--backend", "codex", "--backend-bin", shellQuote(bin),
+			"--base-url", shellQuote(url + "/v1"), "--model", "gpt-test"}, args...)...)
 	s.waitFor("Ask anything")
 	return s
 }
@@ -36,11 +36,7 @@ func (s *screen) waitLong(d time.Duration, want ...string) string {
 	deadline := time.Now().Add(d)
 	for {
 		scr := s.capture()
-		all := true
-		for _, w := range want {
-			all = all && strings.Contains(scr, w)
-		}
-		if all {
+		if showsAll(scr, want) {
 			return scr
 		}
 		if time.Now().After(deadline) {
@@ -129,9 +125,29 @@ func TestCodexFanOutShowsRunningThenFinishedHeader(t *testing.T) {
 	s.typeLine("CAP-FG3: start three sub-agents in parallel, then sum up.")
 	// The children answer after 2 s: the running header is up meanwhile.
 	s.waitLong(45*time.Second, "Running 3 general-purpose agents…")
-	scr := s.waitLong(45*time.Second, "3 general-purpose agents finished", "all done.")
+	s.waitLong(45*time.Second, "all done.")
+	// Codex answers each wait_agent at once with an agent that already
+	// finished, so a lead whose children end apart (a busy machine) waits
+	// several times and the tree can scroll off: page up to it.
+	scr := s.scrollUntil("3 general-purpose agents finished")
 	if strings.Contains(scr, "Running 3") {
 		t.Errorf("the running header stayed up after the agents finished:\n%s", scr)
 	}
 	quitAndCheckNoCodexLeft(t, s, mark)
+}
+
+// scrollUntil pages the transcript up (pgup, at most 20 pages) until the
+// screen shows every want, as a user scrolls back to an earlier tree.
+func (s *screen) scrollUntil(want ...string) string {
+	s.t.Helper()
+	for range 20 {
+		scr := s.capture()
+		if showsAll(scr, want) {
+			return scr
+		}
+		s.keys("PPage")
+		s.waitUntil("the page to move", func(next string) bool { return next != scr || strings.Contains(next, "Atomic dev") })
+	}
+	s.t.Fatalf("paged up 20 times and never saw %q; the screen shows:\n%s", want, s.capture())
+	return ""
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,22 +58,45 @@ func launch(t *testing.T, env []string, args ...string) *screen {
 	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -sg escape-time 10\nset -g history-limit 100\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{t: t, sock: fmt.Sprintf("atomic-e2e-%d-%s", os.Getpid(), unsafeChars.ReplaceAllString(t.Name(), "-"))}
+	// The socket's name is the test's hash: a socket path has at most 107
+	// bytes, less than long test names take.
+	name := fnv.New32a()
+	name.Write([]byte(t.Name()))
+	s := &screen{t: t, sock: fmt.Sprintf("atomic-e2e-%d-%08x", os.Getpid(), name.Sum32())}
 	words := []string{"env", "-i", "PATH=" + shellQuote(os.Getenv("PATH")), "HOME=" + shellQuote(home),
 		"XDG_CONFIG_HOME=" + shellQuote(home), "TERM=xterm-256color"}
 	words = append(append(append(words, env...), shellQuote(binary)), args...)
 	cmd := strings.Join(words, " ")
 	s.tmux("-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", "40", "-c", work, cmd)
-	t.Cleanup(func() {
-		_ = exec.Command("tmux", "-L", s.sock, "kill-server").Run()
-		_ = os.Remove(socketPath(s.sock)) // tmux leaves the socket file
-	})
 	pid, err := strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "-t", "main", "#{pane_pid}")))
 	if err != nil {
+		_ = exec.Command("tmux", "-L", s.sock, "kill-server").Run()
 		t.Fatalf("pane pid: %v", err)
 	}
 	s.pid = pid
+	t.Cleanup(s.kill)
 	return s
+}
+
+// kill ends the tmux server and waits (up to 15s) for atomic and every
+// process below it to end, so none still writes into the test's
+// temporary folders when they are removed.
+func (s *screen) kill() {
+	procs := descendants(s.pid)
+	procs[s.pid] = "atomic"
+	_ = exec.Command("tmux", "-L", s.sock, "kill-server").Run()
+	_ = os.Remove(socketPath(s.sock)) // tmux leaves the socket file
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		for p := range procs {
+			if !alive(p) {
+				delete(procs, p)
+			}
+		}
+		if len(procs) == 0 {
+			return
+		}
+	}
+	s.t.Errorf("processes outlived the test's atomic by 15s:%s", describe(procs))
 }
 
 // socketPath is where tmux -L name keeps its socket.
@@ -113,14 +137,17 @@ func (s *screen) keys(keys ...string) {
 // waitFor polls the screen until every want is on it (or 15s pass).
 func (s *screen) waitFor(want ...string) string {
 	s.t.Helper()
-	return s.waitUntil(fmt.Sprintf("%q on screen", want), func(scr string) bool {
-		for _, w := range want {
-			if !strings.Contains(scr, w) {
-				return false
-			}
+	return s.waitUntil(fmt.Sprintf("%q on screen", want), func(scr string) bool { return showsAll(scr, want) })
+}
+
+// showsAll reports whether the screen scr shows every want.
+func showsAll(scr string, want []string) bool {
+	for _, w := range want {
+		if !strings.Contains(scr, w) {
+			return false
 		}
-		return true
-	})
+	}
+	return true
 }
 
 // waitUntil polls the screen until ok holds (or 15s pass).
