@@ -338,6 +338,9 @@ func (s *Session) interrupt(turnID, key string) *TurnEnd {
 	ctx, cancel := context.WithTimeout(s.ctx, s.interruptWait)
 	defer cancel()
 	_, _ = s.conn.call(ctx, "turn/interrupt", map[string]string{"threadId": s.threadID(), "turnId": turnID})
+	// Codex keeps the commands an interrupted turn started running in
+	// their terminals; an interrupt stops everything.
+	defer s.cleanTerminals(s.tr.Threads()...)
 	for {
 		s.mu.Lock()
 		end, changed := s.ended[key], s.changed
@@ -389,7 +392,21 @@ func (s *Session) stopAgent(st *Stop) {
 		case <-s.conn.done:
 			s.tr.EndAgent(st.ID)
 		}
+		s.cleanTerminals(st.Thread)
 	}()
+}
+
+// cleanTerminals ends the commands still running in the terminals of
+// threads (thread/backgroundTerminals/clean): Codex keeps them after the
+// turn that started them was interrupted, and a stopped agent must leave
+// nothing at work. Bounded; a CLI that does not know the method is left
+// as it is.
+func (s *Session) cleanTerminals(threads ...string) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.interruptWait)
+	defer cancel()
+	for _, th := range threads {
+		_, _ = s.conn.call(ctx, "thread/backgroundTerminals/clean", map[string]string{"threadId": th})
+	}
 }
 
 func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {

@@ -154,6 +154,18 @@ func (t *Translator) RunningTurns() (threads, turns []string) {
 	return threads, turns
 }
 
+// Threads lists every thread the session knows: the lead's and its
+// sub-agents'.
+func (t *Translator) Threads() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]string, 0, len(t.agents))
+	for th := range t.agents {
+		out = append(out, th)
+	}
+	return out
+}
+
 // Handle translates one notification.
 func (t *Translator) Handle(m inbound) Note {
 	t.mu.Lock()
