@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -100,7 +101,7 @@ func fake() error {
 			if hang && want.Method == "turn/start" {
 				select {} // hung: only SIGKILL ends it
 			}
-			got, err := readMessage(in)
+			got, err := readScripted(in, out)
 			if err != nil {
 				return fmt.Errorf("waiting for %s: %w", firstNonEmpty(want.Method, "a reply"), err)
 			}
@@ -118,8 +119,31 @@ func fake() error {
 	if hang {
 		select {}
 	}
-	_, err = io.Copy(io.Discard, in) // until the client closes stdin
-	return err
+	for { // until the client closes stdin
+		if _, err := readScripted(in, out); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// readScripted reads the client's next message that the capture scripts.
+// The clean-up of an interrupted thread's terminals, which the captures
+// predate, is answered here whenever it comes.
+func readScripted(in *bufio.Reader, out *bufio.Writer) (message, error) {
+	for {
+		m, err := readMessage(in)
+		if err != nil || m.Method != "thread/backgroundTerminals/clean" {
+			return m, err
+		}
+		b, _ := json.Marshal(message{JSONRPC: "2.0", ID: m.ID, Result: json.RawMessage(`{}`)})
+		out.Write(append(b, '\n'))
+		if err := out.Flush(); err != nil {
+			return message{}, err
+		}
+	}
 }
 
 func readMessage(r *bufio.Reader) (message, error) {
