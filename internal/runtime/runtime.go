@@ -54,7 +54,19 @@ type Config struct {
 	// type names another backend (a mixed tree); nil: those types fail to
 	// start, saying so.
 	Backends backend.Factory
-	Now      func() time.Time
+	// Journal records the run (the session store); nil records nothing.
+	Journal Journal
+	Now     func() time.Time
+}
+
+// Journal is told everything a run does, to keep it: every event from the
+// first (it is subscribed before the lead is built), each user prompt
+// before the lead is given it, and the native lead's history after each
+// of its turns. Its methods must only queue.
+type Journal interface {
+	event.Sink
+	Prompt(text string)
+	History(agentID string, msgs []provider.Message)
 }
 
 // Outcome is what a settled run produced: the payload of its complete.
@@ -117,6 +129,9 @@ func Open(cfg Config) (*Runtime, error) {
 	}
 	r := &Runtime{cfg: cfg, bus: bus.New(), meter: usage.NewMeter(),
 		inputs: make(chan input, 16), wake: make(chan struct{}, 1), completed: make(chan Outcome, 4)}
+	if cfg.Journal != nil {
+		r.bus.Subscribe(cfg.Journal.Emit)
+	}
 	core := CoreTools(cfg.Workspace)
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
@@ -233,6 +248,9 @@ type input struct {
 
 // Submit queues a user prompt for the lead.
 func (r *Runtime) Submit(prompt string) {
+	if r.cfg.Journal != nil {
+		r.cfg.Journal.Prompt(prompt)
+	}
 	r.mu.Lock()
 	r.dirty = true
 	gen := r.gen
@@ -321,6 +339,9 @@ func (r *Runtime) turn(ctx context.Context, prompt string, gen *uint64) {
 	res, err := r.lead.Run(tctx, prompt)
 	interrupted := err != nil && tctx.Err() != nil
 	cancel()
+	if h, ok := r.lead.(interface{ History() []provider.Message }); ok && r.cfg.Journal != nil {
+		r.cfg.Journal.History(LeadID, h.History())
+	}
 	r.mu.Lock()
 	r.turnCancel, r.busy = nil, false
 	if res != nil {

@@ -59,7 +59,7 @@ func launch(t *testing.T, env []string, args ...string) *screen {
 	}
 	s := &screen{t: t, sock: fmt.Sprintf("atomic-e2e-%d-%s", os.Getpid(), unsafeChars.ReplaceAllString(t.Name(), "-"))}
 	words := []string{"env", "-i", "PATH=" + shellQuote(os.Getenv("PATH")), "HOME=" + shellQuote(home),
-		"XDG_CONFIG_HOME=" + shellQuote(home), "TERM=xterm-256color"}
+		"XDG_CONFIG_HOME=" + shellQuote(home), "XDG_STATE_HOME=" + shellQuote(filepath.Join(home, "state")), "TERM=xterm-256color"}
 	words = append(append(append(words, env...), shellQuote(binary)), args...)
 	cmd := strings.Join(words, " ")
 	s.tmux("-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", "40", "-c", work, cmd)
