@@ -130,6 +130,7 @@ func (r *Recorder) Close() {
 
 func (r *Recorder) run(open func() (*Store, error)) {
 	defer close(r.done)
+	r.settle()
 	st, err := open()
 	if err != nil {
 		r.fail(err)
@@ -156,6 +157,31 @@ func (r *Recorder) run(open func() (*Store, error)) {
 			return
 		}
 		<-r.wake
+	}
+}
+
+// OpenDelay is how long a Recorder lets the run start before it opens the
+// store: opening costs about a millisecond of CPU, which on a small
+// machine would otherwise compete with the run's first model request.
+// What happens meanwhile is queued; Close does not wait for it.
+const OpenDelay = 10 * time.Millisecond
+
+// settle waits OpenDelay, or until Close.
+func (r *Recorder) settle() {
+	t := time.NewTimer(OpenDelay)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			return
+		case <-r.wake:
+			r.mu.Lock()
+			closing := r.closing
+			r.mu.Unlock()
+			if closing {
+				return
+			}
+		}
 	}
 }
 
