@@ -22,6 +22,8 @@ type screen struct {
 	t    *testing.T
 	sock string
 	pid  int
+	// state is the run's XDG_STATE_HOME (its session store).
+	state string
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9]+`)
@@ -57,9 +59,10 @@ func launch(t *testing.T, env []string, args ...string) *screen {
 	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -sg escape-time 10\nset -g history-limit 100\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{t: t, sock: fmt.Sprintf("atomic-e2e-%d-%s", os.Getpid(), unsafeChars.ReplaceAllString(t.Name(), "-"))}
+	s := &screen{t: t, sock: fmt.Sprintf("atomic-e2e-%d-%s", os.Getpid(), unsafeChars.ReplaceAllString(t.Name(), "-")),
+		state: filepath.Join(home, "state")}
 	words := []string{"env", "-i", "PATH=" + shellQuote(os.Getenv("PATH")), "HOME=" + shellQuote(home),
-		"XDG_CONFIG_HOME=" + shellQuote(home), "XDG_STATE_HOME=" + shellQuote(filepath.Join(home, "state")), "TERM=xterm-256color"}
+		"XDG_CONFIG_HOME=" + shellQuote(home), "XDG_STATE_HOME=" + shellQuote(s.state), "TERM=xterm-256color"}
 	words = append(append(append(words, env...), shellQuote(binary)), args...)
 	cmd := strings.Join(words, " ")
 	s.tmux("-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", "40", "-c", work, cmd)
