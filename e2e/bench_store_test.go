@@ -46,4 +46,3 @@ func BenchmarkStoreStartCost(b *testing.B) {
 	b.ReportMetric(ms(median(on)), "ms-store-on")
 	b.ReportMetric(ms(median(off)), "ms-store-off")
 }
-
