@@ -14,7 +14,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/store"
 )
 
 // withState points cmd's session store at stateHome.
@@ -85,6 +88,7 @@ func TestARunIsListedBySessionsAndItsExportEqualsItsStreamJSON(t *testing.T) {
 	if s.ID != evs[0].SessionID || s.Dir != dir || s.Title != "fan out please" || s.Agents != 3 || s.Status != "completed" || s.Started.IsZero() {
 		t.Fatalf("session %+v; want id %s, directory %s, its prompt as title, 3 agents, completed", s, evs[0].SessionID, dir)
 	}
+	checkHistories(t, state, s.ID, evs)
 	exp := sessionsCmd(t, state, "export", s.ID)
 	if exp.code != 0 {
 		t.Fatalf("export: exit %d: %s", exp.code, exp.stderr)
@@ -169,6 +173,29 @@ func TestFiftyRunsTwoAtATimeInOneDirectoryLoseNoEvent(t *testing.T) {
 		if exp.code != 0 || exp.stdout != byID[s.ID] {
 			t.Fatalf("session %s: export (exit %d, %s) differs from its run's stream-json:\n%s",
 				s.ID, exp.code, exp.stderr, cmp.Diff(byID[s.ID], exp.stdout))
+		}
+	}
+}
+
+// checkHistories checks that the store holds the history of the lead and of
+// every sub-agent of the run, each ending with its final answer.
+func checkHistories(t *testing.T, state, id string, evs []event.Raw) {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(state, "atomic", store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	agents := []string{"lead"}
+	for _, e := range evs {
+		if e.Type == event.SubagentStart {
+			agents = append(agents, e.AgentID)
+		}
+	}
+	for _, a := range agents {
+		h, ok, err := st.LoadHistory(context.Background(), id, a)
+		if err != nil || !ok || len(h) < 2 || h[len(h)-1].Role != provider.RoleAssistant {
+			t.Errorf("history of %s: %d messages, saved %v, %v; want it saved up to its answer", a, len(h), ok, err)
 		}
 	}
 }

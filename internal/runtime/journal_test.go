@@ -11,8 +11,8 @@ import (
 // journal records what a Runtime tells its Journal, in one order.
 type journal struct {
 	mu      sync.Mutex
-	log     []string // "prompt:…", "event:type", "history:agent:n"
-	history []provider.Message
+	log     []string // "prompt:…", "event:type", "history:agent"
+	history map[string][]provider.Message
 }
 
 func (j *journal) add(s string) {
@@ -25,7 +25,10 @@ func (j *journal) Emit(e event.Event) { j.add("event:" + string(e.Type)) }
 func (j *journal) Prompt(text string) { j.add("prompt:" + text) }
 func (j *journal) History(agentID string, msgs []provider.Message) {
 	j.mu.Lock()
-	j.history = msgs
+	if j.history == nil {
+		j.history = map[string][]provider.Message{}
+	}
+	j.history[agentID] = msgs
 	j.mu.Unlock()
 	j.add("history:" + agentID)
 }
@@ -53,7 +56,30 @@ func TestJournalGetsThePromptBeforeAnyEventAndTheLeadsHistoryAfterItsTurn(t *tes
 	if hist < 0 || turnEnd < hist {
 		t.Fatalf("journal %q; want the lead's history saved before its turn.end", j.log)
 	}
-	if len(j.history) != 2 || j.history[0].Parts[0].Text != "say hello" || j.history[1].Parts[0].Text != "hello there" {
-		t.Fatalf("saved history %+v; want the prompt and the answer", j.history)
+	lead := j.history["lead"]
+	if len(lead) != 2 || lead[0].Parts[0].Text != "say hello" || lead[1].Parts[0].Text != "hello there" {
+		t.Fatalf("saved history %+v; want the prompt and the answer", lead)
+	}
+}
+
+func TestJournalGetsEachSubagentsOwnHistory(t *testing.T) {
+	j := &journal{}
+	h := start(t, `
+rules:
+  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "done"}}
+  - {name: fanout, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "look around", prompt: "SUB-TASK look", subagent_type: explore}}]}}
+  - {name: sub, respond: {text: "found it"}}
+`, Config{Journal: j})
+	h.rt.Submit("go")
+	h.await(t)
+	h.stop()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	sub := j.history["explore-1"]
+	if len(sub) != 2 || sub[0].Parts[0].Text != "SUB-TASK look" || sub[1].Parts[0].Text != "found it" {
+		t.Fatalf("explore-1's saved history %+v; want its task and its answer", sub)
+	}
+	if lead := j.history["lead"]; len(lead) != 4 {
+		t.Fatalf("lead's saved history has %d messages; want prompt, task call, task result, answer", len(lead))
 	}
 }

@@ -61,8 +61,9 @@ type Config struct {
 
 // Journal is told everything a run does, to keep it: every event from the
 // first (it is subscribed before the lead is built), each user prompt
-// before the lead is given it, and the native lead's history after each
-// of its turns. Its methods must only queue.
+// before the lead is given it, and the history of every native agent (the
+// lead, sub-agents, teammates) after each change. Its methods must only
+// queue.
 type Journal interface {
 	event.Sink
 	Prompt(text string)
@@ -133,18 +134,22 @@ func Open(cfg Config) (*Runtime, error) {
 		r.bus.Subscribe(cfg.Journal.Emit)
 	}
 	core := CoreTools(cfg.Workspace)
+	var history func(string, []provider.Message)
+	if cfg.Journal != nil {
+		history = cfg.Journal.History
+	}
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus,
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace), Now: cfg.Now, OnFinish: r.onTaskFinish,
-		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends,
+		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, LeadID: LeadID, Now: cfg.Now,
-		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name,
+		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
@@ -170,7 +175,7 @@ func Open(cfg Config) (*Runtime, error) {
 		r.lead = agent.New(agent.Config{
 			SessionID: cfg.SessionID, ID: LeadID, Name: "lead", Provider: cfg.Provider, Model: cfg.Model,
 			System: LeadSystemPrompt(cfg.Workspace), Tools: leadTools, Gate: cfg.Gate, Meter: r.meter,
-			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now,
+			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, LeadID),
 		})
 	}
 	external := cfg.NewLead != nil
@@ -185,6 +190,14 @@ func Open(cfg Config) (*Runtime, error) {
 		}
 	})
 	return r, nil
+}
+
+// bind fixes save's agent id; nil when save is.
+func bind(save func(string, []provider.Message), agentID string) func([]provider.Message) {
+	if save == nil {
+		return nil
+	}
+	return func(m []provider.Message) { save(agentID, m) }
 }
 
 // meterExternal counts the usage an external CLI reports for its lead and
@@ -339,9 +352,6 @@ func (r *Runtime) turn(ctx context.Context, prompt string, gen *uint64) {
 	res, err := r.lead.Run(tctx, prompt)
 	interrupted := err != nil && tctx.Err() != nil
 	cancel()
-	if h, ok := r.lead.(interface{ History() []provider.Message }); ok && r.cfg.Journal != nil {
-		r.cfg.Journal.History(LeadID, h.History())
-	}
 	r.mu.Lock()
 	r.turnCancel, r.busy = nil, false
 	if res != nil {
