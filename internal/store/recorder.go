@@ -35,9 +35,10 @@ const TitleRunes = 80
 // full, read-only, corrupt, a newer schema) warn is called once and the
 // run goes on without persistence.
 type Recorder struct {
-	meta Meta
-	warn func(error)
-	red  *strings.Replacer
+	meta   Meta
+	warn   func(error)
+	red    *strings.Replacer
+	redact bool // red has something to replace
 
 	mu      sync.Mutex
 	queue   []op
@@ -82,7 +83,7 @@ func start(meta Meta, warn func(error), open func() (*Store, error)) *Recorder {
 			pairs = append(pairs, s, "[redacted]")
 		}
 	}
-	r := &Recorder{meta: meta, warn: warn, red: strings.NewReplacer(pairs...), status: StatusRunning,
+	r := &Recorder{meta: meta, warn: warn, red: strings.NewReplacer(pairs...), redact: len(pairs) > 0, status: StatusRunning,
 		agents: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{}), started: time.Now()}
 	r.enc = event.NewEncoder(&r.buf)
 	go r.run(open)
@@ -256,7 +257,7 @@ func (r *Recorder) insertEvent(ctx context.Context, ins *sql.Stmt, e event.Event
 		err = r.enc.Flush()
 	}
 	body := bytes.TrimSuffix(r.buf.Bytes(), []byte("\n"))
-	if len(r.meta.Secrets) > 0 {
+	if r.redact {
 		body = []byte(r.red.Replace(string(body)))
 	}
 	r.seq++

@@ -75,6 +75,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
+	// Sessions hold code and conversations: the file is the user's alone
+	// (SQLite gives its -wal and -shm files the same mode).
+	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+	}
 	dsn := "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path) +
 		fmt.Sprintf("?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=synchronous(NORMAL)",
 			opts.BusyTimeout.Milliseconds())
@@ -156,16 +161,22 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 
 // Session returns session id's row.
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
-	all, err := s.Sessions(ctx) // small: a user's sessions
+	x := Session{ID: id}
+	var started int64
+	var ended sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT dir, title, started, ended, agents, status, backend, model FROM sessions WHERE id = ?`, id).
+		Scan(&x.Dir, &x.Title, &started, &ended, &x.Agents, &x.Status, &x.Backend, &x.Model)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("%w %q (atomic sessions lists them)", ErrUnknownSession, id)
+	}
 	if err != nil {
-		return Session{}, err
+		return Session{}, fmt.Errorf("reading session %s: %w", id, err)
 	}
-	for _, x := range all {
-		if x.ID == id {
-			return x, nil
-		}
+	x.Started = time.Unix(0, started)
+	if ended.Valid {
+		x.Ended = time.Unix(0, ended.Int64)
 	}
-	return Session{}, fmt.Errorf("%w %q (atomic sessions lists them)", ErrUnknownSession, id)
+	return x, nil
 }
 
 // Events calls fn with each event of session id, in order, as the JSON

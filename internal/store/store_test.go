@@ -64,6 +64,9 @@ func TestOpenMigratesANewStoreToTheCurrentSchemaInWALMode(t *testing.T) {
 			t.Errorf("table %s: %d, %v", table, n, err)
 		}
 	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the store's file: %v, %v; want mode 0600 (it holds conversations)", fi.Mode(), err)
+	}
 	// Opening again finds the schema current and changes nothing.
 	st2, err := Open(context.Background(), path, Options{})
 	if err != nil {
