@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,19 +155,7 @@ func TestEventsQueuedBeforeTheStoreOpensAreWrittenOnceItDoes(t *testing.T) {
 
 func TestEmitNeverWaitsForALockedStoreAndCloseFlushesAfterward(t *testing.T) {
 	path := dbPath(t)
-	st, err := Open(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	raw := rawDB(t, path)
-	conn, err := raw.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), `BEGIN EXCLUSIVE`); err != nil {
-		t.Fatal(err)
-	}
+	release := holdExclusive(t, path)
 	var w warnings
 	r := Record(path, Options{BusyTimeout: 3 * time.Second}, meta("s1"), w.warn)
 	events := sampleEvents("s1", 5000)
@@ -178,11 +167,7 @@ func TestEmitNeverWaitsForALockedStoreAndCloseFlushesAfterward(t *testing.T) {
 		t.Errorf("5000 Emits took %s while another process held the store", d)
 	}
 	time.Sleep(100 * time.Millisecond)
-	if _, err := conn.ExecContext(context.Background(), `COMMIT`); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
-	raw.Close()
+	release()
 	r.Close()
 	if got := w.all(); len(got) != 0 {
 		t.Fatalf("warnings: %v", got)
@@ -463,9 +448,9 @@ func writeFile(t *testing.T, path string, b []byte) {
 	}
 }
 
-// holdExclusive keeps an exclusive lock on the store until the test ends,
-// as another process in the middle of a long write would.
-func holdExclusive(t *testing.T, path string) {
+// holdExclusive takes an exclusive lock on the store, as another process
+// in the middle of a long write would, until release or the test's end.
+func holdExclusive(t *testing.T, path string) (release func()) {
 	t.Helper()
 	st, err := Open(context.Background(), path, Options{})
 	if err != nil {
@@ -480,11 +465,16 @@ func holdExclusive(t *testing.T, path string) {
 	if _, err := conn.ExecContext(context.Background(), `BEGIN EXCLUSIVE`); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		conn.ExecContext(context.Background(), `ROLLBACK`)
-		conn.Close()
-		raw.Close()
-	})
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			conn.ExecContext(context.Background(), `ROLLBACK`)
+			conn.Close()
+			raw.Close()
+		})
+	}
+	t.Cleanup(release)
+	return release
 }
 
 // makeReadOnly makes dir and its files unwritable: by permissions, and for
