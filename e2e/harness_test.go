@@ -86,6 +86,7 @@ func command(t testing.TB, ctx context.Context, srv *loopback.Server, prov, work
 	cmd.Dir = workspace
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home,
+		"XDG_STATE_HOME=" + filepath.Join(home, "state"),
 		"ANTHROPIC_API_KEY=test-key", "OPENAI_API_KEY=test-key",
 	}
 	return cmd

@@ -17,6 +17,7 @@ if [ -z "${ATOMIC_TEST_CODEX:-}" ] && [ -x "$codex_bin" ]; then export ATOMIC_TE
 go test -run '^$' -bench 'EncodeStreamJSON' ./internal/event >>"$out"
 go test -run '^$' -bench 'CodexAdapterThroughBus' ./internal/backend/codex >>"$out"
 go test -run '^$' -bench 'Reducer' ./internal/lifecycle >>"$out"
+go test -run '^$' -bench 'AppendEvents' -benchtime 100000x ./internal/store >>"$out"
 go test -run '^$' -bench 'ClaudeAdapter' ./internal/backend/claudecode >>"$out"
 # Every backend on the same one-answer prompt (those whose CLI is installed;
 # .ci/run installs them all).
@@ -24,10 +25,13 @@ oc_bin="${XDG_CACHE_HOME:-$HOME/.cache}/atomic-ci/opencode-1.18.33/node_modules/
 if [ -z "${ATOMIC_TEST_OPENCODE:-}" ] && [ -x "$oc_bin" ]; then export ATOMIC_TEST_OPENCODE="$oc_bin"; fi
 cp_bin="${XDG_CACHE_HOME:-$HOME/.cache}/atomic-ci/copilot-1.0.102/node_modules/.bin/copilot"
 if [ -z "${ATOMIC_TEST_COPILOT:-}" ] && [ -x "$cp_bin" ]; then export ATOMIC_TEST_COPILOT="$cp_bin"; fi
-go test -run '^$' -bench . -skip 'ClaudeOverhead|CodexAddedWallTime' -benchtime 5x ./e2e >>"$out"
+go test -run '^$' -bench . -skip 'ClaudeOverhead|CodexAddedWallTime|StoreStartCost' -benchtime 5x ./e2e >>"$out"
 # The added wall time over a CLI alone is the median of back-to-back pairs
 # whose CLI runs vary by hundreds of ms: 11 pairs, not 5.
 go test -run '^$' -bench '^Benchmark(ClaudeOverhead|CodexAddedWallTime)$' -benchtime 11x ./e2e >>"$out"
+# The session store's start cost is a fraction of a ms beside a 12 ms start:
+# the median of 41 alternating pairs.
+go test -run '^$' -bench '^BenchmarkStoreStartCost$' -benchtime 41x ./e2e >>"$out"
 go test -run '^$' -bench . ./internal/ui >>"$out" 2>/dev/null || echo "(ui benchmarks unavailable)" >&2
 
 # figure NAME UNIT OP BUDGET LABEL: prints the metric UNIT of benchmark NAME
@@ -72,6 +76,9 @@ figure StartToFirstFrame ms/frame '<' 100 "UI model start to first frame (in pro
 figure CodexAdapterThroughBus events/s '>' 100000 "codex adapter events/s into the bus (v1 capture)"
 figure CodexAddedWallTime ms-added '<' 30 "codex fan-out: atomic's added wall time over codex exec"
 figure CodexAddedWallTime pct-added '<' 5 "codex fan-out: added wall time, percent"
+figure AppendEvents events/s '>' 50000 "session store: events appended per second (sustained)"
+figure StoreStartCost ms-added '<' 2 "session store on vs off: added start to first request"
+info AppendEvents KB-per-1000-events "session store: size per 1,000 events"
 
 echo
 echo "Backends on one prompt (no budget): time to first model request, peak RSS of the process tree"

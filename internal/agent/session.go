@@ -44,6 +44,11 @@ type Config struct {
 	MaxTokens int
 	// Now is the clock for event times (nil: time.Now).
 	Now func() time.Time
+	// OnHistory, when set, is given a copy of the whole history after each
+	// change (a message added, a reset): what the provider needs to
+	// continue the conversation, for the session store. It must only
+	// queue.
+	OnHistory func([]provider.Message)
 }
 
 // ErrMaxTurns is returned (wrapped) when a Run hits its turn limit.
@@ -173,6 +178,7 @@ func (s *Session) Reset() {
 	s.history = nil
 	s.inbox.Clear()
 	s.mu.Unlock()
+	s.historyChanged()
 }
 
 func (s *Session) emit(typ event.Type, toolCallID string, data any) {
@@ -254,6 +260,14 @@ func (s *Session) append(m provider.Message) {
 	s.mu.Lock()
 	s.history = append(s.history, m)
 	s.mu.Unlock()
+	s.historyChanged()
+}
+
+// historyChanged hands the history to OnHistory.
+func (s *Session) historyChanged() {
+	if s.cfg.OnHistory != nil {
+		s.cfg.OnHistory(s.History())
+	}
 }
 
 // turn streams one model response and appends it to the history.
@@ -297,6 +311,7 @@ func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
 	s.usage = agentTotal
 	s.history = append(s.history, resp.Message())
 	s.mu.Unlock()
+	s.historyChanged()
 	s.emit(event.MessageComplete, "", event.MessageCompleteData{Text: resp.Text, StopReason: string(resp.StopReason)})
 	s.emit(event.UsageUpdate, "", event.UsageUpdateData{Usage: agentTotal, Total: runTotal})
 	return resp, nil

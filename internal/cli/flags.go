@@ -27,6 +27,7 @@ type common struct {
 	timeout                              time.Duration
 	demo                                 bool
 	backend, backendBin                  string
+	noPersistence                        bool
 }
 
 type stringList []string
@@ -53,6 +54,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.demo, "demo", false, "use the built-in demo model (no API key needed)")
 	fs.StringVar(&c.backend, "backend", "", "what runs the lead: native (Atomic's own loop, default), claude-code, codex, opencode or copilot")
 	fs.StringVar(&c.backendBin, "backend-bin", "", "the backend CLI's binary, when it is not on PATH")
+	fs.BoolVar(&c.noPersistence, "no-session-persistence", false, "do not save this session in the session store ($XDG_STATE_HOME/atomic)")
 }
 
 // parse parses args into fs, on which c's flags are registered. -h and

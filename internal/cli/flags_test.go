@@ -23,7 +23,7 @@ func runEnv(t *testing.T, extra map[string]string, args ...string) (int, string,
 	t.Helper()
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	env := map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "config")}
+	env := map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_STATE_HOME": filepath.Join(dir, "state")}
 	for k, v := range extra {
 		env[k] = v
 	}

@@ -69,7 +69,9 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	for _, w := range s.warnings {
 		fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w)
 	}
-	rt, err := newRuntime(&c, s, true, newLead, c.treeBackends(ios, s))
+	id, journal, stopRecording := c.record(ios, s)
+	defer stopRecording() // after rt.Close: the last events are kept
+	rt, err := newRuntime(&c, s, true, newLead, c.treeBackends(ios, s), id, journal)
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1
@@ -81,8 +83,10 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 
 // newRuntime opens the run; newLead (nil: the native loop) builds the
 // lead's session on another backend.
-func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Config) (backend.Session, error), tree backend.Factory) (*runtime.Runtime, error) {
+func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Config) (backend.Session, error), tree backend.Factory,
+	sessionID string, journal runtime.Journal) (*runtime.Runtime, error) {
 	return runtime.Open(runtime.Config{
+		SessionID: sessionID, Journal: journal,
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types,
 		MaxSubagents: c.maxSubagents, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,

@@ -79,7 +79,9 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 
-	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s))
+	id, journal, stopRecording := c.record(ios, s)
+	defer stopRecording() // after rt.Close: the last events are kept
+	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s), id, journal)
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1

@@ -54,7 +54,20 @@ type Config struct {
 	// type names another backend (a mixed tree); nil: those types fail to
 	// start, saying so.
 	Backends backend.Factory
-	Now      func() time.Time
+	// Journal records the run (the session store); nil records nothing.
+	Journal Journal
+	Now     func() time.Time
+}
+
+// Journal is told everything a run does, to keep it: every event from the
+// first (it is subscribed before the lead is built), each user prompt
+// before the lead is given it, and the history of every native agent (the
+// lead, sub-agents, teammates) after each change. Its methods must only
+// queue.
+type Journal interface {
+	event.Sink
+	Prompt(text string)
+	History(agentID string, msgs []provider.Message)
 }
 
 // Outcome is what a settled run produced: the payload of its complete.
@@ -117,19 +130,26 @@ func Open(cfg Config) (*Runtime, error) {
 	}
 	r := &Runtime{cfg: cfg, bus: bus.New(), meter: usage.NewMeter(),
 		inputs: make(chan input, 16), wake: make(chan struct{}, 1), completed: make(chan Outcome, 4)}
+	if cfg.Journal != nil {
+		r.bus.Subscribe(cfg.Journal.Emit)
+	}
 	core := CoreTools(cfg.Workspace)
+	var history func(string, []provider.Message)
+	if cfg.Journal != nil {
+		history = cfg.Journal.History
+	}
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus,
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace), Now: cfg.Now, OnFinish: r.onTaskFinish,
-		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends,
+		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, LeadID: LeadID, Now: cfg.Now,
-		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name,
+		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
@@ -155,7 +175,7 @@ func Open(cfg Config) (*Runtime, error) {
 		r.lead = agent.New(agent.Config{
 			SessionID: cfg.SessionID, ID: LeadID, Name: "lead", Provider: cfg.Provider, Model: cfg.Model,
 			System: LeadSystemPrompt(cfg.Workspace), Tools: leadTools, Gate: cfg.Gate, Meter: r.meter,
-			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now,
+			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, LeadID),
 		})
 	}
 	external := cfg.NewLead != nil
@@ -170,6 +190,14 @@ func Open(cfg Config) (*Runtime, error) {
 		}
 	})
 	return r, nil
+}
+
+// bind fixes save's agent id; nil when save is.
+func bind(save func(string, []provider.Message), agentID string) func([]provider.Message) {
+	if save == nil {
+		return nil
+	}
+	return func(m []provider.Message) { save(agentID, m) }
 }
 
 // meterExternal counts the usage an external CLI reports for its lead and
@@ -233,6 +261,9 @@ type input struct {
 
 // Submit queues a user prompt for the lead.
 func (r *Runtime) Submit(prompt string) {
+	if r.cfg.Journal != nil {
+		r.cfg.Journal.Prompt(prompt)
+	}
 	r.mu.Lock()
 	r.dirty = true
 	gen := r.gen

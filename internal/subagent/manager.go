@@ -71,6 +71,9 @@ type Config struct {
 	// subagent.complete is emitted (so a woken lead already has the
 	// result queued).
 	OnFinish func(*Task, Outcome)
+	// History, when set, is given each native sub-agent's whole history
+	// after each change (the session store); it must only queue.
+	History func(agentID string, msgs []provider.Message)
 }
 
 // Agents reads the lifecycle reducer's records.
@@ -358,12 +361,17 @@ func (m *Manager) runSession(ctx context.Context, t *Task, set *tools.Set) (res 
 	if t.Type.Prompt != "" {
 		system = strings.TrimSpace(system + "\n\n" + t.Type.Prompt)
 	}
-	s := agent.New(agent.Config{
+	cfg := agent.Config{
 		SessionID: t.SessionID, ID: t.ID, ParentID: t.Spec.ParentID, Name: t.Type.Name,
 		Provider: m.cfg.Provider, Model: t.Model, System: system, Tools: set,
 		Gate: m.cfg.Gate, Meter: m.cfg.Meter, Sink: &progressSink{m: m, t: t, set: set},
 		MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
-	})
+	}
+	if m.cfg.History != nil {
+		id, save := t.ID, m.cfg.History
+		cfg.OnHistory = func(msgs []provider.Message) { save(id, msgs) }
+	}
+	s := agent.New(cfg)
 	return s.Run(ctx, t.Spec.Prompt)
 }
 

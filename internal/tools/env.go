@@ -27,13 +27,21 @@ func toolEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		up := strings.ToUpper(name)
-		if droppedEnv[up] || strings.HasPrefix(up, "ATOMIC_") && containsAny(up, atomicSecretWords) {
+		if SecretEnv(name) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return out
+}
+
+// SecretEnv reports whether the variable called name holds a secret no
+// command gets and nothing records: a model provider's credential or one
+// of Atomic's own (ATOMIC_* names containing KEY, TOKEN, SECRET, PASSWORD
+// or CREDENTIAL). Names compare case-insensitively.
+func SecretEnv(name string) bool {
+	up := strings.ToUpper(name)
+	return droppedEnv[up] || strings.HasPrefix(up, "ATOMIC_") && containsAny(up, atomicSecretWords)
 }
 
 func containsAny(s string, words []string) bool {

@@ -23,6 +23,8 @@ type screen struct {
 	t    *testing.T
 	sock string
 	pid  int
+	// state is the run's XDG_STATE_HOME (its session store).
+	state string
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9]+`)
@@ -62,9 +64,10 @@ func launch(t *testing.T, env []string, args ...string) *screen {
 	// bytes, less than long test names take.
 	name := fnv.New32a()
 	name.Write([]byte(t.Name()))
-	s := &screen{t: t, sock: fmt.Sprintf("atomic-e2e-%d-%08x", os.Getpid(), name.Sum32())}
+	s := &screen{t: t, sock: fmt.Sprintf("atomic-e2e-%d-%08x", os.Getpid(), name.Sum32()),
+		state: filepath.Join(home, "state")}
 	words := []string{"env", "-i", "PATH=" + shellQuote(os.Getenv("PATH")), "HOME=" + shellQuote(home),
-		"XDG_CONFIG_HOME=" + shellQuote(home), "TERM=xterm-256color"}
+		"XDG_CONFIG_HOME=" + shellQuote(home), "XDG_STATE_HOME=" + shellQuote(s.state), "TERM=xterm-256color"}
 	words = append(append(append(words, env...), shellQuote(binary)), args...)
 	cmd := strings.Join(words, " ")
 	s.tmux("-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", "40", "-c", work, cmd)

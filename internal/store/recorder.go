@@ -1,0 +1,313 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/provider"
+)
+
+// Meta describes the session a Recorder writes.
+type Meta struct {
+	ID      string
+	Dir     string
+	Backend string
+	Model   string
+	// Secrets are values that must never reach the database (API keys):
+	// any occurrence in an event or prompt is replaced by [redacted].
+	Secrets []string
+}
+
+// TitleRunes bounds a session's title (its first prompt, cut).
+const TitleRunes = 80
+
+// Recorder writes one session as it happens. Its methods only queue: one
+// goroutine opens the store (the run does not wait for it) and writes what
+// is queued a batch per transaction, so no model request or frame ever
+// waits on the disk. When the store cannot be opened or written (locked,
+// full, read-only, corrupt, a newer schema) warn is called once and the
+// run goes on without persistence.
+type Recorder struct {
+	meta   Meta
+	warn   func(error)
+	red    *strings.Replacer
+	redact bool // red has something to replace
+
+	mu      sync.Mutex
+	queue   []op
+	closing bool
+	failed  bool
+
+	wake chan struct{}
+	done chan struct{}
+
+	// Writer-goroutine state.
+	st      *Store
+	created bool
+	seq     int64
+	pseq    int64
+	title   string
+	status  string
+	agents  map[string]bool
+	buf     bytes.Buffer
+	enc     *event.Encoder
+	started time.Time
+}
+
+type op struct {
+	ev      *event.Event
+	prompt  string
+	at      time.Time
+	agent   string
+	history []provider.Message
+}
+
+// Record starts recording session meta into the database at path. The
+// store is opened in the background; everything queued meanwhile is
+// written once it is open.
+func Record(path string, opts Options, meta Meta, warn func(error)) *Recorder {
+	return start(meta, warn, func() (*Store, error) { return Open(context.Background(), path, opts) })
+}
+
+func start(meta Meta, warn func(error), open func() (*Store, error)) *Recorder {
+	var pairs []string
+	for _, s := range meta.Secrets {
+		if len(s) >= 8 { // a short value would redact ordinary words
+			pairs = append(pairs, s, "[redacted]")
+		}
+	}
+	r := &Recorder{meta: meta, warn: warn, red: strings.NewReplacer(pairs...), redact: len(pairs) > 0, status: StatusRunning,
+		agents: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{}), started: time.Now()}
+	r.enc = event.NewEncoder(&r.buf)
+	go r.run(open)
+	return r
+}
+
+// Emit queues e (a bus subscriber).
+func (r *Recorder) Emit(e event.Event) { r.push(op{ev: &e}) }
+
+// Prompt queues the user's prompt; call it before the prompt is sent, so
+// it is ordered before anything it causes. The first one titles the
+// session.
+func (r *Recorder) Prompt(text string) { r.push(op{prompt: text, at: time.Now()}) }
+
+// History queues agent agentID's message history, replacing the saved one.
+func (r *Recorder) History(agentID string, msgs []provider.Message) {
+	r.push(op{agent: agentID, history: msgs})
+}
+
+func (r *Recorder) push(o op) {
+	r.mu.Lock()
+	if !r.failed && !r.closing {
+		r.queue = append(r.queue, o)
+	}
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close writes what is queued, records the session's end and stops the
+// writer. A session still running at Close (no complete since its last
+// work) ends interrupted.
+func (r *Recorder) Close() {
+	r.mu.Lock()
+	r.closing = true
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	<-r.done
+}
+
+func (r *Recorder) run(open func() (*Store, error)) {
+	defer close(r.done)
+	r.settle()
+	st, err := open()
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	r.st = st
+	defer st.Close()
+	for {
+		r.mu.Lock()
+		batch, closing := r.queue, r.closing
+		r.queue = nil
+		r.mu.Unlock()
+		if len(batch) > 0 {
+			if err := r.write(batch); err != nil {
+				r.fail(err)
+				return
+			}
+			continue
+		}
+		if closing {
+			if err := r.end(); err != nil {
+				r.fail(err)
+			}
+			return
+		}
+		<-r.wake
+	}
+}
+
+// OpenDelay is how long a Recorder lets the run start before it opens the
+// store: opening costs about a millisecond of CPU, which on a small
+// machine would otherwise compete with the run's first model request.
+// What happens meanwhile is queued; Close does not wait for it.
+const OpenDelay = 10 * time.Millisecond
+
+// settle waits OpenDelay, or until Close.
+func (r *Recorder) settle() {
+	t := time.NewTimer(OpenDelay)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			return
+		case <-r.wake:
+			r.mu.Lock()
+			closing := r.closing
+			r.mu.Unlock()
+			if closing {
+				return
+			}
+		}
+	}
+}
+
+// fail stops persistence and says so once.
+func (r *Recorder) fail(err error) {
+	r.mu.Lock()
+	r.failed, r.queue = true, nil
+	r.mu.Unlock()
+	if r.warn != nil {
+		r.warn(fmt.Errorf("this session is not saved: %w", err))
+	}
+}
+
+// write stores one batch in one transaction.
+func (r *Recorder) write(batch []op) error {
+	ctx := context.Background()
+	tx, err := r.st.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("writing the session: %w", err)
+	}
+	defer tx.Rollback()
+	if !r.created {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, dir, backend, model, status, started) VALUES (?, ?, ?, ?, ?, ?)`,
+			r.meta.ID, r.meta.Dir, r.meta.Backend, r.meta.Model, StatusRunning, r.started.UnixNano()); err != nil {
+			return fmt.Errorf("creating the session: %w", err)
+		}
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO events(session_id, seq, type, agent_id, body) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("writing events: %w", err)
+	}
+	defer ins.Close()
+	titled := r.title
+	for _, o := range batch {
+		switch {
+		case o.ev != nil:
+			if err := r.insertEvent(ctx, ins, *o.ev); err != nil {
+				return err
+			}
+		case o.history != nil || o.agent != "":
+			if err := saveHistory(ctx, tx, r.meta.ID, o.agent, o.history, time.Now()); err != nil {
+				return err
+			}
+		default:
+			text := r.red.Replace(o.prompt)
+			r.pseq++
+			if _, err := tx.ExecContext(ctx, `INSERT INTO prompts(session_id, seq, time, text) VALUES (?, ?, ?, ?)`,
+				r.meta.ID, r.pseq, o.at.UnixNano(), text); err != nil {
+				return fmt.Errorf("writing a prompt: %w", err)
+			}
+			if r.title == "" {
+				r.title = Title(text)
+			}
+			r.status = StatusRunning
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, status = ?, agents = ? WHERE id = ?`,
+		r.title, r.status, len(r.agents), r.meta.ID); err != nil {
+		return fmt.Errorf("updating the session: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		r.title = titled
+		return fmt.Errorf("writing the session: %w", err)
+	}
+	r.created = true
+	return nil
+}
+
+func (r *Recorder) insertEvent(ctx context.Context, ins *sql.Stmt, e event.Event) error {
+	r.buf.Reset()
+	if err := r.enc.Encode(e); err == nil {
+		err = r.enc.Flush()
+	}
+	body := bytes.TrimSuffix(r.buf.Bytes(), []byte("\n"))
+	if r.redact {
+		body = []byte(r.red.Replace(string(body)))
+	}
+	r.seq++
+	if _, err := ins.ExecContext(ctx, r.meta.ID, r.seq, string(e.Type), e.AgentID, body); err != nil {
+		return fmt.Errorf("writing an event: %w", err)
+	}
+	r.track(e)
+	return nil
+}
+
+// track follows the session's status and agents from its events: a
+// prompt starts work (running), an interrupt ends it interrupted, the
+// lead's complete ends it completed or error.
+func (r *Recorder) track(e event.Event) {
+	if e.AgentID != "" && e.AgentID != "lead" {
+		r.agents[e.AgentID] = true
+	}
+	switch {
+	case e.Type == event.Interrupt:
+		r.status = StatusInterrupted
+	case e.Type == event.Complete && e.ParentAgentID == "" && r.status != StatusInterrupted:
+		r.status = StatusCompleted
+		if d, ok := event.Payload[event.CompleteData](e.Data); ok && d.IsError {
+			r.status = StatusError
+		}
+	}
+}
+
+// end records the session's end time and final status.
+func (r *Recorder) end() error {
+	if !r.created {
+		return nil // nothing happened: no session to keep
+	}
+	if r.status == StatusRunning {
+		r.status = StatusInterrupted
+	}
+	_, err := r.st.db.ExecContext(context.Background(), `UPDATE sessions SET status = ?, ended = ? WHERE id = ?`,
+		r.status, time.Now().UnixNano(), r.meta.ID)
+	if err != nil {
+		return fmt.Errorf("ending the session: %w", err)
+	}
+	return nil
+}
+
+// Title is a session's title from its first prompt: one line, cut.
+func Title(prompt string) string {
+	t := strings.Join(strings.Fields(prompt), " ")
+	if utf8.RuneCountInString(t) <= TitleRunes {
+		return t
+	}
+	rs := []rune(t)
+	return strings.TrimSpace(string(rs[:TitleRunes-1])) + "…"
+}

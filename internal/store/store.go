@@ -1,0 +1,290 @@
+// Package store keeps Atomic's sessions on disk: one SQLite database per
+// user (pure Go, WAL mode) holding each session's row, every §1 event in
+// the order the bus delivered it (the same JSON lines stream-json prints),
+// the user's prompts and each agent's message history. Store is the
+// synchronous handle (atomic sessions reads with it); Recorder writes a
+// running session off the hot path.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/atomic-agent/atomic/internal/provider"
+)
+
+// FileName is the database's name in the state directory.
+const FileName = "atomic.db"
+
+// DefaultBusyTimeout is how long a write waits for another process's.
+const DefaultBusyTimeout = 5 * time.Second
+
+// Dir is Atomic's state directory: $XDG_STATE_HOME/atomic, else
+// ~/.local/state/atomic.
+func Dir(getenv func(string) string) (string, error) {
+	if x := getenv("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, "atomic"), nil
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "atomic"), nil
+	}
+	return "", errors.New("neither XDG_STATE_HOME nor HOME is set: no place for the session store")
+}
+
+// Path is the database file in Dir.
+func Path(getenv func(string) string) (string, error) {
+	d, err := Dir(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, FileName), nil
+}
+
+// Options tune Open.
+type Options struct {
+	// BusyTimeout bounds the wait for another process's write (0:
+	// DefaultBusyTimeout).
+	BusyTimeout time.Duration
+	// MaxPages caps the database's size in pages (0: no cap); past it
+	// SQLite answers "database or disk is full", as on a full disk.
+	MaxPages int
+}
+
+// Store is an open database.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens (creating it and its directory if need be) the database at
+// path and brings its schema up to date. A schema newer than this Atomic
+// knows is refused (ErrNewerSchema) and left as it is.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = DefaultBusyTimeout
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	// Sessions hold code and conversations: the file is the user's alone
+	// (SQLite gives its -wal and -shm files the same mode).
+	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+	}
+	dsn := "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path) +
+		fmt.Sprintf("?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=synchronous(NORMAL)",
+			opts.BusyTimeout.Milliseconds())
+	if opts.MaxPages > 0 {
+		dsn += fmt.Sprintf("&_pragma=max_page_count(%d)", opts.MaxPages)
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("session store %s: %w", path, err)
+	}
+	// One connection: one writer per process, and a pragma set once holds.
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("session store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Session is one session's row.
+type Session struct {
+	ID      string    `json:"id"`
+	Dir     string    `json:"directory"`
+	Title   string    `json:"title"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended,omitzero"`
+	// Agents counts the sub-agents and teammates the session ran.
+	Agents  int    `json:"agents"`
+	Status  string `json:"status"`
+	Backend string `json:"backend"`
+	Model   string `json:"model"`
+}
+
+// Statuses of a session.
+const (
+	StatusRunning     = "running"
+	StatusCompleted   = "completed"
+	StatusError       = "error"
+	StatusInterrupted = "interrupted"
+)
+
+// ErrUnknownSession is returned for an id the store does not hold.
+var ErrUnknownSession = errors.New("no such session")
+
+// Sessions lists every session, newest first.
+func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, dir, title, started, ended, agents, status, backend, model
+		FROM sessions ORDER BY started DESC, id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("listing sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		var x Session
+		var started int64
+		var ended sql.NullInt64
+		if err := rows.Scan(&x.ID, &x.Dir, &x.Title, &started, &ended, &x.Agents, &x.Status, &x.Backend, &x.Model); err != nil {
+			return nil, fmt.Errorf("listing sessions: %w", err)
+		}
+		x.Started = time.Unix(0, started)
+		if ended.Valid {
+			x.Ended = time.Unix(0, ended.Int64)
+		}
+		out = append(out, x)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing sessions: %w", err)
+	}
+	return out, nil
+}
+
+// Session returns session id's row.
+func (s *Store) Session(ctx context.Context, id string) (Session, error) {
+	x := Session{ID: id}
+	var started int64
+	var ended sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT dir, title, started, ended, agents, status, backend, model FROM sessions WHERE id = ?`, id).
+		Scan(&x.Dir, &x.Title, &started, &ended, &x.Agents, &x.Status, &x.Backend, &x.Model)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("%w %q (atomic sessions lists them)", ErrUnknownSession, id)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("reading session %s: %w", id, err)
+	}
+	x.Started = time.Unix(0, started)
+	if ended.Valid {
+		x.Ended = time.Unix(0, ended.Int64)
+	}
+	return x, nil
+}
+
+// Events calls fn with each event of session id, in order, as the JSON
+// line stream-json printed (without its newline).
+func (s *Store) Events(ctx context.Context, id string, fn func(line []byte) error) error {
+	if _, err := s.Session(ctx, id); err != nil {
+		return err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT body FROM events WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return fmt.Errorf("reading the events of %s: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return fmt.Errorf("reading the events of %s: %w", id, err)
+		}
+		if err := fn(body); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Prompts returns the user's prompts to session id, in order.
+func (s *Store) Prompts(ctx context.Context, id string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT text FROM prompts WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("reading the prompts of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, fmt.Errorf("reading the prompts of %s: %w", id, err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// Remove deletes session id and everything recorded for it.
+func (s *Store) Remove(ctx context.Context, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("removing %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("removing %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w %q (atomic sessions lists them)", ErrUnknownSession, id)
+	}
+	for _, q := range []string{`DELETE FROM events WHERE session_id = ?`, `DELETE FROM prompts WHERE session_id = ?`,
+		`DELETE FROM histories WHERE session_id = ?`} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return fmt.Errorf("removing %s: %w", id, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("removing %s: %w", id, err)
+	}
+	return nil
+}
+
+// SaveHistory stores agent agentID's message history in session
+// sessionID, replacing what was saved before: what its provider needs to
+// continue the conversation.
+func (s *Store) SaveHistory(ctx context.Context, sessionID, agentID string, msgs []provider.Message) error {
+	return saveHistory(ctx, s.db, sessionID, agentID, msgs, time.Now())
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func saveHistory(ctx context.Context, db execer, sessionID, agentID string, msgs []provider.Message, now time.Time) error {
+	b, err := json.Marshal(msgs)
+	if err != nil {
+		return fmt.Errorf("encoding the history of %s: %w", agentID, err)
+	}
+	_, err = db.ExecContext(ctx, `INSERT INTO histories(session_id, agent_id, updated, messages) VALUES (?, ?, ?, ?)
+		ON CONFLICT(session_id, agent_id) DO UPDATE SET updated = excluded.updated, messages = excluded.messages`,
+		sessionID, agentID, now.UnixNano(), b)
+	if err != nil {
+		return fmt.Errorf("saving the history of %s: %w", agentID, err)
+	}
+	return nil
+}
+
+// LoadHistory returns agent agentID's saved history in session sessionID;
+// ok is false when none was saved.
+func (s *Store) LoadHistory(ctx context.Context, sessionID, agentID string) (msgs []provider.Message, ok bool, err error) {
+	var b []byte
+	err = s.db.QueryRowContext(ctx, `SELECT messages FROM histories WHERE session_id = ? AND agent_id = ?`,
+		sessionID, agentID).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("loading the history of %s: %w", agentID, err)
+	}
+	if err := json.Unmarshal(b, &msgs); err != nil {
+		return nil, false, fmt.Errorf("decoding the history of %s: %w", agentID, err)
+	}
+	return msgs, true, nil
+}
