@@ -21,12 +21,7 @@ import (
 // inherit the environment), so the test can find the Codex processes.
 func startCodexTUI(t *testing.T, url, mark string) *screen {
 	t.Helper()
-	bin := testkit.CodexCLI(t)
-	s := launch(t, []string{"OPENAI_API_KEY=test-key", "ATOMIC_TEST_MARK=" + mark},
-		"--backend", "codex", "--backend-bin", shellQuote(bin),
-		"--base-url", shellQuote(url+"/v1"), "--model", "gpt-test")
-	s.waitFor("Ask anything")
-	return s
+	return startBackendTUI(t, "codex", testkit.CodexCLI(t), url, mark)
 }
 
 // waitLong polls the screen like waitFor, for up to d: Codex starts a
