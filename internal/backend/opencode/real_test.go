@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -59,29 +61,94 @@ func (r *recorder) record(id string) (lifecycle.Record, bool) {
 	return r.state.Get(id)
 }
 
-func TestRealCancelAgentAbortsOnlyThatSubagentAndCloseLeavesNoProcess(t *testing.T) {
+// startReal starts a session of the real OpenCode CLI (skipped without
+// it) in workspace against srv, with a throwaway home.
+func startReal(t *testing.T, srv *loopback.Server, workspace string, gate *permission.Gate, sink event.Sink) *Session {
+	t.Helper()
 	bin := testkit.OpenCodeCLI(t)
-	sc, err := loopback.ParseScenario([]byte(twoTasks))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := loopback.New(sc)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	home := t.TempDir()
 	for _, kv := range [][2]string{{"HOME", home}, {"XDG_CONFIG_HOME", filepath.Join(home, "c")},
 		{"XDG_DATA_HOME", filepath.Join(home, "d")}, {"XDG_STATE_HOME", filepath.Join(home, "s")}, {"XDG_CACHE_HOME", filepath.Join(home, "k")}} {
 		t.Setenv(kv[0], kv[1])
 	}
-	rec := &recorder{}
-	start := time.Now()
-	s, err := New(backend.Config{SessionID: "s1", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1", Model: "gpt-test",
-		Gate: allowAll(t), Sink: rec})
+	s, err := New(backend.Config{SessionID: "s1", Workspace: workspace, Bin: bin, BaseURL: srv.URL() + "/v1", Model: "gpt-test",
+		Gate: gate, Sink: sink})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// An approval that waits in the prompt queue is withdrawn when its
+// sub-agent is stopped (an interrupt of the turn, or /tasks cancelling it
+// alone): the prompt does not stay up, and the command never runs.
+func TestRealStoppingASubagentWithdrawsItsPendingApprovalAndTheCommandNeverRuns(t *testing.T) {
+	cases := []struct {
+		name string
+		stop func(s *Session, cancel context.CancelFunc) error
+		// wantErr is Run's error: an interrupt ends the turn, while
+		// cancelling the sub-agent leaves the lead to finish it.
+		wantErr error
+	}{
+		{"interrupt", func(_ *Session, cancel context.CancelFunc) error { cancel(); return nil }, context.Canceled},
+		{"cancel the sub-agent", func(s *Session, _ context.CancelFunc) error { return s.CancelAgent("general-1") }, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := testkit.Loopback(t, testkit.OpenCodePerm)
+			asked, withdrawn := make(chan permission.Request, 1), make(chan struct{})
+			gate := newGate(t, askerFunc(func(ctx context.Context, r permission.Request) (permission.Answer, error) {
+				asked <- r
+				<-ctx.Done() // nobody answers: only a withdrawal ends the wait
+				close(withdrawn)
+				return permission.Deny, ctx.Err()
+			}))
+			work := t.TempDir()
+			s := startReal(t, srv, work, gate, &recorder{})
+			defer s.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
+				done <- err
+			}()
+			select {
+			case r := <-asked:
+				if r.AgentID != "general-1" || r.Subject != "touch perm.txt" {
+					t.Fatalf("asked %+v, want general-1's touch perm.txt", r)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("the sub-agent's approval was never asked")
+			}
+			if err := c.stop(s, cancel); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-withdrawn:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the approval is still asked after the sub-agent was stopped: the prompt would stay up")
+			}
+			select {
+			case err := <-done:
+				if !errors.Is(err, c.wantErr) {
+					t.Errorf("Run: %v, want %v", err, c.wantErr)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("Run did not return after the sub-agent was stopped")
+			}
+			if _, err := os.Stat(filepath.Join(work, "perm.txt")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("perm.txt: %v, want the withdrawn command never run", err)
+			}
+		})
+	}
+}
+
+func TestRealCancelAgentAbortsOnlyThatSubagentAndCloseLeavesNoProcess(t *testing.T) {
+	srv := testkit.Loopback(t, twoTasks)
+	rec := &recorder{}
+	start := time.Now()
+	s := startReal(t, srv, t.TempDir(), allowAll(t), rec)
 	ready := time.Since(start)
 	pid := s.PID()
 	defer s.Close()

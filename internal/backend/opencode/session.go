@@ -39,6 +39,7 @@ type Session struct {
 	reading chan struct{} // closed when the event stream ended
 	readErr error
 	answers sync.WaitGroup
+	pending pending // the asks waiting in the gate
 
 	mu        sync.Mutex
 	model     string
@@ -132,10 +133,12 @@ func (s *Session) newLead(ctx context.Context) error {
 // handle takes every event, on the reading goroutine.
 func (s *Session) handle(e Event) {
 	if ask, ok := s.tr.Asked(e); ok {
+		ctx, done := s.pending.add(s.ctx, ask)
 		s.answers.Add(1)
 		go func() {
 			defer s.answers.Done()
-			if err := s.decide(s.ctx, ask); err != nil && s.ctx.Err() == nil {
+			defer done()
+			if err := s.decide(ctx, ask); err != nil && s.ctx.Err() == nil {
 				s.cfg.Sink.Emit(event.Event{Type: event.Error, Time: s.cfg.Now(), SessionID: s.cfg.SessionID,
 					AgentID: s.cfg.AgentID, Data: event.ErrorData{Message: err.Error()}})
 			}
@@ -268,6 +271,7 @@ func (s *Session) interrupt(ended func() bool) {
 	for _, child := range s.tr.Running() {
 		_ = s.srv.post(ctx, "/session/"+child+"/abort", nil, nil)
 	}
+	s.pending.withdraw(nil)
 	defer s.tr.EndAll()
 	for {
 		s.mu.Lock()
@@ -302,6 +306,7 @@ func (s *Session) CancelAgent(id string) error {
 	if err := s.srv.post(ctx, "/session/"+child+"/abort", nil, nil); err != nil {
 		return fmt.Errorf("opencode: abort %s: %w", id, err)
 	}
+	s.pending.withdraw([]string{child})
 	s.tr.Interrupted(id)
 	return nil
 }
@@ -324,7 +329,6 @@ func (s *Session) announce() {
 			Data: event.SessionStartData{Model: s.Model(), Provider: backend.OpenCode, Name: s.cfg.AgentID}})
 	}
 }
-
 
 // Deliver queues text for the next turn.
 func (s *Session) Deliver(text string) { s.inbox.Deliver(text) }

@@ -86,3 +86,21 @@ func answerPermApproval(t *testing.T, s *screen, srv *loopback.Server, who, key 
 	}
 	return permOutcome{ran: err == nil, result: strings.Join(result, "\n")}
 }
+
+// interruptPermApproval drives a CAP-PERM scenario to its approval prompt
+// (naming who), then presses Ctrl+C: the prompt is withdrawn, the
+// sub-agent's row says Interrupted, the lead's turn ends and the command
+// never runs.
+func interruptPermApproval(t *testing.T, s *screen, who string) {
+	t.Helper()
+	s.typeLine("CAP-PERM: have a sub-agent write a file.")
+	s.waitLong(cliWait, "Approval needed · "+who+" wants to run:", "touch perm.txt")
+	s.keys("C-c")
+	scr := s.waitLong(cliWait, "╰ Interrupted", "ctrl+o expand · /help")
+	if strings.Contains(scr, "Approval needed") {
+		t.Errorf("the prompt stayed up after the interrupt:\n%s", scr)
+	}
+	if _, err := os.Stat(filepath.Join(s.workspace(), "perm.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("perm.txt after the interrupt: %v, want the command never run", err)
+	}
+}

@@ -38,3 +38,11 @@ func TestCopilotSubagentsCommandDeniedInAtomicsPromptNeverRunsAndTheRunFinishes(
 	}
 	quitAndCheckNoCodexLeft(t, s, mark)
 }
+
+func TestCopilotCtrlCDuringASubagentsApprovalWithdrawsItAndInterruptsTheSubagent(t *testing.T) {
+	srv := startServer(t, testkit.CopilotPerm)
+	mark := testMark(t)
+	s := startBackendTUI(t, "copilot", testkit.CopilotCLI(t), srv.URL(), mark)
+	interruptPermApproval(t, s, "general-purpose-1 (copilot)")
+	quitAndCheckNoCodexLeft(t, s, mark)
+}

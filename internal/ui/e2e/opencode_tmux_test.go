@@ -38,3 +38,11 @@ func TestOpenCodeSubagentsCommandDeniedInAtomicsPromptNeverRunsAndTheRunFinishes
 	}
 	quitAndCheckNoCodexLeft(t, s, mark)
 }
+
+func TestOpenCodeCtrlCDuringASubagentsApprovalWithdrawsItAndInterruptsTheSubagent(t *testing.T) {
+	srv := startServer(t, testkit.OpenCodePerm)
+	mark := testMark(t)
+	s := startBackendTUI(t, "opencode", testkit.OpenCodeCLI(t), srv.URL(), mark)
+	interruptPermApproval(t, s, "general-1 (opencode)")
+	quitAndCheckNoCodexLeft(t, s, mark)
+}
