@@ -42,39 +42,55 @@ func (s *screen) workspace() string {
 // processes whose sub-agents answer after seconds on a loaded machine.
 const cliWait = 60 * time.Second
 
-// permOutcome is what answering a CAP-PERM approval led to.
-type permOutcome struct {
-	ran    bool   // perm.txt exists in the workspace
-	result string // the command's tool result, as the sub-agent's model read it
+// cliLead is an external CLI as the TUI's lead, in its CAP-PERM scenario
+// (testkit's *Perm: a sub-agent asks to run `touch perm.txt`, then
+// answers "done PERM"; the lead then says "The sub-agent is done.").
+type cliLead struct {
+	backend  string                  // --backend
+	bin      func(testing.TB) string // testkit's finder: skips without the CLI
+	perm     string                  // the CAP-PERM scenario
+	who      string                  // the approval's label: the sub-agent and its backend
+	finished string                  // the tree's header once the sub-agent ended
 }
 
-// answerPermApproval drives a CAP-PERM scenario (a sub-agent asks to run
-// `touch perm.txt`) in the TUI: the prompt names the sub-agent as who
-// (its name and backend), perm.txt is absent until the answer, key
-// answers it, and the lead and its sub-agent finish with finished on
-// screen.
-func answerPermApproval(t *testing.T, s *screen, srv *loopback.Server, who, key string, finished ...string) permOutcome {
+// startPerm serves lead's CAP-PERM scenario, starts the TUI on it and asks
+// for the sub-agent; it returns once the approval prompt (naming the
+// sub-agent and its backend) and the sub-agent's waiting row are up.
+func startPerm(t *testing.T, lead cliLead) (*screen, *loopback.Server, string) {
 	t.Helper()
+	srv := startServer(t, lead.perm)
+	mark := testMark(t)
+	s := startBackendTUI(t, lead.backend, lead.bin(t), srv.URL(), mark)
 	s.typeLine("CAP-PERM: have a sub-agent write a file.")
-	s.waitLong(cliWait, "Approval needed · "+who+" wants to run:", "touch perm.txt", "Allow once (y)",
-		"╰ Waiting for approval: ")
-	file := filepath.Join(s.workspace(), "perm.txt")
-	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+	s.waitLong(cliWait, "Approval needed · "+lead.who+" wants to run:", "touch perm.txt", "Allow once (y)",
+		`╰ Waiting for approval: bash "touch perm.txt"`)
+	if _, err := os.Stat(filepath.Join(s.workspace(), "perm.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("perm.txt before the answer: %v, want it absent", err)
 	}
+	return s, srv, mark
+}
+
+// checkPermAnswered answers the approval with key (y allows once, n
+// denies) and checks that the sub-agent and the lead finish, the tree says
+// so, the command ran only if allowed, the sub-agent's model read its
+// output or the denial, and no CLI process outlives atomic.
+func checkPermAnswered(t *testing.T, lead cliLead, key string) {
+	t.Helper()
+	s, srv, mark := startPerm(t, lead)
 	s.keys(key)
 	// The lead's turn has ended when the status bar offers ctrl+o again
 	// instead of "esc to interrupt".
-	scr := s.waitLong(cliWait, append(finished, "ctrl+o expand · /help")...)
+	scr := s.waitLong(cliWait, lead.finished, "╰ Done", "The sub-agent is done.", "ctrl+o expand · /help")
 	if strings.Contains(scr, "Approval needed") {
 		t.Errorf("the prompt stayed up after the answer:\n%s", scr)
 	}
-	if !strings.Contains(scr, "╰ Done") {
-		t.Errorf("the sub-agent's row does not say Done:\n%s", scr)
-	}
-	_, err := os.Stat(file)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
+	allowed := key == "y"
+	_, err := os.Stat(filepath.Join(s.workspace(), "perm.txt"))
+	switch {
+	case allowed && err != nil:
+		t.Errorf("perm.txt after the approval: %v, want the command run in the workspace", err)
+	case !allowed && !errors.Is(err, os.ErrNotExist):
+		t.Errorf("perm.txt after the denial: %v, want the command never run", err)
 	}
 	final := loopback.ByRule(srv.Log(), "sub-perm-final")
 	if len(final) != 1 {
@@ -84,17 +100,19 @@ func answerPermApproval(t *testing.T, s *screen, srv *loopback.Server, who, key 
 	for _, r := range final[0].LastToolResults() {
 		result = append(result, r.Content)
 	}
-	return permOutcome{ran: err == nil, result: strings.Join(result, "\n")}
+	got, denial := strings.Join(result, "\n"), `the user declined bash "touch perm.txt"`
+	if strings.Contains(got, denial) == allowed {
+		t.Errorf("the sub-agent's model read %q; allowed %v, want the denial (%s) only if denied", got, allowed, denial)
+	}
+	quitAndCheckNoCodexLeft(t, s, mark)
 }
 
-// interruptPermApproval drives a CAP-PERM scenario to its approval prompt
-// (naming who), then presses Ctrl+C: the prompt is withdrawn, the
-// sub-agent's row says Interrupted, the lead's turn ends and the command
-// never runs.
-func interruptPermApproval(t *testing.T, s *screen, who string) {
+// checkPermInterrupted presses Ctrl+C while the approval waits: the prompt
+// is withdrawn, the sub-agent's row says Interrupted, the lead's turn ends,
+// the command never runs and no CLI process outlives atomic.
+func checkPermInterrupted(t *testing.T, lead cliLead) {
 	t.Helper()
-	s.typeLine("CAP-PERM: have a sub-agent write a file.")
-	s.waitLong(cliWait, "Approval needed · "+who+" wants to run:", "touch perm.txt")
+	s, _, mark := startPerm(t, lead)
 	s.keys("C-c")
 	scr := s.waitLong(cliWait, "╰ Interrupted", "ctrl+o expand · /help")
 	if strings.Contains(scr, "Approval needed") {
@@ -103,4 +121,5 @@ func interruptPermApproval(t *testing.T, s *screen, who string) {
 	if _, err := os.Stat(filepath.Join(s.workspace(), "perm.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("perm.txt after the interrupt: %v, want the command never run", err)
 	}
+	quitAndCheckNoCodexLeft(t, s, mark)
 }
