@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -98,47 +96,4 @@ func (s *Session) decide(ctx context.Context, ask Ask) error {
 		return fmt.Errorf("opencode: answer permission %s: %w", ask.ID, err)
 	}
 	return nil
-}
-
-// pending are the asks waiting in the gate. Stopping an agent withdraws
-// its asks, which takes their prompts down: an aborted session's tool
-// call will never run, whatever the answer.
-type pending struct {
-	mu   sync.Mutex
-	asks map[string]pendingAsk // by ask id
-}
-
-type pendingAsk struct {
-	session string
-	cancel  context.CancelFunc
-}
-
-// add registers ask under a context of parent that withdraw cancels; done
-// forgets it once answered.
-func (p *pending) add(parent context.Context, ask Ask) (ctx context.Context, done func()) {
-	ctx, cancel := context.WithCancel(parent)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.asks == nil {
-		p.asks = map[string]pendingAsk{}
-	}
-	p.asks[ask.ID] = pendingAsk{session: ask.session, cancel: cancel}
-	return ctx, func() {
-		p.mu.Lock()
-		delete(p.asks, ask.ID)
-		p.mu.Unlock()
-		cancel()
-	}
-}
-
-// withdraw cancels the asks of the given OpenCode sessions (all of them
-// when sessions is nil).
-func (p *pending) withdraw(sessions []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, a := range p.asks {
-		if sessions == nil || slices.Contains(sessions, a.session) {
-			a.cancel()
-		}
-	}
 }

@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -96,50 +95,16 @@ func TestRealStoppingASubagentWithdrawsItsPendingApprovalAndTheCommandNeverRuns(
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := testkit.Loopback(t, testkit.OpenCodePerm)
-			asked, withdrawn := make(chan permission.Request, 1), make(chan struct{})
-			gate := newGate(t, askerFunc(func(ctx context.Context, r permission.Request) (permission.Answer, error) {
-				asked <- r
-				<-ctx.Done() // nobody answers: only a withdrawal ends the wait
-				close(withdrawn)
-				return permission.Deny, ctx.Err()
-			}))
-			work := t.TempDir()
-			s := startReal(t, srv, work, gate, &recorder{})
-			defer s.Close()
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			done := make(chan error, 1)
-			go func() {
-				_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
-				done <- err
-			}()
-			select {
-			case r := <-asked:
-				if r.AgentID != "general-1" || r.Subject != "touch perm.txt" {
-					t.Fatalf("asked %+v, want general-1's touch perm.txt", r)
-				}
-			case <-time.After(60 * time.Second):
-				t.Fatal("the sub-agent's approval was never asked")
-			}
-			if err := c.stop(s, cancel); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-withdrawn:
-			case <-time.After(10 * time.Second):
-				t.Fatal("the approval is still asked after the sub-agent was stopped: the prompt would stay up")
-			}
-			select {
-			case err := <-done:
-				if !errors.Is(err, c.wantErr) {
-					t.Errorf("Run: %v, want %v", err, c.wantErr)
-				}
-			case <-time.After(60 * time.Second):
-				t.Fatal("Run did not return after the sub-agent was stopped")
-			}
-			if _, err := os.Stat(filepath.Join(work, "perm.txt")); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("perm.txt: %v, want the withdrawn command never run", err)
-			}
+			var s *Session
+			testkit.CheckStopWithdrawsApproval(t, func(gate *permission.Gate) testkit.PermTurn {
+				work := t.TempDir()
+				s = startReal(t, srv, work, gate, &recorder{})
+				t.Cleanup(func() { _ = s.Close() })
+				return testkit.PermTurn{Workspace: work, Run: func(ctx context.Context) error {
+					_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
+					return err
+				}}
+			}, "general-1", func(cancel context.CancelFunc) error { return c.stop(s, cancel) }, c.wantErr)
 		})
 	}
 }

@@ -39,7 +39,7 @@ type Session struct {
 	reading chan struct{} // closed when the event stream ended
 	readErr error
 	answers sync.WaitGroup
-	pending pending // the asks waiting in the gate
+	asks    backend.Asks // the approvals waiting in the gate
 
 	mu        sync.Mutex
 	model     string
@@ -133,7 +133,7 @@ func (s *Session) newLead(ctx context.Context) error {
 // handle takes every event, on the reading goroutine.
 func (s *Session) handle(e Event) {
 	if ask, ok := s.tr.Asked(e); ok {
-		ctx, done := s.pending.add(s.ctx, ask)
+		ctx, done := s.asks.Add(s.ctx, ask.ID, ask.session)
 		s.answers.Add(1)
 		go func() {
 			defer s.answers.Done()
@@ -271,7 +271,7 @@ func (s *Session) interrupt(ended func() bool) {
 	for _, child := range s.tr.Running() {
 		_ = s.srv.post(ctx, "/session/"+child+"/abort", nil, nil)
 	}
-	s.pending.withdraw(nil)
+	s.asks.WithdrawAll()
 	defer s.tr.EndAll()
 	for {
 		s.mu.Lock()
@@ -306,7 +306,7 @@ func (s *Session) CancelAgent(id string) error {
 	if err := s.srv.post(ctx, "/session/"+child+"/abort", nil, nil); err != nil {
 		return fmt.Errorf("opencode: abort %s: %w", id, err)
 	}
-	s.pending.withdraw([]string{child})
+	s.asks.Withdraw(child)
 	s.tr.Interrupted(id)
 	return nil
 }
