@@ -10,6 +10,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -84,6 +85,41 @@ rules:
         - {name: spawn_agent, input: {message: "SUBTASK-SLOW: report when finished. Do not use any tools."}}
         - {name: spawn_agent, input: {message: "SUBTASK-FAST: report when finished. Do not use any tools."}}
 `
+
+// An approval that waits in the prompt queue is withdrawn when its
+// sub-agent is stopped (an interrupt of the turn, or /tasks cancelling it
+// alone): the prompt does not stay up, and the command never runs.
+func TestRealCodexStoppingASubagentWithdrawsItsPendingApprovalAndTheCommandNeverRuns(t *testing.T) {
+	cases := []struct {
+		name    string
+		stop    func(s *Session, cancel context.CancelFunc) error
+		wantErr error // an interrupt ends the turn; CodexPerm's lead waits on for "done PERM"
+	}{
+		{"interrupt", func(_ *Session, cancel context.CancelFunc) error { cancel(); return nil }, context.Canceled},
+		{"cancel the sub-agent", func(s *Session, _ context.CancelFunc) error { return s.CancelAgent("general-purpose-1") }, testkit.ErrLeadGoesOn},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bin := realCodex(t)
+			srv := testkit.Loopback(t, testkit.CodexPerm)
+			var s *Session
+			testkit.CheckStopWithdrawsApproval(t, func(gate *permission.Gate) testkit.PermTurn {
+				work := t.TempDir()
+				var err error
+				s, err = New(backend.Config{SessionID: "s1", Workspace: work, Bin: bin, BaseURL: srv.URL() + "/v1", Model: "gpt-test",
+					Gate: gate, Sink: &recorder{}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = s.Close() })
+				return testkit.PermTurn{Workspace: work, Run: func(ctx context.Context) error {
+					_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
+					return err
+				}}
+			}, "general-purpose-1", func(cancel context.CancelFunc) error { return c.stop(s, cancel) }, c.wantErr)
+		})
+	}
+}
 
 func TestRealCodexCancelAgentInterruptsOneSubagentWhileTheLeadAndItsSiblingGoOn(t *testing.T) {
 	bin := realCodex(t)
