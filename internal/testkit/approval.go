@@ -15,8 +15,26 @@ import (
 // sub-agent asks to run `touch perm.txt` in Workspace) whose gate asks
 // the given asker.
 type PermTurn struct {
-	Run       func(ctx context.Context) error // runs the CAP-PERM prompt to its end
-	Workspace string
+	Run         func(ctx context.Context) error // runs the CAP-PERM prompt to its end
+	CancelAgent func(id string) error           // the session's CancelAgent
+	Workspace   string
+}
+
+// CheckStoppingWithdrawsApproval checks, on sessions that start makes, that
+// a sub-agent's (agent's) approval waiting in the prompt queue is withdrawn
+// when the sub-agent is stopped, by an interrupt of the turn or by
+// CancelAgent alone, and that its command never runs. After CancelAgent,
+// Run returns afterCancel (nil: the lead finishes; ErrLeadGoesOn: the
+// lead waits on for the stopped sub-agent's answer).
+func CheckStoppingWithdrawsApproval(t *testing.T, start func(t *testing.T, gate *permission.Gate) PermTurn, agent string, afterCancel error) {
+	t.Run("interrupt", func(t *testing.T) {
+		CheckStopWithdrawsApproval(t, func(gate *permission.Gate) PermTurn { return start(t, gate) }, agent,
+			func(_ PermTurn, cancel context.CancelFunc) error { cancel(); return nil }, context.Canceled)
+	})
+	t.Run("cancel the sub-agent", func(t *testing.T) {
+		CheckStopWithdrawsApproval(t, func(gate *permission.Gate) PermTurn { return start(t, gate) }, agent,
+			func(turn PermTurn, _ context.CancelFunc) error { return turn.CancelAgent(agent) }, afterCancel)
+	})
 }
 
 // ErrLeadGoesOn, as CheckStopWithdrawsApproval's wantErr, says the lead
@@ -30,7 +48,7 @@ var ErrLeadGoesOn = errors.New("the lead goes on after the stop")
 // withdrawn (the asker's context ends, which takes the prompt down), Run
 // must return wantErr, and the command must never run.
 func CheckStopWithdrawsApproval(t *testing.T, start func(gate *permission.Gate) PermTurn, agent string,
-	stop func(cancel context.CancelFunc) error, wantErr error) {
+	stop func(turn PermTurn, cancel context.CancelFunc) error, wantErr error) {
 	t.Helper()
 	asked, withdrawn := make(chan permission.Request, 1), make(chan struct{})
 	turn := start(Gate(t, AskerFunc(func(ctx context.Context, r permission.Request) (permission.Answer, error) {
@@ -51,7 +69,7 @@ func CheckStopWithdrawsApproval(t *testing.T, start func(gate *permission.Gate) 
 	case <-time.After(60 * time.Second):
 		t.Fatal("the sub-agent's approval was never asked")
 	}
-	if err := stop(cancel); err != nil {
+	if err := stop(turn, cancel); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -86,39 +86,24 @@ rules:
         - {name: spawn_agent, input: {message: "SUBTASK-FAST: report when finished. Do not use any tools."}}
 `
 
-// An approval that waits in the prompt queue is withdrawn when its
-// sub-agent is stopped (an interrupt of the turn, or /tasks cancelling it
-// alone): the prompt does not stay up, and the command never runs.
+// A sub-agent's approval waiting in the prompt queue is withdrawn when
+// the sub-agent is stopped (an interrupt, or /tasks cancelling it alone).
+// CodexPerm's lead waits on for "done PERM" after the cancel.
 func TestRealCodexStoppingASubagentWithdrawsItsPendingApprovalAndTheCommandNeverRuns(t *testing.T) {
-	cases := []struct {
-		name    string
-		stop    func(s *Session, cancel context.CancelFunc) error
-		wantErr error // an interrupt ends the turn; CodexPerm's lead waits on for "done PERM"
-	}{
-		{"interrupt", func(_ *Session, cancel context.CancelFunc) error { cancel(); return nil }, context.Canceled},
-		{"cancel the sub-agent", func(s *Session, _ context.CancelFunc) error { return s.CancelAgent("general-purpose-1") }, testkit.ErrLeadGoesOn},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			bin := realCodex(t)
-			srv := testkit.Loopback(t, testkit.CodexPerm)
-			var s *Session
-			testkit.CheckStopWithdrawsApproval(t, func(gate *permission.Gate) testkit.PermTurn {
-				work := t.TempDir()
-				var err error
-				s, err = New(backend.Config{SessionID: "s1", Workspace: work, Bin: bin, BaseURL: srv.URL() + "/v1", Model: "gpt-test",
-					Gate: gate, Sink: &recorder{}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = s.Close() })
-				return testkit.PermTurn{Workspace: work, Run: func(ctx context.Context) error {
-					_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
-					return err
-				}}
-			}, "general-purpose-1", func(cancel context.CancelFunc) error { return c.stop(s, cancel) }, c.wantErr)
-		})
-	}
+	bin := realCodex(t)
+	testkit.CheckStoppingWithdrawsApproval(t, func(t *testing.T, gate *permission.Gate) testkit.PermTurn {
+		work := t.TempDir()
+		s, err := New(backend.Config{SessionID: "s1", Workspace: work, Bin: bin, BaseURL: testkit.Loopback(t, testkit.CodexPerm).URL() + "/v1",
+			Model: "gpt-test", Gate: gate, Sink: &recorder{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return testkit.PermTurn{Workspace: work, CancelAgent: s.CancelAgent, Run: func(ctx context.Context) error {
+			_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
+			return err
+		}}
+	}, "general-purpose-1", testkit.ErrLeadGoesOn)
 }
 
 func TestRealCodexCancelAgentInterruptsOneSubagentWhileTheLeadAndItsSiblingGoOn(t *testing.T) {

@@ -60,33 +60,18 @@ func startRealIn(t *testing.T, srv *loopback.Server, rec *recorder, gate *permis
 	return s
 }
 
-// An approval that waits in the prompt queue is withdrawn when its
-// sub-agent is stopped (an interrupt of the turn, or /tasks cancelling it
-// alone): the prompt does not stay up, and the command never runs.
+// A sub-agent's approval waiting in the prompt queue is withdrawn when
+// the sub-agent is stopped (an interrupt, or /tasks cancelling it alone).
 func TestRealCopilotStoppingASubagentWithdrawsItsPendingApprovalAndTheCommandNeverRuns(t *testing.T) {
-	cases := []struct {
-		name    string
-		stop    func(s *Session, cancel context.CancelFunc) error
-		wantErr error
-	}{
-		{"interrupt", func(_ *Session, cancel context.CancelFunc) error { cancel(); return nil }, context.Canceled},
-		{"cancel the sub-agent", func(s *Session, _ context.CancelFunc) error { return s.CancelAgent("general-purpose-1") }, nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			srv := testkit.Loopback(t, testkit.CopilotPerm)
-			var s *Session
-			testkit.CheckStopWithdrawsApproval(t, func(gate *permission.Gate) testkit.PermTurn {
-				work := t.TempDir()
-				s = startRealIn(t, srv, &recorder{}, gate, work)
-				t.Cleanup(func() { _ = s.Close() })
-				return testkit.PermTurn{Workspace: work, Run: func(ctx context.Context) error {
-					_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
-					return err
-				}}
-			}, "general-purpose-1", func(cancel context.CancelFunc) error { return c.stop(s, cancel) }, c.wantErr)
-		})
-	}
+	testkit.CheckStoppingWithdrawsApproval(t, func(t *testing.T, gate *permission.Gate) testkit.PermTurn {
+		work := t.TempDir()
+		s := startRealIn(t, testkit.Loopback(t, testkit.CopilotPerm), &recorder{}, gate, work)
+		t.Cleanup(func() { _ = s.Close() })
+		return testkit.PermTurn{Workspace: work, CancelAgent: s.CancelAgent, Run: func(ctx context.Context) error {
+			_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
+			return err
+		}}
+	}, "general-purpose-1", nil)
 }
 
 func TestRealCopilotRunsThreeSyncSubagentsInParallelAndLeavesNoProcessAfterClose(t *testing.T) {
