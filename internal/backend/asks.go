@@ -20,8 +20,9 @@ type pendingAsk struct {
 }
 
 // Add registers request id of owner under a context of parent that
-// Withdraw cancels; done forgets it once answered.
-func (a *Asks) Add(parent context.Context, id, owner string) (ctx context.Context, done func()) {
+// Withdraw cancels; done forgets it once answered and reports whether the
+// CLI still waits for the answer (false once Resolve said it does not).
+func (a *Asks) Add(parent context.Context, id, owner string) (ctx context.Context, done func() (open bool)) {
 	ctx, cancel := context.WithCancel(parent)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -29,11 +30,24 @@ func (a *Asks) Add(parent context.Context, id, owner string) (ctx context.Contex
 		a.asks = map[string]pendingAsk{}
 	}
 	a.asks[id] = pendingAsk{owner: owner, cancel: cancel}
-	return ctx, func() {
+	return ctx, func() bool {
+		defer cancel()
 		a.mu.Lock()
+		defer a.mu.Unlock()
+		_, open := a.asks[id]
 		delete(a.asks, id)
-		a.mu.Unlock()
-		cancel()
+		return open
+	}
+}
+
+// Resolve withdraws request id, which the CLI settled itself (answered
+// elsewhere, or dropped with its turn): nobody needs its answer.
+func (a *Asks) Resolve(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p, ok := a.asks[id]; ok {
+		delete(a.asks, id)
+		p.cancel()
 	}
 }
 

@@ -41,3 +41,20 @@ func TestAsksEndWithTheirParentContext(t *testing.T) {
 		t.Error("an ask outlived its session's context")
 	}
 }
+
+func TestAsksDoneSaysWhetherTheCLIStillWaitsForTheAnswer(t *testing.T) {
+	var a Asks
+	_, withdrawnDone := a.Add(context.Background(), "1", "s")
+	resolved, resolvedDone := a.Add(context.Background(), "2", "s")
+	a.Withdraw("s") // we took the prompt down: the CLI still needs a reply
+	if !withdrawnDone() {
+		t.Error("a withdrawn ask is not open: the CLI would never get its rejection")
+	}
+	a.Resolve("2") // the CLI settled it itself
+	if resolved.Err() == nil {
+		t.Error("a resolved ask's wait was not cancelled")
+	}
+	if resolvedDone() {
+		t.Error("an ask the CLI resolved is still open: it would be answered twice")
+	}
+}

@@ -58,7 +58,7 @@ type Session struct {
 	inbox     inbox.Inbox
 	fresh     bool // Reset: the next Run starts a new Copilot session
 	announced bool
-	asks      map[string]pendingAsk // approvals under way, by request id
+	asks      backend.Asks // approvals under way, by the asking agent
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -90,7 +90,7 @@ func New(cfg backend.Config) (*Session, error) {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	s := &Session{cfg: cfg, tr: NewTranslator(cfg), mark: hex.EncodeToString(b[:]), model: cfg.Model,
-		dead: make(chan struct{}), stop: make(chan struct{}), asks: map[string]pendingAsk{}}
+		dead: make(chan struct{}), stop: make(chan struct{})}
 	env := append(os.Environ(), markEnv+"="+s.mark)
 	opts := &sdk.ClientOptions{WorkingDirectory: cfg.Workspace}
 	if cfg.BaseURL != "" {
@@ -179,33 +179,22 @@ func (s *Session) handle(ev sdk.SessionEvent) {
 		if d.ResolvedByHook != nil && *d.ResolvedByHook {
 			break
 		}
-		ctx, cancel := context.WithCancel(s.ctx)
+		ctx, done := s.asks.Add(s.ctx, d.RequestID, s.tr.AskerID(ev))
 		s.mu.Lock()
-		s.asks[d.RequestID] = pendingAsk{agent: s.tr.AskerID(ev), cancel: cancel}
 		sess := s.sess
 		s.mu.Unlock()
 		s.answers.Add(1)
 		go func() {
 			defer s.answers.Done()
-			defer cancel()
 			dec := s.tr.Decide(ctx, ev, d)
-			s.mu.Lock()
-			_, open := s.asks[d.RequestID]
-			delete(s.asks, d.RequestID)
-			s.mu.Unlock()
 			// Still open, the CLI waits for this answer, even when
 			// CancelAgent withdrew the prompt (then it is a rejection).
-			if open {
+			if done() {
 				_, _ = sess.RPC.Permissions.HandlePendingPermissionRequest(s.ctx, &rpc.PermissionDecisionRequest{RequestID: d.RequestID, Result: dec})
 			}
 		}()
 	case *sdk.PermissionCompletedData: // answered or withdrawn elsewhere: stop asking
-		s.mu.Lock()
-		if a, ok := s.asks[d.RequestID]; ok {
-			delete(s.asks, d.RequestID)
-			a.cancel()
-		}
-		s.mu.Unlock()
+		s.asks.Resolve(d.RequestID)
 	}
 	s.tr.Handle(ev)
 }
@@ -328,27 +317,10 @@ func (s *Session) CancelAgent(id string) error {
 		}
 	}
 	s.tr.End(id)
-	s.withdraw(id)
+	// Its prompts come down and the CLI gets rejections: a sync sub-agent
+	// it cannot cancel runs nothing more that needed asking.
+	s.asks.Withdraw(id)
 	return nil
-}
-
-// pendingAsk is an approval put to the gate for agent.
-type pendingAsk struct {
-	agent  string
-	cancel context.CancelFunc
-}
-
-// withdraw takes down the prompts of agent id, which was stopped: the CLI
-// gets a rejection, so a sync sub-agent it cannot cancel runs nothing
-// more that needed asking.
-func (s *Session) withdraw(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, a := range s.asks {
-		if a.agent == id {
-			a.cancel()
-		}
-	}
 }
 
 func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
