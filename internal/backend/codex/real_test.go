@@ -10,6 +10,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -84,6 +85,26 @@ rules:
         - {name: spawn_agent, input: {message: "SUBTASK-SLOW: report when finished. Do not use any tools."}}
         - {name: spawn_agent, input: {message: "SUBTASK-FAST: report when finished. Do not use any tools."}}
 `
+
+// A sub-agent's approval waiting in the prompt queue is withdrawn when
+// the sub-agent is stopped (an interrupt, or /tasks cancelling it alone).
+// CodexPerm's lead waits on for "done PERM" after the cancel.
+func TestRealCodexStoppingASubagentWithdrawsItsPendingApprovalAndTheCommandNeverRuns(t *testing.T) {
+	bin := realCodex(t)
+	testkit.CheckStoppingWithdrawsApproval(t, func(t *testing.T, gate *permission.Gate) testkit.PermTurn {
+		work := t.TempDir()
+		s, err := New(backend.Config{SessionID: "s1", Workspace: work, Bin: bin, BaseURL: testkit.Loopback(t, testkit.CodexPerm).URL() + "/v1",
+			Model: "gpt-test", Gate: gate, Sink: &recorder{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return testkit.PermTurn{Workspace: work, CancelAgent: s.CancelAgent, Run: func(ctx context.Context) error {
+			_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
+			return err
+		}}
+	}, "general-purpose-1", testkit.ErrLeadGoesOn)
+}
 
 func TestRealCodexCancelAgentInterruptsOneSubagentWhileTheLeadAndItsSiblingGoOn(t *testing.T) {
 	bin := realCodex(t)

@@ -48,6 +48,7 @@ type Session struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	answers sync.WaitGroup
+	asks    backend.Asks // the approvals waiting in the gate, by thread
 
 	mu        sync.Mutex
 	thread    string
@@ -192,10 +193,12 @@ func policy(g *permission.Gate) map[string]string {
 // handle takes every message but responses, on the reading goroutine.
 func (s *Session) handle(m inbound) {
 	if m.isRequest() {
+		ctx, done := s.asks.Add(s.ctx, string(m.ID), firstNonEmpty(m.Params.ThreadID, m.Params.ConversationID))
 		s.answers.Add(1)
 		go func() {
 			defer s.answers.Done()
-			_ = s.tr.Answer(s.ctx, m) // a failed write means the server is gone: Run reports that
+			defer done()
+			_ = s.tr.Answer(ctx, m) // a failed write means the server is gone: Run reports that
 		}()
 		return
 	}
@@ -341,6 +344,7 @@ func (s *Session) interrupt(turnID, key string) *TurnEnd {
 	// Codex keeps the commands an interrupted turn started running in
 	// their terminals; an interrupt stops everything.
 	defer s.cleanTerminals(s.tr.Threads()...)
+	s.asks.WithdrawAll() // the sub-agents' turns end with the lead's
 	for {
 		s.mu.Lock()
 		end, changed := s.ended[key], s.changed
@@ -385,6 +389,7 @@ func (s *Session) stopAgent(st *Stop) {
 		ctx, cancel := context.WithTimeout(s.ctx, s.interruptWait)
 		defer cancel()
 		_, _ = s.conn.call(ctx, "turn/interrupt", map[string]string{"threadId": st.Thread, "turnId": st.Turn})
+		s.asks.Withdraw(st.Thread)
 		select {
 		case <-st.Ended:
 		case <-ctx.Done():

@@ -31,6 +31,9 @@ func (t *Translator) Decide(ctx context.Context, ev sdk.SessionEvent, d *sdk.Per
 	return &rpc.PermissionDecisionReject{}
 }
 
+// AskerID is the id of the agent that asks in a permission.requested event.
+func (t *Translator) AskerID(ev sdk.SessionEvent) string { return t.asker(ev, "").AgentID }
+
 // asker is the base event of an approval: the agent that asks (the lead
 // when its agentId is not known), with the tool call that asks.
 func (t *Translator) asker(ev sdk.SessionEvent, call string) event.Event {

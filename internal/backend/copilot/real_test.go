@@ -11,6 +11,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -38,19 +39,39 @@ func (r *recorder) snapshot() ([]event.Event, lifecycle.State) {
 // home (the CLI keeps its session state there).
 func startReal(t *testing.T, srv *loopback.Server, rec *recorder) *Session {
 	t.Helper()
+	return startRealIn(t, srv, rec, testkit.AllowAll(t), t.TempDir())
+}
+
+// startRealIn is startReal with the gate and the workspace given.
+func startRealIn(t *testing.T, srv *loopback.Server, rec *recorder, gate *permission.Gate, workspace string) *Session {
+	t.Helper()
 	bin := testkit.CopilotCLI(t)
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", home+"/.config")
 	t.Setenv("XDG_STATE_HOME", home+"/.local/state")
 	start := time.Now()
-	s, err := New(backend.Config{SessionID: "s1", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1",
-		Model: "gpt-test", APIKey: "test-key", Gate: testkit.AllowAll(t), Sink: rec})
+	s, err := New(backend.Config{SessionID: "s1", Workspace: workspace, Bin: bin, BaseURL: srv.URL() + "/v1",
+		Model: "gpt-test", APIKey: "test-key", Gate: gate, Sink: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("copilot started and its session created in %v", time.Since(start))
 	return s
+}
+
+// A sub-agent's approval waiting in the prompt queue is withdrawn when
+// the sub-agent is stopped (an interrupt, or /tasks cancelling it alone).
+func TestRealCopilotStoppingASubagentWithdrawsItsPendingApprovalAndTheCommandNeverRuns(t *testing.T) {
+	testkit.CheckStoppingWithdrawsApproval(t, func(t *testing.T, gate *permission.Gate) testkit.PermTurn {
+		work := t.TempDir()
+		s := startRealIn(t, testkit.Loopback(t, testkit.CopilotPerm), &recorder{}, gate, work)
+		t.Cleanup(func() { _ = s.Close() })
+		return testkit.PermTurn{Workspace: work, CancelAgent: s.CancelAgent, Run: func(ctx context.Context) error {
+			_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
+			return err
+		}}
+	}, "general-purpose-1", nil)
 }
 
 func TestRealCopilotRunsThreeSyncSubagentsInParallelAndLeavesNoProcessAfterClose(t *testing.T) {

@@ -54,7 +54,7 @@ type Session struct {
 	inbox     inbox.Inbox
 	fresh     bool // Reset: the next Run starts a new Copilot session
 	announced bool
-	asks      map[string]context.CancelFunc // approvals under way, by request id
+	asks      backend.Asks // approvals under way, by the asking agent
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -80,7 +80,7 @@ func New(cfg backend.Config) (*Session, error) {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	s := &Session{cfg: cfg, tr: NewTranslator(cfg), mark: hex.EncodeToString(b[:]), model: cfg.Model,
-		dead: make(chan struct{}), stop: make(chan struct{}), asks: map[string]context.CancelFunc{}}
+		dead: make(chan struct{}), stop: make(chan struct{})}
 	env := append(os.Environ(), markEnv+"="+s.mark)
 	opts := &sdk.ClientOptions{WorkingDirectory: cfg.Workspace}
 	if cfg.BaseURL != "" {
@@ -169,31 +169,22 @@ func (s *Session) handle(ev sdk.SessionEvent) {
 		if d.ResolvedByHook != nil && *d.ResolvedByHook {
 			break
 		}
-		ctx, cancel := context.WithCancel(s.ctx)
+		ctx, done := s.asks.Add(s.ctx, d.RequestID, s.tr.AskerID(ev))
 		s.mu.Lock()
-		s.asks[d.RequestID] = cancel
 		sess := s.sess
 		s.mu.Unlock()
 		s.answers.Add(1)
 		go func() {
 			defer s.answers.Done()
-			defer cancel()
 			dec := s.tr.Decide(ctx, ev, d)
-			s.mu.Lock()
-			_, open := s.asks[d.RequestID]
-			delete(s.asks, d.RequestID)
-			s.mu.Unlock()
-			if open && ctx.Err() == nil {
-				_, _ = sess.RPC.Permissions.HandlePendingPermissionRequest(ctx, &rpc.PermissionDecisionRequest{RequestID: d.RequestID, Result: dec})
+			// Still open, the CLI waits for this answer, even when
+			// CancelAgent withdrew the prompt (then it is a rejection).
+			if done() {
+				_, _ = sess.RPC.Permissions.HandlePendingPermissionRequest(s.ctx, &rpc.PermissionDecisionRequest{RequestID: d.RequestID, Result: dec})
 			}
 		}()
 	case *sdk.PermissionCompletedData: // answered or withdrawn elsewhere: stop asking
-		s.mu.Lock()
-		if c := s.asks[d.RequestID]; c != nil {
-			delete(s.asks, d.RequestID)
-			c()
-		}
-		s.mu.Unlock()
+		s.asks.Resolve(d.RequestID)
 	}
 	s.tr.Handle(ev)
 }
@@ -316,6 +307,9 @@ func (s *Session) CancelAgent(id string) error {
 		}
 	}
 	s.tr.End(id)
+	// Its prompts come down and the CLI gets rejections: a sync sub-agent
+	// it cannot cancel runs nothing more that needed asking.
+	s.asks.Withdraw(id)
 	return nil
 }
 

@@ -16,8 +16,10 @@ import (
 // Ask is a permission.asked the server waits on.
 type Ask struct {
 	// ID answers it: POST /permission/{ID}/reply.
-	ID  string
-	req permission.Request
+	ID string
+	// session is the OpenCode session that asks.
+	session string
+	req     permission.Request
 	// base names the agent that asks and its tool call.
 	base event.Event
 }
@@ -70,7 +72,7 @@ func (t *Translator) Asked(e Event) (Ask, bool) {
 		req.Subject = cmp.Or(meta.URL, req.Subject)
 		req.Input = p.Metadata
 	}
-	return Ask{ID: p.ID, req: req, base: base}, true
+	return Ask{ID: p.ID, session: p.SessionID, req: req, base: base}, true
 }
 
 // Reply is OpenCode's answer to an Ask: "once" or "reject".
@@ -81,14 +83,16 @@ func Reply(d permission.Decision) string {
 	return "reject"
 }
 
-// decide puts ask through the gate and posts the answer.
+// decide puts ask through the gate, until ctx withdraws it, and posts the
+// answer. A withdrawn ask is still rejected, in case OpenCode waits on it;
+// an error then is no news (the aborted session may have dropped it).
 func (s *Session) decide(ctx context.Context, ask Ask) error {
 	d := backend.Decide(ctx, s.cfg.Gate, s.cfg.Sink, ask.base, ask.req)
 	body := map[string]string{"reply": Reply(d)}
 	if !d.Allow && d.Reason != "" {
 		body["message"] = d.Reason
 	}
-	if err := s.srv.post(ctx, "/permission/"+ask.ID+"/reply", body, nil); err != nil {
+	if err := s.srv.post(s.ctx, "/permission/"+ask.ID+"/reply", body, nil); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("opencode: answer permission %s: %w", ask.ID, err)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -59,29 +60,43 @@ func (r *recorder) record(id string) (lifecycle.Record, bool) {
 	return r.state.Get(id)
 }
 
-func TestRealCancelAgentAbortsOnlyThatSubagentAndCloseLeavesNoProcess(t *testing.T) {
+// startReal starts a session of the real OpenCode CLI (skipped without
+// it) in workspace against srv, with a throwaway home.
+func startReal(t *testing.T, srv *loopback.Server, workspace string, gate *permission.Gate, sink event.Sink) *Session {
+	t.Helper()
 	bin := testkit.OpenCodeCLI(t)
-	sc, err := loopback.ParseScenario([]byte(twoTasks))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := loopback.New(sc)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	home := t.TempDir()
 	for _, kv := range [][2]string{{"HOME", home}, {"XDG_CONFIG_HOME", filepath.Join(home, "c")},
 		{"XDG_DATA_HOME", filepath.Join(home, "d")}, {"XDG_STATE_HOME", filepath.Join(home, "s")}, {"XDG_CACHE_HOME", filepath.Join(home, "k")}} {
 		t.Setenv(kv[0], kv[1])
 	}
-	rec := &recorder{}
-	start := time.Now()
-	s, err := New(backend.Config{SessionID: "s1", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1", Model: "gpt-test",
-		Gate: allowAll(t), Sink: rec})
+	s, err := New(backend.Config{SessionID: "s1", Workspace: workspace, Bin: bin, BaseURL: srv.URL() + "/v1", Model: "gpt-test",
+		Gate: gate, Sink: sink})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// A sub-agent's approval waiting in the prompt queue is withdrawn when
+// the sub-agent is stopped (an interrupt, or /tasks cancelling it alone).
+func TestRealStoppingASubagentWithdrawsItsPendingApprovalAndTheCommandNeverRuns(t *testing.T) {
+	testkit.CheckStoppingWithdrawsApproval(t, func(t *testing.T, gate *permission.Gate) testkit.PermTurn {
+		work := t.TempDir()
+		s := startReal(t, testkit.Loopback(t, testkit.OpenCodePerm), work, gate, &recorder{})
+		t.Cleanup(func() { _ = s.Close() })
+		return testkit.PermTurn{Workspace: work, CancelAgent: s.CancelAgent, Run: func(ctx context.Context) error {
+			_, err := s.Run(ctx, "CAP-PERM: have a sub-agent write a file.")
+			return err
+		}}
+	}, "general-1", nil)
+}
+
+func TestRealCancelAgentAbortsOnlyThatSubagentAndCloseLeavesNoProcess(t *testing.T) {
+	srv := testkit.Loopback(t, twoTasks)
+	rec := &recorder{}
+	start := time.Now()
+	s := startReal(t, srv, t.TempDir(), allowAll(t), rec)
 	ready := time.Since(start)
 	pid := s.PID()
 	defer s.Close()

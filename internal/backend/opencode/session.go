@@ -38,6 +38,7 @@ type Session struct {
 	reading chan struct{} // closed when the event stream ended
 	readErr error
 	answers sync.WaitGroup
+	asks    backend.Asks // the approvals waiting in the gate
 
 	mu        sync.Mutex
 	model     string
@@ -127,10 +128,12 @@ func (s *Session) newLead(ctx context.Context) error {
 // handle takes every event, on the reading goroutine.
 func (s *Session) handle(e Event) {
 	if ask, ok := s.tr.Asked(e); ok {
+		ctx, done := s.asks.Add(s.ctx, ask.ID, ask.session)
 		s.answers.Add(1)
 		go func() {
 			defer s.answers.Done()
-			if err := s.decide(s.ctx, ask); err != nil && s.ctx.Err() == nil {
+			defer done()
+			if err := s.decide(ctx, ask); err != nil && s.ctx.Err() == nil {
 				s.cfg.Sink.Emit(event.Event{Type: event.Error, Time: s.cfg.Now(), SessionID: s.cfg.SessionID,
 					AgentID: s.cfg.AgentID, Data: event.ErrorData{Message: err.Error()}})
 			}
@@ -263,6 +266,7 @@ func (s *Session) interrupt(ended func() bool) {
 	for _, child := range s.tr.Running() {
 		_ = s.srv.post(ctx, "/session/"+child+"/abort", nil, nil)
 	}
+	s.asks.WithdrawAll()
 	defer s.tr.EndAll()
 	for {
 		s.mu.Lock()
@@ -297,6 +301,7 @@ func (s *Session) CancelAgent(id string) error {
 	if err := s.srv.post(ctx, "/session/"+child+"/abort", nil, nil); err != nil {
 		return fmt.Errorf("opencode: abort %s: %w", id, err)
 	}
+	s.asks.Withdraw(child)
 	s.tr.Interrupted(id)
 	return nil
 }

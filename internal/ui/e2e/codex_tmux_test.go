@@ -17,16 +17,12 @@ import (
 // child's command that needs approval is answered in Atomic's prompt.
 
 // startCodexTUI runs `atomic --backend codex` against the loopback at
-// url (with extra arguments args) and waits for the input; mark tags every process it starts (they
+// url, with extra arguments args, and waits for the input; mark tags every
+// process it starts (they
 // inherit the environment), so the test can find the Codex processes.
 func startCodexTUI(t *testing.T, url, mark string, args ...string) *screen {
 	t.Helper()
-	bin := testkit.CodexCLI(t)
-	s := launch(t, []string{"OPENAI_API_KEY=test-key", "ATOMIC_TEST_MARK=" + mark},
-		append([]string{"--backend", "codex", "--backend-bin", shellQuote(bin),
-			"--base-url", shellQuote(url + "/v1"), "--model", "gpt-test"}, args...)...)
-	s.waitFor("Ask anything")
-	return s
+	return startBackendTUI(t, "codex", testkit.CodexCLI(t), url, mark, args...)
 }
 
 // waitLong polls the screen like waitFor, for up to d: Codex starts a
@@ -46,10 +42,10 @@ func (s *screen) waitLong(d time.Duration, want ...string) string {
 	}
 }
 
-// quitAndCheckNoCodexLeft quits with Ctrl+D on the empty input and
+// quitAndCheckNoCLILeft quits with Ctrl+D on the empty input and
 // checks that no process carrying mark (Codex's app-server and its
 // children) outlives atomic.
-func quitAndCheckNoCodexLeft(t *testing.T, s *screen, mark string) {
+func quitAndCheckNoCLILeft(t *testing.T, s *screen, mark string) {
 	t.Helper()
 	if len(markedProcesses(mark)) == 0 {
 		t.Fatal("no process carries the mark while the TUI runs: the process check would prove nothing")
@@ -115,7 +111,7 @@ func TestCodexSubagentsCommandIsApprovedInAtomicsPromptAndRuns(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "perm.txt")); err != nil {
 		t.Errorf("perm.txt after the approval: %v, want the command run in the workspace", err)
 	}
-	quitAndCheckNoCodexLeft(t, s, mark)
+	quitAndCheckNoCLILeft(t, s, mark)
 }
 
 func TestCodexFanOutShowsRunningThenFinishedHeader(t *testing.T) {
@@ -133,7 +129,7 @@ func TestCodexFanOutShowsRunningThenFinishedHeader(t *testing.T) {
 	if strings.Contains(scr, "Running 3") {
 		t.Errorf("the running header stayed up after the agents finished:\n%s", scr)
 	}
-	quitAndCheckNoCodexLeft(t, s, mark)
+	quitAndCheckNoCLILeft(t, s, mark)
 }
 
 // scrollUntil pages the transcript up (pgup, at most 20 pages) until the
