@@ -1,0 +1,113 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+)
+
+// Messages of the lifecycle log's lines.
+const (
+	MsgStart = "agent.start"
+	MsgEnd   = "agent.end"
+)
+
+// LogName is the lifecycle log's file name in the state directory.
+const LogName = "atomic.log"
+
+// StateDir is Atomic's state directory: $XDG_STATE_HOME/atomic, else
+// ~/.local/state/atomic.
+func StateDir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		if !filepath.IsAbs(d) {
+			return "", fmt.Errorf("XDG_STATE_HOME must be an absolute path, got %q", d)
+		}
+		return filepath.Join(d, "atomic"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("neither XDG_STATE_HOME nor HOME is set: no state directory")
+	}
+	return filepath.Join(home, ".local", "state", "atomic"), nil
+}
+
+// LogPath is the lifecycle log's path.
+func LogPath(getenv func(string) string) (string, error) {
+	dir, err := StateDir(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, LogName), nil
+}
+
+// OpenLog opens (creating it and its directory) the lifecycle log for
+// appending.
+func OpenLog(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("lifecycle log: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lifecycle log: %w", err)
+	}
+	return f, nil
+}
+
+// Logger writes spans as JSON lines through log/slog: agent.start when an
+// agent starts, agent.end (level ERROR when it failed) when it ends, each
+// stamped with the event's time, not the time of writing.
+type Logger struct{ h slog.Handler }
+
+// NewLogger writes to w.
+func NewLogger(w io.Writer) *Logger {
+	return &Logger{h: slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})}
+}
+
+// Started logs s's start.
+func (l *Logger) Started(s Span) error {
+	r := slog.NewRecord(s.Start, slog.LevelInfo, MsgStart, 0)
+	r.AddAttrs(identity(s)...)
+	return l.h.Handle(context.Background(), r)
+}
+
+// Ended logs s's end.
+func (l *Logger) Ended(s Span) error {
+	lvl := slog.LevelInfo
+	if s.Failed() {
+		lvl = slog.LevelError
+	}
+	r := slog.NewRecord(s.End, lvl, MsgEnd, 0)
+	r.AddAttrs(identity(s)...)
+	r.AddAttrs(slog.String("status", s.Status),
+		slog.Time("started", s.Start),
+		slog.Int64("duration_ms", s.Duration().Milliseconds()),
+		slog.Int("tool_uses", s.ToolUses),
+		slog.Int64("input_tokens", s.Usage.InputTokens),
+		slog.Int64("output_tokens", s.Usage.OutputTokens),
+		slog.Int64("cache_read_tokens", s.Usage.CacheReadTokens),
+		slog.Int64("cache_creation_tokens", s.Usage.CacheCreationTokens),
+		slog.Float64("cost_usd", s.Usage.CostUSD))
+	if s.Error != "" {
+		r.AddAttrs(slog.String("error", s.Error))
+	}
+	return l.h.Handle(context.Background(), r)
+}
+
+func identity(s Span) []slog.Attr {
+	a := []slog.Attr{slog.String("session_id", s.SessionID), slog.String("agent_id", s.AgentID),
+		slog.String("kind", s.Kind), slog.String("type", s.Type), slog.String("backend", s.Backend)}
+	if s.ParentID != "" {
+		a = append(a, slog.String("parent_id", s.ParentID))
+	}
+	if s.Model != "" {
+		a = append(a, slog.String("model", s.Model))
+	}
+	if s.Background {
+		a = append(a, slog.Bool("background", true))
+	}
+	return a
+}
