@@ -91,9 +91,9 @@ func TestTrackerEndsEveryAgentWithItsStatusDurationToolsAndUsage(t *testing.T) {
 			with(lead, 0, 5, "completed", "", 0),
 		},
 	}, {
-		name: "an agent still running when the run ends is interrupted, and so is a lead that never completed",
+		name:   "an agent still running when the run ends is interrupted, and so is a lead that never completed",
 		events: flat(leadStart(0), spawn(1, "lead", "explore-1", "c1", "explore", "native", false)),
-		close: 2,
+		close:  2,
 		want: []Span{
 			{Kind: KindSubagent, SessionID: sid, AgentID: "explore-1", ParentID: "lead", Type: "Explore", Backend: "native",
 				Start: at(1), End: at(2), Status: "interrupted", Error: "the run ended first"},
