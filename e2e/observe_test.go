@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -109,5 +111,64 @@ func TestEveryRunLogsEachAgentsStartAndEndToTheStateDir(t *testing.T) {
 		if n != 4 {
 			t.Errorf("session %s has %d ends, want 4", s, n)
 		}
+	}
+}
+
+// oneFailsScenario: the lead spawns two explore sub-agents; the model
+// refuses the second one's request (400), so it fails.
+const oneFailsScenario = `
+rules:
+  - name: lead-final
+    match: {tools_include: [task], has_tool_results: true}
+    respond: {text: "One of two."}
+  - name: lead-fanout
+    match: {tools_include: [task]}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "ok", prompt: "TASK-OK", subagent_type: explore}}
+        - {name: task, input: {description: "bad", prompt: "TASK-BAD", subagent_type: explore}}
+  - {name: bad, match: {tools_exclude: [task], first_user_contains: TASK-BAD}, respond: {error: {status: 400, message: "bad request"}}}
+  - {name: ok, match: {tools_exclude: [task]}, respond: {text: "fine", delay_ms: 100}}
+`
+
+func TestStatsAfterAMixOfRunsCountsSpawnsAndErrorsPerTypeAndBackend(t *testing.T) {
+	state := t.TempDir()
+	env := []string{"XDG_STATE_HOME=" + state}
+	for _, sc := range []string{threeExploresScenario, threeExploresScenario, oneFailsScenario} {
+		if r := runWithEnv(t, sc, env, "-p", "go"); r.code != 0 {
+			t.Fatalf("code %d: %s", r.code, r.stderr)
+		}
+	}
+	cmd := exec.Command(binary, "stats", "--json")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("atomic stats: %v", err)
+	}
+	var rows []struct {
+		Type, Backend  string
+		Spawns, Errors int
+		P50MS          int64 `json:"p50_ms"`
+		P95MS          int64 `json:"p95_ms"`
+		ToolUses       int   `json:"tool_uses"`
+	}
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Fatalf("atomic stats --json printed %q: %v", out, err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("want an Explore row and a lead row, got %+v", rows)
+	}
+	ex, lead := rows[0], rows[1]
+	if ex.Type != "Explore" || ex.Backend != "native" || ex.Spawns != 8 || ex.Errors != 1 || ex.P50MS < 300 || ex.P95MS < ex.P50MS {
+		t.Errorf("Explore row %+v: want 8 spawned, 1 failed, p50 at least the 300 ms answer", ex)
+	}
+	if lead.Type != "lead" || lead.Spawns != 3 || lead.Errors != 0 || lead.ToolUses != 8 {
+		t.Errorf("lead row %+v: want 3 leads, none failed, 8 task calls", lead)
+	}
+	text := exec.Command(binary, "stats", "--since", "1h")
+	text.Env = cmd.Env
+	tout, err := text.Output()
+	if err != nil || !strings.Contains(string(tout), "Explore") || !strings.Contains(string(tout), "p95") {
+		t.Errorf("atomic stats --since 1h: %v\n%s", err, tout)
 	}
 }

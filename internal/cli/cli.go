@@ -41,6 +41,7 @@ Usage:
   atomic [flags]                 open the chat UI
   atomic run -p PROMPT [flags]   run headless (prompt also from stdin)
   atomic backends [--json]       list the backends (Claude Code, Codex, …): found, version, support
+  atomic stats [--since D] [--json]  agents per type and backend: spawned, errors, p50/p95, tools, tokens, cost
   atomic loopback --scenario F   serve a scripted model on loopback (for tests)
   atomic version
 
@@ -57,6 +58,8 @@ func Run(ctx context.Context, args []string, io IOStreams) int {
 			return runLoopback(ctx, args[1:], io)
 		case "backends":
 			return runBackends(ctx, args[1:], io)
+		case "stats":
+			return runStats(ctx, args[1:], io)
 		case "version", "--version":
 			fmt.Fprintf(io.Out, "atomic %s\n", Version)
 			return 0

@@ -1,13 +1,18 @@
 package observe
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/event"
 )
 
 // Messages of the lifecycle log's lines.
@@ -110,4 +115,53 @@ func identity(s Span) []slog.Attr {
 		a = append(a, slog.Bool("background", true))
 	}
 	return a
+}
+
+// endLine is an agent.end line as written by Logger.Ended.
+type endLine struct {
+	Time       time.Time `json:"time"`
+	Msg        string    `json:"msg"`
+	SessionID  string    `json:"session_id"`
+	AgentID    string    `json:"agent_id"`
+	ParentID   string    `json:"parent_id"`
+	Kind       string    `json:"kind"`
+	Type       string    `json:"type"`
+	Backend    string    `json:"backend"`
+	Model      string    `json:"model"`
+	Background bool      `json:"background"`
+	Status     string    `json:"status"`
+	Error      string    `json:"error"`
+	Started    time.Time `json:"started"`
+	ToolUses   int       `json:"tool_uses"`
+	Input      int64     `json:"input_tokens"`
+	Output     int64     `json:"output_tokens"`
+	CacheRead  int64     `json:"cache_read_tokens"`
+	CacheNew   int64     `json:"cache_creation_tokens"`
+	Cost       float64   `json:"cost_usd"`
+}
+
+// ReadLog returns the spans of the agent.end lines of a lifecycle log
+// whose agent started at or after since, and how many lines it skipped
+// because they are not JSON (a line cut short by a crash).
+func ReadLog(r io.Reader, since time.Time) (spans []Span, skipped int, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		var l endLine
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			skipped++
+			continue
+		}
+		if l.Msg != MsgEnd || l.Started.Before(since) {
+			continue
+		}
+		spans = append(spans, Span{Kind: l.Kind, SessionID: l.SessionID, AgentID: l.AgentID, ParentID: l.ParentID,
+			Type: l.Type, Backend: l.Backend, Model: l.Model, Background: l.Background, Start: l.Started, End: l.Time,
+			Status: l.Status, Error: l.Error, ToolUses: l.ToolUses,
+			Usage: event.Usage{InputTokens: l.Input, OutputTokens: l.Output, CacheReadTokens: l.CacheRead, CacheCreationTokens: l.CacheNew, CostUSD: l.Cost}})
+	}
+	if err := sc.Err(); err != nil {
+		return spans, skipped, fmt.Errorf("reading the lifecycle log: %w", err)
+	}
+	return spans, skipped, nil
 }
