@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -10,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // threeExploresScenario: the lead fans out three explore sub-agents, each
@@ -170,5 +175,91 @@ func TestStatsAfterAMixOfRunsCountsSpawnsAndErrorsPerTypeAndBackend(t *testing.T
 	tout, err := text.Output()
 	if err != nil || !strings.Contains(string(tout), "Explore") || !strings.Contains(string(tout), "p95") {
 		t.Errorf("atomic stats --since 1h: %v\n%s", err, tout)
+	}
+}
+
+func TestOTLPExportGetsOneTraceWithASpanPerAgentUnderTheLeadAndTheirMetrics(t *testing.T) {
+	col := testkit.NewCollector(t)
+	r := runWithEnv(t, threeExploresScenario, []string{
+		"XDG_STATE_HOME=" + t.TempDir(),
+		"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.URL(),
+		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
+		"OTEL_SERVICE_NAME=atomic-e2e",
+	}, "-p", "survey")
+	if r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	if bad := col.Bad(); len(bad) > 0 {
+		t.Fatalf("the collector could not decode: %v", bad)
+	}
+	spans := col.Spans()
+	if len(spans) != 4 {
+		t.Fatalf("want 4 spans (the lead and 3 sub-agents), got %d", len(spans))
+	}
+	var lead *tracepb.Span
+	for _, s := range spans {
+		if s.Name == "invoke_agent lead" {
+			lead = s
+		}
+	}
+	if lead == nil || len(lead.ParentSpanId) != 0 {
+		t.Fatalf("want a root span named invoke_agent lead, got %v", spans)
+	}
+	for _, s := range spans {
+		if !bytes.Equal(s.TraceId, lead.TraceId) {
+			t.Errorf("span %s is in another trace", s.Name)
+		}
+		if s == lead {
+			continue
+		}
+		if s.Name != "invoke_agent Explore" || !bytes.Equal(s.ParentSpanId, lead.SpanId) {
+			t.Errorf("span %q (parent %x): want invoke_agent Explore under the lead's span %x", s.Name, s.ParentSpanId, lead.SpanId)
+		}
+		if got := testkit.Attr(s.Attributes, "atomic.backend"); got != "native" {
+			t.Errorf("span %s backend %q", s.Name, got)
+		}
+		if d := time.Duration(s.EndTimeUnixNano - s.StartTimeUnixNano); d < 300*time.Millisecond || s.StartTimeUnixNano < lead.StartTimeUnixNano {
+			t.Errorf("sub-agent span lasts %v from %d (lead from %d): want at least its 300 ms, within the lead's", d, s.StartTimeUnixNano, lead.StartTimeUnixNano)
+		}
+	}
+	if got := col.ResourceAttr("service.name"); got != "atomic-e2e" {
+		t.Errorf("service.name %q, want OTEL_SERVICE_NAME's atomic-e2e", got)
+	}
+	metrics := col.Metrics()
+	spawns := metrics["atomic.agent.spawns"].GetSum()
+	byType := map[string]int64{}
+	for _, dp := range spawns.GetDataPoints() {
+		byType[testkit.Attr(dp.Attributes, "gen_ai.agent.name")+"/"+testkit.Attr(dp.Attributes, "atomic.backend")] += dp.GetAsInt()
+	}
+	if byType["Explore/native"] != 3 || byType["lead/native"] != 1 || len(byType) != 2 {
+		t.Errorf("atomic.agent.spawns by type and backend: %v, want Explore/native 3 and lead/native 1", byType)
+	}
+	var exploreCount uint64
+	for _, dp := range metrics["atomic.agent.duration"].GetHistogram().GetDataPoints() {
+		if testkit.Attr(dp.Attributes, "gen_ai.agent.name") == "Explore" {
+			exploreCount += dp.Count
+			if dp.GetMin() < 0.3 {
+				t.Errorf("the shortest Explore lasted %.3f s, want at least 0.3", dp.GetMin())
+			}
+		}
+	}
+	if exploreCount != 3 {
+		t.Errorf("atomic.agent.duration counts %d Explore agents, want 3", exploreCount)
+	}
+	if _, ok := metrics["atomic.agent.errors"]; ok {
+		t.Errorf("no agent failed, yet atomic.agent.errors was exported: %v", metrics["atomic.agent.errors"])
+	}
+}
+
+func TestWithoutAnOTLPEndpointNothingIsExported(t *testing.T) {
+	col := testkit.NewCollector(t)
+	// The endpoint's other variables alone start nothing.
+	r := runWithEnv(t, threeExploresScenario, []string{"XDG_STATE_HOME=" + t.TempDir(),
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + col.URL() + "/v1/traces", "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"}, "-p", "survey")
+	if r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	if n := len(col.Spans()); n != 0 || len(col.Metrics()) != 0 {
+		t.Errorf("without OTEL_EXPORTER_OTLP_ENDPOINT the collector got %d spans and %d metrics", n, len(col.Metrics()))
 	}
 }
