@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/observe"
@@ -16,19 +15,16 @@ const otelFlushTimeout = 5 * time.Second
 
 // observeRun starts the lifecycle log of rt's run in the state directory
 // and, with OTEL_EXPORTER_OTLP_ENDPOINT set, its OpenTelemetry export. A
-// log that cannot be opened is one warning; the run goes on. The returned
-// func closes rt, then the observers, so the agents' last events are in
-// them, and flushes the export.
+// log that cannot be written is one warning at the end; the run goes on.
+// The returned func closes rt, then the observers, so the agents' last
+// events are in them, and flushes the export.
 func observeRun(ios IOStreams, rt *runtime.Runtime) (closeRun func()) {
 	var sinks []observe.SpanSink
-	var file *os.File
-	path, err := observe.LogPath(ios.Getenv)
-	if err == nil {
-		file, err = observe.OpenLog(path)
-	}
-	if err != nil {
+	var file *observe.LogFile
+	if path, err := observe.LogPath(ios.Getenv); err != nil {
 		fmt.Fprintf(ios.Err, "atomic: warning: %v; agents are not logged\n", err)
 	} else {
+		file = observe.NewLogFile(path) // opened at its first line, off the start path
 		sinks = append(sinks, observe.NewLogger(file))
 	}
 	var otel *observe.OTel

@@ -62,14 +62,75 @@ func OpenLog(path string) (*os.File, error) {
 	return f, nil
 }
 
+// LogFile is the lifecycle log. Lines are kept in memory until Flush,
+// which opens the file (creating it and its directory) the first time: the
+// Observer flushes a moment after the first lines, so a run's start never
+// waits for the disk nor competes with it (making the state directory
+// costs a millisecond or more on some file systems).
+type LogFile struct {
+	path string
+	buf  []byte
+	f    *os.File
+	err  error
+}
+
+// NewLogFile returns the log at path, not yet opened.
+func NewLogFile(path string) *LogFile { return &LogFile{path: path} }
+
+// Write keeps p for the next Flush.
+func (l *LogFile) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	return len(p), nil
+}
+
+// Flush appends what was written since the last Flush to the file.
+func (l *LogFile) Flush() error {
+	if len(l.buf) == 0 {
+		return nil
+	}
+	if l.f == nil && l.err == nil {
+		l.f, l.err = OpenLog(l.path)
+	}
+	if l.err != nil {
+		l.buf = l.buf[:0]
+		return l.err
+	}
+	_, err := l.f.Write(l.buf)
+	l.buf = l.buf[:0]
+	if err != nil {
+		return fmt.Errorf("lifecycle log: %w", err)
+	}
+	return nil
+}
+
+// Close flushes and closes the file if it was opened.
+func (l *LogFile) Close() error {
+	err := l.Flush()
+	if l.f != nil && l.err == nil {
+		err = errors.Join(err, l.f.Close())
+	}
+	return err
+}
+
 // Logger writes spans as JSON lines through log/slog: agent.start when an
 // agent starts, agent.end (level ERROR when it failed) when it ends, each
 // stamped with the event's time, not the time of writing.
-type Logger struct{ h slog.Handler }
+type Logger struct {
+	w io.Writer
+	h slog.Handler
+}
 
 // NewLogger writes to w.
 func NewLogger(w io.Writer) *Logger {
-	return &Logger{h: slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})}
+	return &Logger{w: w, h: slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})}
+}
+
+// Flush flushes w when it can be (a LogFile).
+func (l *Logger) Flush() error {
+	if f, ok := l.w.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
 }
 
 // Started logs s's start.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,5 +169,26 @@ func TestAStalledSinkNeverHoldsTheBusUp(t *testing.T) {
 	}
 	if g.n != 2*201 {
 		t.Errorf("the sink saw %d starts and ends once released, want %d: the queue lost some", g.n, 2*201)
+	}
+}
+
+func TestALogThatCannotBeWrittenIsOneErrorNamingItAndTheRunGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "atomic")
+	if err := os.WriteFile(blocker, []byte("a file where the directory should be"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lf := NewLogFile(filepath.Join(blocker, LogName))
+	b := bus.New()
+	obs := Watch(b, func() time.Time { return at(3) }, NewLogger(lf))
+	for _, e := range flat(leadStart(0), spawn(1, "lead", "explore-1", "c1", "explore", "native", false)) {
+		b.Emit(e)
+	}
+	err := obs.Close()
+	if err == nil || !strings.Contains(err.Error(), blocker) || strings.Count(err.Error(), "\n") > 0 {
+		t.Errorf("Close: %v, want one line naming %s", err, blocker)
+	}
+	if err := lf.Close(); err != nil {
+		t.Errorf("closing a log never opened: %v", err)
 	}
 }

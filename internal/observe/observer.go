@@ -1,7 +1,7 @@
 package observe
 
 import (
-	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -13,6 +13,16 @@ type SpanSink interface {
 	Started(Span) error
 	Ended(Span) error
 }
+
+// Flusher is a SpanSink that holds what it was given until Flush.
+type Flusher interface {
+	Flush() error
+}
+
+// flushDelay is how long after a span the Observer flushes its sinks: long
+// enough to keep the disk off a run's start (the first model request goes
+// out meanwhile), short enough that a crash loses little.
+const flushDelay = 200 * time.Millisecond
 
 // Subscriber is where the events come from (a *bus.Bus).
 type Subscriber interface {
@@ -64,20 +74,46 @@ func (o *Observer) loop() {
 	defer close(o.done)
 	t := NewTracker()
 	var batch []event.Event
+	var flush <-chan time.Time
+	var timer *time.Timer
 	for {
-		<-o.wake
+		select {
+		case <-o.wake:
+		case <-flush:
+			o.flush()
+			flush = nil
+			continue
+		}
 		o.mu.Lock()
 		batch, o.queue = o.queue, batch[:0]
 		closed := o.closed
 		o.mu.Unlock()
+		sent := false
 		for _, e := range batch {
 			started, ended := t.Apply(e)
 			o.send(started, ended)
+			sent = sent || len(started)+len(ended) > 0
 		}
 		clear(batch)
 		if closed {
 			o.send(nil, t.Close(o.now()))
+			if timer != nil {
+				timer.Stop()
+			}
+			o.flush()
 			return
+		}
+		if sent && flush == nil {
+			timer = time.NewTimer(flushDelay)
+			flush = timer.C
+		}
+	}
+}
+
+func (o *Observer) flush() {
+	for _, k := range o.sinks {
+		if f, ok := k.(Flusher); ok {
+			o.keep(f.Flush())
 		}
 	}
 }
@@ -102,8 +138,8 @@ func (o *Observer) keep(err error) {
 }
 
 // Close stops listening, reports what is still queued, ends the spans
-// still open (the lead's among them) and returns the first error a sink
-// reported. It does not close the sinks.
+// still open (the lead's among them), flushes the sinks and returns the
+// first error a sink reported. It does not close the sinks.
 func (o *Observer) Close() error {
 	o.unsub()
 	o.mu.Lock()
@@ -118,7 +154,7 @@ func (o *Observer) Close() error {
 	}
 	<-o.done
 	if o.err != nil {
-		return errors.Join(errors.New("observe: a sink failed"), o.err)
+		return fmt.Errorf("observe: %w", o.err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,19 +20,15 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
-	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 )
 
 // Atomic's OTLP/HTTP exporters. The official otlptracehttp and
 // otlpmetrichttp link gRPC (their config and the collector packages import
-// it), and with it html/template, which doubles the binary and slows every
-// start; these send the same protobuf messages over HTTP with the standard
-// variables, using only the OTLP message packages.
+// it), and with it html/template, which doubles the binary (56 to 113 MB)
+// and slows every start; the OTLP message packages alone still cost the
+// protobuf runtime's init on every start. These send the same messages
+// (ExportTraceServiceRequest, ExportMetricsServiceRequest, encoded by
+// otlpwire.go) over HTTP, configured by the standard variables.
 
 // otlpClient posts OTLP protobuf requests to one signal's endpoint.
 type otlpClient struct {
@@ -132,20 +129,15 @@ func (c *otlpClient) post(ctx context.Context, msg []byte) error {
 	return nil
 }
 
-// envelope encodes an Export*ServiceRequest: its one field (1) repeats
-// the resource messages.
-func envelope[M proto.Message](items []M) ([]byte, error) {
-	var b []byte
-	for _, m := range items {
-		enc, err := proto.Marshal(m)
-		if err != nil {
-			return nil, err
-		}
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendBytes(b, enc)
-	}
-	return b, nil
-}
+// OTLP field numbers (opentelemetry-proto v1: common, resource, trace,
+// metrics) of the messages written here.
+const (
+	fRequestResources = 1 // Export*ServiceRequest.resource_spans / resource_metrics
+	fResource         = 1 // Resource{Spans,Metrics}.resource
+	fScopeItems       = 2 // Resource{Spans,Metrics}.scope_spans / scope_metrics
+	fScope            = 1 // Scope{Spans,Metrics}.scope
+	fScopeEntries     = 2 // ScopeSpans.spans / ScopeMetrics.metrics
+)
 
 // traceExporter is an sdktrace.SpanExporter over OTLP/HTTP.
 type traceExporter struct{ c *otlpClient }
@@ -159,86 +151,90 @@ func (e traceExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnl
 		scope instrumentation.Scope
 	}
 	var order []key
-	groups := map[key][]*tracepb.Span{}
+	groups := map[key]pb{}
 	for _, s := range spans {
 		k := key{s.Resource(), s.InstrumentationScope()}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
-		groups[k] = append(groups[k], spanPB(s))
+		groups[k] = groups[k].msg(fScopeEntries, spanPB(s))
 	}
-	var rs []*tracepb.ResourceSpans
+	var req pb
 	for _, k := range order {
-		rs = append(rs, &tracepb.ResourceSpans{Resource: resourcePB(k.res),
-			ScopeSpans: []*tracepb.ScopeSpans{{Scope: scopePB(k.scope), Spans: groups[k]}}})
+		scoped := pb(nil).msg(fScope, scopePB(k.scope)).raw(groups[k])
+		rs := pb(nil).msg(fResource, resourcePB(k.res)).msg(fScopeItems, scoped)
+		req = req.msg(fRequestResources, rs)
 	}
-	body, err := envelope(rs)
-	if err != nil {
-		return err
-	}
-	return e.c.post(ctx, body)
+	return e.c.post(ctx, req)
 }
 
 // Shutdown closes the exporter's idle connections.
 func (e traceExporter) Shutdown(context.Context) error { e.c.http.CloseIdleConnections(); return nil }
 
-func spanPB(s sdktrace.ReadOnlySpan) *tracepb.Span {
+// spanPB encodes a trace.v1.Span.
+func spanPB(s sdktrace.ReadOnlySpan) pb {
 	sc := s.SpanContext()
 	tid, sid := sc.TraceID(), sc.SpanID()
-	p := &tracepb.Span{TraceId: tid[:], SpanId: sid[:], Name: s.Name(), Kind: tracepb.Span_SpanKind(s.SpanKind()),
-		StartTimeUnixNano: uint64(s.StartTime().UnixNano()), EndTimeUnixNano: uint64(s.EndTime().UnixNano()),
-		Attributes: attrsPB(s.Attributes()), DroppedAttributesCount: uint32(s.DroppedAttributes()),
-		TraceState: sc.TraceState().String(), Flags: uint32(sc.TraceFlags())}
+	b := pb(nil).bytes(1, tid[:]).bytes(2, sid[:]).str(3, sc.TraceState().String())
 	if par := s.Parent(); par.IsValid() {
 		psid := par.SpanID()
-		p.ParentSpanId = psid[:]
+		b = b.bytes(4, psid[:])
+	}
+	b = b.str(5, s.Name()).varint(6, uint64(s.SpanKind())).
+		fixed64(7, uint64(s.StartTime().UnixNano())).fixed64(8, uint64(s.EndTime().UnixNano()))
+	b = attrsPB(b, 9, s.Attributes()).varint(10, uint64(s.DroppedAttributes()))
+	for _, ev := range s.Events() {
+		b = b.msg(11, attrsPB(pb(nil).fixed64(1, uint64(ev.Time.UnixNano())).str(2, ev.Name), 3, ev.Attributes))
 	}
 	switch st := s.Status(); st.Code {
 	case codes.Error:
-		p.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: st.Description}
+		b = b.msg(15, pb(nil).str(2, st.Description).varint(3, 2)) // STATUS_CODE_ERROR
 	case codes.Ok:
-		p.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
+		b = b.msg(15, pb(nil).varint(3, 1)) // STATUS_CODE_OK
 	}
-	for _, ev := range s.Events() {
-		p.Events = append(p.Events, &tracepb.Span_Event{Name: ev.Name, TimeUnixNano: uint64(ev.Time.UnixNano()), Attributes: attrsPB(ev.Attributes)})
-	}
-	return p
+	return b.fixed32(16, uint32(sc.TraceFlags()))
 }
 
-func resourcePB(r *resource.Resource) *resourcepb.Resource {
+// resourcePB encodes a resource.v1.Resource.
+func resourcePB(r *resource.Resource) pb {
 	if r == nil {
-		return &resourcepb.Resource{}
+		return pb(nil)
 	}
-	return &resourcepb.Resource{Attributes: attrsPB(r.Attributes())}
+	return attrsPB(nil, 1, r.Attributes())
 }
 
-func scopePB(s instrumentation.Scope) *commonpb.InstrumentationScope {
-	return &commonpb.InstrumentationScope{Name: s.Name, Version: s.Version}
-}
+// scopePB encodes a common.v1.InstrumentationScope.
+func scopePB(s instrumentation.Scope) pb { return pb(nil).str(1, s.Name).str(2, s.Version) }
 
-func attrsPB(kvs []attribute.KeyValue) []*commonpb.KeyValue {
-	out := make([]*commonpb.KeyValue, 0, len(kvs))
+// attrsPB appends kvs as repeated common.v1.KeyValue field f.
+func attrsPB(b pb, f int, kvs []attribute.KeyValue) pb {
 	for _, kv := range kvs {
-		out = append(out, &commonpb.KeyValue{Key: string(kv.Key), Value: valuePB(kv.Value)})
+		b = b.msg(f, pb(nil).str(1, string(kv.Key)).msg(2, valuePB(kv.Value)))
 	}
-	return out
+	return b
 }
 
-func valuePB(v attribute.Value) *commonpb.AnyValue {
+// valuePB encodes a common.v1.AnyValue (a oneof: the member is always
+// written, zero or not).
+func valuePB(v attribute.Value) pb {
 	switch v.Type() {
 	case attribute.BOOL:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v.AsBool()}}
+		var n uint64
+		if v.AsBool() {
+			n = 1
+		}
+		return pb(nil).varintAlways(2, n)
 	case attribute.INT64:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v.AsInt64()}}
+		return pb(nil).varintAlways(3, uint64(v.AsInt64()))
 	case attribute.FLOAT64:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v.AsFloat64()}}
+		return pb(nil).doubleAlways(4, v.AsFloat64())
 	default:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.Emit()}}
+		return pb(nil).strAlways(1, v.Emit())
 	}
 }
 
-// metricExporter is an sdkmetric.Exporter over OTLP/HTTP (cumulative
-// temporality, the SDK's default aggregations).
+// metricExporter is an sdkmetric.Exporter over OTLP/HTTP (the SDK's
+// default temporality, cumulative, and aggregations).
 type metricExporter struct{ c *otlpClient }
 
 func (metricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
@@ -250,26 +246,25 @@ func (metricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregat
 }
 
 func (e metricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
-	out := &metricspb.ResourceMetrics{Resource: resourcePB(rm.Resource)}
+	rs := pb(nil).msg(fResource, resourcePB(rm.Resource))
+	some := false
 	for _, sm := range rm.ScopeMetrics {
-		ps := &metricspb.ScopeMetrics{Scope: scopePB(sm.Scope)}
+		scoped := pb(nil).msg(fScope, scopePB(sm.Scope))
+		n := 0
 		for _, m := range sm.Metrics {
-			if pm := metricPB(m); pm != nil {
-				ps.Metrics = append(ps.Metrics, pm)
+			if enc, ok := metricPB(m); ok {
+				scoped = scoped.msg(fScopeEntries, enc)
+				n++
 			}
 		}
-		if len(ps.Metrics) > 0 {
-			out.ScopeMetrics = append(out.ScopeMetrics, ps)
+		if n > 0 {
+			rs, some = rs.msg(fScopeItems, scoped), true
 		}
 	}
-	if len(out.ScopeMetrics) == 0 {
+	if !some {
 		return nil
 	}
-	body, err := envelope([]*metricspb.ResourceMetrics{out})
-	if err != nil {
-		return err
-	}
-	return e.c.post(ctx, body)
+	return e.c.post(ctx, pb(nil).msg(fRequestResources, rs))
 }
 
 func (metricExporter) ForceFlush(context.Context) error { return nil }
@@ -277,57 +272,63 @@ func (metricExporter) ForceFlush(context.Context) error { return nil }
 // Shutdown closes the exporter's idle connections.
 func (e metricExporter) Shutdown(context.Context) error { e.c.http.CloseIdleConnections(); return nil }
 
-func temporalityPB(t metricdata.Temporality) metricspb.AggregationTemporality {
+// temporalityPB is metrics.v1.AggregationTemporality.
+func temporalityPB(t metricdata.Temporality) uint64 {
 	if t == metricdata.DeltaTemporality {
-		return metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA
+		return 1
 	}
-	return metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE
+	return 2 // cumulative
 }
 
-// metricPB converts the kinds of data Atomic records: int and float sums,
-// float histograms. Other kinds are left out.
-func metricPB(m metricdata.Metrics) *metricspb.Metric {
-	p := &metricspb.Metric{Name: m.Name, Description: m.Description, Unit: m.Unit}
+// metricPB encodes a metrics.v1.Metric of the kinds Atomic records: int
+// and float sums, float histograms. Other kinds are left out.
+func metricPB(m metricdata.Metrics) (pb, bool) {
+	b := pb(nil).str(1, m.Name).str(2, m.Description).str(3, m.Unit)
 	switch d := m.Data.(type) {
 	case metricdata.Sum[int64]:
-		p.Data = &metricspb.Metric_Sum{Sum: &metricspb.Sum{AggregationTemporality: temporalityPB(d.Temporality), IsMonotonic: d.IsMonotonic,
-			DataPoints: numberPoints(d.DataPoints, func(v int64) *metricspb.NumberDataPoint {
-				return &metricspb.NumberDataPoint{Value: &metricspb.NumberDataPoint_AsInt{AsInt: v}}
-			})}}
-	case metricdata.Sum[float64]:
-		p.Data = &metricspb.Metric_Sum{Sum: &metricspb.Sum{AggregationTemporality: temporalityPB(d.Temporality), IsMonotonic: d.IsMonotonic,
-			DataPoints: numberPoints(d.DataPoints, func(v float64) *metricspb.NumberDataPoint {
-				return &metricspb.NumberDataPoint{Value: &metricspb.NumberDataPoint_AsDouble{AsDouble: v}}
-			})}}
-	case metricdata.Histogram[float64]:
-		h := &metricspb.Histogram{AggregationTemporality: temporalityPB(d.Temporality)}
+		sum := pb(nil)
 		for _, dp := range d.DataPoints {
-			sum := dp.Sum
-			hp := &metricspb.HistogramDataPoint{Attributes: attrsPB(dp.Attributes.ToSlice()),
-				StartTimeUnixNano: uint64(dp.StartTime.UnixNano()), TimeUnixNano: uint64(dp.Time.UnixNano()),
-				Count: dp.Count, Sum: &sum, BucketCounts: dp.BucketCounts, ExplicitBounds: dp.Bounds}
+			sum = sum.msg(1, numberPoint(dp.Attributes.ToSlice(), dp.StartTime, dp.Time).fixed64Always(6, uint64(dp.Value)))
+		}
+		return b.msg(7, monotonic(sum.varint(2, temporalityPB(d.Temporality)), d.IsMonotonic)), true
+	case metricdata.Sum[float64]:
+		sum := pb(nil)
+		for _, dp := range d.DataPoints {
+			sum = sum.msg(1, numberPoint(dp.Attributes.ToSlice(), dp.StartTime, dp.Time).doubleAlways(4, dp.Value))
+		}
+		return b.msg(7, monotonic(sum.varint(2, temporalityPB(d.Temporality)), d.IsMonotonic)), true
+	case metricdata.Histogram[float64]:
+		h := pb(nil)
+		for _, dp := range d.DataPoints {
+			p := attrsPB(nil, 9, dp.Attributes.ToSlice()).fixed64(2, uint64(dp.StartTime.UnixNano())).
+				fixed64(3, uint64(dp.Time.UnixNano())).fixed64(4, dp.Count).doubleAlways(5, dp.Sum)
+			p = p.packedFixed64(6, dp.BucketCounts)
+			bounds := make([]uint64, len(dp.Bounds))
+			for i, v := range dp.Bounds {
+				bounds[i] = math.Float64bits(v)
+			}
+			p = p.packedFixed64(7, bounds)
 			if v, ok := dp.Min.Value(); ok {
-				hp.Min = &v
+				p = p.doubleAlways(11, v)
 			}
 			if v, ok := dp.Max.Value(); ok {
-				hp.Max = &v
+				p = p.doubleAlways(12, v)
 			}
-			h.DataPoints = append(h.DataPoints, hp)
+			h = h.msg(1, p)
 		}
-		p.Data = &metricspb.Metric_Histogram{Histogram: h}
-	default:
-		return nil
+		return b.msg(9, h.varint(2, temporalityPB(d.Temporality))), true
 	}
-	return p
+	return nil, false
 }
 
-func numberPoints[N int64 | float64](dps []metricdata.DataPoint[N], value func(N) *metricspb.NumberDataPoint) []*metricspb.NumberDataPoint {
-	out := make([]*metricspb.NumberDataPoint, 0, len(dps))
-	for _, dp := range dps {
-		p := value(dp.Value)
-		p.Attributes = attrsPB(dp.Attributes.ToSlice())
-		p.StartTimeUnixNano, p.TimeUnixNano = uint64(dp.StartTime.UnixNano()), uint64(dp.Time.UnixNano())
-		out = append(out, p)
+func monotonic(sum pb, yes bool) pb {
+	if yes {
+		return sum.varint(3, 1)
 	}
-	return out
+	return sum
+}
+
+// numberPoint starts a metrics.v1.NumberDataPoint: attributes and times.
+func numberPoint(attrs []attribute.KeyValue, start, end time.Time) pb {
+	return attrsPB(nil, 7, attrs).fixed64(2, uint64(start.UnixNano())).fixed64(3, uint64(end.UnixNano()))
 }
