@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,57 +13,27 @@ import (
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/atomic-agent/atomic/internal/observe"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
-// threeExploresScenario: the lead fans out three explore sub-agents, each
-// answering after delayMS, then answers.
-const threeExploresScenario = `
-rules:
-  - name: lead-final
-    match: {tools_include: [task], has_tool_results: true}
-    respond: {text: "All three reported."}
-  - name: lead-fanout
-    match: {tools_include: [task]}
-    respond:
-      tool_calls:
-        - {name: task, input: {description: "A", prompt: "TASK-A", subagent_type: explore}}
-        - {name: task, input: {description: "B", prompt: "TASK-B", subagent_type: explore}}
-        - {name: task, input: {description: "C", prompt: "TASK-C", subagent_type: explore}}
-  - {name: sub, match: {tools_exclude: [task]}, respond: {text: "found it", delay_ms: 300}}
-`
+// threeSubagents: the lead fans out three sub-agents (the default type),
+// each answering after 300 ms.
+var threeSubagents = fanOutScenario(3, 300)
 
-// lifecycleLine is one line of the lifecycle log.
-type lifecycleLine struct {
-	Msg        string `json:"msg"`
-	Level      string `json:"level"`
-	SessionID  string `json:"session_id"`
-	AgentID    string `json:"agent_id"`
-	ParentID   string `json:"parent_id"`
-	Kind       string `json:"kind"`
-	Type       string `json:"type"`
-	Backend    string `json:"backend"`
-	Status     string `json:"status"`
-	DurationMS int64  `json:"duration_ms"`
-}
-
-func readLifecycleLog(t *testing.T, stateHome string) []lifecycleLine {
+// readLifecycleLog returns the agent.end lines of the lifecycle log under
+// stateHome, read back by observe.ReadLog, and how many lines it has.
+func readLifecycleLog(t *testing.T, stateHome string) (ends []observe.Span, lines int) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(stateHome, "atomic", "atomic.log"))
+	b, err := os.ReadFile(filepath.Join(stateHome, "atomic", "atomic.log"))
 	if err != nil {
 		t.Fatalf("the lifecycle log: %v", err)
 	}
-	defer f.Close()
-	var out []lifecycleLine
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var l lifecycleLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("log line %q: %v", sc.Text(), err)
-		}
-		out = append(out, l)
+	ends, skipped, err := observe.ReadLog(bytes.NewReader(b), time.Time{})
+	if err != nil || skipped > 0 {
+		t.Fatalf("reading the lifecycle log: %v, %d lines skipped:\n%s", err, skipped, b)
 	}
-	return out
+	return ends, bytes.Count(b, []byte("\n"))
 }
 
 // runWithEnv runs atomic against srv with extra environment variables.
@@ -81,20 +50,17 @@ func runWithEnv(t *testing.T, srvScenario string, env []string, args ...string) 
 func TestEveryRunLogsEachAgentsStartAndEndToTheStateDir(t *testing.T) {
 	state := t.TempDir()
 	for range 2 {
-		r := runWithEnv(t, threeExploresScenario, []string{"XDG_STATE_HOME=" + state}, "-p", "survey")
+		r := runWithEnv(t, threeSubagents, []string{"XDG_STATE_HOME=" + state}, "-p", "survey")
 		if r.code != 0 {
 			t.Fatalf("code %d: %s", r.code, r.stderr)
 		}
 	}
-	lines := readLifecycleLog(t, state)
-	if len(lines) != 2*2*4 {
-		t.Fatalf("two runs of a lead and 3 sub-agents: want 16 lines (a start and an end each), got %d: %+v", len(lines), lines)
+	ends, lines := readLifecycleLog(t, state)
+	if lines != 2*2*4 || len(ends) != 2*4 {
+		t.Fatalf("two runs of a lead and 3 sub-agents: want 16 lines (a start and an end each), got %d with %d ends: %+v", lines, len(ends), ends)
 	}
 	sessions := map[string]int{}
-	for _, l := range lines {
-		if l.Msg != "agent.end" {
-			continue
-		}
+	for _, l := range ends {
 		sessions[l.SessionID]++
 		switch l.Kind {
 		case "lead":
@@ -102,7 +68,7 @@ func TestEveryRunLogsEachAgentsStartAndEndToTheStateDir(t *testing.T) {
 				t.Errorf("the lead's end: %+v", l)
 			}
 		case "subagent":
-			if l.ParentID != "lead" || l.Type != "Explore" || l.Status != "completed" || l.Backend != "native" || l.DurationMS < 300 {
+			if l.ParentID != "lead" || l.Type != "general-purpose" || l.Status != "completed" || l.Backend != "native" || l.Duration() < 300*time.Millisecond {
 				t.Errorf("a sub-agent's end (it answers after 300 ms): %+v", l)
 			}
 		default:
@@ -139,7 +105,7 @@ rules:
 func TestStatsAfterAMixOfRunsCountsSpawnsAndErrorsPerTypeAndBackend(t *testing.T) {
 	state := t.TempDir()
 	env := []string{"XDG_STATE_HOME=" + state}
-	for _, sc := range []string{threeExploresScenario, threeExploresScenario, oneFailsScenario} {
+	for _, sc := range []string{threeSubagents, threeSubagents, oneFailsScenario} {
 		if r := runWithEnv(t, sc, env, "-p", "go"); r.code != 0 {
 			t.Fatalf("code %d: %s", r.code, r.stderr)
 		}
@@ -160,15 +126,20 @@ func TestStatsAfterAMixOfRunsCountsSpawnsAndErrorsPerTypeAndBackend(t *testing.T
 	if err := json.Unmarshal(out, &rows); err != nil {
 		t.Fatalf("atomic stats --json printed %q: %v", out, err)
 	}
-	if len(rows) != 2 {
-		t.Fatalf("want an Explore row and a lead row, got %+v", rows)
+	// Rows come most spawned first: 6 general-purpose (two fan-outs of
+	// 3), 3 leads, 2 Explore (one refused).
+	if len(rows) != 3 {
+		t.Fatalf("want general-purpose, lead and Explore rows, got %+v", rows)
 	}
-	ex, lead := rows[0], rows[1]
-	if ex.Type != "Explore" || ex.Backend != "native" || ex.Spawns != 8 || ex.Errors != 1 || ex.P50MS < 300 || ex.P95MS < ex.P50MS {
-		t.Errorf("Explore row %+v: want 8 spawned, 1 failed, p50 at least the 300 ms answer", ex)
+	gp, lead, ex := rows[0], rows[1], rows[2]
+	if gp.Type != "general-purpose" || gp.Backend != "native" || gp.Spawns != 6 || gp.Errors != 0 || gp.P50MS < 300 || gp.P95MS < gp.P50MS {
+		t.Errorf("general-purpose row %+v: want 6 spawned, none failed, p50 at least the 300 ms answer", gp)
 	}
 	if lead.Type != "lead" || lead.Spawns != 3 || lead.Errors != 0 || lead.ToolUses != 8 {
 		t.Errorf("lead row %+v: want 3 leads, none failed, 8 task calls", lead)
+	}
+	if ex.Type != "Explore" || ex.Backend != "native" || ex.Spawns != 2 || ex.Errors != 1 {
+		t.Errorf("Explore row %+v: want 2 spawned, 1 failed", ex)
 	}
 	text := exec.Command(binary, "stats", "--since", "1h")
 	text.Env = cmd.Env
@@ -180,7 +151,7 @@ func TestStatsAfterAMixOfRunsCountsSpawnsAndErrorsPerTypeAndBackend(t *testing.T
 
 func TestOTLPExportGetsOneTraceWithASpanPerAgentUnderTheLeadAndTheirMetrics(t *testing.T) {
 	col := testkit.NewCollector(t)
-	r := runWithEnv(t, threeExploresScenario, []string{
+	r := runWithEnv(t, threeSubagents, []string{
 		"XDG_STATE_HOME=" + t.TempDir(),
 		"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.URL(),
 		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
@@ -212,8 +183,8 @@ func TestOTLPExportGetsOneTraceWithASpanPerAgentUnderTheLeadAndTheirMetrics(t *t
 		if s == lead {
 			continue
 		}
-		if s.Name != "invoke_agent Explore" || !bytes.Equal(s.ParentSpanId, lead.SpanId) {
-			t.Errorf("span %q (parent %x): want invoke_agent Explore under the lead's span %x", s.Name, s.ParentSpanId, lead.SpanId)
+		if s.Name != "invoke_agent general-purpose" || !bytes.Equal(s.ParentSpanId, lead.SpanId) {
+			t.Errorf("span %q (parent %x): want invoke_agent general-purpose under the lead's span %x", s.Name, s.ParentSpanId, lead.SpanId)
 		}
 		if got := testkit.Attr(s.Attributes, "atomic.backend"); got != "native" {
 			t.Errorf("span %s backend %q", s.Name, got)
@@ -231,20 +202,20 @@ func TestOTLPExportGetsOneTraceWithASpanPerAgentUnderTheLeadAndTheirMetrics(t *t
 	for _, dp := range spawns.GetDataPoints() {
 		byType[testkit.Attr(dp.Attributes, "gen_ai.agent.name")+"/"+testkit.Attr(dp.Attributes, "atomic.backend")] += dp.GetAsInt()
 	}
-	if byType["Explore/native"] != 3 || byType["lead/native"] != 1 || len(byType) != 2 {
-		t.Errorf("atomic.agent.spawns by type and backend: %v, want Explore/native 3 and lead/native 1", byType)
+	if byType["general-purpose/native"] != 3 || byType["lead/native"] != 1 || len(byType) != 2 {
+		t.Errorf("atomic.agent.spawns by type and backend: %v, want general-purpose/native 3 and lead/native 1", byType)
 	}
 	var exploreCount uint64
 	for _, dp := range metrics["atomic.agent.duration"].GetHistogram().GetDataPoints() {
-		if testkit.Attr(dp.Attributes, "gen_ai.agent.name") == "Explore" {
+		if testkit.Attr(dp.Attributes, "gen_ai.agent.name") == "general-purpose" {
 			exploreCount += dp.Count
 			if dp.GetMin() < 0.3 {
-				t.Errorf("the shortest Explore lasted %.3f s, want at least 0.3", dp.GetMin())
+				t.Errorf("the shortest sub-agent lasted %.3f s, want at least 0.3", dp.GetMin())
 			}
 		}
 	}
 	if exploreCount != 3 {
-		t.Errorf("atomic.agent.duration counts %d Explore agents, want 3", exploreCount)
+		t.Errorf("atomic.agent.duration counts %d sub-agents, want 3", exploreCount)
 	}
 	if _, ok := metrics["atomic.agent.errors"]; ok {
 		t.Errorf("no agent failed, yet atomic.agent.errors was exported: %v", metrics["atomic.agent.errors"])
@@ -254,7 +225,7 @@ func TestOTLPExportGetsOneTraceWithASpanPerAgentUnderTheLeadAndTheirMetrics(t *t
 func TestWithoutAnOTLPEndpointNothingIsExported(t *testing.T) {
 	col := testkit.NewCollector(t)
 	// The endpoint's other variables alone start nothing.
-	r := runWithEnv(t, threeExploresScenario, []string{"XDG_STATE_HOME=" + t.TempDir(),
+	r := runWithEnv(t, threeSubagents, []string{"XDG_STATE_HOME=" + t.TempDir(),
 		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + col.URL() + "/v1/traces", "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"}, "-p", "survey")
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
