@@ -42,6 +42,7 @@ Usage:
   atomic run -p PROMPT [flags]   run headless (prompt also from stdin)
   atomic backends [--json]       list the backends (Claude Code, Codex, …): found, version, support
   atomic sessions [--json]       list the saved sessions; 'atomic sessions export ID', 'atomic sessions rm ID'
+  atomic stats [--since D] [--json]  agents per type and backend: spawned, errors, p50/p95, tools, tokens, cost
   atomic loopback --scenario F   serve a scripted model on loopback (for tests)
   atomic version
 
@@ -60,6 +61,8 @@ func Run(ctx context.Context, args []string, io IOStreams) int {
 			return runBackends(ctx, args[1:], io)
 		case "sessions":
 			return runSessions(ctx, args[1:], io)
+		case "stats":
+			return runStats(ctx, args[1:], io)
 		case "version", "--version":
 			fmt.Fprintf(io.Out, "atomic %s\n", Version)
 			return 0

@@ -76,7 +76,7 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1
 	}
-	defer rt.Close()
+	defer observeRun(ios, rt)()
 	return headless.Run(ctx, rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: s.ps.Model},
 		headless.Streams{Out: ios.Out, Err: ios.Err})
 }

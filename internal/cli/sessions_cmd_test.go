@@ -71,7 +71,7 @@ func TestNoSessionPersistenceIsAFlagOfBothCommands(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(state, "atomic")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(state, "atomic", "atomic.db")); !os.IsNotExist(err) {
 		t.Fatalf("--no-session-persistence created the store: %v", err)
 	}
 }

@@ -86,7 +86,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1
 	}
-	defer rt.Close()
+	defer observeRun(ios, rt)()
 	err = ui.Run(ctx, ui.Options{
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
 		Welcome: welcome(s, c.backendName(s)), In: ios.In, Out: ios.Out,

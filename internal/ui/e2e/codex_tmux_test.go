@@ -43,8 +43,8 @@ func (s *screen) waitLong(d time.Duration, want ...string) string {
 }
 
 // quitAndCheckNoCLILeft quits with Ctrl+D on the empty input and
-// checks that no process carrying mark (Codex's app-server and its
-// children) outlives atomic.
+// checks that no process carrying mark (the CLI and its children)
+// outlives atomic.
 func quitAndCheckNoCLILeft(t *testing.T, s *screen, mark string) {
 	t.Helper()
 	if len(markedProcesses(mark)) == 0 {

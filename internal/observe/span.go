@@ -1,0 +1,333 @@
+// Package observe reports every agent's life (the lead, sub-agents of every
+// backend, teammates) from the run's event bus: a structured lifecycle log
+// in the state directory and, when OTEL_EXPORTER_OTLP_ENDPOINT is set, an
+// OpenTelemetry trace and metrics. It only reads §1 events; the run never
+// waits for it.
+package observe
+
+import (
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+)
+
+// Kinds of agents.
+const (
+	KindLead     = "lead"
+	KindSubagent = "subagent"
+	KindTeammate = "teammate"
+)
+
+// leadID is the lead's agent id (runtime.LeadID; runtime imports nothing
+// of this package, but this package must not import runtime either).
+const leadID = "lead"
+
+// Span is one agent's life: what is known when it starts, and at its end
+// its status, duration, tool uses and usage.
+type Span struct {
+	Kind       string
+	SessionID  string // the run's session
+	AgentID    string
+	ParentID   string // "" for the lead
+	Type       string // agent type: "lead", "Explore", a teammate's role or name
+	Backend    string
+	Model      string
+	Background bool
+	Start      time.Time
+	End        time.Time // zero until it ends
+	// Status is the terminal status: completed, error or interrupted for
+	// the lead and sub-agents; error, shutdown or interrupted for teammates.
+	Status   string
+	Error    string
+	ToolUses int
+	Usage    event.Usage
+}
+
+// Duration is End-Start (zero while the span is open).
+func (s Span) Duration() time.Duration {
+	if s.End.IsZero() {
+		return 0
+	}
+	return s.End.Sub(s.Start)
+}
+
+// Failed reports whether the agent ended in error.
+func (s Span) Failed() bool { return s.Status == string(lifecycle.Error) }
+
+// Tracker turns a run's events, in bus order, into agent spans. It is pure:
+// time comes from the events (and from Close's argument).
+type Tracker struct {
+	session string
+	spans   map[string]*entry // by agent id
+	order   []string
+	// Per-agent facts seen before (or without) the agent's own span event.
+	tools   map[string]int
+	usage   map[string]event.Usage
+	starts  map[string]event.SessionStartData
+	leadEnd leadOutcome
+}
+
+type entry struct {
+	span    Span
+	started bool // the start was reported
+	ended   bool
+}
+
+type leadOutcome struct {
+	status string
+	err    string
+	usage  event.Usage
+	done   bool
+}
+
+// NewTracker returns an empty Tracker.
+func NewTracker() *Tracker {
+	return &Tracker{spans: map[string]*entry{}, tools: map[string]int{},
+		usage: map[string]event.Usage{}, starts: map[string]event.SessionStartData{}}
+}
+
+// Relevant reports whether Apply looks at events of type t; the bus
+// subscriber queues only these.
+func Relevant(t event.Type) bool {
+	switch t {
+	case event.SessionStart, event.ToolStart, event.SubagentStart, event.AgentStatus,
+		event.TeammateStatus, event.UsageUpdate, event.Complete, event.Interrupt, event.Error:
+		return true
+	}
+	return false
+}
+
+// Apply takes the next event and returns the spans it started and those it
+// ended (a span that starts and ends on one event is in both, started
+// first).
+func (t *Tracker) Apply(e event.Event) (started, ended []Span) {
+	if t.session == "" && e.SessionID != "" && e.AgentID == leadID {
+		t.session = e.SessionID
+	}
+	if e.AgentID == leadID && e.ParentAgentID == "" {
+		started = t.startLead(e, started)
+	}
+	switch e.Type {
+	case event.SessionStart:
+		if d, ok := event.Payload[event.SessionStartData](e.Data); ok {
+			t.starts[e.AgentID] = d
+			if en := t.spans[e.AgentID]; en != nil {
+				fillFromStart(&en.span, d)
+			}
+		}
+	case event.ToolStart:
+		if e.AgentID != "" {
+			t.tools[e.AgentID]++
+		}
+	case event.UsageUpdate:
+		if d, ok := event.Payload[event.UsageUpdateData](e.Data); ok && e.AgentID != "" {
+			t.usage[e.AgentID] = d.Usage
+		}
+	case event.SubagentStart:
+		if d, ok := event.Payload[event.SubagentStartData](e.Data); ok {
+			en := t.entry(e.AgentID, KindSubagent, e)
+			en.span.Type = lifecycle.DisplayName(d.AgentType)
+			en.span.Backend = d.Backend
+			en.span.Background = d.Background
+			if d.Model != "" {
+				en.span.Model = d.Model
+			}
+			started = t.markStarted(en, started)
+		}
+	case event.AgentStatus:
+		if d, ok := event.Payload[lifecycle.StatusData](e.Data); ok {
+			started, ended = t.subagentStatus(d.Agent, e, started, ended)
+		}
+	case event.TeammateStatus:
+		if d, ok := event.Payload[event.TeammateStatusData](e.Data); ok && e.AgentID != "" {
+			started, ended = t.teammateStatus(d, e, started, ended)
+		}
+	case event.Complete:
+		if e.AgentID == leadID && e.ParentAgentID == "" {
+			d, _ := event.Payload[event.CompleteData](e.Data)
+			t.leadEnd = leadOutcome{status: string(lifecycle.Completed), usage: d.Usage, done: true}
+			if d.IsError {
+				t.leadEnd.status, t.leadEnd.err = string(lifecycle.Error), d.Error
+			}
+		}
+	case event.Error:
+		if e.AgentID == leadID {
+			d, _ := event.Payload[event.ErrorData](e.Data)
+			t.leadEnd = leadOutcome{status: string(lifecycle.Error), err: d.Message}
+		}
+	case event.Interrupt:
+		if e.ParentAgentID == "" && t.leadEnd.status != string(lifecycle.Error) {
+			t.leadEnd = leadOutcome{status: string(lifecycle.Interrupted), err: "interrupted"}
+		}
+	}
+	return started, ended
+}
+
+// startLead opens the lead's span at its first event.
+func (t *Tracker) startLead(e event.Event, started []Span) []Span {
+	if _, ok := t.spans[leadID]; ok {
+		return started
+	}
+	en := t.entry(leadID, KindLead, e)
+	en.span.Type = "lead"
+	en.span.Backend = backend.Native
+	if d, ok := event.Payload[event.SessionStartData](e.Data); ok && e.Type == event.SessionStart {
+		fillFromStart(&en.span, d)
+	}
+	return t.markStarted(en, started)
+}
+
+func (t *Tracker) subagentStatus(r lifecycle.Record, e event.Event, started, ended []Span) ([]Span, []Span) {
+	id := r.ID
+	if id == "" {
+		id = r.ToolCallID
+	}
+	if id == "" {
+		return started, ended
+	}
+	en := t.entry(id, KindSubagent, e)
+	if en.ended {
+		return started, ended
+	}
+	s := &en.span
+	s.ParentID = r.ParentID
+	if r.Name != "" {
+		s.Type = r.Name
+	}
+	if r.Backend != "" {
+		s.Backend = r.Backend
+	}
+	if r.Model != "" {
+		s.Model = r.Model
+	}
+	s.Background = s.Background || r.Background
+	if !r.StartedAt.IsZero() {
+		s.Start = r.StartedAt
+	}
+	if !r.Status.Terminal() {
+		return started, ended
+	}
+	started = t.markStarted(en, started)
+	s.Status, s.Error, s.ToolUses, s.Usage = string(r.Status), r.Error, r.ToolUses, r.Usage
+	s.End = s.Start.Add(r.Duration)
+	if r.Duration == 0 {
+		s.End = e.Time
+	}
+	if s.Backend == "" {
+		s.Backend = backend.Native
+	}
+	en.ended = true
+	return started, append(ended, *s)
+}
+
+func (t *Tracker) teammateStatus(d event.TeammateStatusData, e event.Event, started, ended []Span) ([]Span, []Span) {
+	st := lifecycle.TeammateStatus(d.Status)
+	en, known := t.spans[e.AgentID]
+	if known && en.ended && st == lifecycle.MateSpawning {
+		delete(t.spans, e.AgentID) // a new incarnation of the same name
+		known = false
+	}
+	if !known {
+		en = t.entry(e.AgentID, KindTeammate, e)
+		en.span.Type = firstNonEmpty(d.Role, d.Name)
+		en.span.Backend = backend.Native
+		if sd, ok := t.starts[e.AgentID]; ok {
+			fillFromStart(&en.span, sd)
+		}
+		started = t.markStarted(en, started)
+	}
+	if en.ended || !st.Terminal() {
+		return started, ended
+	}
+	s := &en.span
+	s.Status, s.Error, s.End = d.Status, d.Error, e.Time
+	s.ToolUses, s.Usage = t.tools[e.AgentID], t.usage[e.AgentID]
+	en.ended = true
+	return started, append(ended, *s)
+}
+
+// entry returns id's entry, creating it from e.
+func (t *Tracker) entry(id, kind string, e event.Event) *entry {
+	if en, ok := t.spans[id]; ok {
+		return en
+	}
+	en := &entry{span: Span{Kind: kind, SessionID: firstNonEmpty(t.session, e.SessionID), AgentID: id,
+		ParentID: e.ParentAgentID, Start: e.Time}}
+	t.spans[id] = en
+	t.order = append(t.order, id)
+	return en
+}
+
+func (t *Tracker) markStarted(en *entry, started []Span) []Span {
+	if en.started {
+		return started
+	}
+	en.started = true
+	return append(started, en.span)
+}
+
+// Close ends every open span at now: the lead with the outcome of its
+// last complete (or error, or interrupt), any other agent still active as
+// interrupted, since the run is over. It returns the spans it ended, the
+// lead last.
+func (t *Tracker) Close(now time.Time) []Span {
+	var out []Span
+	var lead *entry
+	for _, id := range t.order {
+		en := t.spans[id]
+		if en == nil || en.ended {
+			continue
+		}
+		if en.span.Kind == KindLead {
+			lead = en
+			continue
+		}
+		out = append(out, t.end(en, now, string(lifecycle.Interrupted), "the run ended first"))
+	}
+	if lead != nil {
+		st := firstNonEmpty(t.leadEnd.status, string(lifecycle.Interrupted))
+		msg := t.leadEnd.err
+		if t.leadEnd.status == "" {
+			msg = "the run ended before the lead completed"
+		}
+		out = append(out, t.end(lead, now, st, msg))
+	}
+	return out
+}
+
+func (t *Tracker) end(en *entry, now time.Time, status, msg string) Span {
+	s := &en.span
+	s.Status, s.Error, s.End = status, msg, now
+	if s.End.Before(s.Start) {
+		s.End = s.Start
+	}
+	if s.ToolUses == 0 {
+		s.ToolUses = t.tools[s.AgentID]
+	}
+	if u, ok := t.usage[s.AgentID]; ok && s.Usage == (event.Usage{}) {
+		s.Usage = u
+	}
+	en.ended = true
+	return *s
+}
+
+// fillFromStart sets what a session.start tells of its agent: the model,
+// and the backend when the "provider" names an external CLI.
+func fillFromStart(s *Span, d event.SessionStartData) {
+	if d.Model != "" && s.Model == "" {
+		s.Model = d.Model
+	}
+	switch d.Provider {
+	case backend.ClaudeCode, backend.Codex, backend.OpenCode, backend.Copilot:
+		s.Backend = d.Provider
+	}
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

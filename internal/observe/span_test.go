@@ -1,0 +1,141 @@
+package observe
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/atomic-agent/atomic/internal/bus"
+	"github.com/atomic-agent/atomic/internal/event"
+)
+
+// throughBus emits events into a real bus and returns what its
+// subscribers see: the events with the reducer's agent.status among them.
+func throughBus(events []event.Event) []event.Event {
+	b := bus.New()
+	var seen []event.Event
+	b.Subscribe(func(e event.Event) { seen = append(seen, e) })
+	for _, e := range events {
+		b.Emit(e)
+	}
+	return seen
+}
+
+func TestTrackerEndsEveryAgentWithItsStatusDurationToolsAndUsage(t *testing.T) {
+	u := event.Usage{InputTokens: 100, OutputTokens: 20, CostUSD: 0.5}
+	lead := Span{Kind: KindLead, SessionID: sid, AgentID: "lead", Type: "lead", Backend: "native", Model: "m1"}
+	tests := []struct {
+		name   string
+		events []event.Event
+		close  float64
+		want   []Span // in the order they end
+	}{{
+		name: "a sync sub-agent ends at its completion, the lead at the run's end",
+		events: flat(leadStart(0), spawn(1, "lead", "explore-1", "c1", "explore", "native", false),
+			finish(4, "lead", "explore-1", "c1", true, 3, u), leadComplete(5, false)),
+		close: 6,
+		want: []Span{
+			{Kind: KindSubagent, SessionID: sid, AgentID: "explore-1", ParentID: "lead", Type: "Explore", Backend: "native",
+				Start: at(1), End: at(4), Status: "completed", ToolUses: 3, Usage: u},
+			with(lead, 0, 6, "completed", "", 1),
+		},
+	}, {
+		name: "a failing sub-agent ends in error with its message",
+		events: flat(leadStart(0), spawn(1, "lead", "general-1", "c1", "general", "native", false),
+			finish(2, "lead", "general-1", "c1", false, 0, event.Usage{}), leadComplete(3, false)),
+		close: 3,
+		want: []Span{
+			{Kind: KindSubagent, SessionID: sid, AgentID: "general-1", ParentID: "lead", Type: "general", Backend: "native",
+				Start: at(1), End: at(2), Status: "error", Error: "boom"},
+			with(lead, 0, 3, "completed", "", 1),
+		},
+	}, {
+		name: "a background sub-agent ends at its own completion, not at the spawn acknowledgement",
+		events: flat(leadStart(0), spawn(1, "lead", "bg-1", "c1", "explore", "native", true),
+			ev(event.ToolComplete, 1.5, "lead", "", "c1", event.ToolCompleteData{Name: "task", Success: true, Result: "spawned"}),
+			ev(event.SubagentComplete, 7, "bg-1", "lead", "c1", event.SubagentCompleteData{Success: true, ToolUses: 2, Usage: u}),
+			leadComplete(8, false)),
+		close: 8,
+		want: []Span{
+			{Kind: KindSubagent, SessionID: sid, AgentID: "bg-1", ParentID: "lead", Type: "Explore", Backend: "native", Background: true,
+				Start: at(1), End: at(7), Status: "completed", ToolUses: 2, Usage: u},
+			with(lead, 0, 8, "completed", "", 1),
+		},
+	}, {
+		name: "a CLI's own sub-agent is a child of the CLI's agent, on the CLI's backend",
+		events: flat(leadStart(0), spawn(1, "lead", "claude-1", "c1", "reviewer", "claude-code", false),
+			spawn(2, "claude-1", "claude-1/explore-1", "c2", "Explore", "claude-code", false),
+			finish(3, "claude-1", "claude-1/explore-1", "c2", true, 1, event.Usage{}),
+			finish(4, "lead", "claude-1", "c1", true, 2, u), leadComplete(5, false)),
+		close: 5,
+		want: []Span{
+			{Kind: KindSubagent, SessionID: sid, AgentID: "claude-1/explore-1", ParentID: "claude-1", Type: "Explore", Backend: "claude-code",
+				Start: at(2), End: at(3), Status: "completed", ToolUses: 1},
+			{Kind: KindSubagent, SessionID: sid, AgentID: "claude-1", ParentID: "lead", Type: "reviewer", Backend: "claude-code",
+				Start: at(1), End: at(4), Status: "completed", ToolUses: 2, Usage: u},
+			with(lead, 0, 5, "completed", "", 1),
+		},
+	}, {
+		name: "a teammate ends at its terminal status with its own tool uses and usage",
+		events: flat(leadStart(0),
+			ev(event.TeammateStatus, 1, "team/alice", "lead", "", event.TeammateStatusData{Name: "alice", Role: "tester", Status: "spawning"}),
+			ev(event.TeammateStatus, 2, "team/alice", "lead", "", event.TeammateStatusData{Name: "alice", Role: "tester", Status: "working"}),
+			ev(event.ToolStart, 2.5, "team/alice", "lead", "t1", event.ToolStartData{Name: "read"}),
+			ev(event.UsageUpdate, 3, "team/alice", "lead", "", event.UsageUpdateData{Usage: u}),
+			ev(event.TeammateStatus, 4, "team/alice", "lead", "", event.TeammateStatusData{Name: "alice", Role: "tester", Status: "shutdown"}),
+			leadComplete(5, false)),
+		close: 5,
+		want: []Span{
+			{Kind: KindTeammate, SessionID: sid, AgentID: "team/alice", ParentID: "lead", Type: "tester", Backend: "native",
+				Start: at(1), End: at(4), Status: "shutdown", ToolUses: 1, Usage: u},
+			with(lead, 0, 5, "completed", "", 0),
+		},
+	}, {
+		name:   "an agent still running when the run ends is interrupted, and so is a lead that never completed",
+		events: flat(leadStart(0), spawn(1, "lead", "explore-1", "c1", "explore", "native", false)),
+		close:  2,
+		want: []Span{
+			{Kind: KindSubagent, SessionID: sid, AgentID: "explore-1", ParentID: "lead", Type: "Explore", Backend: "native",
+				Start: at(1), End: at(2), Status: "interrupted", Error: "the run ended first"},
+			with(lead, 0, 2, "interrupted", "the run ended before the lead completed", 1),
+		},
+	}, {
+		name:   "a lead whose complete is an error ends in error",
+		events: flat(leadStart(0), leadComplete(1, true)),
+		close:  1,
+		want:   []Span{with(lead, 0, 1, "error", "lead failed", 0)},
+	}, {
+		name:   "an external CLI's lead is on that CLI's backend",
+		events: flat(ev(event.SessionStart, 0, "lead", "", "", event.SessionStartData{Model: "gpt", Provider: "codex"}), leadComplete(1, false)),
+		close:  1,
+		want:   []Span{{Kind: KindLead, SessionID: sid, AgentID: "lead", Type: "lead", Backend: "codex", Model: "gpt", Start: at(0), End: at(1), Status: "completed"}},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTracker()
+			var started, ended []Span
+			for _, e := range throughBus(tt.events) {
+				s, en := tr.Apply(e)
+				started, ended = append(started, s...), append(ended, en...)
+			}
+			ended = append(ended, tr.Close(at(tt.close))...)
+			if diff := cmp.Diff(tt.want, ended); diff != "" {
+				t.Errorf("ended spans (-want +got):\n%s", diff)
+			}
+			if len(started) != len(tt.want) {
+				t.Errorf("started %d spans, want one per agent (%d): %+v", len(started), len(tt.want), started)
+			}
+			for i, s := range started {
+				if !s.End.IsZero() || s.Status != "" {
+					t.Errorf("started span %d carries an end: %+v", i, s)
+				}
+			}
+		})
+	}
+}
+
+// with is the lead span s from start to end (seconds) with its outcome.
+func with(s Span, start, end float64, status, msg string, tools int) Span {
+	s.Start, s.End, s.Status, s.Error, s.ToolUses = at(start), at(end), status, msg, tools
+	return s
+}
