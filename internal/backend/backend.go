@@ -146,6 +146,13 @@ func Decide(ctx context.Context, gate *permission.Gate, sink event.Sink, base ev
 // Compile-time check: the native loop is a backend session.
 var _ Session = (*agent.Session)(nil)
 
+// SessionStart is the session.start of the session c describes, run by
+// provider (the backend's name) on model.
+func (c Config) SessionStart(provider, model string) event.Event {
+	return event.Event{Type: event.SessionStart, Time: c.Now(), SessionID: c.SessionID, AgentID: c.AgentID, ParentAgentID: c.ParentID,
+		Data: event.SessionStartData{Model: model, Provider: provider, Name: c.AgentID}}
+}
+
 // WithDefaults fills what a backend needs and the caller left out: events
 // discarded, the wall clock, the agent id "lead".
 func (c Config) WithDefaults() Config {

@@ -61,7 +61,7 @@ type Session struct {
 	auto      string              // a lead turn the CLI began by itself, still running
 	ended     map[string]*TurnEnd // lead turns ended, not yet collected
 	changed   chan struct{}       // closed and replaced when a lead turn starts or ends
-	announced bool
+	announced sync.Once // the lead's session.start
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -436,14 +436,7 @@ func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
 
 // announce emits the lead's session.start once.
 func (s *Session) announce() {
-	s.mu.Lock()
-	done := s.announced
-	s.announced = true
-	s.mu.Unlock()
-	if !done {
-		s.cfg.Sink.Emit(event.Event{Type: event.SessionStart, Time: s.cfg.Now(), SessionID: s.cfg.SessionID, AgentID: s.cfg.AgentID, ParentAgentID: s.cfg.ParentID,
-			Data: event.SessionStartData{Model: s.Model(), Provider: backend.Codex, Name: s.cfg.AgentID}})
-	}
+	s.announced.Do(func() { s.cfg.Sink.Emit(s.cfg.SessionStart(backend.Codex, s.Model())) })
 }
 
 func (s *Session) autoTurn() string {

@@ -53,7 +53,7 @@ type Session struct {
 	model     string
 	inbox     inbox.Inbox
 	fresh     bool // Reset: the next Run starts a new Copilot session
-	announced bool
+	announced sync.Once // the lead's session.start
 	asks      backend.Asks // approvals under way, by the asking agent
 	closeOnce sync.Once
 	closeErr  error
@@ -332,14 +332,7 @@ func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
 
 // announce emits the lead's session.start once.
 func (s *Session) announce() {
-	s.mu.Lock()
-	done := s.announced
-	s.announced = true
-	s.mu.Unlock()
-	if !done {
-		s.cfg.Sink.Emit(event.Event{Type: event.SessionStart, Time: s.cfg.Now(), SessionID: s.cfg.SessionID, AgentID: s.cfg.AgentID, ParentAgentID: s.cfg.ParentID,
-			Data: event.SessionStartData{Model: s.Model(), Provider: backend.Copilot, Name: s.cfg.AgentID}})
-	}
+	s.announced.Do(func() { s.cfg.Sink.Emit(s.cfg.SessionStart(backend.Copilot, s.Model())) })
 }
 
 // Deliver queues text for the next turn.

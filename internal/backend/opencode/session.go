@@ -52,7 +52,7 @@ type Session struct {
 	autoEnded bool // …which ended before a Run carried it
 	woken     bool // a background completion will start a turn
 	changed   chan struct{}
-	announced bool
+	announced sync.Once // the lead's session.start
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -315,14 +315,7 @@ func (s *Session) result(usage0 event.Usage, tools0 int) *Result {
 
 // announce emits the lead's session.start once.
 func (s *Session) announce() {
-	s.mu.Lock()
-	done := s.announced
-	s.announced = true
-	s.mu.Unlock()
-	if !done {
-		s.cfg.Sink.Emit(event.Event{Type: event.SessionStart, Time: s.cfg.Now(), SessionID: s.cfg.SessionID, AgentID: s.cfg.AgentID, ParentAgentID: s.cfg.ParentID,
-			Data: event.SessionStartData{Model: s.Model(), Provider: backend.OpenCode, Name: s.cfg.AgentID}})
-	}
+	s.announced.Do(func() { s.cfg.Sink.Emit(s.cfg.SessionStart(backend.OpenCode, s.Model())) })
 }
 
 // Deliver queues text for the next turn.
