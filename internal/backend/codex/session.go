@@ -61,7 +61,7 @@ type Session struct {
 	auto      string              // a lead turn the CLI began by itself, still running
 	ended     map[string]*TurnEnd // lead turns ended, not yet collected
 	changed   chan struct{}       // closed and replaced when a lead turn starts or ends
-	announced sync.Once // the lead's session.start
+	announced sync.Once           // the lead's session.start
 	closeOnce sync.Once
 	closeErr  error
 }

@@ -52,8 +52,8 @@ type Session struct {
 	unsub     func()
 	model     string
 	inbox     inbox.Inbox
-	fresh     bool // Reset: the next Run starts a new Copilot session
-	announced sync.Once // the lead's session.start
+	fresh     bool         // Reset: the next Run starts a new Copilot session
+	announced sync.Once    // the lead's session.start
 	asks      backend.Asks // approvals under way, by the asking agent
 	closeOnce sync.Once
 	closeErr  error
