@@ -159,6 +159,22 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 	return out, nil
 }
 
+// Latest returns the newest session started in directory dir.
+func (s *Store) Latest(ctx context.Context, dir string) (Session, error) {
+	var id string
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM sessions WHERE dir = ? ORDER BY started DESC, id DESC LIMIT 1`, dir).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("%w in %s to continue (atomic sessions lists them)", ErrNoSession, dir)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("finding the last session in %s: %w", dir, err)
+	}
+	return s.Session(ctx, id)
+}
+
+// ErrNoSession is returned by Latest for a directory without sessions.
+var ErrNoSession = errors.New("no session")
+
 // Session returns session id's row.
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	x := Session{ID: id}
