@@ -28,6 +28,9 @@ type common struct {
 	demo                                 bool
 	backend, backendBin                  string
 	noPersistence                        bool
+	// cont and resume pick a saved session to continue.
+	cont   bool
+	resume string
 }
 
 type stringList []string
@@ -55,6 +58,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.backend, "backend", "", "what runs the lead: native (Atomic's own loop, default), claude-code, codex, opencode or copilot")
 	fs.StringVar(&c.backendBin, "backend-bin", "", "the backend CLI's binary, when it is not on PATH")
 	fs.BoolVar(&c.noPersistence, "no-session-persistence", false, "do not save this session in the session store ($XDG_STATE_HOME/atomic)")
+	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
+	fs.StringVar(&c.resume, "resume", "", "continue saved session `ID` (atomic sessions lists them)")
 }
 
 // parse parses args into fs, on which c's flags are registered. -h and

@@ -79,9 +79,13 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 
-	id, journal, stopRecording := c.record(ios, s)
+	res, err := c.resumeSession(ctx, ios, s)
+	if err != nil {
+		return fail(err)
+	}
+	id, journal, stopRecording := c.record(ios, s, res)
 	defer stopRecording() // after rt.Close: the last events are kept
-	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s), id, journal)
+	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s), id, journal, res)
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1

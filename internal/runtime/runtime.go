@@ -56,6 +56,10 @@ type Config struct {
 	Backends backend.Factory
 	// Journal records the run (the session store); nil records nothing.
 	Journal Journal
+	// Resume continues a stored session (SessionID is its id): the native
+	// lead takes up its history, usage so far is restored, and the work
+	// it left under way is ended interrupted when Serve starts.
+	Resume *Resume
 	Now     func() time.Time
 }
 
@@ -91,6 +95,7 @@ type Runtime struct {
 	wake      chan struct{}
 	completed chan Outcome
 	unsub     func()
+	resumed   *resumed // nil: a new session
 
 	mu         sync.Mutex
 	turnCancel context.CancelFunc
@@ -134,6 +139,11 @@ func Open(cfg Config) (*Runtime, error) {
 		r.bus.Subscribe(cfg.Journal.Emit)
 	}
 	core := CoreTools(cfg.Workspace)
+	var leadHistory []provider.Message
+	if cfg.Resume != nil {
+		r.resumed = replay(cfg.Resume.Events)
+		leadHistory = cfg.Resume.History
+	}
 	var history func(string, []provider.Message)
 	if cfg.Journal != nil {
 		history = cfg.Journal.History
@@ -176,7 +186,11 @@ func Open(cfg Config) (*Runtime, error) {
 			SessionID: cfg.SessionID, ID: LeadID, Name: "lead", Provider: cfg.Provider, Model: cfg.Model,
 			System: LeadSystemPrompt(cfg.Workspace), Tools: leadTools, Gate: cfg.Gate, Meter: r.meter,
 			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, LeadID),
+			History: leadHistory,
 		})
+	}
+	if r.resumed != nil {
+		r.restore(r.resumed)
 	}
 	external := cfg.NewLead != nil
 	r.unsub = r.bus.Subscribe(func(e event.Event) {
@@ -315,6 +329,10 @@ func (r *Runtime) onTaskFinish(t *subagent.Task, out subagent.Outcome) {
 // sub-agent.
 func (r *Runtime) Serve(ctx context.Context) error {
 	defer r.unsub()
+	if r.resumed != nil {
+		r.interruptStale(r.resumed)
+		r.resumed = nil
+	}
 	for {
 		select {
 		case in := <-r.inputs:

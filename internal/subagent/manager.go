@@ -279,6 +279,15 @@ func (m *Manager) nameLocked(typ string) string {
 	return fmt.Sprintf("%s-%d", typ, m.counts[typ])
 }
 
+// Taken tells the namer that <typ>-<n> is in use (an agent of the
+// session being resumed), so the next agent of that type comes after it.
+func (m *Manager) Taken(typ string, n int) {
+	typ = strings.ToLower(typ)
+	m.mu.Lock()
+	m.counts[typ] = max(m.counts[typ], n)
+	m.mu.Unlock()
+}
+
 // Name gives the next id of agent type typ: the one namer of the tree,
 // which sessions of external CLIs in it use for their own sub-agents.
 func (m *Manager) Name(typ string) string {

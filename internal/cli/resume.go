@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/store"
+)
+
+// resumed is the saved session --continue or --resume picked.
+type resumed struct {
+	session store.Session
+	run     *runtime.Resume
+}
+
+// resumeSession loads the session --continue (the last one of this
+// directory) or --resume ID names: its events and the lead's history. It
+// returns nil when neither flag is given.
+func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*resumed, error) {
+	if !c.cont && c.resume == "" {
+		return nil, nil
+	}
+	if c.cont && c.resume != "" {
+		return nil, errors.New("--continue and --resume: give one of them")
+	}
+	st, err := openSessions(ctx, ios)
+	if errors.Is(err, fs.ErrNotExist) {
+		if c.cont {
+			return nil, fmt.Errorf("%w in %s to continue: no session has been saved yet", store.ErrNoSession, ios.Dir)
+		}
+		return nil, fmt.Errorf("%w %q: no session has been saved yet", store.ErrUnknownSession, c.resume)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	var sess store.Session
+	if c.cont {
+		sess, err = st.Latest(ctx, ios.Dir)
+	} else {
+		sess, err = st.Session(ctx, c.resume)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sess.Backend != backend.Native {
+		return nil, fmt.Errorf("session %s ran its lead in %s: resuming an external-CLI lead is not supported yet", sess.ID, sess.Backend)
+	}
+	if b := c.backendName(s); b != backend.Native {
+		return nil, fmt.Errorf("--backend %s: resuming an external-CLI lead is not supported yet (session %s ran the native lead)", b, sess.ID)
+	}
+	res := &runtime.Resume{}
+	err = st.Events(ctx, sess.ID, func(line []byte) error {
+		var raw event.Raw
+		if err := json.Unmarshal(line, &raw); err != nil {
+			return fmt.Errorf("session %s: a stored event does not decode: %w", sess.ID, err)
+		}
+		res.Events = append(res.Events, raw.Event())
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.History, _, err = st.LoadHistory(ctx, sess.ID, runtime.LeadID); err != nil {
+		return nil, err
+	}
+	return &resumed{session: sess, run: res}, nil
+}
