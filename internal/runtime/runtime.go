@@ -60,7 +60,7 @@ type Config struct {
 	// lead takes up its history, usage so far is restored, and the work
 	// it left under way is ended interrupted when Serve starts.
 	Resume *Resume
-	Now     func() time.Time
+	Now    func() time.Time
 }
 
 // Journal is told everything a run does, to keep it: every event from the
