@@ -11,12 +11,26 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/store"
+	"github.com/atomic-agent/atomic/internal/ui"
 )
 
 // resumed is the saved session --continue or --resume picked.
 type resumed struct {
 	session store.Session
 	run     *runtime.Resume
+	prompts []store.Prompt
+}
+
+// past is the session as the chat UI replays it.
+func (r *resumed) past() *ui.Past {
+	if r == nil {
+		return nil
+	}
+	p := &ui.Past{Events: r.run.Events, Note: fmt.Sprintf("Resumed session %s · %s", r.session.ID, r.session.Title)}
+	for _, x := range r.prompts {
+		p.Prompts = append(p.Prompts, ui.PastPrompt{Text: x.Text, Time: x.Time})
+	}
+	return p
 }
 
 // resumeSession loads the session --continue (the last one of this
@@ -70,5 +84,9 @@ func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*r
 	if res.History, _, err = st.LoadHistory(ctx, sess.ID, runtime.LeadID); err != nil {
 		return nil, err
 	}
-	return &resumed{session: sess, run: res}, nil
+	prompts, err := st.TimedPrompts(ctx, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &resumed{session: sess, run: res, prompts: prompts}, nil
 }

@@ -93,7 +93,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	defer rt.Close()
 	err = ui.Run(ctx, ui.Options{
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
-		Welcome: welcome(s, c.backendName(s)), In: ios.In, Out: ios.Out,
+		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out,
 	})
 	if err != nil {
 		return fail(err)

@@ -220,18 +220,37 @@ func (s *Store) Events(ctx context.Context, id string, fn func(line []byte) erro
 
 // Prompts returns the user's prompts to session id, in order.
 func (s *Store) Prompts(ctx context.Context, id string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT text FROM prompts WHERE session_id = ? ORDER BY seq`, id)
+	ps, err := s.TimedPrompts(ctx, id)
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Text
+	}
+	return out, err
+}
+
+// Prompt is one of the user's prompts and when it was sent.
+type Prompt struct {
+	Text string
+	Time time.Time
+}
+
+// TimedPrompts returns the user's prompts to session id with their
+// times, in order: a resumed chat places them among the events.
+func (s *Store) TimedPrompts(ctx context.Context, id string) ([]Prompt, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT text, time FROM prompts WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, fmt.Errorf("reading the prompts of %s: %w", id, err)
 	}
 	defer rows.Close()
-	var out []string
+	var out []Prompt
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var p Prompt
+		var at int64
+		if err := rows.Scan(&p.Text, &at); err != nil {
 			return nil, fmt.Errorf("reading the prompts of %s: %w", id, err)
 		}
-		out = append(out, t)
+		p.Time = time.Unix(0, at)
+		out = append(out, p)
 	}
 	return out, rows.Err()
 }

@@ -1,0 +1,27 @@
+package e2e
+
+import (
+	"testing"
+)
+
+func TestContinueAfterTheTerminalClosedBringsBackTheTranscriptAndTree(t *testing.T) {
+	srv := startServer(t, scenario)
+	tmp := t.TempDir()
+	args := []string{"--provider", "anthropic", "--base-url", shellQuote(srv.URL()), "--model", "test-model"}
+	env := []string{"ANTHROPIC_API_KEY=test-key"}
+	s := launchIn(t, tmp, env, args...)
+	s.waitFor("Ask anything")
+	s.typeLine("please fan out to three agents")
+	s.waitFor("● 3 Explore agents finished (ctrl+o to expand)", "All three agents reported back.")
+	s.typeLine("start the background job")
+	s.waitFor("● Running 1 Explore agent…", "╰ Running in background…", "It is running; I will report when it finishes.")
+	s.kill() // the terminal closes mid-run
+
+	r := launchIn(t, tmp, env, append(args, "--continue")...)
+	r.waitFor("please fan out to three agents", "● 3 Explore agents finished (ctrl+o to expand)", "All three agents reported back.",
+		"start the background job", "It is running; I will report when it finishes.",
+		"● 1 Explore agent finished · 1 interrupted", "╰ Interrupted", "Resumed session")
+	r.typeLine("please fan out to three agents again")
+	r.waitFor("● Running 3 Explore agents…")
+	r.waitFor("All three agents reported back.")
+}
