@@ -37,18 +37,21 @@ func (r *resumed) past() *ui.Past {
 // directory) or --resume ID names: its events and the lead's history. It
 // returns nil when neither flag is given.
 func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*resumed, error) {
-	if !c.cont && c.resume == "" {
+	if !c.cont && !c.resume.set {
 		return nil, nil
 	}
-	if c.cont && c.resume != "" {
+	if c.cont && c.resume.set {
 		return nil, errors.New("--continue and --resume: give one of them")
+	}
+	if c.resume.set && c.resume.id == "" {
+		return nil, errors.New("--resume: give the session's id (atomic sessions lists them)")
 	}
 	st, err := openSessions(ctx, ios)
 	if errors.Is(err, fs.ErrNotExist) {
 		if c.cont {
 			return nil, fmt.Errorf("%w in %s to continue: no session has been saved yet", store.ErrNoSession, ios.Dir)
 		}
-		return nil, fmt.Errorf("%w %q: no session has been saved yet", store.ErrUnknownSession, c.resume)
+		return nil, fmt.Errorf("%w %q: no session has been saved yet", store.ErrUnknownSession, c.resume.id)
 	}
 	if err != nil {
 		return nil, err
@@ -58,7 +61,7 @@ func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*r
 	if c.cont {
 		sess, err = st.Latest(ctx, ios.Dir)
 	} else {
-		sess, err = st.Session(ctx, c.resume)
+		sess, err = st.Session(ctx, c.resume.id)
 	}
 	if err != nil {
 		return nil, err
@@ -90,3 +93,42 @@ func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*r
 	}
 	return &resumed{session: sess, run: res, prompts: prompts}, nil
 }
+
+// pickSession shows the picker of the sessions of this directory, newest
+// first, when --resume came without an id, and sets the id picked. ok is
+// false when the user left the picker without one.
+func (c *common) pickSession(ctx context.Context, ios IOStreams) (ok bool, err error) {
+	if !c.resume.set || c.resume.id != "" || c.cont {
+		return true, nil // resumeSession says what is wrong, if anything
+	}
+	var items []ui.PickerSession
+	st, err := openSessions(ctx, ios)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return false, err
+	default:
+		list, err := st.Sessions(ctx)
+		st.Close()
+		if err != nil {
+			return false, err
+		}
+		for _, s := range list {
+			if s.Dir == ios.Dir && len(items) < pickerSessions {
+				items = append(items, ui.PickerSession{ID: s.ID, Title: s.Title, Status: s.Status, Started: s.Started, Agents: s.Agents})
+			}
+		}
+	}
+	if len(items) == 0 {
+		return false, fmt.Errorf("%w in %s to resume (atomic sessions lists them all)", store.ErrNoSession, ios.Dir)
+	}
+	id, err := ui.RunPicker(ctx, ios.In, ios.Out, items)
+	if err != nil || id == "" {
+		return false, err
+	}
+	c.resume.id = id
+	return true, nil
+}
+
+// pickerSessions bounds the sessions the picker lists.
+const pickerSessions = 50

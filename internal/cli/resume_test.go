@@ -100,3 +100,25 @@ func TestResumeFlagsNameWhatIsWrong(t *testing.T) {
 		})
 	}
 }
+
+func TestABareResumeIsRewrittenForThePickerAndAnIDIsKept(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"--resume"}, []string{"--resume="}},
+		{[]string{"--resume", "--demo"}, []string{"--resume=", "--demo"}},
+		{[]string{"-resume"}, []string{"--resume="}},
+		{[]string{"--resume", "atomic-1"}, []string{"--resume", "atomic-1"}},
+		{[]string{"--resume=atomic-1"}, []string{"--resume=atomic-1"}},
+		{[]string{"--", "--resume"}, []string{"--", "--resume"}},
+	} {
+		if got := bareResume(tc.in); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("bareResume(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRunResumeWithoutAnIDSaysToGiveOne(t *testing.T) {
+	code, _, errOut := runIn(t, t.TempDir(), t.TempDir(), "run", "--demo", "-p", "x", "--resume=")
+	if code != 2 || !strings.Contains(errOut, "--resume: give the session's id") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}

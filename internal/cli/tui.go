@@ -25,7 +25,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	fs.SetOutput(ios.Err)
 	var c common
 	c.register(fs)
-	if code, ok := c.parse(fs, args, ios, usage); !ok {
+	if code, ok := c.parse(fs, bareResume(args), ios, usage); !ok {
 		return code
 	}
 	fail := func(err error) int {
@@ -79,6 +79,11 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 
+	if ok, err := c.pickSession(ctx, ios); err != nil {
+		return fail(err)
+	} else if !ok {
+		return 0
+	}
 	res, err := c.resumeSession(ctx, ios, s)
 	if err != nil {
 		return fail(err)

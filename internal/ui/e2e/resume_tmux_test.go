@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -24,4 +25,33 @@ func TestContinueAfterTheTerminalClosedBringsBackTheTranscriptAndTree(t *testing
 	r.typeLine("please fan out to three agents again")
 	r.waitFor("● Running 3 Explore agents…")
 	r.waitFor("All three agents reported back.")
+}
+
+func TestResumeWithoutAnIDPicksASessionOfThisDirectory(t *testing.T) {
+	srv := startServer(t, scenario)
+	tmp := t.TempDir()
+	args := []string{"--provider", "anthropic", "--base-url", shellQuote(srv.URL()), "--model", "test-model"}
+	env := []string{"ANTHROPIC_API_KEY=test-key"}
+	s := launchIn(t, tmp, env, args...)
+	s.waitFor("Ask anything")
+	s.typeLine("please fan out to three agents")
+	s.waitFor("All three agents reported back.")
+	s.keys("C-d")
+	s.waitUntil("atomic to exit", func(string) bool { return s.exited() })
+	s.kill()
+	s = launchIn(t, tmp, env, args...)
+	s.waitFor("Ask anything")
+	s.typeLine("start the background job")
+	s.waitFor("It is running; I will report when it finishes.")
+	s.kill()
+
+	r := launchIn(t, tmp, env, append(args, "--resume")...)
+	r.waitFor("Resume a session", "› start the background job", "1 agent · interrupted", "  please fan out to three agents", "3 agents · completed")
+	r.keys("Down")
+	r.waitFor("› please fan out to three agents")
+	r.keys("Enter")
+	scr := r.waitFor("please fan out to three agents", "● 3 Explore agents finished (ctrl+o to expand)", "Resumed session")
+	if strings.Contains(scr, "start the background job") {
+		t.Fatalf("the other session's prompt is shown:\n%s", scr)
+	}
 }
