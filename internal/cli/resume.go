@@ -84,9 +84,11 @@ func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*r
 	if err != nil {
 		return nil, err
 	}
-	if res.History, _, err = st.LoadHistory(ctx, sess.ID, runtime.LeadID); err != nil {
+	if res.Subagents, err = st.Histories(ctx, sess.ID); err != nil {
 		return nil, err
 	}
+	res.History = res.Subagents[runtime.LeadID]
+	delete(res.Subagents, runtime.LeadID)
 	prompts, err := st.TimedPrompts(ctx, sess.ID)
 	if err != nil {
 		return nil, err

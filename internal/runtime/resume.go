@@ -1,12 +1,15 @@
 package runtime
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/subagent"
 )
 
 // Resume continues a stored session in a new process.
@@ -15,6 +18,9 @@ type Resume struct {
 	Events []event.Event
 	// History is the lead's saved conversation.
 	History []provider.Message
+	// Subagents are the sub-agents' saved conversations, by agent id: an
+	// interrupted background one can be continued (resume_task).
+	Subagents map[string][]provider.Message
 }
 
 // InterruptedReason is why work that was under way when Atomic died ends
@@ -63,6 +69,31 @@ func (r *Runtime) restore(old *resumed) {
 		}
 	}
 	r.meter.Set(LeadID, lead)
+}
+
+// offerResumable lets ResumeTask continue each native background
+// sub-agent the crash interrupted whose history was saved, and reports
+// whether there is one.
+func (r *Runtime) offerResumable(old *resumed, histories map[string][]provider.Message) bool {
+	found := false
+	for _, rec := range old.state.Records() {
+		crashed := rec.Status.Active() || rec.Session == lifecycle.SessionOpen
+		h, saved := histories[rec.ID]
+		typ, _, named := splitAgentID(rec.ID)
+		if !crashed || !rec.Background || !saved || !named || (rec.Backend != "" && rec.Backend != backend.Native) {
+			continue
+		}
+		r.mgr.AddResumable(rec.ID, subagent.Resumable{Type: typ, Description: rec.Description, History: h})
+		found = true
+	}
+	return found
+}
+
+// ResumeTask continues a background sub-agent the crash interrupted
+// (/tasks resume ID), from its saved history, as a new background task.
+func (r *Runtime) ResumeTask(id string) error {
+	_, err := r.mgr.ResumeTask(context.Background(), id, LeadID, "")
+	return err
 }
 
 // interruptStale ends, as interrupted, every sub-agent and teammate the

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -99,5 +100,44 @@ rules:
 	}
 	if r, ok := h.rt.Bus().Agent("explore-2"); !ok || r.Status != lifecycle.Completed {
 		t.Fatalf("explore-2: %+v, %v; want it completed", r, ok)
+	}
+}
+
+func TestResumeTaskContinuesAnInterruptedBackgroundAgentAndTheLeadGetsItsResult(t *testing.T) {
+	res := crashed()
+	res.Subagents = map[string][]provider.Message{"explore-1": {
+		{Role: provider.RoleUser, Parts: []provider.Part{{Text: "SLOW LOOK around"}}},
+		{Role: provider.RoleAssistant, Parts: []provider.Part{{ToolCall: &provider.ToolCall{ID: "toolu_sub", Name: "bash", Input: []byte(`{"command":"sleep 100"}`)}}}},
+	}}
+	h := start(t, `
+rules:
+  - {name: notified, match: {last_user_contains: "found it after all"}, respond: {text: "final: found it after all"}}
+  - {name: sub, match: {any_user_contains: "SLOW LOOK", last_user_contains: "Atomic was restarted", tool_results_contain_all: ["Atomic exited"]}, respond: {text: "found it after all"}}
+  - {name: ack, match: {tools_include: [resume_task], has_tool_results: true}, respond: {text: "resumed it"}}
+  - {name: resume, match: {tools_include: [resume_task], last_user_contains: "pick it up"}, respond: {tool_calls: [{name: resume_task, input: {task_id: explore-1}}]}}
+  - {name: other, respond: {text: "unexpected request"}}
+`, Config{SessionID: "s-old", Resume: res})
+	h.rt.Submit("pick it up")
+	out := h.await(t)
+	if out.Err != nil || out.Result != "final: found it after all" {
+		t.Fatalf("outcome %+v; want the lead to get the resumed task's result", out)
+	}
+	r, ok := h.rt.Bus().Agent("explore-2")
+	if !ok || r.Status != lifecycle.Completed || r.Result != "found it after all" || !r.Background || r.Description != "look (resumed explore-1)" {
+		t.Fatalf("explore-2: %+v, %v; want the resumed task, completed in the background", r, ok)
+	}
+	if err := h.rt.ResumeTask("explore-1"); err == nil {
+		t.Fatal("explore-1 resumed twice")
+	}
+	checkGating(t, h.events())
+}
+
+func TestResumeTaskOfAnUnknownTaskNamesTheResumableOnes(t *testing.T) {
+	res := crashed()
+	res.Subagents = map[string][]provider.Message{"explore-1": {{Role: provider.RoleUser, Parts: []provider.Part{{Text: "x"}}}}}
+	h := start(t, `rules: [{respond: {text: "hi"}}]`, Config{SessionID: "s-old", Resume: res})
+	err := h.rt.ResumeTask("plan-1")
+	if err == nil || !strings.Contains(err.Error(), `no interrupted task "plan-1"`) || !strings.Contains(err.Error(), "explore-1") {
+		t.Fatalf("error %v; want plan-1 named and explore-1 offered", err)
 	}
 }

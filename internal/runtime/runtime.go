@@ -172,6 +172,9 @@ func Open(cfg Config) (*Runtime, error) {
 	for _, t := range team.LeadTools(r.team) {
 		leadTools.Add(t)
 	}
+	if r.resumed != nil && r.offerResumable(r.resumed, cfg.Resume.Subagents) {
+		leadTools.Add(subagent.NewResumeTask(r.mgr))
+	}
 	if cfg.NewLead != nil {
 		lead, err := cfg.NewLead(backend.Config{SessionID: cfg.SessionID, AgentID: LeadID,
 			Workspace: cfg.Workspace.Root, Gate: cfg.Gate, Sink: r.bus, Now: cfg.Now})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 func TestAResumedSessionAppendsToTheSameRowAndRunsAgain(t *testing.T) {
@@ -90,5 +91,24 @@ func TestLatestIsTheNewestSessionOfTheDirectory(t *testing.T) {
 	}
 	if _, err := st.Latest(context.Background(), "/elsewhere"); !errors.Is(err, ErrNoSession) || !strings.Contains(err.Error(), "/elsewhere") {
 		t.Fatalf("latest in a directory without sessions: %v; want ErrNoSession naming it", err)
+	}
+}
+
+func TestHistoriesReturnsEveryAgentsSavedHistory(t *testing.T) {
+	path := dbPath(t)
+	r := Record(path, Options{}, meta("s1"), nil)
+	r.Prompt("p")
+	for _, id := range []string{"lead", "explore-1"} {
+		r.History(id, []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: "history of " + id}}}})
+	}
+	r.Close()
+	st, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	h, err := st.Histories(context.Background(), "s1")
+	if err != nil || len(h) != 2 || h["explore-1"][0].Parts[0].Text != "history of explore-1" || h["lead"][0].Parts[0].Text != "history of lead" {
+		t.Fatalf("histories %+v, %v", h, err)
 	}
 }

@@ -323,3 +323,26 @@ func (s *Store) LoadHistory(ctx context.Context, sessionID, agentID string) (msg
 	}
 	return msgs, true, nil
 }
+
+// Histories returns every saved history of session sessionID, by agent.
+func (s *Store) Histories(ctx context.Context, sessionID string) (map[string][]provider.Message, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT agent_id, messages FROM histories WHERE session_id = ?`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("loading the histories of %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := map[string][]provider.Message{}
+	for rows.Next() {
+		var id string
+		var b []byte
+		var msgs []provider.Message
+		if err := rows.Scan(&id, &b); err != nil {
+			return nil, fmt.Errorf("loading the histories of %s: %w", sessionID, err)
+		}
+		if err := json.Unmarshal(b, &msgs); err != nil {
+			return nil, fmt.Errorf("decoding the history of %s: %w", id, err)
+		}
+		out[id] = msgs
+	}
+	return out, rows.Err()
+}

@@ -96,6 +96,9 @@ type Manager struct {
 	order    []*Task
 	counts   map[string]int
 	reserved map[string]*reservation // by task tool call id
+	// resumable are the interrupted tasks of a resumed session that
+	// ResumeTask can continue.
+	resumable map[string]Resumable
 }
 
 // reservation is a task named and queued but not yet started.
@@ -374,7 +377,7 @@ func (m *Manager) runSession(ctx context.Context, t *Task, set *tools.Set) (res 
 		SessionID: t.SessionID, ID: t.ID, ParentID: t.Spec.ParentID, Name: t.Type.Name,
 		Provider: m.cfg.Provider, Model: t.Model, System: system, Tools: set,
 		Gate: m.cfg.Gate, Meter: m.cfg.Meter, Sink: &progressSink{m: m, t: t, set: set},
-		MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
+		MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now, History: t.Spec.History,
 	}
 	if m.cfg.History != nil {
 		id, save := t.ID, m.cfg.History
