@@ -22,8 +22,15 @@ func finishedRun() []event.Event {
 		subDone(at(31), "explore-1", "c1", 9, "Found 3 handlers."),
 		taskReturn(at(31), "c1", "Found 3 handlers.", true),
 		subFailed(at(62), "general-purpose-1", "c3", 3, "bash exited 1: 2 tests failed"),
-		leadText(at(63), "Three handlers; the suite fails."),
+		ev(event.MessageDelta, at(62.5), leadID, "", event.MessageDeltaData{Text: "Three handlers; "}),
+		subUpdate(at(62.6), "general-purpose-1", "c3", "late progress", 3),
+		ev(event.MessageDelta, at(62.7), leadID, "", event.MessageDeltaData{Text: "the suite "}),
+		ev(event.MessageDelta, at(62.8), leadID, "", event.MessageDeltaData{Text: "fails."}),
 		ev(event.TurnEnd, at(63), leadID, "", event.TurnEndData{StopReason: "end_turn"}),
+		ev(event.MessageDelta, at(64), leadID, "", event.MessageDeltaData{Text: "A second answer, "}),
+		ev(event.MessageDelta, at(64.1), leadID, "", event.MessageDeltaData{Text: "discarded", Discard: true}),
+		ev(event.MessageDelta, at(64.2), leadID, "", event.MessageDeltaData{Text: " then streamed again"}),
+		ev(event.TurnEnd, at(65), leadID, "", event.TurnEndData{StopReason: "end_turn"}),
 	}
 }
 
@@ -33,6 +40,11 @@ func TestAResumedChatShowsTheTranscriptAndTreesAsTheyWere(t *testing.T) {
 	feedEvents(live, finishedRun()...)
 	c.Set(at(500))
 	want := frame(live)
+	for _, s := range []string{"find the handlers and run the tests", "Three handlers; the suite fails.", "discarded then streamed again", "Explore · Find the auth handlers"} {
+		if !strings.Contains(want, s) {
+			t.Fatalf("the live frame lacks %q:\n%s", s, want)
+		}
+	}
 
 	resumed := New(Config{Backend: &fakeBackend{}, Now: c.Now, Past: &Past{
 		Events:  finishedRun(),
