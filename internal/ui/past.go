@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strings"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
@@ -28,34 +27,13 @@ type PastPrompt struct {
 // events take.
 func (m *Model) replay(p Past) {
 	prompts := p.Prompts
-	// A run of the lead's text deltas is applied as one: appending them
-	// one by one would copy the growing message once per delta.
-	var text strings.Builder
-	var last event.Event
-	flush := func() {
-		if text.Len() > 0 {
-			last.Data = event.MessageDeltaData{Text: text.String()}
-			m.applyEvent(last)
-			text.Reset()
-		}
-	}
 	for _, e := range p.Events {
 		for len(prompts) > 0 && !prompts[0].Time.After(e.Time) {
-			flush()
 			m.tr.add(&userEntry{text: prompts[0].Text})
 			prompts = prompts[1:]
 		}
-		if e.Type == event.MessageDelta && isLead(e) {
-			if d, ok := event.Payload[event.MessageDeltaData](e.Data); ok && !d.Discard {
-				text.WriteString(d.Text)
-				last = e
-				continue
-			}
-		}
-		flush()
 		m.applyEvent(e)
 	}
-	flush()
 	for _, pr := range prompts {
 		m.tr.add(&userEntry{text: pr.Text})
 	}
