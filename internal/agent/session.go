@@ -49,6 +49,9 @@ type Config struct {
 	// continue the conversation, for the session store. It must only
 	// queue.
 	OnHistory func([]provider.Message)
+	// History is a conversation to continue (a resumed session's); a
+	// turn cut off by the process's death is closed first (see closeCut).
+	History []provider.Message
 }
 
 // ErrMaxTurns is returned (wrapped) when a Run hits its turn limit.
@@ -100,7 +103,31 @@ func New(cfg Config) *Session {
 	if cfg.Model == "" && cfg.Provider != nil {
 		cfg.Model = cfg.Provider.Model()
 	}
-	return &Session{cfg: cfg}
+	return &Session{cfg: cfg, history: closeCut(cfg.History)}
+}
+
+// CutOffResult answers the tool calls of a turn the process died in.
+const CutOffResult = "interrupted: Atomic exited before this tool call returned"
+
+// closeCut returns h with the tool calls of its last message answered,
+// when that message is the model's and the process died before their
+// results were recorded: a provider refuses a call without its result.
+func closeCut(h []provider.Message) []provider.Message {
+	h = append([]provider.Message(nil), h...)
+	if len(h) == 0 || h[len(h)-1].Role != provider.RoleAssistant {
+		return h
+	}
+	var parts []provider.Part
+	for _, p := range h[len(h)-1].Parts {
+		if p.ToolCall != nil {
+			parts = append(parts, provider.Part{ToolResult: &provider.ToolResult{
+				ToolCallID: p.ToolCall.ID, Content: CutOffResult, IsError: true}})
+		}
+	}
+	if len(parts) > 0 {
+		h = append(h, provider.Message{Role: provider.RoleUser, Parts: parts})
+	}
+	return h
 }
 
 // ID is the agent id.

@@ -28,6 +28,37 @@ type common struct {
 	demo                                 bool
 	backend, backendBin                  string
 	noPersistence                        bool
+	// cont and resume pick a saved session to continue.
+	cont   bool
+	resume resumeFlag
+}
+
+// resumeFlag is --resume ID; the chat UI also takes a bare --resume
+// (given as --resume=, see bareResume), which opens the session picker.
+type resumeFlag struct {
+	id  string
+	set bool
+}
+
+func (r *resumeFlag) String() string { return r.id }
+func (r *resumeFlag) Set(v string) error {
+	r.id, r.set = v, true
+	return nil
+}
+
+// bareResume rewrites a --resume given without an id (last, or followed
+// by another flag) as --resume=, which the flag package accepts.
+func bareResume(args []string) []string {
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if (a == "--resume" || a == "-resume") && (i+1 == len(out) || strings.HasPrefix(out[i+1], "-")) {
+			out[i] = "--resume="
+		}
+	}
+	return out
 }
 
 type stringList []string
@@ -55,6 +86,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.backend, "backend", "", "what runs the lead: native (Atomic's own loop, default), claude-code, codex, opencode or copilot")
 	fs.StringVar(&c.backendBin, "backend-bin", "", "the backend CLI's binary, when it is not on PATH")
 	fs.BoolVar(&c.noPersistence, "no-session-persistence", false, "do not save this session in the session store ($XDG_STATE_HOME/atomic)")
+	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
+	fs.Var(&c.resume, "resume", "continue saved session `ID` (atomic sessions lists them; in the chat UI, without an ID: pick one)")
 }
 
 // parse parses args into fs, on which c's flags are registered. -h and

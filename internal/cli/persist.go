@@ -17,9 +17,13 @@ import (
 // id and the journal to give the runtime (nil with
 // --no-session-persistence or when the store has no place), and stop,
 // which flushes and ends the recording. A store that cannot be used says
-// so once on stderr and the run goes on.
-func (c *common) record(ios IOStreams, s *setup) (id string, j runtime.Journal, stop func()) {
+// so once on stderr and the run goes on. A resumed session (res not nil)
+// keeps its id and is appended to.
+func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j runtime.Journal, stop func()) {
 	id = runtime.NewSessionID(time.Now())
+	if res != nil {
+		id = res.session.ID
+	}
 	if c.noPersistence {
 		return id, nil, func() {}
 	}
@@ -34,7 +38,7 @@ func (c *common) record(ios IOStreams, s *setup) (id string, j runtime.Journal, 
 		model = firstNonEmpty(c.model, s.file.Model)
 	}
 	rec := store.Record(path, store.Options{}, store.Meta{
-		ID: id, Dir: ios.Dir, Backend: c.backendName(s), Model: model, Secrets: secrets(s),
+		ID: id, Dir: ios.Dir, Backend: c.backendName(s), Model: model, Secrets: secrets(s), Resume: res != nil,
 	}, warn)
 	return id, rec, rec.Close
 }

@@ -69,9 +69,13 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	for _, w := range s.warnings {
 		fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w)
 	}
-	id, journal, stopRecording := c.record(ios, s)
+	res, err := c.resumeSession(ctx, ios, s)
+	if err != nil {
+		return fail(err)
+	}
+	id, journal, stopRecording := c.record(ios, s, res)
 	defer stopRecording() // after rt.Close: the last events are kept
-	rt, err := newRuntime(&c, s, true, newLead, c.treeBackends(ios, s), id, journal)
+	rt, err := newRuntime(&c, s, true, newLead, c.treeBackends(ios, s), id, journal, res)
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1
@@ -84,9 +88,13 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 // newRuntime opens the run; newLead (nil: the native loop) builds the
 // lead's session on another backend.
 func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Config) (backend.Session, error), tree backend.Factory,
-	sessionID string, journal runtime.Journal) (*runtime.Runtime, error) {
+	sessionID string, journal runtime.Journal, res *resumed) (*runtime.Runtime, error) {
+	var resume *runtime.Resume
+	if res != nil {
+		resume = res.run
+	}
 	return runtime.Open(runtime.Config{
-		SessionID: sessionID, Journal: journal,
+		SessionID: sessionID, Journal: journal, Resume: resume,
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types,
 		MaxSubagents: c.maxSubagents, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,

@@ -25,7 +25,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	fs.SetOutput(ios.Err)
 	var c common
 	c.register(fs)
-	if code, ok := c.parse(fs, args, ios, usage); !ok {
+	if code, ok := c.parse(fs, bareResume(args), ios, usage); !ok {
 		return code
 	}
 	fail := func(err error) int {
@@ -79,9 +79,18 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 
-	id, journal, stopRecording := c.record(ios, s)
+	if ok, err := c.pickSession(ctx, ios); err != nil {
+		return fail(err)
+	} else if !ok {
+		return 0
+	}
+	res, err := c.resumeSession(ctx, ios, s)
+	if err != nil {
+		return fail(err)
+	}
+	id, journal, stopRecording := c.record(ios, s, res)
 	defer stopRecording() // after rt.Close: the last events are kept
-	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s), id, journal)
+	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s), id, journal, res)
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1
@@ -89,7 +98,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	defer observeRun(ios, rt)()
 	err = ui.Run(ctx, ui.Options{
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
-		Welcome: welcome(s, c.backendName(s)), In: ios.In, Out: ios.Out,
+		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out,
 	})
 	if err != nil {
 		return fail(err)

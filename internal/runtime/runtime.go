@@ -56,7 +56,11 @@ type Config struct {
 	Backends backend.Factory
 	// Journal records the run (the session store); nil records nothing.
 	Journal Journal
-	Now     func() time.Time
+	// Resume continues a stored session (SessionID is its id): the native
+	// lead takes up its history, usage so far is restored, and the work
+	// it left under way is ended interrupted when Serve starts.
+	Resume *Resume
+	Now    func() time.Time
 }
 
 // Journal is told everything a run does, to keep it: every event from the
@@ -91,6 +95,7 @@ type Runtime struct {
 	wake      chan struct{}
 	completed chan Outcome
 	unsub     func()
+	resumed   *resumed // nil: a new session
 
 	mu         sync.Mutex
 	turnCancel context.CancelFunc
@@ -134,6 +139,11 @@ func Open(cfg Config) (*Runtime, error) {
 		r.bus.Subscribe(cfg.Journal.Emit)
 	}
 	core := CoreTools(cfg.Workspace)
+	var leadHistory []provider.Message
+	if cfg.Resume != nil {
+		r.resumed = replay(cfg.Resume.Events)
+		leadHistory = cfg.Resume.History
+	}
 	var history func(string, []provider.Message)
 	if cfg.Journal != nil {
 		history = cfg.Journal.History
@@ -162,6 +172,9 @@ func Open(cfg Config) (*Runtime, error) {
 	for _, t := range team.LeadTools(r.team) {
 		leadTools.Add(t)
 	}
+	if r.resumed != nil && r.offerResumable(r.resumed, cfg.Resume.Subagents) {
+		leadTools.Add(subagent.NewResumeTask(r.mgr))
+	}
 	if cfg.NewLead != nil {
 		lead, err := cfg.NewLead(backend.Config{SessionID: cfg.SessionID, AgentID: LeadID,
 			Workspace: cfg.Workspace.Root, Gate: cfg.Gate, Sink: r.bus, Now: cfg.Now})
@@ -176,7 +189,11 @@ func Open(cfg Config) (*Runtime, error) {
 			SessionID: cfg.SessionID, ID: LeadID, Name: "lead", Provider: cfg.Provider, Model: cfg.Model,
 			System: LeadSystemPrompt(cfg.Workspace), Tools: leadTools, Gate: cfg.Gate, Meter: r.meter,
 			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, LeadID),
+			History: leadHistory,
 		})
+	}
+	if r.resumed != nil {
+		r.restore(r.resumed)
 	}
 	external := cfg.NewLead != nil
 	r.unsub = r.bus.Subscribe(func(e event.Event) {
@@ -315,6 +332,10 @@ func (r *Runtime) onTaskFinish(t *subagent.Task, out subagent.Outcome) {
 // sub-agent.
 func (r *Runtime) Serve(ctx context.Context) error {
 	defer r.unsub()
+	if r.resumed != nil {
+		r.interruptStale(r.resumed)
+		r.resumed = nil
+	}
 	for {
 		select {
 		case in := <-r.inputs:

@@ -23,6 +23,10 @@ type Meta struct {
 	// Secrets are values that must never reach the database (API keys):
 	// any occurrence in an event or prompt is replaced by [redacted].
 	Secrets []string
+	// Resume continues session ID, already in the store: its events and
+	// prompts are appended after the stored ones, its title and agents
+	// are kept, and it is running again until this run ends.
+	Resume bool
 }
 
 // TitleRunes bounds a session's title (its first prompt, cut).
@@ -204,7 +208,11 @@ func (r *Recorder) write(batch []op) error {
 		return fmt.Errorf("writing the session: %w", err)
 	}
 	defer tx.Rollback()
-	if !r.created {
+	if !r.created && r.meta.Resume {
+		if err := r.reopen(ctx, tx); err != nil {
+			return err
+		}
+	} else if !r.created {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, dir, backend, model, status, started) VALUES (?, ?, ?, ?, ?, ?)`,
 			r.meta.ID, r.meta.Dir, r.meta.Backend, r.meta.Model, StatusRunning, r.started.UnixNano()); err != nil {
 			return fmt.Errorf("creating the session: %w", err)
@@ -249,6 +257,40 @@ func (r *Recorder) write(batch []op) error {
 	}
 	r.created = true
 	return nil
+}
+
+// reopen makes a resumed session running again and picks up where its
+// events, prompts, title and agents stopped.
+func (r *Recorder) reopen(ctx context.Context, tx *sql.Tx) error {
+	res, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, ended = NULL WHERE id = ?`, StatusRunning, r.meta.ID)
+	if err != nil {
+		return fmt.Errorf("reopening the session: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("reopening the session: %w %q", ErrUnknownSession, r.meta.ID)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT title FROM sessions WHERE id = ?`, r.meta.ID).Scan(&r.title); err != nil {
+		return fmt.Errorf("reopening the session: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?`, r.meta.ID).Scan(&r.seq); err != nil {
+		return fmt.Errorf("reopening the session: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM prompts WHERE session_id = ?`, r.meta.ID).Scan(&r.pseq); err != nil {
+		return fmt.Errorf("reopening the session: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT agent_id FROM events WHERE session_id = ? AND agent_id NOT IN ('', 'lead')`, r.meta.ID)
+	if err != nil {
+		return fmt.Errorf("reopening the session: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("reopening the session: %w", err)
+		}
+		r.agents[id] = true
+	}
+	return rows.Err()
 }
 
 func (r *Recorder) insertEvent(ctx context.Context, ins *sql.Stmt, e event.Event) error {

@@ -159,6 +159,22 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 	return out, nil
 }
 
+// Latest returns the newest session started in directory dir.
+func (s *Store) Latest(ctx context.Context, dir string) (Session, error) {
+	var id string
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM sessions WHERE dir = ? ORDER BY started DESC, id DESC LIMIT 1`, dir).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("%w in %s to continue (atomic sessions lists them)", ErrNoSession, dir)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("finding the last session in %s: %w", dir, err)
+	}
+	return s.Session(ctx, id)
+}
+
+// ErrNoSession is returned by Latest for a directory without sessions.
+var ErrNoSession = errors.New("no session")
+
 // Session returns session id's row.
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	x := Session{ID: id}
@@ -204,18 +220,37 @@ func (s *Store) Events(ctx context.Context, id string, fn func(line []byte) erro
 
 // Prompts returns the user's prompts to session id, in order.
 func (s *Store) Prompts(ctx context.Context, id string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT text FROM prompts WHERE session_id = ? ORDER BY seq`, id)
+	ps, err := s.TimedPrompts(ctx, id)
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Text
+	}
+	return out, err
+}
+
+// Prompt is one of the user's prompts and when it was sent.
+type Prompt struct {
+	Text string
+	Time time.Time
+}
+
+// TimedPrompts returns the user's prompts to session id with their
+// times, in order: a resumed chat places them among the events.
+func (s *Store) TimedPrompts(ctx context.Context, id string) ([]Prompt, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT text, time FROM prompts WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, fmt.Errorf("reading the prompts of %s: %w", id, err)
 	}
 	defer rows.Close()
-	var out []string
+	var out []Prompt
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var p Prompt
+		var at int64
+		if err := rows.Scan(&p.Text, &at); err != nil {
 			return nil, fmt.Errorf("reading the prompts of %s: %w", id, err)
 		}
-		out = append(out, t)
+		p.Time = time.Unix(0, at)
+		out = append(out, p)
 	}
 	return out, rows.Err()
 }
@@ -287,4 +322,27 @@ func (s *Store) LoadHistory(ctx context.Context, sessionID, agentID string) (msg
 		return nil, false, fmt.Errorf("decoding the history of %s: %w", agentID, err)
 	}
 	return msgs, true, nil
+}
+
+// Histories returns every saved history of session sessionID, by agent.
+func (s *Store) Histories(ctx context.Context, sessionID string) (map[string][]provider.Message, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT agent_id, messages FROM histories WHERE session_id = ?`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("loading the histories of %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := map[string][]provider.Message{}
+	for rows.Next() {
+		var id string
+		var b []byte
+		var msgs []provider.Message
+		if err := rows.Scan(&id, &b); err != nil {
+			return nil, fmt.Errorf("loading the histories of %s: %w", sessionID, err)
+		}
+		if err := json.Unmarshal(b, &msgs); err != nil {
+			return nil, fmt.Errorf("decoding the history of %s: %w", id, err)
+		}
+		out[id] = msgs
+	}
+	return out, rows.Err()
 }

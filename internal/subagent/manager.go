@@ -96,6 +96,9 @@ type Manager struct {
 	order    []*Task
 	counts   map[string]int
 	reserved map[string]*reservation // by task tool call id
+	// resumable are the interrupted tasks of a resumed session that
+	// ResumeTask can continue.
+	resumable map[string]Resumable
 }
 
 // reservation is a task named and queued but not yet started.
@@ -279,6 +282,15 @@ func (m *Manager) nameLocked(typ string) string {
 	return fmt.Sprintf("%s-%d", typ, m.counts[typ])
 }
 
+// Taken tells the namer that <typ>-<n> is in use (an agent of the
+// session being resumed), so the next agent of that type comes after it.
+func (m *Manager) Taken(typ string, n int) {
+	typ = strings.ToLower(typ)
+	m.mu.Lock()
+	m.counts[typ] = max(m.counts[typ], n)
+	m.mu.Unlock()
+}
+
 // Name gives the next id of agent type typ: the one namer of the tree,
 // which sessions of external CLIs in it use for their own sub-agents.
 func (m *Manager) Name(typ string) string {
@@ -365,7 +377,7 @@ func (m *Manager) runSession(ctx context.Context, t *Task, set *tools.Set) (res 
 		SessionID: t.SessionID, ID: t.ID, ParentID: t.Spec.ParentID, Name: t.Type.Name,
 		Provider: m.cfg.Provider, Model: t.Model, System: system, Tools: set,
 		Gate: m.cfg.Gate, Meter: m.cfg.Meter, Sink: &progressSink{m: m, t: t, set: set},
-		MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
+		MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now, History: t.Spec.History,
 	}
 	if m.cfg.History != nil {
 		id, save := t.ID, m.cfg.History

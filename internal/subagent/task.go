@@ -9,6 +9,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 // Spec is what a task call asks for.
@@ -21,6 +22,9 @@ type Spec struct {
 	Prompt      string
 	Type        string // subagent_type; empty: general-purpose
 	Background  bool
+	// History is a saved conversation the agent continues (a resumed
+	// task); Prompt then follows it.
+	History []provider.Message
 }
 
 // Task is one sub-agent run: its identity and the handles that control its

@@ -22,6 +22,9 @@ type Backend interface {
 	AgentTypes() []agenttype.Type
 	// CancelTask stops one sub-agent by id (/tasks).
 	CancelTask(id string) error
+	// ResumeTask continues a background sub-agent that Atomic's exit
+	// interrupted, from its saved history (/tasks resume ID).
+	ResumeTask(id string) error
 }
 
 // TeamControl is what /team may do with a team; nil when the run has none.
@@ -49,3 +52,4 @@ func (b rtBackend) SwitchModel(m string)         { b.rt.SwitchModel(m) }
 func (b rtBackend) Model() string                { return b.rt.Model() }
 func (b rtBackend) AgentTypes() []agenttype.Type { return b.rt.Manager().Types().All() }
 func (b rtBackend) CancelTask(id string) error   { return b.rt.CancelTask(id) }
+func (b rtBackend) ResumeTask(id string) error   { return b.rt.ResumeTask(id) }

@@ -12,6 +12,7 @@ const helpText = `Commands:
   /model [name]       show the model, or switch to another
   /agents             list agent types and where each is defined
   /tasks [cancel ID]  list background tasks; cancel one
+  /tasks resume ID    continue a background task Atomic's exit interrupted
   /team [send NAME TEXT | stop NAME]   list teammates; message or stop one
   /quit               quit (cancels every agent)
 Keys:
@@ -94,6 +95,10 @@ func (m *Model) tasksCommand(args []string) {
 		m.cancelTask(args[1])
 		return
 	}
+	if len(args) >= 2 && strings.EqualFold(args[0], "resume") {
+		m.resumeTask(args[1])
+		return
+	}
 	m.tasks = &tasksPanel{}
 	m.in.ta.Blur()
 }
@@ -108,6 +113,18 @@ func (m *Model) cancelTask(id string) {
 		return
 	}
 	m.note(noteWarning, "Cancelling "+id+"…")
+}
+
+// resumeTask continues an interrupted background task and says so.
+func (m *Model) resumeTask(id string) {
+	if m.cfg.Backend == nil {
+		return
+	}
+	if err := m.cfg.Backend.ResumeTask(id); err != nil {
+		m.note(noteError, err.Error())
+		return
+	}
+	m.note(noteInfo, "Resuming "+id+" in the background…")
 }
 
 func (m *Model) teamCommand(args []string, text string) {

@@ -108,6 +108,18 @@ func TestTasksListsBackgroundAgentsAndCancelsTheSelectedOne(t *testing.T) {
 	}
 }
 
+func TestTasksResumeContinuesAnInterruptedTaskOrSaysWhyNot(t *testing.T) {
+	m, b, _ := newTestModel(t, 100, 30)
+	userAsk(m, "/tasks resume explore-1")
+	if len(b.resumed) != 1 || b.resumed[0] != "explore-1" || !strings.Contains(frame(m), "Resuming explore-1 in the background…") {
+		t.Fatalf("resumed %q; frame:\n%s", b.resumed, frame(m))
+	}
+	userAsk(m, "/tasks resume unknown-1")
+	if !strings.Contains(frame(m), `no interrupted task "unknown-1" to resume`) {
+		t.Fatalf("the error is not shown:\n%s", frame(m))
+	}
+}
+
 func TestTeamCommandListsSendsAndStops(t *testing.T) {
 	team := &fakeTeam{}
 	m := New(Config{Backend: &fakeBackend{}, Team: team, Now: (&clock{now: t0}).Now})

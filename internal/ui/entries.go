@@ -45,6 +45,7 @@ func (e *userEntry) lines(rc *renderCtx) []string {
 // whole, once.
 type assistantEntry struct {
 	text      string
+	sb        strings.Builder // backs text (see append)
 	streaming bool
 	version   int
 	cache     lineCache
@@ -60,10 +61,22 @@ type mdBlock struct {
 	cache lineCache
 }
 
-func (e *assistantEntry) append(s string) { e.text += s; e.version++ }
+// append adds streamed text. The text grows in a builder, so a message
+// of n deltas costs O(n), not a copy of the whole message per delta (a
+// resumed session replays thousands at once).
+func (e *assistantEntry) append(s string) {
+	if e.sb.Len() == 0 && e.text != "" {
+		e.sb.WriteString(e.text)
+	}
+	e.sb.WriteString(s)
+	e.text = e.sb.String()
+	e.version++
+}
 
 func (e *assistantEntry) set(s string) {
-	e.text = s
+	e.sb.Reset()
+	e.sb.WriteString(s)
+	e.text = e.sb.String()
 	e.version++
 	e.settled, e.blocks = 0, nil
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,7 @@ type fakeBackend struct {
 	cancelled  []string
 	model      string
 	cancelErr  error
+	resumed    []string
 }
 
 func (b *fakeBackend) Submit(p string) {
@@ -88,6 +90,16 @@ func (b *fakeBackend) CancelTask(id string) error {
 		return b.cancelErr
 	}
 	b.cancelled = append(b.cancelled, id)
+	return nil
+}
+
+func (b *fakeBackend) ResumeTask(id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if id == "unknown-1" {
+		return errors.New(`no interrupted task "unknown-1" to resume`)
+	}
+	b.resumed = append(b.resumed, id)
 	return nil
 }
 

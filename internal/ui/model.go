@@ -26,6 +26,8 @@ type Config struct {
 	Subject func(tool string, input json.RawMessage) string
 	// Welcome lines open the transcript (provider, warnings).
 	Welcome []string
+	// Past is a resumed session's history, shown before the first frame.
+	Past *Past
 }
 
 // tickInterval is how often elapsed times are refreshed while agents run.
@@ -103,6 +105,9 @@ func New(cfg Config) *Model {
 	}
 	for _, w := range cfg.Welcome {
 		m.note(noteInfo, w)
+	}
+	if cfg.Past != nil {
+		m.replay(*cfg.Past)
 	}
 	m.in.setWidth(m.width)
 	return m

@@ -24,8 +24,11 @@ type Options struct {
 	Team      TeamControl
 	Subject   func(tool string, input json.RawMessage) string
 	Welcome   []string
-	In        io.Reader
-	Out       io.Writer
+	// Past is the resumed session shown before the first frame (nil: a
+	// new session).
+	Past *Past
+	In   io.Reader
+	Out  io.Writer
 	// QuitTimeout bounds the wait for agents on quit (0: 5s).
 	QuitTimeout time.Duration
 	// ProgramOptions are extra Bubble Tea options (tests set a window size).
@@ -44,7 +47,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.QuitTimeout <= 0 {
 		o.QuitTimeout = DefaultQuitTimeout
 	}
-	m := New(Config{Backend: RuntimeBackend(rt), Approvals: o.Approvals, Team: o.Team, Subject: o.Subject, Welcome: o.Welcome})
+	m := New(Config{Backend: RuntimeBackend(rt), Approvals: o.Approvals, Team: o.Team, Subject: o.Subject, Welcome: o.Welcome, Past: o.Past})
 	f := newFeed()
 	unsub := rt.Bus().Subscribe(f.Emit)
 	defer unsub()

@@ -43,8 +43,14 @@ func startAtomic(t *testing.T, url string) *screen {
 // quoted for the shell) in a fresh tmux server.
 func launch(t *testing.T, env []string, args ...string) *screen {
 	t.Helper()
+	return launchIn(t, t.TempDir(), env, args...)
+}
+
+// launchIn is launch with home and workspace under tmp: a second launch
+// in the same tmp finds the first one's sessions.
+func launchIn(t *testing.T, tmp string, env []string, args ...string) *screen {
+	t.Helper()
 	needTmux(t)
-	tmp := t.TempDir()
 	home, work := filepath.Join(tmp, "home"), filepath.Join(tmp, "work")
 	for _, d := range []string{home, work} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -64,6 +70,7 @@ func launch(t *testing.T, env []string, args ...string) *screen {
 	// bytes, less than long test names take.
 	name := fnv.New32a()
 	name.Write([]byte(t.Name()))
+	name.Write([]byte(strconv.FormatInt(time.Now().UnixNano(), 10))) // a relaunch gets its own server
 	s := &screen{t: t, sock: fmt.Sprintf("atomic-e2e-%d-%08x", os.Getpid(), name.Sum32()),
 		state: filepath.Join(home, "state")}
 	words := []string{"env", "-i", "PATH=" + shellQuote(os.Getenv("PATH")), "HOME=" + shellQuote(home),

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/store"
+	"github.com/atomic-agent/atomic/internal/ui"
+)
+
+// resumed is the saved session --continue or --resume picked.
+type resumed struct {
+	session store.Session
+	run     *runtime.Resume
+	prompts []store.Prompt
+}
+
+// past is the session as the chat UI replays it.
+func (r *resumed) past() *ui.Past {
+	if r == nil {
+		return nil
+	}
+	p := &ui.Past{Events: r.run.Events, Note: fmt.Sprintf("Resumed session %s · %s", r.session.ID, r.session.Title)}
+	for _, x := range r.prompts {
+		p.Prompts = append(p.Prompts, ui.PastPrompt{Text: x.Text, Time: x.Time})
+	}
+	return p
+}
+
+// resumeSession loads the session --continue (the last one of this
+// directory) or --resume ID names: its events and the lead's history. It
+// returns nil when neither flag is given.
+func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*resumed, error) {
+	if !c.cont && !c.resume.set {
+		return nil, nil
+	}
+	if c.cont && c.resume.set {
+		return nil, errors.New("--continue and --resume: give one of them")
+	}
+	if c.resume.set && c.resume.id == "" {
+		return nil, errors.New("--resume: give the session's id (atomic sessions lists them)")
+	}
+	st, err := openSessions(ctx, ios)
+	if errors.Is(err, fs.ErrNotExist) {
+		if c.cont {
+			return nil, fmt.Errorf("%w in %s to continue: no session has been saved yet", store.ErrNoSession, ios.Dir)
+		}
+		return nil, fmt.Errorf("%w %q: no session has been saved yet", store.ErrUnknownSession, c.resume.id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	var sess store.Session
+	if c.cont {
+		sess, err = st.Latest(ctx, ios.Dir)
+	} else {
+		sess, err = st.Session(ctx, c.resume.id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sess.Backend != backend.Native {
+		return nil, fmt.Errorf("session %s ran its lead in %s: resuming an external-CLI lead is not supported yet", sess.ID, sess.Backend)
+	}
+	if b := c.backendName(s); b != backend.Native {
+		return nil, fmt.Errorf("--backend %s: resuming an external-CLI lead is not supported yet (session %s ran the native lead)", b, sess.ID)
+	}
+	res := &runtime.Resume{}
+	err = st.Events(ctx, sess.ID, func(line []byte) error {
+		var raw event.Raw
+		if err := json.Unmarshal(line, &raw); err != nil {
+			return fmt.Errorf("session %s: a stored event does not decode: %w", sess.ID, err)
+		}
+		res.Events = append(res.Events, raw.Event())
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.Subagents, err = st.Histories(ctx, sess.ID); err != nil {
+		return nil, err
+	}
+	res.History = res.Subagents[runtime.LeadID]
+	delete(res.Subagents, runtime.LeadID)
+	prompts, err := st.TimedPrompts(ctx, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &resumed{session: sess, run: res, prompts: prompts}, nil
+}
+
+// pickSession shows the picker of the sessions of this directory, newest
+// first, when --resume came without an id, and sets the id picked. ok is
+// false when the user left the picker without one.
+func (c *common) pickSession(ctx context.Context, ios IOStreams) (ok bool, err error) {
+	if !c.resume.set || c.resume.id != "" || c.cont {
+		return true, nil // resumeSession says what is wrong, if anything
+	}
+	var items []ui.PickerSession
+	st, err := openSessions(ctx, ios)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return false, err
+	default:
+		list, err := st.Sessions(ctx)
+		st.Close()
+		if err != nil {
+			return false, err
+		}
+		for _, s := range list {
+			if s.Dir == ios.Dir && len(items) < pickerSessions {
+				items = append(items, ui.PickerSession{ID: s.ID, Title: s.Title, Status: s.Status, Started: s.Started, Agents: s.Agents})
+			}
+		}
+	}
+	if len(items) == 0 {
+		return false, fmt.Errorf("%w in %s to resume (atomic sessions lists them all)", store.ErrNoSession, ios.Dir)
+	}
+	id, err := ui.RunPicker(ctx, ios.In, ios.Out, items)
+	if err != nil || id == "" {
+		return false, err
+	}
+	c.resume.id = id
+	return true, nil
+}
+
+// pickerSessions bounds the sessions the picker lists.
+const pickerSessions = 50

@@ -1,0 +1,150 @@
+package runtime
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/subagent"
+)
+
+// Resume continues a stored session in a new process.
+type Resume struct {
+	// Events are the session's recorded events, in order.
+	Events []event.Event
+	// History is the lead's saved conversation.
+	History []provider.Message
+	// Subagents are the sub-agents' saved conversations, by agent id: an
+	// interrupted background one can be continued (resume_task).
+	Subagents map[string][]provider.Message
+}
+
+// InterruptedReason is why work that was under way when Atomic died ends
+// interrupted on resume.
+const InterruptedReason = "interrupted: Atomic exited before it finished"
+
+// resumed is what a Resume's events say about the session.
+type resumed struct {
+	state lifecycle.State
+	total event.Usage // the run's last reported total
+}
+
+func replay(evs []event.Event) *resumed {
+	r := &resumed{}
+	for _, e := range evs {
+		r.state.Apply(e)
+		if e.AgentID != LeadID {
+			continue
+		}
+		switch e.Type {
+		case event.UsageUpdate:
+			if d, ok := event.Payload[event.UsageUpdateData](e.Data); ok {
+				r.total = d.Total
+			}
+		case event.Complete:
+			if d, ok := event.Payload[event.CompleteData](e.Data); ok {
+				r.total = d.Usage
+			}
+		}
+	}
+	return r
+}
+
+// restore carries a resumed session's usage into the meter (each
+// sub-agent's own, the rest the lead's) and its agents' names into the
+// namer, so a new agent never takes an old one's id.
+func (r *Runtime) restore(old *resumed) {
+	lead := old.total
+	for _, rec := range old.state.Records() {
+		if typ, n, ok := splitAgentID(rec.ID); ok {
+			r.mgr.Taken(typ, n)
+		}
+		if rec.Usage != (event.Usage{}) {
+			r.meter.Set(rec.ID, rec.Usage)
+			lead = sub(lead, rec.Usage)
+		}
+	}
+	r.meter.Set(LeadID, lead)
+}
+
+// offerResumable lets ResumeTask continue each native background
+// sub-agent the crash interrupted whose history was saved, and reports
+// whether there is one.
+func (r *Runtime) offerResumable(old *resumed, histories map[string][]provider.Message) bool {
+	found := false
+	for _, rec := range old.state.Records() {
+		crashed := rec.Status.Active() || rec.Session == lifecycle.SessionOpen
+		h, saved := histories[rec.ID]
+		typ, _, named := splitAgentID(rec.ID)
+		if !crashed || !rec.Background || !saved || !named || (rec.Backend != "" && rec.Backend != backend.Native) {
+			continue
+		}
+		r.mgr.AddResumable(rec.ID, subagent.Resumable{Type: typ, Description: rec.Description, History: h})
+		found = true
+	}
+	return found
+}
+
+// ResumeTask continues a background sub-agent the crash interrupted
+// (/tasks resume ID), from its saved history, as a new background task.
+func (r *Runtime) ResumeTask(id string) error {
+	_, err := r.mgr.ResumeTask(context.Background(), id, LeadID, "")
+	return err
+}
+
+// interruptStale ends, as interrupted, every sub-agent and teammate the
+// stored session left pending, running or background (or whose session
+// never reported its end): the process that ran them is gone. Each end is
+// emitted on the bus (subagent.complete and agent.status, teammate.status)
+// so the store and every view record it.
+func (r *Runtime) interruptStale(old *resumed) {
+	now := r.cfg.Now()
+	for _, rec := range old.state.Records() {
+		if !rec.Status.Active() && rec.Session != lifecycle.SessionOpen {
+			continue
+		}
+		done := event.Event{Type: event.SubagentComplete, Time: now, SessionID: rec.SessionID, AgentID: rec.ID,
+			ParentAgentID: rec.ParentID, ToolCallID: rec.ToolCallID,
+			Data: event.SubagentCompleteData{Cancelled: true, Error: InterruptedReason, ToolUses: rec.ToolUses, Usage: rec.Usage}}
+		if done.SessionID == "" {
+			done.SessionID = r.cfg.SessionID
+		}
+		next, changed := lifecycle.Step(rec, done)
+		r.bus.Emit(done)
+		if changed && next.Status != rec.Status {
+			r.bus.Emit(lifecycle.StatusEvent(done, next))
+		}
+	}
+	for _, m := range old.state.Teammates() {
+		if !m.Status.Active() {
+			continue
+		}
+		r.bus.Emit(event.Event{Type: event.TeammateStatus, Time: now, SessionID: r.cfg.SessionID, AgentID: m.AgentID,
+			ParentAgentID: LeadID, Data: event.TeammateStatusData{Name: m.Name, Role: m.Role,
+				Status: string(lifecycle.MateInterrupted), Error: InterruptedReason}})
+	}
+}
+
+// splitAgentID splits a sub-agent id, <type>-<n>.
+func splitAgentID(id string) (typ string, n int, ok bool) {
+	i := strings.LastIndexByte(id, '-')
+	if i <= 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	return id[:i], n, err == nil && n > 0
+}
+
+// sub is u less v, floored at zero.
+func sub(u, v event.Usage) event.Usage {
+	return event.Usage{
+		InputTokens: max(0, u.InputTokens-v.InputTokens), OutputTokens: max(0, u.OutputTokens-v.OutputTokens),
+		CacheReadTokens:     max(0, u.CacheReadTokens-v.CacheReadTokens),
+		CacheCreationTokens: max(0, u.CacheCreationTokens-v.CacheCreationTokens),
+		CostUSD:             max(0, u.CostUSD-v.CostUSD), ContextWindow: u.ContextWindow,
+	}
+}
