@@ -14,14 +14,17 @@ import (
 const otelFlushTimeout = 5 * time.Second
 
 // observeRun starts the lifecycle log of rt's run in the state directory
-// and, with OTEL_EXPORTER_OTLP_ENDPOINT set, its OpenTelemetry export. A
-// log that cannot be written is one warning at the end; the run goes on.
-// The returned func closes rt, then the observers, so the agents' last
-// events are in them, and flushes the export.
-func observeRun(ios IOStreams, rt *runtime.Runtime) (closeRun func()) {
+// (unless noDisk: --no-session-persistence leaves nothing of the session on
+// disk) and, with OTEL_EXPORTER_OTLP_ENDPOINT set, its OpenTelemetry
+// export. A log that cannot be written is one warning at the end; the run
+// goes on. The returned func closes rt, then the observers, so the
+// agents' last events are in them, and flushes the export.
+func observeRun(ios IOStreams, rt *runtime.Runtime, noDisk bool) (closeRun func()) {
 	var sinks []observe.SpanSink
 	var file *observe.LogFile
-	if path, err := observe.LogPath(ios.Getenv); err != nil {
+	if noDisk {
+		// no lifecycle log
+	} else if path, err := observe.LogPath(ios.Getenv); err != nil {
 		fmt.Fprintf(ios.Err, "atomic: warning: %v; agents are not logged\n", err)
 	} else {
 		file = observe.NewLogFile(path) // opened at its first line, off the start path

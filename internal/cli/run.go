@@ -80,7 +80,7 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1
 	}
-	defer observeRun(ios, rt)()
+	defer observeRun(ios, rt, c.noPersistence)()
 	return headless.Run(ctx, rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: s.ps.Model},
 		headless.Streams{Out: ios.Out, Err: ios.Err})
 }

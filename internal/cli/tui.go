@@ -95,7 +95,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1
 	}
-	defer observeRun(ios, rt)()
+	defer observeRun(ios, rt, c.noPersistence)()
 	err = ui.Run(ctx, ui.Options{
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
 		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out,

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -235,9 +236,11 @@ func (r *Runtime) meterExternal(e event.Event) {
 // CoreTools is the tool set every agent may draw from.
 func CoreTools(ws tools.Workspace) *tools.Set { return tools.Core(ws) }
 
-// NewSessionID makes a run's session id.
+// NewSessionID makes a run's session id: its start time, then 32 random
+// bits, so that runs started in the same second (two in one directory)
+// never share one.
 func NewSessionID(now time.Time) string {
-	return fmt.Sprintf("atomic-%s-%04x", now.UTC().Format("20060102T150405"), now.Nanosecond()&0xffff)
+	return fmt.Sprintf("atomic-%s-%08x", now.UTC().Format("20060102T150405"), rand.Uint32())
 }
 
 // Bus is the run's event bus: subscribe to see every event.
