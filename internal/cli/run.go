@@ -81,7 +81,9 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 		return 1
 	}
 	defer observeRun(ios, rt, c.noPersistence)()
-	return headless.Run(ctx, rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: s.ps.Model},
+	durable, _ := journal.(headless.Durability) // stream-json prints what the store holds
+	return headless.Run(ctx, rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: s.ps.Model,
+		Durable: durable},
 		headless.Streams{Out: ios.Out, Err: ios.Err})
 }
 

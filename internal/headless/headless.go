@@ -40,6 +40,9 @@ type Options struct {
 	// DrainGrace bounds how long stream-json output may stall at the end
 	// of the run before Atomic gives up writing it (0: DrainGrace).
 	DrainGrace time.Duration
+	// Durable, when set, is the session store: stream-json prints an
+	// event only once it holds it.
+	Durable Durability
 }
 
 // Streams are where output goes.
@@ -112,7 +115,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 	var stream *streamWriter
 	var writeFailed <-chan struct{}
 	if opts.OutputFormat == FormatStreamJSON {
-		stream = newStreamWriter(st.Out)
+		stream = newStreamWriter(st.Out, opts.Durable)
 		writeFailed = stream.Failed()
 		unsub := rt.Bus().Subscribe(stream.Emit)
 		defer unsub()

@@ -13,17 +13,33 @@ import (
 // grace at the end of a run.
 var errStalled = errors.New("stdout accepted no output")
 
+// Durability is the session store as stream-json output sees it: an
+// event is printed only once the store holds it, so whatever a reader of
+// stdout saw survives a kill -9. The store must be subscribed to the bus
+// before the output, so Mark, taken when the output is handed an event,
+// covers that event.
+type Durability interface {
+	// Mark is a ticket for every event recorded so far.
+	Mark() uint64
+	// Wait returns once everything up to mark is committed, or at once
+	// when persistence is off or has failed.
+	Wait(mark uint64)
+}
+
 // streamWriter prints events as stream-json lines without ever blocking
 // the bus: Emit only queues (the queue is unbounded), and one goroutine
-// writes and flushes what is queued, a batch at a time. A slow or stalled
-// reader of stdout therefore delays nothing but the output. The first
-// write error (EPIPE when the reader went away) stops the writer and
+// writes and flushes what is queued, a batch at a time, once the store
+// (when there is one) has committed the batch. A slow or stalled reader of
+// stdout, or a slow disk, therefore delays nothing but the output. The
+// first write error (EPIPE when the reader went away) stops the writer and
 // closes Failed.
 type streamWriter struct {
-	enc *event.Encoder
+	enc     *event.Encoder
+	durable Durability // nil: print at once
 
 	mu      sync.Mutex
 	queue   []event.Event
+	mark    uint64 // durable's Mark when the last queued event came
 	closing bool
 	err     error
 
@@ -33,9 +49,9 @@ type streamWriter struct {
 	done     chan struct{} // the writer goroutine ended
 }
 
-func newStreamWriter(w io.Writer) *streamWriter {
+func newStreamWriter(w io.Writer, durable Durability) *streamWriter {
 	s := &streamWriter{
-		enc:  event.NewEncoder(w),
+		enc: event.NewEncoder(w), durable: durable,
 		wake: make(chan struct{}, 1), progress: make(chan struct{}, 1),
 		failed: make(chan struct{}), done: make(chan struct{}),
 	}
@@ -48,6 +64,9 @@ func (s *streamWriter) Emit(e event.Event) {
 	s.mu.Lock()
 	if s.err == nil && !s.closing {
 		s.queue = append(s.queue, e)
+		if s.durable != nil {
+			s.mark = s.durable.Mark()
+		}
 	}
 	s.mu.Unlock()
 	poke(s.wake)
@@ -60,7 +79,7 @@ func (s *streamWriter) run() {
 	defer close(s.done)
 	for {
 		s.mu.Lock()
-		batch, closing := s.queue, s.closing
+		batch, closing, mark := s.queue, s.closing, s.mark
 		s.queue = nil
 		s.mu.Unlock()
 		if len(batch) == 0 {
@@ -69,6 +88,9 @@ func (s *streamWriter) run() {
 			}
 			<-s.wake
 			continue
+		}
+		if s.durable != nil {
+			s.durable.Wait(mark)
 		}
 		var err error
 		for _, e := range batch {

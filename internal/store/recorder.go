@@ -48,6 +48,11 @@ type Recorder struct {
 	queue   []op
 	closing bool
 	failed  bool
+	// queued counts the ops ever accepted and committed those in the
+	// store; committedNow is closed (and replaced) whenever committed
+	// grows or persistence stops, for Wait.
+	queued, committed uint64
+	committedNow      chan struct{}
 
 	wake chan struct{}
 	done chan struct{}
@@ -88,7 +93,8 @@ func start(meta Meta, warn func(error), open func() (*Store, error)) *Recorder {
 		}
 	}
 	r := &Recorder{meta: meta, warn: warn, red: strings.NewReplacer(pairs...), redact: len(pairs) > 0, status: StatusRunning,
-		agents: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{}), started: time.Now()}
+		agents: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{}), started: time.Now(),
+		committedNow: make(chan struct{})}
 	r.enc = event.NewEncoder(&r.buf)
 	go r.run(open)
 	return r
@@ -111,12 +117,49 @@ func (r *Recorder) push(o op) {
 	r.mu.Lock()
 	if !r.failed && !r.closing {
 		r.queue = append(r.queue, o)
+		r.queued++
 	}
 	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Mark is a ticket for everything queued so far (every event already
+// handed to Emit); Wait(Mark()) returns once all of it is in the store.
+func (r *Recorder) Mark() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.queued
+}
+
+// Wait returns once everything up to mark is committed, or at once when
+// persistence has stopped (failed, or the Recorder closed): output that
+// must not get ahead of the store (stream-json) waits here, never forever.
+func (r *Recorder) Wait(mark uint64) {
+	for {
+		r.mu.Lock()
+		ok, now := r.committed >= mark || r.failed, r.committedNow
+		r.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-now:
+		case <-r.done:
+			return
+		}
+	}
+}
+
+// advance records that n more ops are committed and wakes Wait.
+func (r *Recorder) advance(n int) {
+	r.mu.Lock()
+	r.committed += uint64(n)
+	close(r.committedNow)
+	r.committedNow = make(chan struct{})
+	r.mu.Unlock()
 }
 
 // Close writes what is queued, records the session's end and stops the
@@ -153,6 +196,7 @@ func (r *Recorder) run(open func() (*Store, error)) {
 				r.fail(err)
 				return
 			}
+			r.advance(len(batch))
 			continue
 		}
 		if closing {
@@ -194,6 +238,8 @@ func (r *Recorder) settle() {
 func (r *Recorder) fail(err error) {
 	r.mu.Lock()
 	r.failed, r.queue = true, nil
+	close(r.committedNow)
+	r.committedNow = make(chan struct{})
 	r.mu.Unlock()
 	if r.warn != nil {
 		r.warn(fmt.Errorf("this session is not saved: %w", err))
