@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
@@ -75,16 +76,7 @@ func runAndKill(t *testing.T, srv *loopback.Server, state, dir string, k killPoi
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := withState(command(t, ctx, srv, "anthropic", dir, "-p", "fan out", "--output-format", "stream-json"), state)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	cmd, sc := startStreaming(t, ctx, srv, state, dir, "fan out")
 	var run killedRun
 	killed := false
 	for sc.Scan() {
@@ -122,6 +114,23 @@ func runAndKill(t *testing.T, srv *loopback.Server, state, dir string, k killPoi
 func isLeadTurnEnd(t *testing.T, line string) bool {
 	e := events(t, line)[0]
 	return e.Type == event.TurnEnd && e.AgentID == "lead"
+}
+
+// startStreaming starts atomic run -p prompt in dir with its store in
+// state and stream-json output, read line by line with the scanner.
+func startStreaming(t *testing.T, ctx context.Context, srv *loopback.Server, state, dir, prompt string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := withState(command(t, ctx, srv, "anthropic", dir, "-p", prompt, "--output-format", "stream-json"), state)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	return cmd, sc
 }
 
 // checkKilledRun: every line the killed run printed is in the store, in
