@@ -80,6 +80,9 @@ figure AppendEvents events/s '>' 50000 "session store: events appended per secon
 figure StoreStartCost ms-added '<' 2 "session store on vs off: added start to first request"
 info AppendEvents KB-per-1000-events "session store: size per 1,000 events"
 
+info ClaudeBackendOwnTime ms-to-cli-spawn "Claude Code backend, Atomic's own time: start to the CLI's spawn"
+info ClaudeBackendOwnTime ms-answer-to-exit "Claude Code backend, Atomic's own time: answer to exit"
+
 echo
 echo "Backends on one prompt (no budget): time to first model request, peak RSS of the process tree"
 for b in native claude-code codex opencode copilot; do

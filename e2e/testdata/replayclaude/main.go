@@ -3,7 +3,8 @@
 // first user message with a captured stream-json session (REPLAY_STREAM:
 // the initialize response first, then the first turn up to its result),
 // and exits when stdin closes. It appends "spawn", "answered" and "eof" with
-// the Unix time in nanoseconds to REPLAY_STAMPS.
+// the Unix time in nanoseconds to REPLAY_STAMPS. REPLAY_THINK_MS delays the
+// answer, as the real CLI's start and its model's first reply do.
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 )
 
@@ -44,6 +46,9 @@ func main() {
 			os.Stdout.Write(append(initResp, '\n'))
 		case bytes.Contains(line, []byte(`"type":"user"`)) && !answered:
 			answered = true
+			if ms, err := strconv.Atoi(os.Getenv("REPLAY_THINK_MS")); err == nil {
+				time.Sleep(time.Duration(ms) * time.Millisecond)
+			}
 			os.Stdout.Write(turn)
 			stamp("answered")
 		}
