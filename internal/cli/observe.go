@@ -22,13 +22,13 @@ const otelFlushTimeout = 5 * time.Second
 func observeRun(ios IOStreams, rt *runtime.Runtime, noDisk bool) (closeRun func()) {
 	var sinks []observe.SpanSink
 	var file *observe.LogFile
-	if noDisk {
-		// no lifecycle log
-	} else if path, err := observe.LogPath(ios.Getenv); err != nil {
-		fmt.Fprintf(ios.Err, "atomic: warning: %v; agents are not logged\n", err)
-	} else {
-		file = observe.NewLogFile(path) // opened at its first line, off the start path
-		sinks = append(sinks, observe.NewLogger(file))
+	if !noDisk {
+		if path, err := observe.LogPath(ios.Getenv); err != nil {
+			fmt.Fprintf(ios.Err, "atomic: warning: %v; agents are not logged\n", err)
+		} else {
+			file = observe.NewLogFile(path) // opened at its first line, off the start path
+			sinks = append(sinks, observe.NewLogger(file))
+		}
 	}
 	var otel *observe.OTel
 	if observe.OTelEnabled(ios.Getenv) {
