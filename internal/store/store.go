@@ -118,6 +118,9 @@ type Session struct {
 	Status  string `json:"status"`
 	Backend string `json:"backend"`
 	Model   string `json:"model"`
+	// CLISession is the lead's conversation id in its external CLI, empty
+	// for the native lead or before the CLI named it.
+	CLISession string `json:"-"`
 }
 
 // Statuses of a session.
@@ -180,8 +183,8 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	x := Session{ID: id}
 	var started int64
 	var ended sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT dir, title, started, ended, agents, status, backend, model FROM sessions WHERE id = ?`, id).
-		Scan(&x.Dir, &x.Title, &started, &ended, &x.Agents, &x.Status, &x.Backend, &x.Model)
+	err := s.db.QueryRowContext(ctx, `SELECT dir, title, started, ended, agents, status, backend, model, cli_session FROM sessions WHERE id = ?`, id).
+		Scan(&x.Dir, &x.Title, &started, &ended, &x.Agents, &x.Status, &x.Backend, &x.Model, &x.CLISession)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("%w %q (atomic sessions lists them)", ErrUnknownSession, id)
 	}
