@@ -124,6 +124,11 @@ type Config struct {
 	// the CLI names a new one, for the store to keep for a later resume;
 	// nil: nobody keeps it.
 	OnCLISession func(id string)
+	// CLIHome is where a CLI whose home Atomic makes (Codex given a base
+	// URL or key) keeps its files, conversations included: it is kept, so
+	// that a resumed session's conversation is found there; empty: a
+	// throwaway home, removed on Close.
+	CLIHome string
 }
 
 // Decide passes req through the gate the way the native loop does:

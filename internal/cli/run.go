@@ -95,7 +95,7 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 	if res != nil {
 		resume = res.run
 	}
-	newLead = continueCLI(newLead, res, journal)
+	newLead = continueCLI(newLead, res, journal, c.cliHome)
 	return runtime.Open(runtime.Config{
 		SessionID: sessionID, Journal: journal, Resume: resume,
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types,
@@ -105,9 +105,10 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 }
 
 // continueCLI has an external CLI lead continue the resumed session's
-// conversation in the CLI and tell the journal the id of the conversation
-// it runs, for a later resume.
-func continueCLI(newLead func(backend.Config) (backend.Session, error), res *resumed, journal runtime.Journal) func(backend.Config) (backend.Session, error) {
+// conversation in the CLI, keep a home Atomic makes for it in home (""
+// when the session is not saved), and tell the journal the id of the
+// conversation it runs, for a later resume.
+func continueCLI(newLead func(backend.Config) (backend.Session, error), res *resumed, journal runtime.Journal, home string) func(backend.Config) (backend.Session, error) {
 	if newLead == nil {
 		return nil
 	}
@@ -117,7 +118,7 @@ func continueCLI(newLead func(backend.Config) (backend.Session, error), res *res
 			cfg.ResumeCLI = res.session.CLISession
 		}
 		if keeper != nil {
-			cfg.OnCLISession = keeper.CLISession
+			cfg.OnCLISession, cfg.CLIHome = keeper.CLISession, home
 		}
 		return newLead(cfg)
 	}

@@ -2,6 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -65,5 +69,34 @@ func TestAVersion1StoreGainsTheCLISessionColumnAndKeepsItsSessions(t *testing.T)
 	s, err := st.Session(context.Background(), "old")
 	if err != nil || s.Backend != "claude-code" || s.CLISession != "" {
 		t.Fatalf("the old session %+v, %v; want it kept, without a CLI session", s, err)
+	}
+}
+
+func TestRemovingASessionRemovesTheHomeKeptForItsCLI(t *testing.T) {
+	path := dbPath(t)
+	r := Record(path, Options{}, meta("s1"), nil)
+	r.Prompt("p")
+	r.Close()
+	home := CLIHome(path, "s1")
+	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	other := CLIHome(path, "s2")
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Remove(context.Background(), "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(home); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the removed session's CLI home: %v; want it gone", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatalf("another session's CLI home: %v; want it kept", err)
 	}
 }

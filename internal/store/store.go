@@ -281,7 +281,17 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("removing %s: %w", id, err)
 	}
+	if err := os.RemoveAll(CLIHome(s.path, id)); err != nil {
+		return fmt.Errorf("removing %s's CLI home: %w", id, err)
+	}
 	return nil
+}
+
+// CLIHome is the home kept for session id's external CLI lead (the CODEX_HOME
+// Atomic makes, where the CLI's conversation lives), next to the store's
+// file path; removing the session removes it.
+func CLIHome(path, id string) string {
+	return filepath.Join(filepath.Dir(path), "cli-homes", id)
 }
 
 // SaveHistory stores agent agentID's message history in session
