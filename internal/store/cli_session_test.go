@@ -11,19 +11,7 @@ import (
 
 func TestTheLeadsCLISessionIsKeptAcrossResumesAndReplacedWhenTheCLINamesANewOne(t *testing.T) {
 	path := dbPath(t)
-	cli := func() string {
-		t.Helper()
-		st, err := Open(context.Background(), path, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		s, err := st.Session(context.Background(), "s1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.CLISession
-	}
+	cli := func() string { return savedSession(t, path, "s1").CLISession }
 	r := Record(path, Options{}, meta("s1"), nil)
 	r.Prompt("first")
 	r.CLISession("cli-aaa")
