@@ -116,6 +116,19 @@ type Config struct {
 	Sink event.Sink
 	// Now is the clock for event times (nil: time.Now).
 	Now func() time.Time
+	// ResumeCLI is the CLI's own id of an earlier conversation to continue
+	// (Claude Code's session id), so that a resumed Atomic session's lead
+	// has its history; empty: a new conversation.
+	ResumeCLI string
+	// OnCLISession is told the CLI's own id of the conversation whenever
+	// the CLI names a new one, for the store to keep for a later resume;
+	// nil: nobody keeps it.
+	OnCLISession func(id string)
+	// CLIHome is where a CLI whose home Atomic makes (Codex given a base
+	// URL or key) keeps its files, conversations included: it is kept, so
+	// that a resumed session's conversation is found there; empty: a
+	// throwaway home, removed on Close.
+	CLIHome string
 }
 
 // Decide passes req through the gate the way the native loop does:

@@ -28,6 +28,9 @@ type common struct {
 	demo                                 bool
 	backend, backendBin                  string
 	noPersistence                        bool
+	// cliHome is the kept home of the run's CLI lead, set by record when
+	// the session is saved.
+	cliHome string
 	// cont and resume pick a saved session to continue.
 	cont   bool
 	resume resumeFlag

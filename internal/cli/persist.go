@@ -33,6 +33,7 @@ func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j run
 		warn(fmt.Errorf("this session is not saved: %w", err))
 		return id, nil, func() {}
 	}
+	c.cliHome = store.CLIHome(path, id)
 	model := s.ps.Model
 	if c.backendName(s) != backend.Native {
 		model = firstNonEmpty(c.model, s.file.Model)

@@ -66,11 +66,8 @@ func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*r
 	if err != nil {
 		return nil, err
 	}
-	if sess.Backend != backend.Native {
-		return nil, fmt.Errorf("session %s ran its lead in %s: resuming an external-CLI lead is not supported yet", sess.ID, sess.Backend)
-	}
-	if b := c.backendName(s); b != backend.Native {
-		return nil, fmt.Errorf("--backend %s: resuming an external-CLI lead is not supported yet (session %s ran the native lead)", b, sess.ID)
+	if err := resumable(sess, c.backendName(s)); err != nil {
+		return nil, err
 	}
 	res := &runtime.Resume{}
 	err = st.Events(ctx, sess.ID, func(line []byte) error {
@@ -94,6 +91,27 @@ func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*r
 		return nil, err
 	}
 	return &resumed{session: sess, run: res, prompts: prompts}, nil
+}
+
+// resumable says why session sess cannot be resumed with its lead on
+// backend b: its lead ran elsewhere, or in a CLI whose conversation Atomic
+// cannot continue (only Claude Code's and Codex's, by the conversation id
+// the CLI named).
+func resumable(sess store.Session, b string) error {
+	switch {
+	case sess.Backend != b && sess.Backend == backend.Native:
+		return fmt.Errorf("--backend %s: session %s ran the native lead; resume it without --backend", b, sess.ID)
+	case sess.Backend != b:
+		return fmt.Errorf("session %s ran its lead in %s: resume it with --backend %s", sess.ID, sess.Backend, sess.Backend)
+	case b == backend.Native:
+		return nil
+	case b != backend.ClaudeCode && b != backend.Codex:
+		return fmt.Errorf("session %s ran its lead in %s: resuming its %s lead is not supported yet (only native, %s and %s leads resume)",
+			sess.ID, b, b, backend.ClaudeCode, backend.Codex)
+	case sess.CLISession == "":
+		return fmt.Errorf("session %s ran its lead in %s, which never named its conversation (no turn started): nothing to resume", sess.ID, b)
+	}
+	return nil
 }
 
 // pickSession shows the picker of the sessions of this directory, newest

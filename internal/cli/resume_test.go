@@ -75,24 +75,37 @@ func TestRunContinueAppendsToTheLastSessionOfTheDirectoryWithTheLeadsHistory(t *
 
 func TestResumeFlagsNameWhatIsWrong(t *testing.T) {
 	dir, state := t.TempDir(), t.TempDir()
-	rec := store.Record(filepath.Join(state, "atomic", store.FileName), store.Options{},
-		store.Meta{ID: "codex-session", Dir: dir, Backend: "codex", Model: "gpt"}, nil)
-	rec.Prompt("hello")
-	rec.Emit(event.Event{Type: event.MessageDelta, AgentID: "lead"})
-	rec.Close()
+	for _, m := range []store.Meta{
+		{ID: "codex-session", Dir: dir, Backend: "codex", Model: "gpt"},
+		{ID: "claude-unnamed", Dir: dir, Backend: "claude-code"},
+		{ID: "native-session", Dir: dir, Backend: "native", Model: "m"},
+		{ID: "opencode-session", Dir: dir, Backend: "opencode"},
+	} {
+		rec := store.Record(filepath.Join(state, "atomic", store.FileName), store.Options{}, m, nil)
+		rec.Prompt("hello")
+		rec.Emit(event.Event{Type: event.MessageDelta, AgentID: "lead"})
+		rec.Close()
+	}
 	for _, tc := range []struct {
 		name string
 		dir  string
 		args []string
 		want string
 	}{
-		{"nothing in this directory", t.TempDir(), []string{"--continue"}, "no session in "},
-		{"unknown id", dir, []string{"--resume", "nope"}, `no such session "nope"`},
-		{"both flags", dir, []string{"--continue", "--resume", "codex-session"}, "give one of them"},
-		{"another backend", dir, []string{"--resume", "codex-session"}, "resuming an external-CLI lead is not supported yet"},
+		{"nothing in this directory", t.TempDir(), []string{"--demo", "--continue"}, "no session in "},
+		{"unknown id", dir, []string{"--demo", "--resume", "nope"}, `no such session "nope"`},
+		{"both flags", dir, []string{"--demo", "--continue", "--resume", "codex-session"}, "give one of them"},
+		{"a CLI lead's session on the native lead", dir, []string{"--demo", "--resume", "codex-session"},
+			"session codex-session ran its lead in codex: resume it with --backend codex"},
+		{"a native session in a CLI", dir, []string{"--backend", "claude-code", "--resume", "native-session"},
+			"--backend claude-code: session native-session ran the native lead; resume it without --backend"},
+		{"a backend that cannot resume yet", dir, []string{"--backend", "opencode", "--resume", "opencode-session"},
+			"resuming its opencode lead is not supported yet"},
+		{"a Claude Code lead that never named its conversation", dir, []string{"--backend", "claude-code", "--resume", "claude-unnamed"},
+			"never named its conversation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"run", "--demo", "-p", "more"}, tc.args...)
+			args := append([]string{"run", "-p", "more"}, tc.args...)
 			code, _, errOut := runIn(t, tc.dir, state, args...)
 			if code != 2 || !strings.Contains(errOut, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errOut, tc.want)

@@ -95,10 +95,31 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 	if res != nil {
 		resume = res.run
 	}
+	newLead = continueCLI(newLead, res, journal, c.cliHome)
 	return runtime.Open(runtime.Config{
 		SessionID: sessionID, Journal: journal, Resume: resume,
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types,
 		MaxSubagents: c.maxSubagents, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
 	})
+}
+
+// continueCLI has an external CLI lead continue the resumed session's
+// conversation in the CLI, keep a home Atomic makes for it in home (""
+// when the session is not saved), and tell the journal the id of the
+// conversation it runs, for a later resume.
+func continueCLI(newLead func(backend.Config) (backend.Session, error), res *resumed, journal runtime.Journal, home string) func(backend.Config) (backend.Session, error) {
+	if newLead == nil {
+		return nil
+	}
+	keeper, _ := journal.(interface{ CLISession(id string) })
+	return func(cfg backend.Config) (backend.Session, error) {
+		if res != nil {
+			cfg.ResumeCLI = res.session.CLISession
+		}
+		if keeper != nil {
+			cfg.OnCLISession, cfg.CLIHome = keeper.CLISession, home
+		}
+		return newLead(cfg)
+	}
 }

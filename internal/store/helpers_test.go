@@ -105,3 +105,18 @@ func stored(t testing.TB, path, id string) []string {
 	}
 	return out
 }
+
+// savedSession reads session id's row back.
+func savedSession(t testing.TB, path, id string) Session {
+	t.Helper()
+	st, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := st.Session(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -76,6 +76,8 @@ type op struct {
 	at      time.Time
 	agent   string
 	history []provider.Message
+	// cliSession: the op sets the session's CLI conversation id.
+	cliSession string
 }
 
 // Record starts recording session meta into the database at path. The
@@ -112,6 +114,10 @@ func (r *Recorder) Prompt(text string) { r.push(op{prompt: text, at: time.Now()}
 func (r *Recorder) History(agentID string, msgs []provider.Message) {
 	r.push(op{agent: agentID, history: msgs})
 }
+
+// CLISession queues the lead's conversation id in its external CLI, for a
+// later resume to continue.
+func (r *Recorder) CLISession(id string) { r.push(op{cliSession: id}) }
 
 func (r *Recorder) push(o op) {
 	r.mu.Lock()
@@ -275,6 +281,10 @@ func (r *Recorder) write(batch []op) error {
 		case o.ev != nil:
 			if err := r.insertEvent(ctx, ins, *o.ev); err != nil {
 				return err
+			}
+		case o.cliSession != "":
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET cli_session = ? WHERE id = ?`, o.cliSession, r.meta.ID); err != nil {
+				return fmt.Errorf("saving the CLI's session id: %w", err)
 			}
 		case o.history != nil || o.agent != "":
 			if err := saveHistory(ctx, tx, r.meta.ID, o.agent, o.history, time.Now()); err != nil {

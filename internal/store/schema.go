@@ -43,6 +43,9 @@ var migrations = []string{
 		messages BLOB NOT NULL,
 		PRIMARY KEY (session_id, agent_id)
 	) WITHOUT ROWID;`,
+	// The id an external CLI lead's own conversation has in that CLI
+	// (Claude Code's session id), which resuming the session continues.
+	`ALTER TABLE sessions ADD COLUMN cli_session TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the schema version this Atomic writes.

@@ -118,6 +118,9 @@ type Session struct {
 	Status  string `json:"status"`
 	Backend string `json:"backend"`
 	Model   string `json:"model"`
+	// CLISession is the lead's conversation id in its external CLI, empty
+	// for the native lead or before the CLI named it.
+	CLISession string `json:"-"`
 }
 
 // Statuses of a session.
@@ -180,8 +183,8 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	x := Session{ID: id}
 	var started int64
 	var ended sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT dir, title, started, ended, agents, status, backend, model FROM sessions WHERE id = ?`, id).
-		Scan(&x.Dir, &x.Title, &started, &ended, &x.Agents, &x.Status, &x.Backend, &x.Model)
+	err := s.db.QueryRowContext(ctx, `SELECT dir, title, started, ended, agents, status, backend, model, cli_session FROM sessions WHERE id = ?`, id).
+		Scan(&x.Dir, &x.Title, &started, &ended, &x.Agents, &x.Status, &x.Backend, &x.Model, &x.CLISession)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("%w %q (atomic sessions lists them)", ErrUnknownSession, id)
 	}
@@ -278,7 +281,17 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("removing %s: %w", id, err)
 	}
+	if err := os.RemoveAll(CLIHome(s.path, id)); err != nil {
+		return fmt.Errorf("removing %s's CLI home: %w", id, err)
+	}
 	return nil
+}
+
+// CLIHome is the home kept for session id's external CLI lead (the CODEX_HOME
+// Atomic makes, where the CLI's conversation lives), next to the store's
+// file path; removing the session removes it.
+func CLIHome(path, id string) string {
+	return filepath.Join(filepath.Dir(path), "cli-homes", id)
 }
 
 // SaveHistory stores agent agentID's message history in session

@@ -54,8 +54,11 @@ type Session struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	model   string
+	mu    sync.Mutex
+	model string
+	// resume is the CLI's conversation the process continues (--resume);
+	// Reset clears it, as it clears the conversation.
+	resume  string
 	inbox   inbox.Inbox
 	wait    *turnWait
 	wake    wake
@@ -89,9 +92,9 @@ func New(cfg backend.Config) (*Session, error) {
 	}
 	cfg.Bin = bin
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Session{cfg: cfg, model: cfg.Model, ctx: ctx, cancel: cancel, approvals: map[string]context.CancelFunc{}}
+	s := &Session{cfg: cfg, model: cfg.Model, resume: cfg.ResumeCLI, ctx: ctx, cancel: cancel, approvals: map[string]context.CancelFunc{}}
 	s.tr = newTranslator(cfg.SessionID, cfg.AgentID, cfg.Sink, cfg.Now)
-	s.tr.parent, s.tr.namer = cfg.ParentID, cfg.NameAgent
+	s.tr.parent, s.tr.namer, s.tr.onCLISession = cfg.ParentID, cfg.NameAgent, cfg.OnCLISession
 	if err := s.start(); err != nil {
 		cancel()
 		return nil, err
@@ -102,12 +105,17 @@ func New(cfg backend.Config) (*Session, error) {
 // args is the command line: stream-json both ways, text streamed as the
 // model writes it (stream_event lines), every permission
 // decision put to us over stdio in the CLI's default mode (so our gate,
-// not the user's Claude settings, decides).
-func (s *Session) args(model string) []string {
+// not the user's Claude settings, decides); with resume, the CLI's earlier
+// conversation of that id continues (it keeps the transcript under its
+// config dir).
+func (s *Session) args(model, resume string) []string {
 	a := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
 		"--include-partial-messages", "--permission-prompt-tool", "stdio", "--permission-mode", "default"}
 	if model != "" {
 		a = append(a, "--model", model)
+	}
+	if resume != "" {
+		a = append(a, "--resume", resume)
 	}
 	return a
 }
@@ -132,9 +140,9 @@ func (s *Session) env(model string) []string {
 
 func (s *Session) start() error {
 	s.mu.Lock()
-	model := s.model
+	model, resume := s.model, s.resume
 	s.mu.Unlock()
-	p, err := startProcess(s.cfg.Bin, s.args(model), s.env(model), s.cfg.Workspace)
+	p, err := startProcess(s.cfg.Bin, s.args(model, resume), s.env(model), s.cfg.Workspace)
 	if err != nil {
 		return err
 	}
@@ -392,6 +400,7 @@ func (s *Session) Reset() {
 	}
 	s.inbox.Clear()
 	s.wake, s.wakeRes, s.stale, s.owed = noWake, nil, 0, false
+	s.resume = ""
 	p := s.proc
 	s.mu.Unlock()
 	p.stop()

@@ -29,6 +29,10 @@ type translator struct {
 
 	started bool
 	model   string
+	// cliSession is the CLI's id of the lead's conversation (system/init),
+	// told to onCLISession when it is new.
+	cliSession   string
+	onCLISession func(id string)
 
 	counts map[string]int    // agent type → sub-agents named so far
 	byCall map[string]*agent // Agent tool_use id → its sub-agent
@@ -182,6 +186,12 @@ func (t *translator) system(l *line) step {
 	case "init":
 		if l.Model != "" {
 			t.model = l.Model
+		}
+		if l.SessionID != "" && l.SessionID != t.cliSession && l.ParentToolUseID == "" {
+			t.cliSession = l.SessionID
+			if t.onCLISession != nil {
+				t.onCLISession(l.SessionID)
+			}
 		}
 		if !t.started {
 			t.started = true

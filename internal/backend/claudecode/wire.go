@@ -25,9 +25,11 @@ type line struct {
 	// Messages API stream of the agent named by parent_tool_use_id
 	Event *streamEvent `json:"event"`
 
-	// system/init
-	Model string   `json:"model"`
-	Tools []string `json:"tools"`
+	// system/init; session_id is the CLI's id of the conversation, which
+	// --resume continues
+	Model     string   `json:"model"`
+	Tools     []string `json:"tools"`
+	SessionID string   `json:"session_id"`
 
 	// system/task_* (task_id is the CLI's sub-agent id, agent_id on its
 	// messages)

@@ -16,9 +16,16 @@ const defaultBaseURL = "https://api.openai.com/v1"
 // writeHome creates a throwaway CODEX_HOME whose config.toml selects a
 // model provider built from Atomic's settings (Codex ignores
 // OPENAI_BASE_URL and speaks only the Responses API to a custom provider).
-// It returns the directory, which the caller removes.
-func writeHome(baseURL, model string) (string, error) {
-	dir, err := os.MkdirTemp("", "atomic-codex-home-")
+// It returns the directory: dir when given (created if need be, kept: the
+// CLI's conversations there outlive the run), else a new temporary one,
+// which the caller removes.
+func writeHome(dir, baseURL, model string) (string, error) {
+	var err error
+	if dir != "" {
+		err = os.MkdirAll(dir, 0o700)
+	} else {
+		dir, err = os.MkdirTemp("", "atomic-codex-home-")
+	}
 	if err != nil {
 		return "", fmt.Errorf("codex: CODEX_HOME: %w", err)
 	}

@@ -37,7 +37,7 @@ type Session struct {
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
 	stderr *backend.Tail
-	home   string // throwaway CODEX_HOME, removed on Close
+	home   string // throwaway CODEX_HOME, removed on Close ("" when none or kept)
 	conn   *conn
 	tr     *Translator
 	exited chan struct{} // closed when the process has been waited for
@@ -50,8 +50,11 @@ type Session struct {
 	answers sync.WaitGroup
 	asks    backend.Asks // the approvals waiting in the gate, by thread
 
-	mu        sync.Mutex
-	thread    string
+	mu     sync.Mutex
+	thread string
+	// resume is the thread the session continues (thread/resume) rather
+	// than starting one; a Reset clears it.
+	resume    string
 	model     string
 	inbox     inbox.Inbox
 	fresh     bool                // Reset: the next Run starts a new thread
@@ -83,15 +86,17 @@ func New(cfg backend.Config) (*Session, error) {
 		return nil, err
 	}
 	cfg = cfg.WithDefaults()
-	s := &Session{cfg: cfg, model: cfg.Model, stderr: &backend.Tail{}, exited: make(chan struct{}), interruptWait: interruptTimeout,
+	s := &Session{cfg: cfg, model: cfg.Model, resume: cfg.ResumeCLI, stderr: &backend.Tail{}, exited: make(chan struct{}), interruptWait: interruptTimeout,
 		ours: map[string]bool{}, ended: map[string]*TurnEnd{}, changed: make(chan struct{})}
 	env := os.Environ()
 	if cfg.BaseURL != "" || cfg.APIKey != "" {
-		home, err := writeHome(cfg.BaseURL, cfg.Model)
+		home, err := writeHome(cfg.CLIHome, cfg.BaseURL, cfg.Model)
 		if err != nil {
 			return nil, err
 		}
-		s.home = home
+		if cfg.CLIHome == "" {
+			s.home = home
+		}
 		key := cfg.APIKey
 		if key == "" {
 			key = "none" // a local server wants none, Codex wants the variable set
@@ -143,7 +148,9 @@ func (s *Session) initialize(ctx context.Context) error {
 	return s.conn.notify("initialized", nil)
 }
 
-// startThread starts the session's thread (again after a Reset).
+// startThread starts the session's thread (again after a Reset), or
+// resumes the earlier one cfg.ResumeCLI names; the thread's id is told to
+// cfg.OnCLISession.
 func (s *Session) startThread(ctx context.Context) error {
 	params := map[string]any{"cwd": s.cfg.Workspace}
 	if m := s.Model(); m != "" {
@@ -152,7 +159,13 @@ func (s *Session) startThread(ctx context.Context) error {
 	for k, v := range policy(s.cfg.Gate) {
 		params[k] = v
 	}
-	res, err := s.conn.call(ctx, "thread/start", params)
+	method := "thread/start"
+	s.mu.Lock()
+	if s.resume != "" && !s.fresh {
+		method, params["threadId"] = "thread/resume", s.resume
+	}
+	s.mu.Unlock()
+	res, err := s.conn.call(ctx, method, params)
 	if err != nil {
 		return err
 	}
@@ -163,15 +176,18 @@ func (s *Session) startThread(ctx context.Context) error {
 		} `json:"thread"`
 	}
 	if err := json.Unmarshal(res, &r); err != nil || r.Thread.ID == "" {
-		return fmt.Errorf("codex: thread/start answered without a thread: %s", res)
+		return fmt.Errorf("codex: %s answered without a thread: %s", method, res)
 	}
 	s.tr.SetLead(r.Thread.ID)
 	s.mu.Lock()
-	s.thread, s.fresh = r.Thread.ID, false
+	s.thread, s.fresh, s.resume = r.Thread.ID, false, ""
 	if s.model == "" {
 		s.model = r.Thread.Model
 	}
 	s.mu.Unlock()
+	if s.cfg.OnCLISession != nil {
+		s.cfg.OnCLISession(r.Thread.ID)
+	}
 	return nil
 }
 
