@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // recallScenario answers the follow-up with the code word only when the
@@ -46,6 +47,7 @@ func TestContinuingAnExternalCLILeadResumesTheCLIsConversationInTheSameSession(t
 	}{
 		{"claude-code", claudeBin, ""},
 		{"codex", codexBin, "/v1"},
+		{"opencode", testkit.OpenCodeCLI, "/v1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bin := c.bin(t)

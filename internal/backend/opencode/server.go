@@ -115,11 +115,23 @@ func (s *server) post(ctx context.Context, path string, body, out any) error {
 		}
 		r = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url+path, r)
+	return s.do(ctx, http.MethodPost, path, r, out)
+}
+
+// get reads path's JSON answer into out.
+func (s *server) get(ctx context.Context, path string, out any) error {
+	return s.do(ctx, http.MethodGet, path, nil, out)
+}
+
+// do sends one request; out, when not nil, receives the JSON answer.
+func (s *server) do(ctx context.Context, method, path string, body io.Reader, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, s.url+path, body)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	res, err := s.http.Do(req)
 	if err != nil {
 		return s.wrap(err)
@@ -127,11 +139,11 @@ func (s *server) post(ctx context.Context, path string, body, out any) error {
 	defer res.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if res.StatusCode/100 != 2 {
-		return fmt.Errorf("POST %s: %s: %s", path, res.Status, strings.TrimSpace(string(b)))
+		return fmt.Errorf("%s %s: %s: %s", method, path, res.Status, strings.TrimSpace(string(b)))
 	}
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {
-			return fmt.Errorf("POST %s: answer %q: %w", path, b, err)
+			return fmt.Errorf("%s %s: answer %q: %w", method, path, b, err)
 		}
 	}
 	return nil

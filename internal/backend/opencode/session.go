@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"sync"
 	"time"
@@ -40,10 +41,13 @@ type Session struct {
 	answers sync.WaitGroup
 	asks    backend.Asks // the approvals waiting in the gate
 
-	mu        sync.Mutex
-	model     string
-	inbox     inbox.Inbox
-	fresh     bool // Reset: the next Run starts a new OpenCode session
+	mu    sync.Mutex
+	model string
+	inbox inbox.Inbox
+	fresh bool // Reset: the next Run starts a new OpenCode session
+	// resume is the earlier OpenCode session (cfg.ResumeCLI) the lead
+	// continues rather than creating one; a Reset clears it.
+	resume    string
 	busy      bool // the lead session is busy
 	posting   bool // a prompt was sent whose turn has not begun
 	ours      bool // the running lead turn is Run's
@@ -75,7 +79,7 @@ func New(cfg backend.Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, dir: dir, model: cfg.Model, generated: cfg.BaseURL != "" || cfg.APIKey != "",
+	s := &Session{cfg: cfg, dir: dir, model: cfg.Model, resume: cfg.ResumeCLI, generated: cfg.BaseURL != "" || cfg.APIKey != "",
 		changed: make(chan struct{}), reading: make(chan struct{}), tr: NewTranslator(cfg)}
 	env := append(os.Environ(), "OPENCODE_CONFIG="+file, "OPENCODE_DISABLE_AUTOUPDATE=1",
 		"OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS=1")
@@ -107,21 +111,37 @@ func New(cfg backend.Config) (*Session, error) {
 	return s, nil
 }
 
-// newLead creates the OpenCode session the lead runs in.
+// newLead creates the OpenCode session the lead runs in, or takes the
+// earlier one cfg.ResumeCLI names (OpenCode keeps its sessions in its data
+// dir, so `opencode serve` finds it again); the session's id is told to
+// cfg.OnCLISession.
 func (s *Session) newLead(ctx context.Context) error {
 	var r struct {
 		ID string `json:"id"`
 	}
-	if err := s.srv.post(ctx, "/session", map[string]string{"title": "atomic " + s.cfg.SessionID}, &r); err != nil {
+	s.mu.Lock()
+	resume := s.resume
+	if s.fresh {
+		resume = ""
+	}
+	s.mu.Unlock()
+	if resume != "" {
+		if err := s.srv.get(ctx, "/session/"+url.PathEscape(resume), &r); err != nil {
+			return fmt.Errorf("opencode: resume session %s: %w", resume, err)
+		}
+	} else if err := s.srv.post(ctx, "/session", map[string]string{"title": "atomic " + s.cfg.SessionID}, &r); err != nil {
 		return fmt.Errorf("opencode: create session: %w", err)
 	}
 	if r.ID == "" {
-		return errors.New("opencode: POST /session answered without an id")
+		return errors.New("opencode: the server named no session id")
 	}
 	s.tr.SetLead(r.ID)
 	s.mu.Lock()
-	s.fresh, s.busy, s.ours, s.auto, s.autoEnded, s.woken = false, false, false, false, false, false
+	s.fresh, s.busy, s.ours, s.auto, s.autoEnded, s.woken, s.resume = false, false, false, false, false, false, ""
 	s.mu.Unlock()
+	if s.cfg.OnCLISession != nil {
+		s.cfg.OnCLISession(r.ID)
+	}
 	return nil
 }
 
