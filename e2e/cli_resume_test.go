@@ -48,6 +48,7 @@ func TestContinuingAnExternalCLILeadResumesTheCLIsConversationInTheSameSession(t
 		{"claude-code", claudeBin, ""},
 		{"codex", codexBin, "/v1"},
 		{"opencode", testkit.OpenCodeCLI, "/v1"},
+		{"copilot", testkit.CopilotCLI, "/v1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bin := c.bin(t)

@@ -94,9 +94,8 @@ func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*r
 }
 
 // resumable says why session sess cannot be resumed with its lead on
-// backend b: its lead ran elsewhere, or in a CLI whose conversation Atomic
-// cannot continue (only Claude Code's, Codex's and OpenCode's, by the
-// conversation id the CLI named).
+// backend b: its lead ran elsewhere, or in a CLI that never named the
+// conversation to continue.
 func resumable(sess store.Session, b string) error {
 	switch {
 	case sess.Backend != b && sess.Backend == backend.Native:
@@ -105,9 +104,6 @@ func resumable(sess store.Session, b string) error {
 		return fmt.Errorf("session %s ran its lead in %s: resume it with --backend %s", sess.ID, sess.Backend, sess.Backend)
 	case b == backend.Native:
 		return nil
-	case b != backend.ClaudeCode && b != backend.Codex && b != backend.OpenCode:
-		return fmt.Errorf("session %s ran its lead in %s: resuming its %s lead is not supported yet (only native, %s, %s and %s leads resume)",
-			sess.ID, b, b, backend.ClaudeCode, backend.Codex, backend.OpenCode)
 	case sess.CLISession == "":
 		return fmt.Errorf("session %s ran its lead in %s, which never named its conversation (no turn started): nothing to resume", sess.ID, b)
 	}

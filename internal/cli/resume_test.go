@@ -79,7 +79,6 @@ func TestResumeFlagsNameWhatIsWrong(t *testing.T) {
 		{ID: "codex-session", Dir: dir, Backend: "codex", Model: "gpt"},
 		{ID: "claude-unnamed", Dir: dir, Backend: "claude-code"},
 		{ID: "native-session", Dir: dir, Backend: "native", Model: "m"},
-		{ID: "copilot-session", Dir: dir, Backend: "copilot"},
 	} {
 		rec := store.Record(filepath.Join(state, "atomic", store.FileName), store.Options{}, m, nil)
 		rec.Prompt("hello")
@@ -99,8 +98,6 @@ func TestResumeFlagsNameWhatIsWrong(t *testing.T) {
 			"session codex-session ran its lead in codex: resume it with --backend codex"},
 		{"a native session in a CLI", dir, []string{"--backend", "claude-code", "--resume", "native-session"},
 			"--backend claude-code: session native-session ran the native lead; resume it without --backend"},
-		{"a backend that cannot resume yet", dir, []string{"--backend", "copilot", "--resume", "copilot-session"},
-			"resuming its copilot lead is not supported yet"},
 		{"a Claude Code lead that never named its conversation", dir, []string{"--backend", "claude-code", "--resume", "claude-unnamed"},
 			"never named its conversation"},
 	} {

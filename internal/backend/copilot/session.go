@@ -47,12 +47,15 @@ type Session struct {
 	answers sync.WaitGroup
 	watcher sync.WaitGroup
 
-	mu        sync.Mutex
-	sess      *sdk.Session
-	unsub     func()
-	model     string
-	inbox     inbox.Inbox
-	fresh     bool         // Reset: the next Run starts a new Copilot session
+	mu    sync.Mutex
+	sess  *sdk.Session
+	unsub func()
+	model string
+	inbox inbox.Inbox
+	fresh bool // Reset: the next Run starts a new Copilot session
+	// resume is the earlier Copilot session (cfg.ResumeCLI) the lead
+	// continues rather than creating one; a Reset clears it.
+	resume    string
 	announced sync.Once    // the lead's session.start
 	asks      backend.Asks // approvals under way, by the asking agent
 	closeOnce sync.Once
@@ -79,7 +82,7 @@ func New(cfg backend.Config) (*Session, error) {
 	cfg = cfg.WithDefaults()
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	s := &Session{cfg: cfg, tr: NewTranslator(cfg), mark: hex.EncodeToString(b[:]), model: cfg.Model,
+	s := &Session{cfg: cfg, tr: NewTranslator(cfg), mark: hex.EncodeToString(b[:]), model: cfg.Model, resume: cfg.ResumeCLI,
 		dead: make(chan struct{}), stop: make(chan struct{})}
 	env := append(os.Environ(), markEnv+"="+s.mark)
 	opts := &sdk.ClientOptions{WorkingDirectory: cfg.Workspace}
@@ -133,31 +136,49 @@ func (s *Session) watch() {
 	}
 }
 
-// newSession creates the Copilot session (again after a Reset).
+// newSession creates the Copilot session (again after a Reset), or
+// resumes the earlier one cfg.ResumeCLI names (the CLI keeps its sessions
+// under its home); the session's id is told to cfg.OnCLISession.
 func (s *Session) newSession(ctx context.Context) error {
 	yes := true
-	conf := &sdk.SessionConfig{
-		Model:            s.Model(),
-		WorkingDirectory: s.cfg.Workspace,
-		Streaming:        &yes,
-		// The approvals are answered from the session's events, which
-		// name the agent that asks; the SDK's own handler stays out.
-		OnPermissionRequest: func(sdk.PermissionRequest, sdk.PermissionInvocation) (rpc.PermissionDecision, error) {
-			return &rpc.PermissionDecisionNoResult{}, nil
-		},
-		IncludeSubAgentStreamingEvents: &yes,
+	// The approvals are answered from the session's events, which name
+	// the agent that asks; the SDK's own handler stays out.
+	noAnswer := func(sdk.PermissionRequest, sdk.PermissionInvocation) (rpc.PermissionDecision, error) {
+		return &rpc.PermissionDecisionNoResult{}, nil
 	}
+	var provider *sdk.ProviderConfig
 	if s.cfg.BaseURL != "" {
-		conf.Provider = &sdk.ProviderConfig{Type: "openai", WireAPI: "completions", BaseURL: s.cfg.BaseURL, APIKey: apiKey(s.cfg.APIKey)}
+		provider = &sdk.ProviderConfig{Type: "openai", WireAPI: "completions", BaseURL: s.cfg.BaseURL, APIKey: apiKey(s.cfg.APIKey)}
 	}
-	sess, err := s.client.CreateSession(ctx, conf)
-	if err != nil {
-		return fmt.Errorf("copilot: create session: %w", err)
+	s.mu.Lock()
+	resume := s.resume
+	s.mu.Unlock()
+	var sess *sdk.Session
+	var err error
+	if resume != "" {
+		sess, err = s.client.ResumeSession(ctx, resume, &sdk.ResumeSessionConfig{
+			Model: s.Model(), WorkingDirectory: s.cfg.Workspace, Streaming: &yes, OnPermissionRequest: noAnswer,
+			IncludeSubAgentStreamingEvents: &yes, Provider: provider,
+		})
+		if err != nil {
+			return fmt.Errorf("copilot: resume session %s: %w", resume, err)
+		}
+	} else {
+		sess, err = s.client.CreateSession(ctx, &sdk.SessionConfig{
+			Model: s.Model(), WorkingDirectory: s.cfg.Workspace, Streaming: &yes, OnPermissionRequest: noAnswer,
+			IncludeSubAgentStreamingEvents: &yes, Provider: provider,
+		})
+		if err != nil {
+			return fmt.Errorf("copilot: create session: %w", err)
+		}
 	}
 	unsub := sess.On(s.handle)
 	s.mu.Lock()
-	s.sess, s.unsub, s.fresh = sess, unsub, false
+	s.sess, s.unsub, s.fresh, s.resume = sess, unsub, false, ""
 	s.mu.Unlock()
+	if s.cfg.OnCLISession != nil {
+		s.cfg.OnCLISession(sess.SessionID)
+	}
 	return nil
 }
 
