@@ -7,11 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/backend"
 )
 
 // process is one run of the CLI in its own process group, so that stopping
@@ -20,7 +21,7 @@ type process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *os.File
-	stderr *tail
+	stderr *backend.Tail
 
 	wmu sync.Mutex // one line at a time on stdin
 	// wg counts the approvals in flight, which write to stdin.
@@ -50,7 +51,7 @@ func startProcess(bin string, args, env []string, dir string) (*process, error) 
 		return nil, err
 	}
 	cmd.Stdout = w
-	errs := &tail{max: 8 << 10}
+	errs := &backend.Tail{}
 	cmd.Stderr = errs
 	if err := cmd.Start(); err != nil {
 		stdin.Close()
@@ -128,31 +129,8 @@ func (p *process) exitError() error {
 	if p.waitErr != nil {
 		msg += " (" + p.waitErr.Error() + ")"
 	}
-	if s := strings.TrimSpace(p.stderr.String()); s != "" {
+	if s := p.stderr.String(); s != "" {
 		msg += ": " + s
 	}
 	return errors.New(msg)
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, b...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }
