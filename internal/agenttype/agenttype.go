@@ -33,6 +33,10 @@ type Type struct {
 	Disabled bool
 }
 
+// External reports whether t runs on another backend than Atomic's own
+// loop (an external CLI, in a fresh session of its own).
+func (t Type) External() bool { return t.Backend != "" && t.Backend != "native" }
+
 // Built-in type names.
 const (
 	GeneralPurpose = "general-purpose"

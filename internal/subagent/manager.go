@@ -213,7 +213,7 @@ func (m *Manager) reserve(spec Spec) (*reservation, error) {
 		return nil, ErrClosed
 	}
 	model := typ.Model
-	if !external(typ) && (model == "" || model == "inherit" || isClaudeAlias(model)) {
+	if !typ.External() && (model == "" || model == "inherit" || isClaudeAlias(model)) {
 		model = m.cfg.Model
 	}
 	id := m.nameLocked(typ.Name)
@@ -299,12 +299,6 @@ func (m *Manager) Name(typ string) string {
 	return m.nameLocked(typ)
 }
 
-// external reports whether typ runs on another backend than the native
-// loop.
-func external(typ agenttype.Type) bool {
-	return typ.Backend != "" && typ.Backend != backend.Native
-}
-
 // isClaudeAlias reports Claude Code's model aliases, which agent files
 // written for Claude Code use; they inherit the caller's model here.
 func isClaudeAlias(m string) bool {
@@ -366,7 +360,7 @@ func (m *Manager) runSession(ctx context.Context, t *Task, set *tools.Set) (res 
 			err = fmt.Errorf("sub-agent %s panicked: %v", t.ID, p)
 		}
 	}()
-	if external(t.Type) {
+	if t.Type.External() {
 		return m.runBackend(ctx, t)
 	}
 	system := m.cfg.System

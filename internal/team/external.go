@@ -5,16 +5,9 @@ import (
 	"strings"
 
 	"github.com/atomic-agent/atomic/internal/agent"
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 )
-
-// external reports whether typ runs on another backend than the native
-// loop.
-func external(typ agenttype.Type) bool {
-	return typ.Backend != "" && typ.Backend != backend.Native
-}
 
 // openCLI starts teammate t's session in the external CLI its type names
 // (a mixed tree). The CLI cannot call the team's messaging tools, so its

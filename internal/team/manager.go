@@ -283,7 +283,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	team := m.team
 	old := m.mates[spec.Name]
 	model := typ.Model
-	if !external(typ) && (model == "" || model == "inherit" || isClaudeAlias(model)) {
+	if !typ.External() && (model == "" || model == "inherit" || isClaudeAlias(model)) {
 		model = m.cfg.Model
 	}
 	closed := m.closed
@@ -310,7 +310,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	ctx, cancel := context.WithCancel(m.base)
 	t := &mate{name: spec.Name, role: spec.Role, id: id, sessionID: m.cfg.SessionID + "/" + id, typ: typ, team: team, prompt: spec.Prompt,
 		cancel: cancel, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	if external(typ) {
+	if typ.External() {
 		if err := m.openCLI(t, model); err != nil {
 			cancel()
 			return Info{}, err
