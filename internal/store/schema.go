@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 )
 
 // migrations bring the schema from version i to i+1; the schema's version
@@ -66,8 +68,17 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	// WAL (set after the version check: it rewrites the file's header) lets
 	// readers go on while one process writes.
-	if _, err := s.db.ExecContext(ctx, `PRAGMA journal_mode = WAL`); err != nil {
-		return fmt.Errorf("setting WAL mode: %w", err)
+	// Switching to WAL needs the file alone and SQLite does not wait for
+	// it (busy_timeout does not apply): a second process opening a new
+	// store at the same moment retries until the first has switched it.
+	for deadline := time.Now().Add(DefaultBusyTimeout); ; time.Sleep(5 * time.Millisecond) {
+		_, err := s.db.ExecContext(ctx, `PRAGMA journal_mode = WAL`)
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
+			return fmt.Errorf("setting WAL mode: %w", err)
+		}
 	}
 	if v == len(migrations) {
 		return nil
