@@ -56,9 +56,16 @@ type ToolCall struct {
 
 // ToolResult answers one ToolCall.
 type ToolResult struct {
-	ToolCallID string `json:"tool_call_id"`
-	Content    string `json:"content"`
-	IsError    bool   `json:"is_error,omitempty"`
+	ToolCallID string  `json:"tool_call_id"`
+	Content    string  `json:"content"`
+	IsError    bool    `json:"is_error,omitempty"`
+	Images     []Image `json:"images,omitempty"`
+}
+
+// Image is a picture carried in a tool result.
+type Image struct {
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"` // raw bytes (base64 in JSON)
 }
 
 // ToolSpec describes a tool offered to the model.

@@ -50,6 +50,15 @@ type Call struct {
 type Result struct {
 	Content string
 	IsError bool
+	// Images go back to the model beside Content (an MCP tool's
+	// screenshot, a fetched image), so they are not flattened away.
+	Images []Image
+}
+
+// Image is a picture in a tool result.
+type Image struct {
+	MediaType string // e.g. image/png
+	Data      []byte // raw bytes, not base64
 }
 
 // Subjecter is implemented by tools whose calls have one argument that
