@@ -1,0 +1,241 @@
+// Package memory loads project memory: the AGENTS.md and CLAUDE.md files
+// that tell every agent of a run how this project and this user work. It
+// reads them in the places Claude Code does, with its @path imports, so a
+// project set up for Claude Code behaves the same under Atomic. A file that
+// cannot be read is reported as "path: why" and skipped; the rest loads.
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxFileSize caps what is read of one file; a longer one is cut with a
+// warning, so one runaway file cannot fill the context window.
+const MaxFileSize = 256 << 10
+
+// MaxDepth is how many import hops are followed, as in Claude Code.
+const MaxDepth = 5
+
+// Kind says where a file comes from: it heads its block in the prompt.
+type Kind string
+
+const (
+	Project Kind = "project instructions"
+	Local   Kind = "private project instructions, not checked in"
+	User    Kind = "the user's instructions for all projects"
+	Import  Kind = "imported"
+)
+
+// File is one loaded memory file.
+type File struct {
+	Path    string
+	Kind    Kind
+	Content string
+	// ImportedBy is the file whose @path brought this one in, and Line the
+	// line of that @path ("" and 0 for a file found in its own place).
+	ImportedBy string
+	Line       int
+}
+
+// Lines is how many lines the file has.
+func (f File) Lines() int {
+	if f.Content == "" {
+		return 0
+	}
+	return strings.Count(strings.TrimSuffix(f.Content, "\n"), "\n") + 1
+}
+
+// Problem is a file, or an import, that was skipped or cut: "path: why",
+// or "path:line: why" for an import, naming the importing file.
+type Problem struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (p *Problem) Error() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", p.Path, p.Line, p.Err)
+	}
+	return fmt.Sprintf("%s: %v", p.Path, p.Err)
+}
+
+func (p *Problem) Unwrap() error { return p.Err }
+
+// Memory is what was loaded, in prompt order, and what was not.
+type Memory struct {
+	Files    []File
+	Problems []error
+}
+
+// Places says where to look. Dir is the working directory; Home the
+// user's home (for ~/.claude/CLAUDE.md and @~/ imports); ConfigDir the
+// user's Atomic config folder (config.UserDir), holding AGENTS.md.
+type Places struct {
+	Dir       string
+	Home      string
+	ConfigDir string
+}
+
+// Load reads the memory files: for each folder from the working directory
+// up to the repository root (the folder holding .git; without one, only
+// the working directory) its AGENTS.md, CLAUDE.md, .claude/CLAUDE.md and
+// CLAUDE.local.md; then ~/.claude/CLAUDE.md and ConfigDir/AGENTS.md. Each
+// file is followed by the files it imports. Missing files are fine.
+func Load(p Places) *Memory {
+	l := &loader{home: p.Home, seen: map[string]bool{}}
+	for _, dir := range projectDirs(p.Dir) {
+		l.top(filepath.Join(dir, "AGENTS.md"), Project)
+		l.top(filepath.Join(dir, "CLAUDE.md"), Project)
+		l.top(filepath.Join(dir, ".claude", "CLAUDE.md"), Project)
+		l.top(filepath.Join(dir, "CLAUDE.local.md"), Local)
+	}
+	if p.Home != "" {
+		l.top(filepath.Join(p.Home, ".claude", "CLAUDE.md"), User)
+	}
+	if p.ConfigDir != "" {
+		l.top(filepath.Join(p.ConfigDir, "AGENTS.md"), User)
+	}
+	return &l.mem
+}
+
+// projectDirs are dir and its parents up to the one holding .git; just
+// dir when none does.
+func projectDirs(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	dir = filepath.Clean(dir)
+	var dirs []string
+	for d := dir; ; d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return dirs
+		}
+		if filepath.Dir(d) == d {
+			return []string{dir}
+		}
+	}
+}
+
+type loader struct {
+	home string
+	mem  Memory
+	seen map[string]bool // by resolved path: each file is loaded once
+}
+
+func (l *loader) problem(path string, line int, err error) {
+	l.mem.Problems = append(l.mem.Problems, &Problem{Path: path, Line: line, Err: err})
+}
+
+// top loads a file found in its own place; a missing one is not a problem.
+func (l *loader) top(path string, kind Kind) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	l.load(path, kind, "", 0, []string{})
+}
+
+// load reads path and then its imports; chain is the import path that led
+// here (the importers, outermost first).
+func (l *loader) load(path string, kind Kind, importer string, line int, chain []string) {
+	key := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		key = r
+	}
+	for _, c := range chain {
+		if c == key {
+			l.problem(importer, line, fmt.Errorf("import cycle: %s imports %s again", importer, path))
+			return
+		}
+	}
+	if l.seen[key] {
+		return
+	}
+	text, err := l.read(path)
+	if err != nil {
+		if importer != "" {
+			l.problem(importer, line, fmt.Errorf("import @%s: %w", path, err))
+		} else {
+			l.problem(path, 0, err)
+		}
+		return
+	}
+	l.seen[key] = true
+	l.mem.Files = append(l.mem.Files, File{Path: path, Kind: kind, Content: text, ImportedBy: importer, Line: line})
+	chain = append(chain, key)
+	for _, im := range imports(text) {
+		target := l.resolve(path, im.path)
+		if len(chain) > MaxDepth {
+			l.problem(path, im.line, fmt.Errorf("import @%s not followed: imports are followed at most %d levels deep", im.path, MaxDepth))
+			continue
+		}
+		l.load(target, Import, path, im.line, chain)
+	}
+}
+
+// read returns a file's text: valid UTF-8, cut at MaxFileSize.
+func (l *loader) read(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", errors.New("no such file")
+		}
+		return "", err
+	}
+	if fi.IsDir() {
+		return "", errors.New("is a directory, not a file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return "", err
+	}
+	cut := len(data) > MaxFileSize
+	if cut {
+		data = data[:MaxFileSize]
+		if i := lastRuneStart(data); !utf8.FullRune(data[i:]) {
+			data = data[:i] // do not split the last character
+		}
+	}
+	if !utf8.Valid(data) {
+		return "", errors.New("not valid UTF-8 text")
+	}
+	text := strings.TrimPrefix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\ufeff")
+	if cut {
+		l.problem(path, 0, fmt.Errorf("longer than %d KiB: only the first %d KiB were loaded", MaxFileSize>>10, MaxFileSize>>10))
+	}
+	return text, nil
+}
+
+func lastRuneStart(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// resolve turns an import as written into a path: ~/ is the home, an
+// absolute path stays, anything else is relative to the importing file.
+func (l *loader) resolve(importer, p string) string {
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		return filepath.Join(l.home, strings.TrimPrefix(p, "~"))
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	}
+	return filepath.Join(filepath.Dir(importer), p)
+}
