@@ -39,6 +39,9 @@ type Config struct {
 	Workspace tools.Workspace
 	Gate      *permission.Gate
 	Types     *agenttype.Registry
+	// Memory is the project memory block (memory.Memory.Prompt) that the
+	// system prompts of the lead, sub-agents and teammates end with.
+	Memory string
 	// MaxSubagents caps concurrent sub-agents (0: default 5).
 	MaxSubagents int
 	// MaxTeammates caps live teammates (0: team.DefaultMaxTeammates).
@@ -153,7 +156,7 @@ func Open(cfg Config) (*Runtime, error) {
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus,
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
-		System: SubagentSystemPrompt(cfg.Workspace), Now: cfg.Now, OnFinish: r.onTaskFinish,
+		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
 	})
 	r.team = team.New(team.Config{
@@ -161,6 +164,7 @@ func Open(cfg Config) (*Runtime, error) {
 		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, LeadID: LeadID, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
+		Memory: cfg.Memory,
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
@@ -188,7 +192,7 @@ func Open(cfg Config) (*Runtime, error) {
 	} else {
 		r.lead = agent.New(agent.Config{
 			SessionID: cfg.SessionID, ID: LeadID, Name: "lead", Provider: cfg.Provider, Model: cfg.Model,
-			System: LeadSystemPrompt(cfg.Workspace), Tools: leadTools, Gate: cfg.Gate, Meter: r.meter,
+			System: LeadSystemPrompt(cfg.Workspace, cfg.Memory), Tools: leadTools, Gate: cfg.Gate, Meter: r.meter,
 			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, LeadID),
 			History: leadHistory,
 		})

@@ -38,8 +38,9 @@ type harness struct {
 }
 
 // newRuntime builds the real runtime over a loopback model serving rules;
-// the server and its client's connections close with the test.
-func newRuntime(t *testing.T, rules []loopback.Rule, maxTeammates int) (*runtime.Runtime, *loopback.Server) {
+// the server and its client's connections close with the test. opts
+// change its config.
+func newRuntime(t *testing.T, rules []loopback.Rule, maxTeammates int, opts ...func(*runtime.Config)) (*runtime.Runtime, *loopback.Server) {
 	t.Helper()
 	srv := loopback.New(&loopback.Scenario{Rules: rules})
 	if err := srv.Start(); err != nil {
@@ -59,16 +60,19 @@ func newRuntime(t *testing.T, rules []loopback.Rule, maxTeammates int) (*runtime
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := runtime.New(runtime.Config{Provider: prov, Model: model, Workspace: tools.Workspace{Root: t.TempDir()},
-		MaxTeammates: maxTeammates, MaxTurns: 20})
-	return rt, srv
+	cfg := runtime.Config{Provider: prov, Model: model, Workspace: tools.Workspace{Root: t.TempDir()},
+		MaxTeammates: maxTeammates, MaxTurns: 20}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return runtime.New(cfg), srv
 }
 
 // start serves a new runtime for the length of the test, recording its
 // events.
-func start(t *testing.T, rules []loopback.Rule, maxTeammates int) *harness {
+func start(t *testing.T, rules []loopback.Rule, maxTeammates int, opts ...func(*runtime.Config)) *harness {
 	t.Helper()
-	rt, srv := newRuntime(t, rules, maxTeammates)
+	rt, srv := newRuntime(t, rules, maxTeammates, opts...)
 	h := &harness{t: t, srv: srv, rt: rt, served: make(chan struct{})}
 	h.rt.Bus().Subscribe(func(e event.Event) {
 		h.mu.Lock()

@@ -73,6 +73,9 @@ type Config struct {
 	// that ids stay unique in the whole tree (nil: the CLI session counts
 	// on its own).
 	NameAgent func(agentType string) string
+	// Memory is the project memory block that ends every native
+	// teammate's system prompt ("" for none).
+	Memory string
 	// History, when set, is given each native teammate's whole history
 	// after each change (the session store); it must only queue.
 	History func(agentID string, msgs []provider.Message)
@@ -318,7 +321,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	} else {
 		cfg := agent.Config{
 			SessionID: t.sessionID, ID: id, ParentID: m.cfg.LeadID, Name: spec.Name,
-			Provider: m.cfg.Provider, Model: model, System: systemPrompt(m.cfg.Workspace, team, spec.Name, spec.Role, typ),
+			Provider: m.cfg.Provider, Model: model, System: systemPrompt(m.cfg.Workspace, team, spec.Name, spec.Role, typ, m.cfg.Memory),
 			Tools: set, Gate: m.cfg.Gate, Meter: m.cfg.Meter, Sink: m.cfg.Sink, MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
 		}
 		if save := m.cfg.History; save != nil {

@@ -10,7 +10,7 @@ import (
 // systemPrompt tells a teammate who it is, who it works with and how to
 // talk to them. Custom agent types add their own prompt; the built-in
 // types' prompts speak of one-shot sub-agents and are left out.
-func systemPrompt(workspace, team, name, role string, typ agenttype.Type) string {
+func systemPrompt(workspace, team, name, role string, typ agenttype.Type, memory string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `You are %s, a teammate in team %q of Atomic, a terminal coding agent. Your role: %s.`, name, team, role)
 	if workspace != "" {
@@ -22,6 +22,10 @@ You are a long-lived member of a team led by "lead". Your first message is your 
 	if typ.Prompt != "" && typ.Source != "built-in" {
 		b.WriteString("\n\n")
 		b.WriteString(strings.TrimSpace(typ.Prompt))
+	}
+	if memory != "" {
+		b.WriteString("\n\n")
+		b.WriteString(memory)
 	}
 	return b.String()
 }
