@@ -1,7 +1,9 @@
 package agenttype
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -25,10 +27,71 @@ func knownField(key string) bool {
 // (Claude Code's examples): seeing one, the line-by-line reader is used.
 var proseKeys = map[string]bool{"examples": true, "example": true, "context": true, "user": true, "assistant": true, "commentary": true}
 
+// splitFrontMatter cuts a Markdown file (\n line ends, no BOM) into the
+// front matter between its --- lines and the body after them; has is
+// false, and body all of data, when it opens with no --- line.
+func splitFrontMatter(data []byte) (head, body []byte, has bool, err error) {
+	if !bytes.HasPrefix(data, []byte("---\n")) {
+		return nil, data, false, nil
+	}
+	rest := data[4:]
+	if bytes.HasPrefix(rest, []byte("---")) { // empty front matter
+		body = rest[3:]
+	} else {
+		end := bytes.Index(rest, []byte("\n---"))
+		if end < 0 {
+			return nil, nil, true, errors.New("front matter is not closed by a --- line")
+		}
+		head, body = rest[:end+1], rest[end+4:]
+	}
+	if i := bytes.IndexByte(body, '\n'); i >= 0 {
+		body = body[i+1:] // the rest of the closing --- line
+	} else {
+		body = nil
+	}
+	return head, body, true, nil
+}
+
+// FrontMatter reads a Markdown file's YAML front matter as agent files are
+// read (line by line, starting fields at the keys known accepts, when it
+// is not valid YAML) into text values by lower-cased key, a list as
+// written ("[a, b]"), and returns the body after it. Custom slash commands
+// use it. The error names the line where known ("line 3: …").
+func FrontMatter(data []byte, known func(key string) bool) (map[string]string, string, error) {
+	data = bytes.TrimPrefix(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\ufeff"))
+	head, body, has, err := splitFrontMatter(data)
+	if err != nil {
+		return nil, "", fmt.Errorf("line 1: %w", err)
+	}
+	out := map[string]string{}
+	if !has {
+		return out, string(body), nil
+	}
+	fields, err := parseFrontMatter(head, known)
+	if err != nil {
+		msg := "bad front matter: " + strings.TrimPrefix(err.Error(), "yaml: ")
+		if l := yamlErrLine(err); l > 0 {
+			return nil, "", fmt.Errorf("line %d: %s", l, msg)
+		}
+		return nil, "", errors.New(msg)
+	}
+	for k, f := range fields {
+		switch {
+		case f.other:
+			return nil, "", fmt.Errorf("line %d: %s is not text or a list", f.line, f.name)
+		case f.isList:
+			out[k] = "[" + strings.Join(f.list, ", ") + "]"
+		default:
+			out[k] = f.value
+		}
+	}
+	return out, string(body), nil
+}
+
 // parseFrontMatter reads the front matter as YAML, or line by line when
 // it is not valid YAML or YAML misreads prose as keys. The error is the
 // YAML one, when neither way finds a field.
-func parseFrontMatter(head []byte) (map[string]field, error) {
+func parseFrontMatter(head []byte, known func(key string) bool) (map[string]field, error) {
 	fields, err := parseYAML(head)
 	if err == nil {
 		prose := false
@@ -41,7 +104,7 @@ func parseFrontMatter(head []byte) (map[string]field, error) {
 			return fields, nil
 		}
 	}
-	loose := parseLines(head)
+	loose := parseLines(head, known)
 	if len(loose) == 0 {
 		if err == nil {
 			return fields, nil
@@ -94,7 +157,7 @@ var fieldLine = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$`)
 // parseLines reads front matter the way its author meant it when it is
 // not valid YAML: a known key at the start of a line begins a field, every
 // other line continues the field before it.
-func parseLines(head []byte) map[string]field {
+func parseLines(head []byte, known func(key string) bool) map[string]field {
 	fields := map[string]field{}
 	var key string
 	var cont []string
@@ -107,7 +170,7 @@ func parseLines(head []byte) map[string]field {
 		fields[key] = cur
 	}
 	for i, line := range strings.Split(string(head), "\n") {
-		if m := fieldLine.FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil && knownField(strings.ToLower(m[1])) {
+		if m := fieldLine.FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil && known(strings.ToLower(m[1])) {
 			flush()
 			key, cont = strings.ToLower(m[1]), nil
 			cur = field{name: m[1], line: i + 2, value: strings.TrimSpace(m[2])}

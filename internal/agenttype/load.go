@@ -134,30 +134,15 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 		warn.Ignored = append(warn.Ignored, what)
 	}
 	var fields map[string]field
-	var body []byte
-	if bytes.HasPrefix(data, []byte("---\n")) {
-		rest := data[4:]
-		var head []byte
-		if bytes.HasPrefix(rest, []byte("---")) { // empty front matter
-			body = rest[3:]
-		} else {
-			end := bytes.Index(rest, []byte("\n---"))
-			if end < 0 {
-				return fail(1, "front matter is not closed by a --- line")
-			}
-			head, body = rest[:end+1], rest[end+4:]
-		}
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			body = body[i+1:] // the rest of the closing --- line
-		} else {
-			body = nil
-		}
-		var err error
-		if fields, err = parseFrontMatter(head); err != nil {
+	head, body, has, err := splitFrontMatter(data)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	if has {
+		if fields, err = parseFrontMatter(head, knownField); err != nil {
 			return fail(yamlErrLine(err), "bad front matter: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 		}
 	} else {
-		body = data
 		fields = map[string]field{}
 		ignore(1, "no YAML front matter (name taken from the file name)")
 	}

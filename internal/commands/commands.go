@@ -1,0 +1,190 @@
+// Package commands loads custom slash commands: Markdown prompt templates
+// in .atomic/commands and .claude/commands (the project's and the user's),
+// as Claude Code reads them, so "/review 42" sends the expanded prompt.
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/atomic-agent/atomic/internal/agenttype"
+)
+
+// Command is one custom slash command.
+type Command struct {
+	// Name is the command without its slash; a file in a subfolder is
+	// namespaced by it: frontend/component.md is "frontend:component".
+	Name         string
+	Description  string
+	ArgumentHint string
+	// Prompt is the body, with $ARGUMENTS and $1..$9 still in it.
+	Prompt string
+	Path   string
+	// Scope is "project" or "user".
+	Scope string
+}
+
+// Dir is a folder of command files and the scope its commands have.
+type Dir struct {
+	Path  string
+	Scope string
+}
+
+// Dirs are the folders searched, lowest precedence first: the user's
+// ~/.claude/commands and ConfigDir/commands, then the project's
+// .claude/commands and .atomic/commands. A later command of the same name
+// wins, so a project command beats a user one.
+func Dirs(projectRoot, home, configDir string) []Dir {
+	var dirs []Dir
+	if home != "" {
+		dirs = append(dirs, Dir{filepath.Join(home, ".claude", "commands"), "user"})
+	}
+	if configDir != "" {
+		dirs = append(dirs, Dir{filepath.Join(configDir, "commands"), "user"})
+	}
+	if projectRoot != "" {
+		dirs = append(dirs, Dir{filepath.Join(projectRoot, ".claude", "commands"), "project"},
+			Dir{filepath.Join(projectRoot, ".atomic", "commands"), "project"})
+	}
+	return dirs
+}
+
+// Set is the loaded commands by name.
+type Set struct {
+	byName map[string]Command
+}
+
+// Load reads the *.md files of dirs and their subfolders (missing folders
+// are fine). A file that cannot be read, has malformed front matter or
+// whose name is one of builtins (without slash) is skipped and returned
+// as an error "path: why".
+func Load(dirs []Dir, builtins []string) (*Set, []error) {
+	s := &Set{byName: map[string]Command{}}
+	reserved := map[string]bool{}
+	for _, b := range builtins {
+		reserved[strings.ToLower(strings.TrimPrefix(b, "/"))] = true
+	}
+	var problems []error
+	for _, d := range dirs {
+		var paths []string
+		err := filepath.WalkDir(d.Path, func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && path == d.Path {
+					return fs.SkipDir
+				}
+				problems = append(problems, fmt.Errorf("%s: %w", path, err))
+				return nil
+			}
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+				paths = append(paths, path)
+			}
+			return nil
+		})
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", d.Path, err))
+		}
+		sort.Strings(paths)
+		for _, path := range paths {
+			c, err := parseFile(d, path)
+			if err != nil {
+				problems = append(problems, fmt.Errorf("%s: %w", path, err))
+				continue
+			}
+			if reserved[c.Name] {
+				problems = append(problems, fmt.Errorf("%s: /%s is a built-in command; this one is skipped (rename the file)", path, c.Name))
+				continue
+			}
+			s.byName[c.Name] = c
+		}
+	}
+	return s, problems
+}
+
+// knownField are the front-matter keys of Claude Code's command files.
+func knownField(key string) bool {
+	switch key {
+	case "description", "argument-hint", "allowed-tools", "model", "disable-model-invocation":
+		return true
+	}
+	return false
+}
+
+func parseFile(d Dir, path string) (Command, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Command{}, err
+	}
+	rel, err := filepath.Rel(d.Path, path)
+	if err != nil {
+		return Command{}, err
+	}
+	name := strings.ToLower(strings.ReplaceAll(filepath.ToSlash(strings.TrimSuffix(rel, ".md")), "/", ":"))
+	if strings.ContainsAny(name, " \t") {
+		return Command{}, fmt.Errorf("the command name %q has spaces", name)
+	}
+	fields, body, err := agenttype.FrontMatter(data, knownField)
+	if err != nil {
+		return Command{}, err
+	}
+	c := Command{Name: name, Path: path, Scope: d.Scope, Prompt: strings.TrimSpace(body),
+		Description: strings.TrimSpace(fields["description"]), ArgumentHint: strings.TrimSpace(fields["argument-hint"])}
+	if c.Prompt == "" {
+		return Command{}, errors.New("the command has no prompt (the file's body is empty)")
+	}
+	if c.Description == "" {
+		c.Description = firstLine(c.Prompt)
+	}
+	return c, nil
+}
+
+// firstLine is a prompt's first line without Markdown heading marks.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(strings.TrimLeft(line, "# "))
+}
+
+// Lookup finds a command by name (without slash, any case).
+func (s *Set) Lookup(name string) (Command, bool) {
+	if s == nil {
+		return Command{}, false
+	}
+	c, ok := s.byName[strings.ToLower(name)]
+	return c, ok
+}
+
+// All lists the commands by name.
+func (s *Set) All() []Command {
+	if s == nil {
+		return nil
+	}
+	out := make([]Command, 0, len(s.byName))
+	for _, c := range s.byName {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Expand resolves "/name args" typed by the user: ok is false when text
+// is not a slash command of the set (a built-in, an unknown one, or not a
+// command at all).
+func (s *Set) Expand(text string) (prompt string, ok bool) {
+	name, args := strings.TrimSpace(text), ""
+	if i := strings.IndexFunc(name, unicode.IsSpace); i >= 0 {
+		name, args = name[:i], name[i:]
+	}
+	if !strings.HasPrefix(name, "/") {
+		return "", false
+	}
+	c, ok := s.Lookup(name[1:])
+	if !ok {
+		return "", false
+	}
+	return c.Expand(strings.TrimSpace(args)), true
+}
