@@ -10,11 +10,14 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/tools"
+	"github.com/atomic-agent/atomic/internal/ui"
 )
 
 // common are the flags shared by the TUI and atomic run.
@@ -148,6 +151,8 @@ type setup struct {
 	gate      *permission.Gate
 	types     *agenttype.Registry
 	workspace tools.Workspace
+	memory    *memory.Memory
+	commands  *commands.Set
 	warnings  []string
 }
 
@@ -200,6 +205,15 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped agent file: %v", p))
 	}
 	s.types = types
+	s.memory = memory.Load(memory.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv)})
+	for _, p := range s.memory.Problems {
+		s.warnings = append(s.warnings, fmt.Sprintf("memory: %v", p))
+	}
+	cmds, problems := commands.Load(commands.Dirs(io.Dir, io.Getenv("HOME"), config.UserDir(io.Getenv)), ui.BuiltinCommands())
+	for _, p := range problems {
+		s.warnings = append(s.warnings, fmt.Sprintf("skipped command file: %v", p))
+	}
+	s.commands = cmds
 	return s, nil
 }
 

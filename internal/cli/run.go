@@ -69,6 +69,9 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	for _, w := range s.warnings {
 		fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w)
 	}
+	if expanded, ok := s.commands.Expand(prompt); ok { // "/name args", as Claude Code's -p does
+		prompt = expanded
+	}
 	res, err := c.resumeSession(ctx, ios, s)
 	if err != nil {
 		return fail(err)
@@ -98,7 +101,7 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 	newLead = continueCLI(newLead, res, journal, c.cliHome)
 	return runtime.Open(runtime.Config{
 		SessionID: sessionID, Journal: journal, Resume: resume,
-		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types,
+		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(),
 		MaxSubagents: c.maxSubagents, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
 	})

@@ -99,6 +99,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	err = ui.Run(ctx, ui.Options{
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
 		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out,
+		Memory: s.memory, Commands: s.commands,
 	})
 	if err != nil {
 		return fail(err)

@@ -3,6 +3,8 @@ package ui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/atomic-agent/atomic/internal/commands"
 )
 
 // helpText is what /help shows.
@@ -14,11 +16,18 @@ const helpText = `Commands:
   /tasks [cancel ID]  list background tasks; cancel one
   /tasks resume ID    continue a background task Atomic's exit interrupted
   /team [send NAME TEXT | stop NAME]   list teammates; message or stop one
+  /memory             the memory files (AGENTS.md, CLAUDE.md) loaded, and why any was skipped
   /quit               quit (cancels every agent)
 Keys:
   enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
   esc interrupt · ctrl+c interrupt, twice to quit · ctrl+d on empty input quit
   ctrl+o expand or collapse agents trees and tool output · pgup/pgdown scroll`
+
+// BuiltinCommands are the names of the built-in slash commands: a custom
+// command may not take one.
+func BuiltinCommands() []string {
+	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/memory"}
+}
 
 // command runs a slash command typed in the input.
 func (m *Model) command(text string) {
@@ -26,7 +35,9 @@ func (m *Model) command(text string) {
 	name, args := strings.ToLower(fields[0]), fields[1:]
 	switch name {
 	case "/help", "/?":
-		m.note(noteInfo, helpText)
+		m.note(noteInfo, helpText+customHelp(m.cfg.Commands))
+	case "/memory":
+		m.note(noteInfo, m.cfg.Memory.Summary())
 	case "/quit", "/exit":
 		m.quitting = true
 	case "/clear":
@@ -40,8 +51,30 @@ func (m *Model) command(text string) {
 	case "/team":
 		m.teamCommand(args, text)
 	default:
+		if prompt, ok := m.cfg.Commands.Expand(text); ok {
+			m.send(text, prompt)
+			return
+		}
 		m.note(noteError, fmt.Sprintf("Unknown command %s; /help lists the commands", fields[0]))
 	}
+}
+
+// customHelp lists the custom slash commands for /help.
+func customHelp(set *commands.Set) string {
+	all := set.All()
+	if len(all) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nCustom commands:")
+	for _, c := range all {
+		use := "/" + c.Name
+		if c.ArgumentHint != "" {
+			use += " " + c.ArgumentHint
+		}
+		fmt.Fprintf(&b, "\n  %-19s %s (%s)", use, oneLine(c.Description), c.Scope)
+	}
+	return b.String()
 }
 
 // clear resets the conversation and the transcript.

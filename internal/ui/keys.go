@@ -90,9 +90,15 @@ func (m *Model) submit(text string) {
 		m.command(text)
 		return
 	}
-	m.tr.add(&userEntry{text: text})
+	m.send(text, text)
+}
+
+// send shows what the user typed and gives the lead prompt (a custom
+// command's expansion, or the text itself).
+func (m *Model) send(typed, prompt string) {
+	m.tr.add(&userEntry{text: typed})
 	m.busy = true
 	if m.cfg.Backend != nil {
-		m.cfg.Backend.Submit(text)
+		m.cfg.Backend.Submit(prompt)
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atomic-agent/atomic/internal/commands"
+	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/permission"
 )
 
@@ -28,6 +30,10 @@ type Config struct {
 	Welcome []string
 	// Past is a resumed session's history, shown before the first frame.
 	Past *Past
+	// Memory is the project memory /memory lists (nil: none loaded).
+	Memory *memory.Memory
+	// Commands are the custom slash commands (nil: none).
+	Commands *commands.Set
 }
 
 // tickInterval is how often elapsed times are refreshed while agents run.

@@ -10,6 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atomic-agent/atomic/internal/commands"
+	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/runtime"
 )
 
@@ -27,8 +29,11 @@ type Options struct {
 	// Past is the resumed session shown before the first frame (nil: a
 	// new session).
 	Past *Past
-	In   io.Reader
-	Out  io.Writer
+	// Memory is what /memory shows; Commands the custom slash commands.
+	Memory   *memory.Memory
+	Commands *commands.Set
+	In       io.Reader
+	Out      io.Writer
 	// QuitTimeout bounds the wait for agents on quit (0: 5s).
 	QuitTimeout time.Duration
 	// ProgramOptions are extra Bubble Tea options (tests set a window size).
@@ -47,7 +52,8 @@ func Run(ctx context.Context, o Options) error {
 	if o.QuitTimeout <= 0 {
 		o.QuitTimeout = DefaultQuitTimeout
 	}
-	m := New(Config{Backend: RuntimeBackend(rt), Approvals: o.Approvals, Team: o.Team, Subject: o.Subject, Welcome: o.Welcome, Past: o.Past})
+	m := New(Config{Backend: RuntimeBackend(rt), Approvals: o.Approvals, Team: o.Team, Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
+		Memory: o.Memory, Commands: o.Commands})
 	f := newFeed()
 	unsub := rt.Bus().Subscribe(f.Emit)
 	defer unsub()

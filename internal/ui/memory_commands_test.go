@@ -1,0 +1,83 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atomic-agent/atomic/internal/commands"
+	"github.com/atomic-agent/atomic/internal/memory"
+)
+
+// newProjectModel is a test model over a project folder holding files,
+// with its memory and custom commands loaded as the CLI loads them.
+func newProjectModel(t *testing.T, files map[string]string) (*Model, *fakeBackend, string) {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmds, problems := commands.Load(commands.Dirs(root, "", ""), BuiltinCommands())
+	if len(problems) != 0 {
+		t.Fatalf("command problems: %v", problems)
+	}
+	b := &fakeBackend{}
+	c := &clock{now: t0}
+	m := New(Config{Backend: b, Now: c.Now, Memory: memory.Load(memory.Places{Dir: root}), Commands: cmds})
+	m.Update(tea.WindowSizeMsg{Width: 400, Height: 30})
+	return m, b, root
+}
+
+func TestMemoryListsTheLoadedFilesAndWarnings(t *testing.T) {
+	m, _, root := newProjectModel(t, map[string]string{"AGENTS.md": "Use tabs.\n@docs/style.md\n@gone.md", "docs/style.md": "Short names."})
+	userAsk(m, "/memory")
+	f := frame(m)
+	for _, want := range []string{
+		filepath.Join(root, "AGENTS.md") + " · 33 B · 3 lines · project instructions",
+		filepath.Join(root, "docs/style.md") + " · 12 B · 1 line · imported by " + filepath.Join(root, "AGENTS.md") + ":2",
+		filepath.Join(root, "AGENTS.md") + ":3: import @" + filepath.Join(root, "gone.md") + ": no such file",
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("/memory lacks %q:\n%s", want, f)
+		}
+	}
+}
+
+func TestHelpListsCustomCommandsWithHintAndDescription(t *testing.T) {
+	m, _, _ := newProjectModel(t, map[string]string{
+		".atomic/commands/fix.md":     "---\ndescription: Fix an issue\nargument-hint: [issue]\n---\nFix $ARGUMENTS",
+		".claude/commands/fe/comp.md": "# Make a component\nNamed $1.",
+	})
+	userAsk(m, "/help")
+	f := frame(m)
+	for _, want := range []string{"/memory", "Custom commands:", "/fe:comp            Make a component (project)", "/fix [issue]        Fix an issue (project)"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("/help lacks %q:\n%s", want, f)
+		}
+	}
+}
+
+func TestCustomCommandSendsItsExpansionAndShowsWhatWasTyped(t *testing.T) {
+	m, b, _ := newProjectModel(t, map[string]string{".claude/commands/fix.md": "---\ndescription: Fix an issue\n---\nFix issue $1 and add a test ($ARGUMENTS)."})
+	userAsk(m, "/fix 42 fast")
+	if len(b.submitted) != 1 || b.submitted[0] != "Fix issue 42 and add a test (42 fast)." {
+		t.Fatalf("submitted %q, want the expanded prompt", b.submitted)
+	}
+	f := frame(m)
+	if !strings.Contains(f, "/fix 42 fast") || strings.Contains(f, "Fix issue 42") {
+		t.Errorf("transcript should show what was typed, not the expansion:\n%s", f)
+	}
+	userAsk(m, "/nosuch thing")
+	if len(b.submitted) != 1 || !strings.Contains(frame(m), "Unknown command /nosuch") {
+		t.Errorf("an unknown command was sent (%q) or not reported:\n%s", b.submitted, frame(m))
+	}
+}
