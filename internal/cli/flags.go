@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"time"
 
@@ -205,7 +206,8 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped agent file: %v", p))
 	}
 	s.types = types
-	s.memory = memory.Load(memory.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv)})
+	s.memory = memory.Load(memory.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv),
+		Managed: memory.ManagedPath(goruntime.GOOS)})
 	for _, p := range s.memory.Problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("memory: %v", p))
 	}

@@ -27,10 +27,13 @@ const MaxDepth = 5
 type Kind string
 
 const (
-	Project Kind = "project instructions"
-	Local   Kind = "private project instructions, not checked in"
-	User    Kind = "the user's instructions for all projects"
-	Import  Kind = "imported"
+	Project  Kind = "project instructions"
+	Local    Kind = "private project instructions, not checked in"
+	User     Kind = "the user's instructions for all projects"
+	Rule     Kind = "project rules"
+	UserRule Kind = "the user's rules for all projects"
+	Managed  Kind = "managed policy for every user of this machine"
+	Import   Kind = "imported"
 )
 
 // File is one loaded memory file.
@@ -42,6 +45,9 @@ type File struct {
 	// line of that @path ("" and 0 for a file found in its own place).
 	ImportedBy string
 	Line       int
+	// Paths are the globs a rules file (.claude/rules) says it is for,
+	// from its front matter "paths"; empty for all files.
+	Paths string
 }
 
 // Lines is how many lines the file has.
@@ -77,31 +83,52 @@ type Memory struct {
 
 // Places says where to look. Dir is the working directory; Home the
 // user's home (for ~/.claude/CLAUDE.md and @~/ imports); ConfigDir the
-// user's Atomic config folder (config.UserDir), holding AGENTS.md.
+// user's Atomic config folder (config.UserDir), holding AGENTS.md;
+// Managed Claude Code's machine-wide file (ManagedPath), "" for none.
 type Places struct {
 	Dir       string
 	Home      string
 	ConfigDir string
+	Managed   string
 }
 
-// Load reads the memory files: for each folder from the working directory
-// up to the repository root (the folder holding .git; without one, only
-// the working directory) its AGENTS.md, CLAUDE.md, .claude/CLAUDE.md and
-// CLAUDE.local.md; then ~/.claude/CLAUDE.md and ConfigDir/AGENTS.md. Each
-// file is followed by the files it imports. Missing files are fine.
+// ManagedPath is where Claude Code reads its managed policy memory on
+// goos.
+func ManagedPath(goos string) string {
+	switch goos {
+	case "darwin":
+		return "/Library/Application Support/ClaudeCode/CLAUDE.md"
+	case "windows":
+		return `C:\Program Files\ClaudeCode\CLAUDE.md`
+	}
+	return "/etc/claude-code/CLAUDE.md"
+}
+
+// Load reads the memory files, nearest first: for each folder from the
+// working directory up to the repository root (the folder holding .git;
+// without one, only the working directory) its AGENTS.md, CLAUDE.md,
+// .claude/CLAUDE.md, .claude/rules/**/*.md and CLAUDE.local.md; then
+// ~/.claude/CLAUDE.md, ~/.claude/rules/**/*.md, ConfigDir/AGENTS.md and
+// the managed policy file. Each file is followed by the files it imports.
+// Missing files are fine.
 func Load(p Places) *Memory {
 	l := &loader{home: p.Home, seen: map[string]bool{}}
 	for _, dir := range projectDirs(p.Dir) {
 		l.top(filepath.Join(dir, "AGENTS.md"), Project)
 		l.top(filepath.Join(dir, "CLAUDE.md"), Project)
 		l.top(filepath.Join(dir, ".claude", "CLAUDE.md"), Project)
+		l.rules(filepath.Join(dir, ".claude", "rules"), Rule)
 		l.top(filepath.Join(dir, "CLAUDE.local.md"), Local)
 	}
 	if p.Home != "" {
 		l.top(filepath.Join(p.Home, ".claude", "CLAUDE.md"), User)
+		l.rules(filepath.Join(p.Home, ".claude", "rules"), UserRule)
 	}
 	if p.ConfigDir != "" {
 		l.top(filepath.Join(p.ConfigDir, "AGENTS.md"), User)
+	}
+	if p.Managed != "" {
+		l.top(p.Managed, Managed)
 	}
 	return &l.mem
 }
@@ -168,8 +195,15 @@ func (l *loader) load(path string, kind Kind, importer string, line int, chain [
 		}
 		return
 	}
+	var globs string
+	if kind == Rule || kind == UserRule {
+		if text, globs, err = ruleFrontMatter(text); err != nil {
+			l.problem(path, 0, err)
+			return
+		}
+	}
 	l.seen[key] = true
-	l.mem.Files = append(l.mem.Files, File{Path: path, Kind: kind, Content: text, ImportedBy: importer, Line: line})
+	l.mem.Files = append(l.mem.Files, File{Path: path, Kind: kind, Content: text, ImportedBy: importer, Line: line, Paths: globs})
 	chain = append(chain, key)
 	for _, im := range imports(text) {
 		target := l.resolve(path, im.path)

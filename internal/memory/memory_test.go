@@ -62,11 +62,21 @@ func TestLoadReadsMemoryFilesInEveryPlaceAndImportShape(t *testing.T) {
 				"CLAUDE.md": "above the repository: not read", "repo/.git": "<dir>",
 				"repo/AGENTS.md": "a", "repo/CLAUDE.md": "c", "repo/.claude/CLAUDE.md": "dc", "repo/CLAUDE.local.md": "l",
 				"repo/sub/AGENTS.md": "sa", "repo/sub/CLAUDE.local.md": "sl",
-				"home/.claude/CLAUDE.md": "u", "config/atomic/AGENTS.md": "ua",
+				"repo/.claude/rules/testing.md": "t", "repo/.claude/rules/api/errors.md": "---\npaths: [\"internal/**/*.go\"]\n---\ne",
+				"home/.claude/CLAUDE.md": "u", "home/.claude/rules/style.md": "s", "config/atomic/AGENTS.md": "ua",
+				"etc/claude-code/CLAUDE.md": "m",
 			},
 			dir: "repo/sub",
 			want: []string{"repo/sub/AGENTS.md", "repo/sub/CLAUDE.local.md", "repo/AGENTS.md", "repo/CLAUDE.md",
-				"repo/.claude/CLAUDE.md", "repo/CLAUDE.local.md", "home/.claude/CLAUDE.md", "config/atomic/AGENTS.md"},
+				"repo/.claude/CLAUDE.md", "repo/.claude/rules/api/errors.md", "repo/.claude/rules/testing.md", "repo/CLAUDE.local.md",
+				"home/.claude/CLAUDE.md", "home/.claude/rules/style.md", "config/atomic/AGENTS.md", "etc/claude-code/CLAUDE.md"},
+		},
+		{
+			name:     "a rules file with malformed front matter is skipped",
+			files:    map[string]string{"repo/.git": "<dir>", "repo/.claude/rules/bad.md": "---\npaths: [a\nno end", "repo/.claude/rules/good.md": "g"},
+			dir:      "repo",
+			want:     []string{"repo/.claude/rules/good.md"},
+			problems: []string{"{root}/repo/.claude/rules/bad.md: line 1: front matter is not closed by a --- line"},
 		},
 		{
 			name:  "a .git file (worktree) marks the repository root",
@@ -162,7 +172,8 @@ func TestLoadReadsMemoryFilesInEveryPlaceAndImportShape(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			tree(t, root, tt.files)
-			m := Load(Places{Dir: filepath.Join(root, tt.dir), Home: filepath.Join(root, "home"), ConfigDir: filepath.Join(root, "config", "atomic")})
+			m := Load(Places{Dir: filepath.Join(root, tt.dir), Home: filepath.Join(root, "home"), ConfigDir: filepath.Join(root, "config", "atomic"),
+				Managed: filepath.Join(root, "etc", "claude-code", "CLAUDE.md")})
 			if got := loaded(root, m); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("loaded:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
@@ -196,13 +207,15 @@ func TestLoadCutsAFileOverTheSizeCapAndSaysSo(t *testing.T) {
 
 func TestPromptHeadsEachFileWithItsPathNearestFirst(t *testing.T) {
 	root := t.TempDir()
-	tree(t, root, map[string]string{".git": "<dir>", "AGENTS.md": "Use tabs.\n@extra.md", "extra.md": "Run make.", "home/.claude/CLAUDE.md": "Be brief."})
+	tree(t, root, map[string]string{".git": "<dir>", "AGENTS.md": "Use tabs.\n@extra.md", "extra.md": "Run make.", "home/.claude/CLAUDE.md": "Be brief.",
+		".claude/rules/go.md": "---\npaths:\n  - \"**/*.go\"\n  - go.mod\n---\nWrap errors."})
 	p := Load(Places{Dir: root, Home: filepath.Join(root, "home")}).Prompt()
 	var at []int
 	for _, want := range []string{
 		"more specific",
 		"Contents of " + filepath.Join(root, "AGENTS.md") + " (project instructions):\n\nUse tabs.",
 		"Contents of " + filepath.Join(root, "extra.md") + " (imported by " + filepath.Join(root, "AGENTS.md") + "):\n\nRun make.",
+		"Contents of " + filepath.Join(root, ".claude/rules/go.md") + " (project rules, for files matching **/*.go, go.mod):\n\nWrap errors.",
 		"Contents of " + filepath.Join(root, "home/.claude/CLAUDE.md") + " (the user's instructions for all projects):\n\nBe brief.",
 	} {
 		i := strings.Index(p, want)

@@ -19,6 +19,9 @@ func (m *Memory) Prompt() string {
 		if f.ImportedBy != "" {
 			what = "imported by " + f.ImportedBy
 		}
+		if f.Paths != "" {
+			what += ", for files matching " + f.Paths
+		}
 		fmt.Fprintf(&b, "\n\nContents of %s (%s):\n\n%s", f.Path, what, strings.TrimSpace(f.Content))
 	}
 	return b.String()
@@ -29,7 +32,7 @@ func (m *Memory) Prompt() string {
 func (m *Memory) Summary() string {
 	var b strings.Builder
 	if m == nil || len(m.Files) == 0 {
-		b.WriteString("No memory files loaded (AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md from here up to the repository root; ~/.claude/CLAUDE.md; ~/.config/atomic/AGENTS.md).")
+		b.WriteString("No memory files loaded (AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, .claude/rules/*.md, CLAUDE.local.md from here up to the repository root; ~/.claude/CLAUDE.md, ~/.claude/rules/*.md; ~/.config/atomic/AGENTS.md).")
 	} else {
 		b.WriteString("Memory files, in prompt order:")
 		for _, f := range m.Files {
@@ -42,6 +45,9 @@ func (m *Memory) Summary() string {
 				fmt.Fprintf(&b, " · imported by %s:%d", f.ImportedBy, f.Line)
 			} else {
 				fmt.Fprintf(&b, " · %s", f.Kind)
+			}
+			if f.Paths != "" {
+				fmt.Fprintf(&b, " · for %s", f.Paths)
 			}
 		}
 	}
