@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,18 +16,11 @@ rules:
   - {name: answer, respond: {text: "fixed"}}
 `)
 	dir := t.TempDir()
-	for p, c := range map[string]string{
+	testkit.WriteFiles(t, dir, map[string]string{
 		".git/HEAD":               "ref: refs/heads/main\n",
 		"AGENTS.md":               "Always run gofmt.\n@missing.md\n",
 		".atomic/commands/fix.md": "---\ndescription: Fix an issue\nargument-hint: [issue]\n---\nFix issue $1 and add a test.",
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	var out, errOut bytes.Buffer
 	env := map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_STATE_HOME": filepath.Join(dir, "state"),
 		"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL()}

@@ -1,30 +1,18 @@
 package commands
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func write(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/atomic-agent/atomic/internal/testkit"
+)
 
 var builtins = []string{"/help", "/clear", "/model", "/memory"}
 
 func TestLoadFindsCommandsInProjectAndUserFoldersProjectWinning(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"home/.claude/commands/review.md":        "---\ndescription: user review\n---\nUser review",
 		"home/.claude/commands/mine.md":          "My own command",
 		"config/atomic/commands/standup.md":      "# Write the standup\nFrom git log.",
@@ -67,7 +55,7 @@ func TestLoadReportsAndSkipsBadCommandFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			write(t, root, map[string]string{".atomic/commands/" + tt.file: tt.content, ".atomic/commands/ok.md": "fine"})
+			testkit.WriteFiles(t, root, map[string]string{".atomic/commands/" + tt.file: tt.content, ".atomic/commands/ok.md": "fine"})
 			s, problems := Load(Dirs(root, "", ""), builtins)
 			if len(problems) != 1 || !strings.Contains(problems[0].Error(), filepath.Join(root, ".atomic", "commands", tt.want)) {
 				t.Fatalf("problems %q, want one containing %q", problems, tt.want)
@@ -102,7 +90,7 @@ func TestExpandFillsArguments(t *testing.T) {
 
 func TestSetExpandResolvesTypedCommands(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{".claude/commands/fix.md": "Fix $ARGUMENTS", ".claude/commands/fe/comp.md": "Component $1"})
+	testkit.WriteFiles(t, root, map[string]string{".claude/commands/fix.md": "Fix $ARGUMENTS", ".claude/commands/fe/comp.md": "Component $1"})
 	s, _ := Load(Dirs(root, "", ""), builtins)
 	tests := []struct {
 		text, want string

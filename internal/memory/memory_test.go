@@ -5,27 +5,25 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // tree writes files under root: a value of "<dir>" makes a folder; {root}
 // in a content is replaced by root.
 func tree(t *testing.T, root string, files map[string]string) {
 	t.Helper()
+	plain := map[string]string{}
 	for p, c := range files {
-		full := filepath.Join(root, p)
 		if c == "<dir>" {
-			if err := os.MkdirAll(full, 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(root, p), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(strings.ReplaceAll(c, "{root}", root)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		plain[p] = strings.ReplaceAll(c, "{root}", root)
 	}
+	testkit.WriteFiles(t, root, plain)
 }
 
 // loaded names each loaded file relative to root, "<importer" appended for

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/memory"
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // newProjectModel is a test model over a project folder holding files,
@@ -17,15 +17,7 @@ import (
 func newProjectModel(t *testing.T, files map[string]string) (*Model, *fakeBackend, string) {
 	t.Helper()
 	root := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, root, files)
 	cmds, problems := commands.Load(commands.Dirs(root, "", ""), BuiltinCommands())
 	if len(problems) != 0 {
 		t.Fatalf("command problems: %v", problems)
