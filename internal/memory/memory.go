@@ -227,6 +227,9 @@ func (l *loader) read(path string) (string, error) {
 	if fi.IsDir() {
 		return "", errors.New("is a directory, not a file")
 	}
+	if !fi.Mode().IsRegular() {
+		return "", errors.New("not a regular file") // a pipe or device would block or never end
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
