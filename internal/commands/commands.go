@@ -116,6 +116,11 @@ func knownField(key string) bool {
 }
 
 func parseFile(d Dir, path string) (Command, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return Command{}, err
+	} else if !fi.Mode().IsRegular() {
+		return Command{}, errors.New("not a regular file") // a pipe or device would block or never end
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Command{}, err
