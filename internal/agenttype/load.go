@@ -79,7 +79,7 @@ func Load(dirs []string, knownTools []string) (*Registry, []error) {
 				continue
 			}
 			path := filepath.Join(dir, e.Name())
-			data, err := os.ReadFile(path)
+			data, err := readRegular(path)
 			if err != nil {
 				problems = append(problems, &FileError{Path: path, Err: err})
 				continue
@@ -98,6 +98,19 @@ func Load(dirs []string, knownTools []string) (*Registry, []error) {
 		}
 	}
 	return r, problems
+}
+
+// readRegular reads a regular file (or a link to one): a named pipe or a
+// device in an agents folder would block start-up or never end.
+func readRegular(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return os.ReadFile(path)
 }
 
 // field is one front-matter entry: a scalar, a list of scalars, or
