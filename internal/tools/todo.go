@@ -90,9 +90,15 @@ func (t *TodoWrite) Subject(input json.RawMessage) string {
 	if err != nil {
 		return ""
 	}
-	c := countTodos(in.Todos)
-	progress := fmt.Sprintf("%d/%d done", c.completed, len(in.Todos))
-	for _, td := range in.Todos {
+	return PlanProgress(in.Todos)
+}
+
+// PlanProgress is a plan in one line for a progress line: the item in
+// progress and the count done ("Running the tests · 2/5 done").
+func PlanProgress(todos []event.Todo) string {
+	c := countTodos(todos)
+	progress := fmt.Sprintf("%d/%d done", c.completed, len(todos))
+	for _, td := range todos {
 		if td.Status == TodoInProgress {
 			return TodoLabel(td) + " · " + progress
 		}
