@@ -176,10 +176,15 @@ func (t *TodoWrite) Run(_ context.Context, call Call) (Result, error) {
 		todos = []event.Todo{}
 	}
 	t.mu.Lock()
+	prev := t.plans[call.AgentID]
 	t.plans[call.AgentID] = todos
 	t.mu.Unlock()
+	content := todoSummary(todos)
+	if done := newlyCompleted(prev, todos); len(done) > 0 {
+		content += " Completed since your last update: " + strings.Join(done, "; ") + "."
+	}
 	return Result{
-		Content:  todoSummary(todos),
+		Content:  content,
 		Announce: &Announcement{Type: event.PlanUpdate, Data: event.PlanUpdateData{Todos: todos}},
 	}, nil
 }
@@ -189,6 +194,31 @@ func (t *TodoWrite) Plan(agentID string) []event.Todo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]event.Todo(nil), t.plans[agentID]...)
+}
+
+// newlyCompleted lists the items completed in next that were not in
+// prev, matched by id when both have one, else by content.
+func newlyCompleted(prev, next []event.Todo) []string {
+	key := func(td event.Todo) string {
+		if td.ID != "" {
+			return "id:" + td.ID
+		}
+		return "content:" + td.Content
+	}
+	before := map[string]bool{}
+	for _, td := range prev {
+		before[key(td)] = td.Status == TodoCompleted
+	}
+	var out []string
+	for _, td := range next {
+		if td.Status != TodoCompleted {
+			continue
+		}
+		if was, known := before[key(td)]; known && !was {
+			out = append(out, td.Content)
+		}
+	}
+	return out
 }
 
 type todoCounts struct{ pending, inProgress, completed int }

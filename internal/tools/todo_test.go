@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/atomic-agent/atomic/internal/event"
@@ -90,7 +91,7 @@ func TestTodoWriteKeepsOnePlanPerAgentAndAnnouncesIt(t *testing.T) {
 	}
 	lead1 := []event.Todo{{Content: "Plan", Status: "in_progress", ActiveForm: "Planning"}, {Content: "Ship", Status: "pending"}}
 	sub := []event.Todo{{Content: "Search", Status: "pending", ID: "s1"}}
-	lead2 := []event.Todo{{Content: "Ship", Status: "in_progress"}}
+	lead2 := []event.Todo{{Content: "Plan", Status: "completed"}, {Content: "Ship", Status: "in_progress"}}
 	write("lead", lead1...)
 	res := write("general-purpose-1", sub...)
 	if res.Announce == nil || res.Announce.Type != event.PlanUpdate {
@@ -99,7 +100,13 @@ func TestTodoWriteKeepsOnePlanPerAgentAndAnnouncesIt(t *testing.T) {
 	if d, ok := res.Announce.Data.(event.PlanUpdateData); !ok || !reflect.DeepEqual(d.Todos, sub) {
 		t.Errorf("announced %+v, want the sub-agent's list %+v", res.Announce.Data, sub)
 	}
-	write("lead", lead2...)
+	if got := write("lead", lead2...).Content; !strings.HasSuffix(got, "Completed since your last update: Plan.") {
+		t.Errorf("lead's second result = %q, want it to name the item it completed since its own last list", got)
+	}
+	if got := write("general-purpose-1", event.Todo{Content: "Plan", Status: "completed"}).Content; strings.Contains(got, "since your last update") {
+		t.Errorf("sub-agent's result = %q names items of the lead's list", got)
+	}
+	write("general-purpose-1", sub...)
 	if got := td.Plan("lead"); !reflect.DeepEqual(got, lead2) {
 		t.Errorf("lead's plan = %+v, want the later list %+v (a call replaces the whole list)", got, lead2)
 	}
