@@ -1,14 +1,11 @@
 package codex
 
 import (
-	"context"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 func TestTurnPlanUpdatedBecomesTheLeadsPlanUpdate(t *testing.T) {
@@ -45,17 +42,7 @@ rules:
 `
 
 func TestRealCodexUpdatePlanReachesUsAsTheLeadsPlan(t *testing.T) {
-	bin := realCodex(t)
-	srv := testkit.Loopback(t, codexPlan)
-	rec := &recorder{}
-	s, err := New(backend.Config{SessionID: "s1", AgentID: "lead", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1", Model: "gpt-5",
-		Gate: allowAll(t), Sink: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	s, srv, rec, ctx := realLoopbackSession(t, codexPlan, "gpt-test")
 	if res, err := s.Run(ctx, "PLANIT: make a plan."); err != nil || res.Text != "Planned." {
 		for _, e := range srv.Log() {
 			t.Logf("request %d: rule %q, %s, tools %v", e.Seq, e.Rule, e.Outcome, e.Tools)
