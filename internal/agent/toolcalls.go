@@ -157,6 +157,9 @@ func (s *Session) completeTool(ctx context.Context, c provider.ToolCall, res too
 	} else {
 		data.Result = res.Content
 	}
+	if a := res.Announce; a != nil && !res.IsError {
+		s.emit(a.Type, c.ID, a.Data)
+	}
 	s.emit(event.ToolComplete, c.ID, data)
 	return provider.ToolResult{ToolCallID: c.ID, Content: res.Content, IsError: res.IsError}
 }

@@ -29,7 +29,7 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 			[]string{"doc-all-fields.md:7:", "permissionMode", "maxTurns", "skills", "mcpServers", "hooks", "memory", "background", "isolation", "effort"}},
 		{"examples-inline.md", "migration-helper", []string{"Examples: <example>Context: The user added a column", "user: 'I added an email column", "</commentary></example>"}, nil, "", "You write database migrations", nil},
 		{"examples-escaped.md", "release-notes-writer", []string{"last tag.\n\n<example>\nContext: A release branch", "\nuser: \"Write the release notes for 2.4\"\n", "</example>"},
-			[]string{"bash", "read", "grep", "glob"}, "sonnet", "You draft release notes", []string{"tools WebFetch, TodoWrite"}},
+			[]string{"bash", "read", "grep", "glob", "todo_write"}, "sonnet", "You draft release notes", []string{"tools WebFetch"}},
 		{"examples-multiline.md", "perf-auditor", []string{"N+1 queries. It measures", "\n\nExamples:\n<example>\nContext: A page became slow", "user: \"Is this parser fast enough", "Let me run the perf-auditor agent on the parser\"\n</example>"},
 			nil, "opus", "You are a performance engineer", nil},
 		{"block-scalar.md", "pr-shepherd", []string{"Use this agent to take a pull request", "<example>\nuser: \"Address the review comments"},
@@ -37,7 +37,7 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 			[]string{"tools mcp__github__get_pull_request, WebFetch", "Bash(git status:*), Bash(git diff:*)", "permission rules still apply"}},
 		{"no-frontmatter.md", "no-frontmatter", []string{"Security reviewer"}, nil, "", "# Security reviewer", []string{"no YAML front matter"}},
 		{"no-name.md", "no-name", []string{"Writes and fixes Go table-driven tests."}, []string{"read", "write", "edit", "bash"}, "", "You write Go tests.", []string{"no-name.md:1:", "no name"}},
-		{"task-and-todo.md", "planner", []string{"Breaks a large change"}, []string{"read", "grep", "glob", "ls"}, "haiku", "You plan.", []string{"tools Task, TodoWrite, NotebookRead, BashOutput, KillShell"}},
+		{"task-and-todo.md", "planner", []string{"Breaks a large change"}, []string{"read", "grep", "glob", "todo_write", "ls"}, "haiku", "You plan.", []string{"tools Task, NotebookRead, BashOutput, KillShell"}},
 	}
 	dir := filepath.Join("testdata", "claude")
 	reg, problems := Load([]string{dir}, known)

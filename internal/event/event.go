@@ -32,6 +32,11 @@ const (
 	TeammateStatus      Type = "teammate.status"
 	Interrupt           Type = "interrupt"
 	Retry               Type = "retry"
+	// PlanUpdate: an agent's plan (todo_write, a CLI's TodoWrite or plan
+	// update) changed; data is the whole new list, which replaces that
+	// agent's previous one. Each agent (lead, sub-agent, teammate) has its
+	// own plan, named by the event's agent_id. It is not a lifecycle event.
+	PlanUpdate Type = "plan.update"
 	// Error reports a failure of an agent's turn (provider error, limit hit).
 	Error Type = "error"
 	// Reset marks a /clear-equivalent reset or model switch; like Interrupt it
@@ -231,6 +236,22 @@ type TeammateStatusData struct {
 	Role   string `json:"role,omitempty"`
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+}
+
+// PlanUpdateData: an agent's whole plan, in order.
+type PlanUpdateData struct {
+	Todos []Todo `json:"todos"`
+}
+
+// Todo is one item of a plan, in Claude Code's TodoWrite shape.
+type Todo struct {
+	Content string `json:"content"`
+	// Status is pending, in_progress or completed.
+	Status string `json:"status"`
+	// ActiveForm is the item as it happens ("Running the tests"), shown
+	// while it is in progress.
+	ActiveForm string `json:"activeForm,omitempty"`
+	ID         string `json:"id,omitempty"`
 }
 
 // InterruptData: the user interrupted.

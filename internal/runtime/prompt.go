@@ -15,6 +15,8 @@ Delegate independent pieces of work to sub-agents with the task tool: each gets 
 
 For longer collaborative work, create a team (team_create, team_spawn): teammates are long-lived agents you and they can message (send_message, broadcast). They report back by message; when their work is done, end them with shutdown_request (or team_delete). The run only completes once every teammate has ended.
 
+For work of three or more steps, keep a plan with todo_write (one item in_progress at a time, each marked completed as soon as it is done); the user sees it as a checklist.
+
 Be concise. When you are done, answer with what you did and found.`, ws.Root), memory)
 }
 

@@ -237,8 +237,13 @@ func (r *Runtime) meterExternal(e event.Event) {
 	r.meter.Set(e.AgentID, d.Usage)
 }
 
-// CoreTools is the tool set every agent may draw from.
-func CoreTools(ws tools.Workspace) *tools.Set { return tools.Core(ws) }
+// CoreTools is the tool set every agent may draw from: the file and shell
+// tools, and todo_write, whose one instance keeps a plan per agent.
+func CoreTools(ws tools.Workspace) *tools.Set {
+	set := tools.Core(ws)
+	set.Add(tools.NewTodoWrite())
+	return set
+}
 
 // NewSessionID makes a run's session id: its start time, then 32 random
 // bits, so that runs started in the same second (two in one directory)

@@ -6,6 +6,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/atomic-agent/atomic/internal/event"
 )
 
 // Kind classifies a tool for the permission gate and for concurrency.
@@ -53,6 +55,18 @@ type Result struct {
 	// Images go back to the model beside Content (an MCP tool's
 	// screenshot, a fetched image), so they are not flattened away.
 	Images []Image
+	// Announce, when set, is emitted by the agent loop as an event from
+	// the calling agent just before the call's tool.complete: a tool whose
+	// effect views follow (todo_write's plan) tells them so directly,
+	// instead of every view parsing tool inputs.
+	Announce *Announcement
+}
+
+// Announcement is an event a tool call reports through its agent, which
+// adds the session, agent and tool call ids.
+type Announcement struct {
+	Type event.Type
+	Data any
 }
 
 // Image is a picture in a tool result.

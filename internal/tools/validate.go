@@ -30,6 +30,13 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("invalid input for tool %s: %s", e.Tool, e.Problem)
 }
 
+// InputChecker is implemented by tools that check their input beyond the
+// top level (the items of a list) with clearer words than the schema
+// validator's; Validate calls it before the schema's own checks.
+type InputChecker interface {
+	CheckInput(input json.RawMessage) error
+}
+
 // SchemaResolver is implemented by tools that cache their resolved schema;
 // Validate uses it so a schema is parsed once per tool value, not per call.
 // Embed a SchemaCache to get it.
@@ -95,6 +102,11 @@ func Validate(t Tool, input json.RawMessage) error {
 	}
 	if err := checkObject(name, rs.Schema(), obj); err != nil {
 		return err
+	}
+	if c, ok := t.(InputChecker); ok {
+		if err := c.CheckInput(input); err != nil {
+			return err
+		}
 	}
 	if err := rs.Validate(v); err != nil {
 		field, problem := explainSchemaError(err)

@@ -6,6 +6,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atomic-agent/atomic/internal/event"
 )
 
 // Markers that start transcript entries.
@@ -174,8 +176,11 @@ type toolEntry struct {
 	state         toolState
 	waiting       bool // held for the user's approval
 	result        string
-	version       int
-	cache         lineCache
+	// plan is the checklist a todo_write call set (plan.update): the
+	// entry shows it instead of the result.
+	plan    []event.Todo
+	version int
+	cache   lineCache
 }
 
 // maxToolLines bounds an expanded tool result.
@@ -194,6 +199,9 @@ func (e *toolEntry) lines(rc *renderCtx) []string {
 			dotStyle = th.fg(th.Warning)
 		default:
 			dotStyle = th.muted()
+		}
+		if e.plan != nil && e.state != toolFailed {
+			return planLines(rc, dotStyle.Render(dot), e.plan)
 		}
 		head := dotStyle.Render(dot) + " " + th.bold().Render(e.name)
 		if e.subject != "" {

@@ -93,6 +93,8 @@ func (m *Model) applyEvent(e event.Event) {
 		}
 		t.version++
 		delete(m.tools, e.ToolCallID)
+	case event.PlanUpdate:
+		m.applyPlan(e)
 	case event.UsageUpdate:
 		if d, ok := event.Payload[event.UsageUpdateData](e.Data); ok {
 			m.usage.update(e.AgentID, d)

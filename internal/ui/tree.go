@@ -37,6 +37,8 @@ type treeView struct {
 	Theme    Theme
 	// Calls lists each agent's tool calls by agent id (expanded view).
 	Calls map[string][]string
+	// Plans holds each agent's latest plan by agent id (expanded view).
+	Plans map[string][]event.Todo
 	// Backends: the tree mixes backends, so each row names its own.
 	Backends bool
 }
@@ -118,7 +120,7 @@ func renderAgentTree(st *lifecycle.State, v treeView) []string {
 		}
 		lines = append(lines, fit(th.muted().Render(cont+subMarker)+subStyle.Render(sub), v.Width))
 		if v.Expanded {
-			for _, d := range agentDetails(r, v.Calls[r.ID]) {
+			for _, d := range agentDetails(r, v.Calls[r.ID], v.Plans[r.ID]) {
 				lines = append(lines, fit(th.muted().Render(cont+"  "+d), v.Width))
 			}
 		}
@@ -157,12 +159,14 @@ func toolUses(n int) string {
 }
 
 // agentDetails are the expanded lines of a row: the prompt, the agent's
-// tool calls (the latest maxCalls), then the result excerpt or the error.
-func agentDetails(r lifecycle.Record, calls []string) []string {
+// plan, its tool calls (the latest maxCalls), then the result excerpt or
+// the error.
+func agentDetails(r lifecycle.Record, calls []string, plan []event.Todo) []string {
 	var out []string
 	if p := oneLine(r.Prompt); p != "" {
 		out = append(out, "Prompt: "+p)
 	}
+	out = append(out, planDetails(plan)...)
 	if n := len(calls); n > maxCalls {
 		out = append(out, fmt.Sprintf("… %d earlier tool calls", n-maxCalls))
 		calls = calls[n-maxCalls:]
@@ -231,7 +235,9 @@ type treeEntry struct {
 	state lifecycle.State
 	// calls lists each agent's tool calls ("read go.mod"), for the
 	// expanded view.
-	calls   map[string][]string
+	calls map[string][]string
+	// plans holds each agent's latest plan (plan.update).
+	plans   map[string][]event.Todo
 	version int
 	cache   lineCache
 }
@@ -249,6 +255,15 @@ func (t *treeEntry) call(id, what string) {
 	t.version++
 }
 
+// setPlan records agent id's new plan.
+func (t *treeEntry) setPlan(id string, todos []event.Todo) {
+	if t.plans == nil {
+		t.plans = map[string][]event.Todo{}
+	}
+	t.plans[id] = todos
+	t.version++
+}
+
 // apply feeds e to the tree's reducer and returns the records it changed.
 func (t *treeEntry) apply(e event.Event) []lifecycle.Record {
 	changed := t.state.Apply(e)
@@ -259,7 +274,7 @@ func (t *treeEntry) apply(e event.Event) []lifecycle.Record {
 }
 
 func (t *treeEntry) lines(rc *renderCtx) []string {
-	v := treeView{Now: rc.Now, Expanded: rc.Expanded, Width: rc.Width, Theme: rc.Theme, Calls: t.calls,
+	v := treeView{Now: rc.Now, Expanded: rc.Expanded, Width: rc.Width, Theme: rc.Theme, Calls: t.calls, Plans: t.plans,
 		Backends: mixed(&t.state, rc.LeadBackend)}
 	if t.state.Active() > 0 {
 		return renderAgentTree(&t.state, v) // elapsed times tick: no cache

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"encoding/json"
 
+	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -13,6 +14,7 @@ import (
 var toolNames = map[string]string{
 	"Bash": "bash", "Read": "read", "Write": "write", "Edit": "edit",
 	"Glob": "glob", "Grep": "grep", "LS": "ls", "Agent": "task", "Task": "task",
+	"TodoWrite": "todo_write",
 }
 
 func ourToolName(name string) string {
@@ -69,6 +71,22 @@ func subject(name string, input json.RawMessage) string {
 		return in.Pattern
 	case "WebFetch":
 		return in.URL
+	case "TodoWrite":
+		if todos, ok := todoList(input); ok {
+			return tools.PlanProgress(todos)
+		}
 	}
 	return ""
+}
+
+// todoList reads the list of a TodoWrite call, which has our todo_write's
+// shape.
+func todoList(input json.RawMessage) ([]event.Todo, bool) {
+	var in struct {
+		Todos []event.Todo `json:"todos"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Todos == nil {
+		return nil, false
+	}
+	return in.Todos, true
 }

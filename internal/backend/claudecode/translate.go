@@ -398,6 +398,10 @@ func (t *translator) toolUse(a *agent, b block) {
 		name := ourToolName(b.Name)
 		t.tools[b.ID] = name
 		t.emit(event.ToolStart, a, b.ID, event.ToolStartData{Name: name, Input: b.Input})
+		if todos, ok := todoList(b.Input); ok && b.Name == "TodoWrite" {
+			// The CLI's plan, announced as our todo_write's is.
+			t.emit(event.PlanUpdate, a, b.ID, event.PlanUpdateData{Todos: todos})
+		}
 		if a != nil && !a.done {
 			t.update(a)
 		}

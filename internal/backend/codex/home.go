@@ -41,6 +41,9 @@ func writeHome(dir, baseURL, model string) (string, error) {
 	fmt.Fprintf(&b, "base_url = %s\n", tomlString(baseURL))
 	b.WriteString("wire_api = \"responses\"\n")
 	fmt.Fprintf(&b, "env_key = %s\n", tomlString(keyEnv))
+	// Codex's plan tool is off by default in this CLI; on, its plans
+	// reach us as turn/plan/updated and show as the agent's checklist.
+	b.WriteString("\n[tools.update_plan]\nenabled = true\n")
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(b.String()), 0o600); err != nil {
 		os.RemoveAll(dir)
 		return "", fmt.Errorf("codex: CODEX_HOME: %w", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
@@ -57,6 +58,25 @@ func TestRealCodexAppServerInitializesStartsAThreadAndCloses(t *testing.T) {
 		t.Fatalf("codex %d alive after Close", pid)
 	}
 	t.Logf("codex app-server ready (initialize + thread/start) in %v", ready)
+}
+
+// realLoopbackSession starts the real CLI as the lead "lead" on model,
+// answered by a loopback server scripted by scenario, every call allowed;
+// ctx bounds the test to a minute.
+func realLoopbackSession(t *testing.T, scenario, model string) (*Session, *loopback.Server, *recorder, context.Context) {
+	t.Helper()
+	bin := realCodex(t)
+	srv := testkit.Loopback(t, scenario)
+	rec := &recorder{}
+	s, err := New(backend.Config{SessionID: "s1", AgentID: "lead", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1",
+		Model: model, Gate: allowAll(t), Sink: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return s, srv, rec, ctx
 }
 
 // codexCancelOne spawns a sub-agent whose answer takes 30 s and one whose
@@ -107,17 +127,7 @@ func TestRealCodexStoppingASubagentWithdrawsItsPendingApprovalAndTheCommandNever
 }
 
 func TestRealCodexCancelAgentInterruptsOneSubagentWhileTheLeadAndItsSiblingGoOn(t *testing.T) {
-	bin := realCodex(t)
-	srv := testkit.Loopback(t, codexCancelOne)
-	rec := &recorder{}
-	s, err := New(backend.Config{SessionID: "s1", Workspace: t.TempDir(), Bin: bin, BaseURL: srv.URL() + "/v1", Model: "gpt-test",
-		Gate: allowAll(t), Sink: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	s, srv, rec, ctx := realLoopbackSession(t, codexCancelOne, "gpt-test")
 	// The slow agent is cancelled once its model request is in flight, so
 	// its turn is certainly under way.
 	cancelled := make(chan error, 1)

@@ -215,6 +215,9 @@ name = "atomic"
 base_url = "http://127.0.0.1:9/v1"
 wire_api = "responses"
 env_key = "ATOMIC_CODEX_API_KEY"
+
+[tools.update_plan]
+enabled = true
 `
 	if string(b) != want {
 		t.Fatalf("the CLI saw:\n%s\nwant:\n%s", b, want)

@@ -11,6 +11,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/tools"
 )
 
 // maxEarly bounds the notifications kept for a thread not yet known (a
@@ -204,6 +205,8 @@ func (t *Translator) handle(m inbound) Note {
 		if p.Delta != "" {
 			t.emit(a, event.MessageDelta, "", event.MessageDeltaData{Text: p.Delta})
 		}
+	case "turn/plan/updated":
+		t.emit(a, event.PlanUpdate, "", event.PlanUpdateData{Todos: todos(p.Plan)})
 	case "thread/tokenUsage/updated":
 		if p.TokenUsage != nil {
 			t.tokens(a, p.TokenUsage)
@@ -622,4 +625,18 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// todos is a Codex plan as our plan's items; Codex spells in_progress
+// inProgress.
+func todos(plan []planStep) []event.Todo {
+	out := make([]event.Todo, len(plan))
+	for i, s := range plan {
+		status := s.Status
+		if status == "inProgress" {
+			status = tools.TodoInProgress
+		}
+		out[i] = event.Todo{Content: s.Step, Status: status}
+	}
+	return out
 }

@@ -102,7 +102,15 @@ type params struct {
 		Message string `json:"message"`
 	} `json:"error"`
 	WillRetry bool `json:"willRetry"`
+	// turn/plan/updated: the agent's whole plan (its update_plan call)
+	Plan []planStep `json:"plan"`
 	approvalParams
+}
+
+// planStep is one step of a turn/plan/updated plan.
+type planStep struct {
+	Step   string `json:"step"`
+	Status string `json:"status"` // pending, inProgress, completed
 }
 
 // item is the union of the thread items Atomic reads.
@@ -189,7 +197,7 @@ func unread(line []byte) bool {
 		"warning", "remoteControl/status/changed", "serverRequest/resolved",
 		"item/commandExecution/outputDelta", "item/fileChange/outputDelta",
 		"item/reasoning/textDelta", "item/reasoning/summaryTextDelta", "item/reasoning/summaryPartAdded",
-		"turn/diff/updated", "turn/plan/updated":
+		"turn/diff/updated":
 		return true
 	}
 	return false
