@@ -11,7 +11,7 @@ import (
 
 // claudeTools maps Claude Code tool names (lower-cased) to Atomic's.
 var claudeTools = map[string]string{
-	"read": "read", "write": "write", "edit": "edit", "multiedit": "edit",
+	"read": "read", "write": "write", "edit": "edit", "multiedit": "multi_edit",
 	"bash": "bash", "glob": "glob", "grep": "grep", "ls": "ls",
 }
 

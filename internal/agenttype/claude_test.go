@@ -33,7 +33,7 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 		{"examples-multiline.md", "perf-auditor", []string{"N+1 queries. It measures", "\n\nExamples:\n<example>\nContext: A page became slow", "user: \"Is this parser fast enough", "Let me run the perf-auditor agent on the parser\"\n</example>"},
 			nil, "opus", "You are a performance engineer", nil},
 		{"block-scalar.md", "pr-shepherd", []string{"Use this agent to take a pull request", "<example>\nuser: \"Address the review comments"},
-			[]string{"read", "edit", "bash"}, "claude-sonnet-4-5-20250929", "You shepherd pull requests",
+			[]string{"read", "edit", "multi_edit", "bash"}, "claude-sonnet-4-5-20250929", "You shepherd pull requests",
 			[]string{"tools mcp__github__get_pull_request, WebFetch", "Bash(git status:*), Bash(git diff:*)", "permission rules still apply"}},
 		{"no-frontmatter.md", "no-frontmatter", []string{"Security reviewer"}, nil, "", "# Security reviewer", []string{"no YAML front matter"}},
 		{"no-name.md", "no-name", []string{"Writes and fixes Go table-driven tests."}, []string{"read", "write", "edit", "bash"}, "", "You write Go tests.", []string{"no-name.md:1:", "no name"}},
@@ -95,7 +95,7 @@ func TestClaudeToolNamesMapToAtomicTools(t *testing.T) {
 	}{
 		{"Read", "read", "", true},
 		{"read", "read", "", true},
-		{"MultiEdit", "edit", "", true},
+		{"MultiEdit", "multi_edit", "", true},
 		{"LS", "ls", "", true},
 		{" Bash(git add:*) ", "bash", "git add:*", true},
 		{"Bash(npm run test:*)", "bash", "npm run test:*", true},
