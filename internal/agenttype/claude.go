@@ -12,7 +12,7 @@ import (
 // claudeTools maps Claude Code tool names (lower-cased) to Atomic's.
 var claudeTools = map[string]string{
 	"read": "read", "write": "write", "edit": "edit", "multiedit": "multi_edit",
-	"bash": "bash", "glob": "glob", "grep": "grep", "ls": "ls",
+	"bash": "bash", "glob": "glob", "grep": "grep", "ls": "ls", "webfetch": "web_fetch",
 }
 
 // mapTool turns one tools entry into Atomic's tool name. scope is the

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var known = []string{"read", "write", "edit", "multi_edit", "bash", "glob", "grep", "ls"}
+var known = []string{"read", "write", "edit", "multi_edit", "bash", "glob", "grep", "ls", "web_fetch"}
 
 func write(t *testing.T, dir, name, content string) string {
 	t.Helper()

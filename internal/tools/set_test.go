@@ -83,13 +83,13 @@ func TestSetOnlyRejectsUnknownNamesListingKnownOnes(t *testing.T) {
 	}
 }
 
-func TestCoreHasTheEightToolsInOrder(t *testing.T) {
+func TestCoreHasTheNineToolsInOrder(t *testing.T) {
 	s := Core(Workspace{Root: t.TempDir()})
-	want := []string{"read", "write", "edit", "multi_edit", "bash", "glob", "grep", "ls"}
+	want := []string{"read", "write", "edit", "multi_edit", "bash", "glob", "grep", "ls", "web_fetch"}
 	if got := s.Names(); !slices.Equal(got, want) {
 		t.Fatalf("Core names = %v, want %v", got, want)
 	}
-	kinds := map[string]Kind{"read": ReadOnly, "write": Edit, "edit": Edit, "multi_edit": Edit, "bash": Exec, "glob": ReadOnly, "grep": ReadOnly, "ls": ReadOnly}
+	kinds := map[string]Kind{"read": ReadOnly, "write": Edit, "edit": Edit, "multi_edit": Edit, "bash": Exec, "glob": ReadOnly, "grep": ReadOnly, "ls": ReadOnly, "web_fetch": Exec}
 	for _, spec := range s.Specs() {
 		tool, _ := s.Get(spec.Name)
 		if tool.Kind() != kinds[spec.Name] {
