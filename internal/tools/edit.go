@@ -42,12 +42,12 @@ type Differ interface {
 
 type editTool struct {
 	SchemaCache
-	ws Workspace
+	fileTool
 }
 
 // NewEdit returns the edit tool, which replaces exact strings in files in
 // ws.
-func NewEdit(ws Workspace) Tool { return &editTool{ws: ws} }
+func NewEdit(ws Workspace) Tool { return &editTool{fileTool: fileTool{ws: ws}} }
 
 func (*editTool) Name() string            { return "edit" }
 func (*editTool) Description() string     { return editDescription }
@@ -59,24 +59,6 @@ type editInput struct {
 	OldString  string `json:"old_string"`
 	NewString  string `json:"new_string"`
 	ReplaceAll bool   `json:"replace_all"`
-}
-
-// Subject is the path edited, relative to the workspace root when inside.
-func (t *editTool) Subject(input json.RawMessage) string {
-	in, err := decodeInput[editInput](t.Name(), input)
-	if err != nil {
-		return ""
-	}
-	return subjectPath(t.ws, in.FilePath)
-}
-
-// LockKeys is the real absolute path edited.
-func (t *editTool) LockKeys(input json.RawMessage) []string {
-	in, err := decodeInput[editInput](t.Name(), input)
-	if err != nil {
-		return nil
-	}
-	return fileLockKeys(t.ws, in.FilePath)
 }
 
 // Diff shows what the call would change, without writing.

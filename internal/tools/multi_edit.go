@@ -44,12 +44,12 @@ const multiEditSchema = `{
 
 type multiEditTool struct {
 	SchemaCache
-	ws Workspace
+	fileTool
 }
 
 // NewMultiEdit returns the multi_edit tool, which applies several exact
 // replacements to one file in ws, all or nothing.
-func NewMultiEdit(ws Workspace) Tool { return &multiEditTool{ws: ws} }
+func NewMultiEdit(ws Workspace) Tool { return &multiEditTool{fileTool: fileTool{ws: ws}} }
 
 func (*multiEditTool) Name() string            { return "multi_edit" }
 func (*multiEditTool) Description() string     { return multiEditDescription }
@@ -58,29 +58,8 @@ func (*multiEditTool) Kind() Kind              { return Edit }
 
 type multiEditInput struct {
 	FilePath string `json:"file_path"`
-	Edits    []struct {
-		OldString  string `json:"old_string"`
-		NewString  string `json:"new_string"`
-		ReplaceAll bool   `json:"replace_all"`
-	} `json:"edits"`
-}
-
-// Subject is the path edited, relative to the workspace root when inside.
-func (t *multiEditTool) Subject(input json.RawMessage) string {
-	in, err := decodeInput[multiEditInput](t.Name(), input)
-	if err != nil {
-		return ""
-	}
-	return subjectPath(t.ws, in.FilePath)
-}
-
-// LockKeys is the real absolute path edited, shared with edit and write.
-func (t *multiEditTool) LockKeys(input json.RawMessage) []string {
-	in, err := decodeInput[multiEditInput](t.Name(), input)
-	if err != nil {
-		return nil
-	}
-	return fileLockKeys(t.ws, in.FilePath)
+	// Edits take edit's fields but file_path (the schema refuses it).
+	Edits []editInput `json:"edits"`
 }
 
 // Diff shows what the call would change, without writing.
@@ -148,7 +127,7 @@ func (t *multiEditTool) plan(input json.RawMessage) (multiEditPlan, string, erro
 		if i > 0 && e.OldString == "" {
 			return multiEditPlan{}, "", editFailed(i, len(in.Edits), errors.New("old_string is empty; only the first edit may have an empty old_string, to create the file"))
 		}
-		r, err := replaceIn(abs, content, editInput{FilePath: in.FilePath, OldString: e.OldString, NewString: e.NewString, ReplaceAll: e.ReplaceAll})
+		r, err := replaceIn(abs, content, e)
 		if err != nil {
 			return multiEditPlan{}, "", editFailed(i, len(in.Edits), err)
 		}
