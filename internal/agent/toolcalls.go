@@ -161,7 +161,11 @@ func (s *Session) completeTool(ctx context.Context, c provider.ToolCall, res too
 		s.emit(a.Type, c.ID, a.Data)
 	}
 	s.emit(event.ToolComplete, c.ID, data)
-	return provider.ToolResult{ToolCallID: c.ID, Content: res.Content, IsError: res.IsError}
+	out := provider.ToolResult{ToolCallID: c.ID, Content: res.Content, IsError: res.IsError}
+	for _, img := range res.Images {
+		out.Images = append(out.Images, provider.Image{MediaType: img.MediaType, Data: img.Data})
+	}
+	return out
 }
 
 // admit checks that the call may run: the tool exists, its input is valid

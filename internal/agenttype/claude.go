@@ -11,8 +11,8 @@ import (
 
 // claudeTools maps Claude Code tool names (lower-cased) to Atomic's.
 var claudeTools = map[string]string{
-	"read": "read", "write": "write", "edit": "edit", "multiedit": "edit",
-	"bash": "bash", "glob": "glob", "grep": "grep", "ls": "ls", "todowrite": "todo_write",
+	"read": "read", "write": "write", "edit": "edit", "multiedit": "multi_edit",
+	"bash": "bash", "glob": "glob", "grep": "grep", "ls": "ls", "webfetch": "web_fetch", "todowrite": "todo_write",
 }
 
 // mapTool turns one tools entry into Atomic's tool name. scope is the

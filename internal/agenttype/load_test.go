@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var known = []string{"read", "write", "edit", "bash", "glob", "grep", "ls", "todo_write"}
+var known = []string{"read", "write", "edit", "multi_edit", "bash", "glob", "grep", "ls", "web_fetch", "todo_write"}
 
 func write(t *testing.T, dir, name, content string) string {
 	t.Helper()

@@ -44,6 +44,9 @@ type LogMessage struct {
 	Text        string          `json:"text,omitempty"`
 	ToolCalls   []LogToolCall   `json:"tool_calls,omitempty"`
 	ToolResults []LogToolResult `json:"tool_results,omitempty"`
+	// Images are the pictures of a user message (Chat Completions sends a
+	// tool's images this way: its tool messages take text only).
+	Images []LogImage `json:"images,omitempty"`
 }
 
 // LogToolCall is a tool call the client sent back in an assistant message.
@@ -58,6 +61,16 @@ type LogToolResult struct {
 	ToolCallID string `json:"tool_call_id"`
 	Content    string `json:"content"`
 	IsError    bool   `json:"is_error,omitempty"`
+	// Images are the image blocks of an Anthropic tool_result.
+	Images []LogImage `json:"images,omitempty"`
+}
+
+// LogImage is an image the client sent: its bytes decoded from base64 (a
+// data URL's too), or the URL it points at.
+type LogImage struct {
+	MediaType string `json:"media_type,omitempty"`
+	Data      []byte `json:"data,omitempty"`
+	URL       string `json:"url,omitempty"`
 }
 
 // Done reports whether the request has ended.

@@ -50,6 +50,9 @@ func (m *Match) matches(req *request) bool {
 	}) {
 		return false
 	}
+	if m.ToolResultHasImage != nil && *m.ToolResultHasImage != (len(req.lastTurnImages()) > 0) {
+		return false
+	}
 	for _, text := range m.ToolResultsContainAll {
 		if !slices.ContainsFunc(req.toolResults(), func(r LogToolResult) bool {
 			return strings.Contains(r.Content, text)

@@ -150,6 +150,12 @@ func parseAnthropic(body []byte) (*request, *apiError) {
 			switch b.Type {
 			case "text":
 				texts = append(texts, b.Text)
+			case "image":
+				img, err := anthropicImage(b.Source)
+				if err != nil {
+					return nil, badRequest("messages.%d.content.%d.%v", i, j, err)
+				}
+				msg.Images = append(msg.Images, img)
 			case "tool_use":
 				if m.Role != "assistant" {
 					return nil, badRequest("messages.%d.content.%d: tool_use blocks may only appear in assistant messages", i, j)
@@ -168,7 +174,11 @@ func parseAnthropic(body []byte) (*request, *apiError) {
 				if err != nil {
 					return nil, badRequest("messages.%d.content.%d.content: %v", i, j, err)
 				}
-				msg.ToolResults = append(msg.ToolResults, LogToolResult{ToolCallID: b.ToolUseID, Content: content, IsError: b.IsError})
+				images, err := anthropicImages(b.Content)
+				if err != nil {
+					return nil, badRequest("messages.%d.content.%d.tool_result.content.%v", i, j, err)
+				}
+				msg.ToolResults = append(msg.ToolResults, LogToolResult{ToolCallID: b.ToolUseID, Content: content, IsError: b.IsError, Images: images})
 			}
 		}
 		if len(prevToolUses) > 0 {
@@ -193,6 +203,7 @@ type anthropicBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
+	Source    json.RawMessage `json:"source"`
 }
 
 // anthropicBlocks reads message content: a string or a list of blocks.
@@ -301,7 +312,11 @@ func parseOpenAI(body []byte) (*request, *apiError) {
 		case "system", "developer":
 			systems = append(systems, text)
 		case "user":
-			req.messages = append(req.messages, LogMessage{Role: "user", Text: text})
+			images, err := openAIImages(m.Content)
+			if err != nil {
+				return nil, &apiError{status: 400, typ: "invalid_request_error", param: fmt.Sprintf("messages.[%d].content", i), message: err.Error()}
+			}
+			req.messages = append(req.messages, LogMessage{Role: "user", Text: text, Images: images})
 		case "assistant":
 			msg := LogMessage{Role: "assistant", Text: text}
 			for _, tc := range m.ToolCalls {
@@ -314,6 +329,10 @@ func parseOpenAI(body []byte) (*request, *apiError) {
 			if !pending[m.ToolCallID] {
 				return nil, &apiError{status: 400, typ: "invalid_request_error", param: fmt.Sprintf("messages.[%d].role", i),
 					message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."}
+			}
+			if images, _ := openAIImages(m.Content); len(images) > 0 {
+				return nil, &apiError{status: 400, typ: "invalid_request_error", param: fmt.Sprintf("messages.[%d].content", i),
+					message: fmt.Sprintf("Invalid 'messages[%d]'. Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL.", i)}
 			}
 			delete(pending, m.ToolCallID)
 			req.messages = append(req.messages, LogMessage{Role: "tool", ToolResults: []LogToolResult{{ToolCallID: m.ToolCallID, Content: text}}})

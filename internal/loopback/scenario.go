@@ -77,6 +77,11 @@ type Match struct {
 	// back over several turns, such as Codex sub-agents' answers through
 	// repeated wait_agent calls.
 	ToolResultsContainAll []string `json:"tool_results_contain_all,omitempty" yaml:"tool_results_contain_all,omitempty"`
+	// ToolResultHasImage, when set, requires that the last turn does
+	// (true) or does not (false) carry an image: in a tool result
+	// (Anthropic) or a user message after the tool messages (Chat
+	// Completions, whose tool messages take text only).
+	ToolResultHasImage *bool `json:"tool_result_has_image,omitempty" yaml:"tool_result_has_image,omitempty"`
 }
 
 // Response is one scripted answer. Error, StreamError, CutAfterEvents and

@@ -191,6 +191,11 @@ func (g *Gate) match(p Pattern, req Request, deny bool) bool {
 	if pathTools[strings.ToLower(req.Tool)] {
 		return g.matchPath(p, req.Subject, deny)
 	}
+	if strings.EqualFold(req.Tool, webFetchTool) {
+		if m, handled := matchDomain(p, req.Subject); handled {
+			return m
+		}
+	}
 	return p.Match(req.Tool, req.Subject)
 }
 
@@ -261,6 +266,9 @@ func (g *Gate) headlessDenial(req Request) string {
 	if req.Tool == "bash" {
 		return g.bash(req).headless
 	}
+	if req.Tool == webFetchTool {
+		return webFetchDenial(req)
+	}
 	mode := "bypassPermissions"
 	if req.Kind == tools.Edit {
 		mode = "acceptEdits"
@@ -271,10 +279,13 @@ func (g *Gate) headlessDenial(req Request) string {
 
 // proposedRules is what "allow for this session" remembers: for bash one
 // rule per simple command not yet allowed (see bashRule), for other tools
-// the whole tool.
+// the whole tool, but for web_fetch its URL's domain.
 func (g *Gate) proposedRules(req Request) []Pattern {
 	if req.Tool == "bash" {
 		return g.bash(req).rules
+	}
+	if req.Tool == webFetchTool {
+		return []Pattern{webFetchRule(req.Subject)}
 	}
 	return []Pattern{{Tool: req.Tool}}
 }

@@ -362,12 +362,13 @@ func TestSessionsListNewestFirstAndRemoveDeletesEverything(t *testing.T) {
 	}
 }
 
-func TestHistoryIsSavedReplacedAndLoaded(t *testing.T) {
+func TestHistoryIsSavedReplacedAndLoadedWithToolResultImages(t *testing.T) {
 	path := dbPath(t)
 	first := []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: "go"}}}}
 	second := append(first, provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{
 		{Text: "reading"}, {ToolCall: &provider.ToolCall{ID: "c1", Name: "read", Input: []byte(`{"path":"a.go"}`)}}}},
-		provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{ToolResult: &provider.ToolResult{ToolCallID: "c1", Content: "package a"}}}})
+		provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{ToolResult: &provider.ToolResult{ToolCallID: "c1", Content: "package a",
+			Images: []provider.Image{{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x00")}}}}}})
 	r := Record(path, Options{}, meta("s1"), nil)
 	r.Prompt("go")
 	r.History("lead", first)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -150,4 +151,125 @@ func hunkRange(start, n int) string {
 
 func showLine(l string) string {
 	return cutLine(strings.TrimRight(l, "\r\n"), 500, len(strings.TrimRight(l, "\r\n")))
+}
+
+// lineDiff returns the changes that turn the lines a into b, found with
+// Myers' algorithm after trimming the lines both share at their ends, so
+// edits far apart in a large file cost little. multi_edit uses it: its
+// edits apply one after another, so no single replacement describes them.
+func lineDiff(a, b []string) []lineChange {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	x, y := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	ops := myers(x, y)
+	// Group the operations, in order, into runs of replaced lines.
+	var changes []lineChange
+	for _, o := range ops {
+		if n := len(changes); n > 0 && changes[n-1].oldStart+len(changes[n-1].oldLines) == o.at {
+			c := &changes[n-1]
+			if o.del {
+				c.oldLines = append(c.oldLines, x[o.at])
+			} else {
+				c.newLines = append(c.newLines, y[o.line])
+			}
+			continue
+		}
+		c := lineChange{oldStart: o.at}
+		if o.del {
+			c.oldLines = []string{x[o.at]}
+		} else {
+			c.newLines = []string{y[o.line]}
+		}
+		changes = append(changes, c)
+	}
+	for i := range changes {
+		changes[i].oldStart += pre
+	}
+	return changes
+}
+
+// diffOp deletes x[at], or inserts y[line] before x[at].
+type diffOp struct {
+	del  bool
+	at   int
+	line int
+}
+
+// maxDiffEdits bounds the search (its memory grows with the square of
+// the differences); beyond it the whole differing region is shown replaced.
+const maxDiffEdits = 1000
+
+// replaceAllLines deletes n lines and inserts m.
+func replaceAllLines(n, m int) []diffOp {
+	ops := make([]diffOp, 0, n+m)
+	for i := range n {
+		ops = append(ops, diffOp{del: true, at: i})
+	}
+	for j := range m {
+		ops = append(ops, diffOp{at: n, line: j})
+	}
+	return ops
+}
+
+// myers returns the shortest edit script from x to y, in order.
+func myers(x, y []string) []diffOp {
+	n, m := len(x), len(y)
+	if n == 0 && m == 0 {
+		return nil
+	}
+	off := n + m + 1
+	v := make([]int, 2*off+1) // v[off+k]: furthest i on diagonal k = i-j
+	var trace [][]int         // trace[d]: v before step d
+search:
+	for d := 0; d <= n+m; d++ {
+		if d > maxDiffEdits {
+			return replaceAllLines(n, m)
+		}
+		trace = append(trace, slices.Clone(v))
+		for k := -d; k <= d; k += 2 {
+			var i int
+			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
+				i = v[off+k+1] // down: insert
+			} else {
+				i = v[off+k-1] + 1 // right: delete
+			}
+			j := i - k
+			for i < n && j < m && x[i] == y[j] {
+				i, j = i+1, j+1
+			}
+			v[off+k] = i
+			if i >= n && j >= m {
+				break search
+			}
+		}
+	}
+	var ops []diffOp
+	i, j := n, m
+	for d := len(trace) - 1; d > 0; d-- {
+		pv := trace[d]
+		k := i - j
+		pk := k - 1
+		if k == -d || k != d && pv[off+k-1] < pv[off+k+1] {
+			pk = k + 1
+		}
+		pi := pv[off+pk]
+		pj := pi - pk
+		for i > pi && j > pj {
+			i, j = i-1, j-1
+		}
+		if i == pi {
+			ops = append(ops, diffOp{at: pi, line: pj})
+		} else {
+			ops = append(ops, diffOp{del: true, at: pi})
+		}
+		i, j = pi, pj
+	}
+	slices.Reverse(ops)
+	return ops
 }

@@ -42,12 +42,12 @@ type Differ interface {
 
 type editTool struct {
 	SchemaCache
-	ws Workspace
+	fileTool
 }
 
 // NewEdit returns the edit tool, which replaces exact strings in files in
 // ws.
-func NewEdit(ws Workspace) Tool { return &editTool{ws: ws} }
+func NewEdit(ws Workspace) Tool { return &editTool{fileTool: fileTool{ws: ws}} }
 
 func (*editTool) Name() string            { return "edit" }
 func (*editTool) Description() string     { return editDescription }
@@ -59,24 +59,6 @@ type editInput struct {
 	OldString  string `json:"old_string"`
 	NewString  string `json:"new_string"`
 	ReplaceAll bool   `json:"replace_all"`
-}
-
-// Subject is the path edited, relative to the workspace root when inside.
-func (t *editTool) Subject(input json.RawMessage) string {
-	in, err := decodeInput[editInput](t.Name(), input)
-	if err != nil {
-		return ""
-	}
-	return subjectPath(t.ws, in.FilePath)
-}
-
-// LockKeys is the real absolute path edited.
-func (t *editTool) LockKeys(input json.RawMessage) []string {
-	in, err := decodeInput[editInput](t.Name(), input)
-	if err != nil {
-		return nil
-	}
-	return fileLockKeys(t.ws, in.FilePath)
 }
 
 // Diff shows what the call would change, without writing.
@@ -156,43 +138,92 @@ type editPlan struct {
 
 // planEdit works out the edit in of the file abs, named name in the diff.
 func planEdit(abs, name string, in editInput) (editPlan, error) {
-	if in.OldString == in.NewString {
-		return editPlan{}, errors.New("old_string and new_string are identical, so there is nothing to change; give the text as it should become in new_string")
+	if err := checkEdit(in); err != nil {
+		return editPlan{}, err
 	}
-	p := editPlan{mode: 0o644}
-	fi, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	content, mode, exists, err := readEditTarget(abs)
+	if err != nil {
+		return editPlan{}, err
+	}
+	p := editPlan{mode: mode}
+	if !exists {
 		if in.OldString != "" {
-			return editPlan{}, fmt.Errorf("%s does not exist; to create it, use write (or edit with an empty old_string)", abs)
+			return editPlan{}, missingFileError(abs)
 		}
 		p.created, p.content, p.count = true, in.NewString, 1
 		p.diff = formatDiff("/dev/null", "b/"+name, nil, []lineChange{{newLines: splitLines(in.NewString)}})
 		return p, nil
-	case err != nil:
-		return editPlan{}, fmt.Errorf("cannot access %s: %w", abs, err)
-	case fi.IsDir():
-		return editPlan{}, fmt.Errorf("%s is a directory, not a file", abs)
-	case !fi.Mode().IsRegular():
-		return editPlan{}, fmt.Errorf("%s is not a regular file (%s); edit only changes files", abs, fi.Mode().Type())
 	}
-	p.mode = fi.Mode().Perm()
+	r, err := replaceIn(abs, content, in)
+	if err != nil {
+		return editPlan{}, err
+	}
+	p.content, p.count = r.content, len(r.offsets)
+	if in.OldString == "" {
+		p.diff = formatDiff("a/"+name, "b/"+name, nil, []lineChange{{newLines: splitLines(r.content)}})
+		return p, nil
+	}
+	p.diff = formatDiff("a/"+name, "b/"+name, splitLines(content), editChanges(content, r.old, r.repl, r.offsets))
+	return p, nil
+}
+
+// checkEdit refuses an edit that would change nothing.
+func checkEdit(in editInput) error {
+	if in.OldString == in.NewString {
+		return errors.New("old_string and new_string are identical, so there is nothing to change; give the text as it should become in new_string")
+	}
+	return nil
+}
+
+func missingFileError(abs string) error {
+	return fmt.Errorf("%s does not exist; to create it, use write (or edit with an empty old_string)", abs)
+}
+
+// readEditTarget reads the text file abs for editing; exists is false
+// (and err nil) when there is no such file.
+func readEditTarget(abs string) (content string, mode fs.FileMode, exists bool, err error) {
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", 0o644, false, nil
+	case err != nil:
+		return "", 0, false, fmt.Errorf("cannot access %s: %w", abs, err)
+	case fi.IsDir():
+		return "", 0, false, fmt.Errorf("%s is a directory, not a file", abs)
+	case !fi.Mode().IsRegular():
+		return "", 0, false, fmt.Errorf("%s is not a regular file (%s); edit only changes files", abs, fi.Mode().Type())
+	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return editPlan{}, fmt.Errorf("reading %s: %w", abs, err)
+		return "", 0, false, fmt.Errorf("reading %s: %w", abs, err)
 	}
 	if looksBinary(data[:min(len(data), sniffLen)]) {
-		return editPlan{}, fmt.Errorf("%s is a binary file; edit only changes text files", abs)
+		return "", 0, false, fmt.Errorf("%s is a binary file; edit only changes text files", abs)
 	}
-	content := string(data)
+	return string(data), fi.Mode().Perm(), true, nil
+}
+
+// replacement is one edit applied to a file's content in memory.
+type replacement struct {
+	content   string // the content after the edit
+	old, repl string // the strings really replaced (CRLF-adjusted)
+	offsets   []int  // where old was found in the content before
+}
+
+// replaceIn applies in to content, the text of the existing file abs,
+// with the matching rules of the edit tool: an exact, unique match unless
+// replace_all; an empty old_string only fills an empty file; plain line
+// breaks in old_string match a CRLF file.
+func replaceIn(abs, content string, in editInput) (replacement, error) {
+	if err := checkEdit(in); err != nil {
+		return replacement{}, err
+	}
 	old, repl := in.OldString, in.NewString
 	if old == "" {
 		if content != "" {
-			return editPlan{}, fmt.Errorf("old_string is empty but %s already has content; give the exact text to replace (read the file first), or use write to replace the whole file", abs)
+			return replacement{}, fmt.Errorf("old_string is empty but %s already has content; give the exact text to replace (read the file first), or use write to replace the whole file", abs)
 		}
-		p.content, p.count = repl, 1
-		p.diff = formatDiff("a/"+name, "b/"+name, nil, []lineChange{{newLines: splitLines(repl)}})
-		return p, nil
+		return replacement{content: repl, repl: repl, offsets: []int{0}}, nil
 	}
 	n := strings.Count(content, old)
 	if n == 0 && strings.Contains(content, "\r\n") && strings.Contains(old, "\n") && !strings.Contains(old, "\r\n") {
@@ -206,12 +237,12 @@ func planEdit(abs, name string, in editInput) (editPlan, error) {
 		}
 	}
 	if n == 0 {
-		return editPlan{}, notFoundError(abs, content, in.OldString)
+		return replacement{}, notFoundError(abs, content, in.OldString)
 	}
 	if n > 1 && !in.ReplaceAll {
-		return editPlan{}, fmt.Errorf("old_string matches %d places in %s; add more surrounding lines to old_string so it matches exactly one, or set replace_all to true to change all %d", n, abs, n)
+		return replacement{}, fmt.Errorf("old_string matches %d places in %s; add more surrounding lines to old_string so it matches exactly one, or set replace_all to true to change all %d", n, abs, n)
 	}
-	var offsets []int
+	r := replacement{old: old, repl: repl}
 	var b strings.Builder
 	pos := 0
 	for {
@@ -219,7 +250,7 @@ func planEdit(abs, name string, in editInput) (editPlan, error) {
 		if i < 0 {
 			break
 		}
-		offsets = append(offsets, pos+i)
+		r.offsets = append(r.offsets, pos+i)
 		b.WriteString(content[pos : pos+i])
 		b.WriteString(repl)
 		pos += i + len(old)
@@ -228,9 +259,8 @@ func planEdit(abs, name string, in editInput) (editPlan, error) {
 		}
 	}
 	b.WriteString(content[pos:])
-	p.content, p.count = b.String(), len(offsets)
-	p.diff = formatDiff("a/"+name, "b/"+name, splitLines(content), editChanges(content, old, repl, offsets))
-	return p, nil
+	r.content = b.String()
+	return r, nil
 }
 
 var lineNumberPrefix = regexp.MustCompile(`(?m)^ *\d+\t`)

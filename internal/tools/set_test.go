@@ -83,13 +83,13 @@ func TestSetOnlyRejectsUnknownNamesListingKnownOnes(t *testing.T) {
 	}
 }
 
-func TestCoreHasTheSevenToolsInOrder(t *testing.T) {
+func TestCoreHasTheNineToolsInOrder(t *testing.T) {
 	s := Core(Workspace{Root: t.TempDir()})
-	want := []string{"read", "write", "edit", "bash", "glob", "grep", "ls"}
+	want := []string{"read", "write", "edit", "multi_edit", "bash", "glob", "grep", "ls", "web_fetch"}
 	if got := s.Names(); !slices.Equal(got, want) {
 		t.Fatalf("Core names = %v, want %v", got, want)
 	}
-	kinds := map[string]Kind{"read": ReadOnly, "write": Edit, "edit": Edit, "bash": Exec, "glob": ReadOnly, "grep": ReadOnly, "ls": ReadOnly}
+	kinds := map[string]Kind{"read": ReadOnly, "write": Edit, "edit": Edit, "multi_edit": Edit, "bash": Exec, "glob": ReadOnly, "grep": ReadOnly, "ls": ReadOnly, "web_fetch": Exec}
 	for _, spec := range s.Specs() {
 		tool, _ := s.Get(spec.Name)
 		if tool.Kind() != kinds[spec.Name] {
@@ -102,7 +102,7 @@ func TestCoreHasTheSevenToolsInOrder(t *testing.T) {
 			t.Errorf("%s: schema does not resolve: %v", spec.Name, err)
 		}
 	}
-	for _, name := range []string{"write", "edit"} {
+	for _, name := range []string{"write", "edit", "multi_edit"} {
 		tool, _ := s.Get(name)
 		if _, ok := tool.(Locker); !ok {
 			t.Errorf("%s is not a Locker", name)

@@ -31,11 +31,11 @@ const writeSchema = `{
 
 type writeTool struct {
 	SchemaCache
-	ws Workspace
+	fileTool
 }
 
 // NewWrite returns the write tool, which creates or overwrites files in ws.
-func NewWrite(ws Workspace) Tool { return &writeTool{ws: ws} }
+func NewWrite(ws Workspace) Tool { return &writeTool{fileTool: fileTool{ws: ws}} }
 
 func (*writeTool) Name() string            { return "write" }
 func (*writeTool) Description() string     { return writeDescription }
@@ -45,25 +45,6 @@ func (*writeTool) Kind() Kind              { return Edit }
 type writeInput struct {
 	FilePath string `json:"file_path"`
 	Content  string `json:"content"`
-}
-
-// Subject is the path written, relative to the workspace root when inside.
-func (t *writeTool) Subject(input json.RawMessage) string {
-	in, err := decodeInput[writeInput](t.Name(), input)
-	if err != nil {
-		return ""
-	}
-	return subjectPath(t.ws, in.FilePath)
-}
-
-// LockKeys is the real absolute path written, so writes and edits of one
-// file (by any name) run one at a time.
-func (t *writeTool) LockKeys(input json.RawMessage) []string {
-	in, err := decodeInput[writeInput](t.Name(), input)
-	if err != nil {
-		return nil
-	}
-	return fileLockKeys(t.ws, in.FilePath)
 }
 
 func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
@@ -110,6 +91,34 @@ func writeFile(abs string, data []byte, mode fs.FileMode) error {
 		return fmt.Errorf("writing %s: %w", abs, err)
 	}
 	return nil
+}
+
+// fileTool gives the tools whose input names one file_path (write, edit,
+// multi_edit) their workspace and the Subject and LockKeys that follow
+// from that path.
+type fileTool struct{ ws Workspace }
+
+type filePathInput struct {
+	FilePath string `json:"file_path"`
+}
+
+// Subject is the path, relative to the workspace root when inside.
+func (f fileTool) Subject(input json.RawMessage) string {
+	in, err := decodeInput[filePathInput]("", input)
+	if err != nil {
+		return ""
+	}
+	return subjectPath(f.ws, in.FilePath)
+}
+
+// LockKeys is the real absolute path, so writes and edits of one file
+// (by any name, by any of these tools) run one at a time.
+func (f fileTool) LockKeys(input json.RawMessage) []string {
+	in, err := decodeInput[filePathInput]("", input)
+	if err != nil {
+		return nil
+	}
+	return fileLockKeys(f.ws, in.FilePath)
 }
 
 // fileLockKeys is the symlink-free absolute path of p, the key that

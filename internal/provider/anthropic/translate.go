@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -96,15 +97,27 @@ func messageParam(m provider.Message) (sdk.MessageParam, error) {
 	}
 }
 
-// toolResultBlock translates a tool result; an empty result is sent without
-// content (the API rejects an empty text block).
+// toolResultBlock translates a tool result: its text, then its images as
+// base64 image blocks. Empty text is left out (the API rejects an empty
+// text block), so an empty result is sent without content.
 func toolResultBlock(r *provider.ToolResult) sdk.ContentBlockParamUnion {
-	if r.Content != "" {
+	if r.Content != "" && len(r.Images) == 0 {
 		return sdk.NewToolResultBlock(r.ToolCallID, r.Content, r.IsError)
 	}
 	b := sdk.ToolResultBlockParam{ToolUseID: r.ToolCallID}
 	if r.IsError {
 		b.IsError = sdk.Bool(true)
+	}
+	if r.Content != "" {
+		b.Content = append(b.Content, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: r.Content}})
+	}
+	for _, img := range r.Images {
+		b.Content = append(b.Content, sdk.ToolResultBlockParamContentUnion{OfImage: &sdk.ImageBlockParam{
+			Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{
+				Data:      base64.StdEncoding.EncodeToString(img.Data),
+				MediaType: sdk.Base64ImageSourceMediaType(img.MediaType),
+			}},
+		}})
 	}
 	return sdk.ContentBlockParamUnion{OfToolResult: &b}
 }

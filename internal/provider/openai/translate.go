@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -62,6 +63,7 @@ func messageParams(m provider.Message) ([]sdk.ChatCompletionMessageParamUnion, e
 		texts   []string
 		calls   []sdk.ChatCompletionMessageToolCallUnionParam
 		results []sdk.ChatCompletionMessageParamUnion
+		images  []sdk.ChatCompletionContentPartUnionParam
 	)
 	for _, part := range m.Parts {
 		switch {
@@ -84,6 +86,7 @@ func messageParams(m provider.Message) ([]sdk.ChatCompletionMessageParamUnion, e
 				return nil, fmt.Errorf("tool result for %q in a %s message", part.ToolResult.ToolCallID, m.Role)
 			}
 			results = append(results, sdk.ToolMessage(toolResultText(part.ToolResult), part.ToolResult.ToolCallID))
+			images = append(images, imageParts(part.ToolResult)...)
 		case part.Text != "":
 			texts = append(texts, part.Text)
 		}
@@ -92,6 +95,9 @@ func messageParams(m provider.Message) ([]sdk.ChatCompletionMessageParamUnion, e
 	switch m.Role {
 	case provider.RoleUser:
 		out := results
+		if len(images) > 0 {
+			out = append(out, sdk.UserMessage(images))
+		}
 		if text != "" {
 			out = append(out, sdk.UserMessage(text))
 		}
@@ -112,12 +118,33 @@ func messageParams(m provider.Message) ([]sdk.ChatCompletionMessageParamUnion, e
 
 // toolResultText is a tool result's content. Chat Completions has no error
 // flag for tool results, so a failed call's text is marked "Error: " unless
-// it says so already.
+// it says so already. Images are announced: they follow in a user message.
 func toolResultText(r *provider.ToolResult) string {
-	if !r.IsError || strings.HasPrefix(strings.ToLower(r.Content), "error") {
-		return r.Content
+	text := r.Content
+	if r.IsError && !strings.HasPrefix(strings.ToLower(text), "error") {
+		text = "Error: " + text
 	}
-	return "Error: " + r.Content
+	if n := len(r.Images); n > 0 {
+		text += fmt.Sprintf("\n[%d image(s) returned; they follow in the next user message]", n)
+	}
+	return text
+}
+
+// imageParts carries a tool result's images to the model. Chat
+// Completions tool messages take text only, so the images go in a user
+// message after the tool messages: a text part naming the call, then one
+// data-URL image part per image.
+func imageParts(r *provider.ToolResult) []sdk.ChatCompletionContentPartUnionParam {
+	if len(r.Images) == 0 {
+		return nil
+	}
+	parts := []sdk.ChatCompletionContentPartUnionParam{sdk.TextContentPart("Images returned by tool call " + r.ToolCallID + ":")}
+	for _, img := range r.Images {
+		parts = append(parts, sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{
+			URL: "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
+		}))
+	}
+	return parts
 }
 
 // toolParam translates a tool spec into a function tool.

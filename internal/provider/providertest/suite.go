@@ -67,6 +67,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("PlainStreamedAnswer", s.plainStreamedAnswer)
 	t.Run("TwoToolCallsInOneMessage", s.twoToolCallsInOneMessage)
 	t.Run("FollowUpSendsBothToolResultsPairedWithTheirCalls", s.followUpSendsToolResults)
+	t.Run("ToolResultImagesReachTheModelNamingTheirCall", s.toolResultImages)
 	t.Run("OverloadedThenSuccessIsRetried", s.overloadedThenSuccess)
 	t.Run("ErrorEventInStreamIsRetried", s.errorEventInStreamIsRetried)
 	t.Run("RateLimitRetryAfterIsHonoured", s.rateLimitRetryAfterHonoured)
@@ -675,4 +676,65 @@ var jsonEqual = cmp.Comparer(func(a, b json.RawMessage) bool {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// toolResultImages sends a tool result with two images beside one without
+// and checks the model got both pictures, byte for byte, tied to the
+// call that returned them: inside its tool result where the API allows
+// it, else in a user message after the tool messages that names the call.
+func (s suite) toolResultImages(t *testing.T) {
+	srv := s.server(t, `
+rules:
+  - name: saw-images
+    match: {api: `+s.h.API+`, tool_result_has_image: true, tool_result_contains: "two screenshots"}
+    respond: {text: "I see them."}
+`)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	jpeg := []byte("\xff\xd8\xff\xe0\x00\x10JFIF")
+	p := s.provider(t, srv.URL(), Fast(1), nil)
+	req := provider.Request{
+		Tools: tools,
+		Messages: []provider.Message{
+			userText("show me the page"),
+			{Role: provider.RoleAssistant, Parts: []provider.Part{
+				{ToolCall: &provider.ToolCall{ID: "call_shot_1", Name: "read", Input: json.RawMessage(`{"path":"page"}`)}},
+				{ToolCall: &provider.ToolCall{ID: "call_grep_2", Name: "grep", Input: json.RawMessage(`{"pattern":"x"}`)}},
+			}},
+			{Role: provider.RoleUser, Parts: []provider.Part{
+				{ToolResult: &provider.ToolResult{ToolCallID: "call_shot_1", Content: "two screenshots", Images: []provider.Image{
+					{MediaType: "image/png", Data: png}, {MediaType: "image/jpeg", Data: jpeg}}}},
+				{ToolResult: &provider.ToolResult{ToolCallID: "call_grep_2", Content: "no match"}},
+			}},
+		},
+	}
+	resp, err := p.Stream(context.Background(), req, nil)
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	if resp.Text != "I see them." {
+		t.Fatalf("Response.Text = %q; the server did not see the images", resp.Text)
+	}
+	log := settledLog(t, srv)
+	want := []loopback.LogImage{{MediaType: "image/png", Data: png}, {MediaType: "image/jpeg", Data: jpeg}}
+	var got []loopback.LogImage
+	for _, r := range log[0].LastToolResults() {
+		if r.ToolCallID == "call_shot_1" {
+			got = append(got, r.Images...)
+		} else if len(r.Images) > 0 {
+			t.Errorf("tool result %s carries images %v it did not return", r.ToolCallID, r.Images)
+		}
+	}
+	if got == nil {
+		// Not inside the tool result: then in a user message after the
+		// tool messages that names the call.
+		msgs := log[0].Messages
+		last := msgs[len(msgs)-1]
+		if last.Role != "user" || !strings.Contains(last.Text, "call_shot_1") {
+			t.Fatalf("last message %+v; want the images in a user message naming call_shot_1", last)
+		}
+		got = last.Images
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("images the model got (-want +got):\n%s", diff)
+	}
 }

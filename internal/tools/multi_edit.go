@@ -1,0 +1,150 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+)
+
+const multiEditDescription = `Makes several exact string replacements in one file in a single call: all of them or none.
+
+Usage:
+- Prefer it to several edit calls when changing one file in more than one place.
+- edits apply in order, each to the result of the ones before it, so an edit can match text an earlier edit wrote; plan them so an earlier edit does not change text a later one looks for.
+- Each edit follows the rules of edit: old_string must match the file exactly (indentation, blank lines, punctuation; leave out read's line-number prefixes) and exactly once unless replace_all is true; new_string must differ from old_string.
+- If any edit fails, nothing is written and the error names the edit (by its index in edits) and why it failed.
+- To create a file, give the first edit an empty old_string and the file's content as new_string; later edits then change that content.
+- The result shows one diff of the whole change.`
+
+const multiEditSchema = `{
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "description": "The file to change, absolute or relative to the workspace root."},
+    "edits": {
+      "type": "array",
+      "minItems": 1,
+      "description": "The replacements, applied in order, each to the result of the ones before.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "old_string": {"type": "string", "description": "The exact text to replace (empty only in the first edit, to create a new file)."},
+          "new_string": {"type": "string", "description": "The text to put in its place (must differ from old_string)."},
+          "replace_all": {"type": "boolean", "description": "Replace every occurrence of old_string instead of exactly one (default false)."}
+        },
+        "required": ["old_string", "new_string"],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["file_path", "edits"],
+  "additionalProperties": false
+}`
+
+type multiEditTool struct {
+	SchemaCache
+	fileTool
+}
+
+// NewMultiEdit returns the multi_edit tool, which applies several exact
+// replacements to one file in ws, all or nothing.
+func NewMultiEdit(ws Workspace) Tool { return &multiEditTool{fileTool: fileTool{ws: ws}} }
+
+func (*multiEditTool) Name() string            { return "multi_edit" }
+func (*multiEditTool) Description() string     { return multiEditDescription }
+func (*multiEditTool) Schema() json.RawMessage { return json.RawMessage(multiEditSchema) }
+func (*multiEditTool) Kind() Kind              { return Edit }
+
+type multiEditInput struct {
+	FilePath string `json:"file_path"`
+	// Edits take edit's fields but file_path (the schema refuses it).
+	Edits []editInput `json:"edits"`
+}
+
+// Diff shows what the call would change, without writing.
+func (t *multiEditTool) Diff(input json.RawMessage) (string, error) {
+	p, _, err := t.plan(input)
+	if err != nil {
+		return "", err
+	}
+	return p.diff, nil
+}
+
+func (t *multiEditTool) Run(ctx context.Context, call Call) (Result, error) {
+	p, abs, err := t.plan(call.Input)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if err := writeFile(abs, []byte(p.content), p.mode); err != nil {
+		return Result{}, err
+	}
+	verb := "Edited"
+	if p.created {
+		verb = "Created"
+	}
+	return Result{Content: fmt.Sprintf("%s %s: %d %s, %d %s.\n%s", verb, abs,
+		p.edits, plural(p.edits, "edit", "edits"), p.count, plural(p.count, "replacement", "replacements"), p.diff)}, nil
+}
+
+// multiEditPlan is a multi_edit worked out in memory, not yet written.
+type multiEditPlan struct {
+	content string
+	mode    fs.FileMode
+	created bool
+	edits   int
+	count   int // replacements made by all edits
+	diff    string
+}
+
+// plan applies the edits of input one after another to the file's
+// content in memory; the first that fails fails the whole call.
+func (t *multiEditTool) plan(input json.RawMessage) (multiEditPlan, string, error) {
+	in, err := decodeInput[multiEditInput](t.Name(), input)
+	if err != nil {
+		return multiEditPlan{}, "", err
+	}
+	if len(in.Edits) == 0 {
+		return multiEditPlan{}, "", errors.New("edits is empty; give at least one {old_string, new_string}")
+	}
+	abs, err := t.ws.Resolve(in.FilePath)
+	if err != nil {
+		return multiEditPlan{}, "", err
+	}
+	original, mode, exists, err := readEditTarget(abs)
+	if err != nil {
+		return multiEditPlan{}, "", err
+	}
+	p := multiEditPlan{mode: mode, created: !exists, edits: len(in.Edits)}
+	if !exists && in.Edits[0].OldString != "" {
+		return multiEditPlan{}, "", fmt.Errorf("%s does not exist; to create it, give the first edit an empty old_string and the content as new_string (or use write)", abs)
+	}
+	content := original
+	for i, e := range in.Edits {
+		if i > 0 && e.OldString == "" {
+			return multiEditPlan{}, "", editFailed(i, len(in.Edits), errors.New("old_string is empty; only the first edit may have an empty old_string, to create the file"))
+		}
+		r, err := replaceIn(abs, content, e)
+		if err != nil {
+			return multiEditPlan{}, "", editFailed(i, len(in.Edits), err)
+		}
+		content = r.content
+		p.count += len(r.offsets)
+	}
+	p.content = content
+	name := t.ws.display(abs)
+	if p.created {
+		p.diff = formatDiff("/dev/null", "b/"+name, nil, []lineChange{{newLines: splitLines(content)}})
+	} else {
+		old := splitLines(original)
+		p.diff = formatDiff("a/"+name, "b/"+name, old, lineDiff(old, splitLines(content)))
+	}
+	return p, abs, nil
+}
+
+func editFailed(i, n int, err error) error {
+	return fmt.Errorf("edits[%d] (edit %d of %d) failed, so no edit was written: %w", i, i+1, n, err)
+}
