@@ -14,7 +14,7 @@ import (
 var toolNames = map[string]string{
 	"Bash": "bash", "Read": "read", "Write": "write", "Edit": "edit",
 	"Glob": "glob", "Grep": "grep", "LS": "ls", "Agent": "task", "Task": "task",
-	"TodoWrite": "todo_write",
+	"TodoWrite": "todo_write", "MultiEdit": "multi_edit", "WebFetch": "web_fetch",
 }
 
 func ourToolName(name string) string {
