@@ -1,0 +1,163 @@
+// Package mcptest serves a small MCP server written with the official Go
+// SDK, for tests: over streamable HTTP, SSE, or stdio from the test binary
+// itself (TestMain re-exec), so clients are tested against the real
+// protocol.
+package mcptest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/atomic-agent/atomic/internal/mcp"
+)
+
+// stdioEnv set to 1 makes the test binary serve MCP on stdio (ServeStdio).
+const stdioEnv = "ATOMIC_MCPTEST_STDIO"
+
+// TinyPNG is the image the "picture" tool returns.
+var TinyPNG = []byte("\x89PNG\r\n\x1a\n-mcptest-")
+
+// NewServer returns the test server. Tools: echo (read-only; returns its
+// text), add (a+b), pid (the serving process's pid), picture (an image),
+// document (an embedded text resource and a resource link), fail (an
+// error result).
+func NewServer() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in struct {
+			Text string `json:"text"`
+		}) (*sdk.CallToolResult, any, error) {
+			return text("echo: " + in.Text), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "add", Description: "Add two numbers."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in struct {
+			A int `json:"a"`
+			B int `json:"b"`
+		}) (*sdk.CallToolResult, any, error) {
+			return text(strconv.Itoa(in.A + in.B)), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "pid", Description: "The server's process id.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return text(strconv.Itoa(os.Getpid())), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "picture", Description: "A tiny picture.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "here it is"},
+				&sdk.ImageContent{MIMEType: "image/png", Data: TinyPNG}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "document", Description: "A document and a link.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			size := int64(2048)
+			return &sdk.CallToolResult{Content: []sdk.Content{
+				&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "the notes"}},
+				&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///shot.png", MIMEType: "image/png", Blob: TinyPNG}},
+				&sdk.ResourceLink{URI: "file:///big.bin", Name: "big", MIMEType: "application/octet-stream", Size: &size},
+			}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Always fails."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "it failed on purpose"}}}, nil, nil
+		})
+	return s
+}
+
+func text(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+// HTTP serves NewServer over streamable HTTP until the test ends and
+// returns its URL.
+func HTTP(t testing.TB) string {
+	t.Helper()
+	srv := NewServer()
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// SSE serves NewServer over the older HTTP+SSE transport until the test
+// ends and returns its URL.
+func SSE(t testing.TB) string {
+	t.Helper()
+	srv := NewServer()
+	ts := httptest.NewServer(sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// ServeStdio serves NewServer on stdio and exits when the test binary was
+// started by Stdio; call it first in TestMain.
+func ServeStdio() {
+	if os.Getenv(stdioEnv) != "1" {
+		return
+	}
+	if err := NewServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil && !strings.Contains(err.Error(), "EOF") {
+		fmt.Fprintln(os.Stderr, "mcptest:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// Stdio is a server configuration that runs the test binary as a stdio
+// MCP server (its TestMain must call ServeStdio).
+func Stdio(t testing.TB, name string) mcp.Server {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcp.Server{Name: name, Type: mcp.Stdio, Command: exe, Args: []string{"-test.run=^$"},
+		Env: map[string]string{stdioEnv: "1"}}
+}
+
+// Children lists the pids of this process's child processes, zombies
+// included (from /proc), so tests can check that nothing is left running
+// or unreaped.
+func Children(t testing.TB) []int {
+	t.Helper()
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	me := os.Getpid()
+	var out []int
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(f[1]); ppid == me {
+			pid, _ := strconv.Atoi(strings.Fields(s)[0])
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// Alive reports whether pid is a live (not zombie) process.
+func Alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+1:])
+	return len(f) > 0 && f[0] != "Z"
+}
