@@ -33,8 +33,8 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 		{"examples-multiline.md", "perf-auditor", []string{"N+1 queries. It measures", "\n\nExamples:\n<example>\nContext: A page became slow", "user: \"Is this parser fast enough", "Let me run the perf-auditor agent on the parser\"\n</example>"},
 			nil, "opus", "You are a performance engineer", nil},
 		{"block-scalar.md", "pr-shepherd", []string{"Use this agent to take a pull request", "<example>\nuser: \"Address the review comments"},
-			[]string{"read", "edit", "bash"}, "claude-sonnet-4-5-20250929", "You shepherd pull requests",
-			[]string{"tools mcp__github__get_pull_request, WebFetch", "Bash(git status:*), Bash(git diff:*)", "permission rules still apply"}},
+			[]string{"read", "edit", "bash", "mcp__github__get_pull_request"}, "claude-sonnet-4-5-20250929", "You shepherd pull requests",
+			[]string{"tools WebFetch", "Bash(git status:*), Bash(git diff:*)", "permission rules still apply"}},
 		{"no-frontmatter.md", "no-frontmatter", []string{"Security reviewer"}, nil, "", "# Security reviewer", []string{"no YAML front matter"}},
 		{"no-name.md", "no-name", []string{"Writes and fixes Go table-driven tests."}, []string{"read", "write", "edit", "bash"}, "", "You write Go tests.", []string{"no-name.md:1:", "no name"}},
 		{"task-and-todo.md", "planner", []string{"Breaks a large change"}, []string{"read", "grep", "glob", "ls"}, "haiku", "You plan.", []string{"tools Task, TodoWrite, NotebookRead, BashOutput, KillShell"}},
@@ -100,7 +100,8 @@ func TestClaudeToolNamesMapToAtomicTools(t *testing.T) {
 		{" Bash(git add:*) ", "bash", "git add:*", true},
 		{"Bash(npm run test:*)", "bash", "npm run test:*", true},
 		{"WebSearch", "", "", false},
-		{"mcp__github__create_issue", "", "", false},
+		{"mcp__github__create_issue", "mcp__github__create_issue", "", true},
+		{"mcp__GitHub", "mcp__GitHub", "", true},
 		{"Task(explore)", "", "explore", false},
 	}
 	for _, c := range cases {
