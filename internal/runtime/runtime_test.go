@@ -43,8 +43,10 @@ func start(t *testing.T, scenario string, cfg Config) *harness {
 func startWith(t *testing.T, scenario string, cfg Config) (*harness, *loopback.Server) {
 	t.Helper()
 	p, srv := testkit.Model(t, scenario)
-	gate, _ := permission.NewGate(permission.Options{Mode: permission.BypassPermissions})
-	cfg.Provider, cfg.Gate, cfg.Workspace = p, gate, tools.Workspace{Root: t.TempDir()}
+	if cfg.Gate == nil {
+		cfg.Gate, _ = permission.NewGate(permission.Options{Mode: permission.BypassPermissions})
+	}
+	cfg.Provider, cfg.Workspace = p, tools.Workspace{Root: t.TempDir()}
 	h := &harness{rt: New(cfg)}
 	h.rt.Bus().Subscribe(func(e event.Event) {
 		h.mu.Lock()
