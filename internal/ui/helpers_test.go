@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/event"
 )
 
@@ -53,7 +54,10 @@ type fakeBackend struct {
 	model      string
 	cancelErr  error
 	resumed    []string
+	mcp        []mcp.Status
 }
+
+func (b *fakeBackend) MCP() []mcp.Status { return b.mcp }
 
 func (b *fakeBackend) Submit(p string) {
 	b.mu.Lock()
