@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -193,8 +195,11 @@ func TestALateServerJoinsTheSetsWhenItComesUp(t *testing.T) {
 }
 
 func TestCloseEndsEveryServerProcess(t *testing.T) {
+	marker := "ATOMIC_MCP_TEST_CLOSE=" + strconv.Itoa(os.Getpid())
 	m, set, _ := start(t, mcptest.Stdio(t, "a"), mcptest.Stdio(t, "b"),
-		mcp.Server{Name: "mute", Type: mcp.Stdio, Command: "sh", Args: []string{"-c", "sleep 1000 & sleep 1000"}})
+		// The background sleep is a grandchild: only the group kill ends it.
+		mcp.Server{Name: "mute", Type: mcp.Stdio, Command: "sh", Args: []string{"-c", "sleep 1000 & sleep 1000"},
+			Env: map[string]string{"ATOMIC_MCP_TEST_CLOSE": strconv.Itoa(os.Getpid())}})
 	m.Ready(context.Background(), time.Second)
 	var pids []int
 	for _, n := range []string{"a", "b"} {
@@ -215,6 +220,12 @@ func TestCloseEndsEveryServerProcess(t *testing.T) {
 	}
 	if kids := mcptest.Children(t); len(kids) > 0 {
 		t.Errorf("children left after Close: %v", kids)
+	}
+	if left := mcptest.Marked(marker); len(left) > 0 {
+		t.Errorf("the mute server's processes left after Close: %v", left)
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 	for _, st := range m.Statuses() {
 		if st.State != mcp.Closed {

@@ -15,8 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
-	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/mcp"
 )
 
 // t0 is the fixed start of every scripted scenario.

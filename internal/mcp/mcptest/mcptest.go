@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,6 +145,25 @@ func Children(t testing.TB) []int {
 		}
 		if ppid, _ := strconv.Atoi(f[1]); ppid == me {
 			pid, _ := strconv.Atoi(strings.Fields(s)[0])
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// Marked lists the live processes whose environment holds marker (as
+// KEY=VALUE): a server's children re-parented away from the test still
+// carry the environment the test gave the server.
+func Marked(marker string) []int {
+	environs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	var out []int
+	for _, p := range environs {
+		b, err := os.ReadFile(p)
+		if err != nil || !slices.Contains(strings.Split(string(b), "\x00"), marker) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if pid != os.Getpid() && Alive(pid) {
 			out = append(out, pid)
 		}
 	}
