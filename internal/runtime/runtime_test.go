@@ -13,12 +13,16 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/mcp/mcptest"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	mcptest.ServeStdio() // when a test starts this binary as an MCP server
+	goleak.VerifyTestMain(m)
+}
 
 type harness struct {
 	rt   *Runtime
