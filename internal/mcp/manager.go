@@ -132,7 +132,9 @@ func (m *Manager) AddTo(sets ...*tools.Set) {
 // run connects s and keeps its session until ctx ends.
 func (m *Manager) run(ctx context.Context, s *server) {
 	begin := time.Now()
-	client := sdk.NewClient(&sdk.Implementation{Name: "atomic", Version: m.opts.Version}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "atomic", Version: m.opts.Version}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) { m.refresh(ctx, s, req.Session) },
+	})
 	tr, cmd, err := transport(s.cfg)
 	var sess *sdk.ClientSession
 	var ts []*Tool
@@ -194,12 +196,7 @@ func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name str
 				_ = sess.Close()
 				return nil, nil, fmt.Errorf("listing tools: %w", err)
 			}
-			tool, err := newTool(name, t, sess)
-			if err != nil {
-				_ = sess.Close()
-				return nil, nil, err
-			}
-			ts = append(ts, tool)
+			ts = append(ts, newTool(name, t, sess))
 		}
 	}
 	return sess, ts, nil
@@ -227,6 +224,43 @@ func (m *Manager) finish(s *server, sess *sdk.ClientSession, ts []*Tool, err err
 	if warn != "" && m.opts.Warn != nil {
 		m.opts.Warn(warn)
 	}
+}
+
+// refresh lists s's tools again when the server says they changed: new
+// ones join the sets (a removed one stays offered and fails when called,
+// as tools.Set has no removal). It lists in its own goroutine, since the
+// notification's handler must not wait on the same connection.
+func (m *Manager) refresh(ctx context.Context, s *server, sess *sdk.ClientSession) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.wg.Add(1)
+	m.mu.Unlock()
+	go func() {
+		defer m.wg.Done()
+		lctx, cancel := context.WithTimeout(ctx, m.opts.handshakeTimeout())
+		defer cancel()
+		var ts []*Tool
+		for t, err := range sess.Tools(lctx, nil) {
+			if err != nil {
+				return // the next change, or a call, says more
+			}
+			ts = append(ts, newTool(s.cfg.Name, t, sess))
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if s.state != Ready || s.sess != sess {
+			return // not up yet (its start lists the tools) or gone
+		}
+		s.tools = ts
+		for _, t := range ts {
+			for _, set := range m.sets {
+				set.Add(t)
+			}
+		}
+	}()
 }
 
 // transport builds s's transport; cmd is its process (nil over HTTP).

@@ -75,8 +75,8 @@ func TestServersOverEveryTransportOfferTheirToolsUnderMcpNames(t *testing.T) {
 				t.Errorf("echo = %+v", res)
 			}
 			st := m.Statuses()
-			if len(st) != 1 || st[0].State != mcp.Ready || st[0].Tools != 6 || st[0].Transport != srv.Type {
-				t.Errorf("status = %+v, want ready with 6 tools over %s", st, srv.Type)
+			if len(st) != 1 || st[0].State != mcp.Ready || st[0].Tools != 7 || st[0].Transport != srv.Type {
+				t.Errorf("status = %+v, want ready with 7 tools over %s", st, srv.Type)
 			}
 			if len(w.all()) > 0 {
 				t.Errorf("warnings: %v", w.all())
@@ -231,5 +231,33 @@ func TestCloseEndsEveryServerProcess(t *testing.T) {
 		if st.State != mcp.Closed {
 			t.Errorf("%s state %s after Close, want closed", st.Name, st.State)
 		}
+	}
+}
+
+func TestToolsAServerAddsLaterJoinTheSets(t *testing.T) {
+	for _, srv := range []mcp.Server{mcptest.Stdio(t, "s"), {Name: "s", Type: mcp.HTTP, URL: mcptest.HTTP(t)}} {
+		t.Run(srv.Type, func(t *testing.T) {
+			m, set, _ := start(t, srv)
+			m.Ready(context.Background(), 20*time.Second)
+			if res := run(t, set, "mcp__s__grow", `{"name":"sprout"}`); res.Content != "added sprout" {
+				t.Fatalf("grow = %+v", res)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				if _, ok := set.Get("mcp__s__sprout"); ok {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("mcp__s__sprout never joined; tools %v", set.Names())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if res := run(t, set, "mcp__s__sprout", `{}`); res.Content != "I am sprout" {
+				t.Errorf("sprout = %+v", res)
+			}
+			if st := m.Statuses(); st[0].Tools != 8 {
+				t.Errorf("tool count %d, want 8", st[0].Tools)
+			}
+		})
 	}
 }

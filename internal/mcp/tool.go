@@ -42,12 +42,13 @@ type Tool struct {
 	sess   *sdk.ClientSession
 }
 
-func newTool(server string, t *sdk.Tool, sess *sdk.ClientSession) (*Tool, error) {
+// newTool adapts t; a schema that does not marshal becomes an open object.
+func newTool(server string, t *sdk.Tool, sess *sdk.ClientSession) *Tool {
 	schema, err := json.Marshal(t.InputSchema)
 	if err != nil || t.InputSchema == nil {
 		schema = json.RawMessage(`{"type":"object"}`)
 	}
-	return &Tool{name: ToolName(server, t.Name), remote: t, schema: schema, sess: sess}, nil
+	return &Tool{name: ToolName(server, t.Name), remote: t, schema: schema, sess: sess}
 }
 
 // Name implements tools.Tool.

@@ -29,8 +29,9 @@ var TinyPNG = []byte("\x89PNG\r\n\x1a\n-mcptest-")
 
 // NewServer returns the test server. Tools: echo (read-only; returns its
 // text), add (a+b), pid (the serving process's pid), picture (an image),
-// document (an embedded text resource and a resource link), fail (an
-// error result).
+// document (an embedded text resource and a resource link), grow (adds a
+// tool, so the server announces a changed tool list), fail (an error
+// result).
 func NewServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
@@ -63,6 +64,16 @@ func NewServer() *sdk.Server {
 				&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///shot.png", MIMEType: "image/png", Blob: TinyPNG}},
 				&sdk.ResourceLink{URI: "file:///big.bin", Name: "big", MIMEType: "application/octet-stream", Size: &size},
 			}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "grow", Description: "Adds the tool named by name to this server."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in struct {
+			Name string `json:"name"`
+		}) (*sdk.CallToolResult, any, error) {
+			sdk.AddTool(s, &sdk.Tool{Name: in.Name, Description: "Added by grow."},
+				func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+					return text("I am " + in.Name), nil, nil
+				})
+			return text("added " + in.Name), nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Always fails."},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
