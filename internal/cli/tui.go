@@ -62,6 +62,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	}
 	c.startMCP(ctx, ios, s, note)
 	defer s.mcp.Close()
+	s.mcp.AddTo(toolSet) // approval prompts and the transcript label MCP calls too
 	newLead, err := c.leadBackend(s)
 	if err != nil {
 		return fail(err)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,25 +17,12 @@ import (
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
-// warnings collects a manager's warnings.
-type warnings struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (w *warnings) add(s string) { w.mu.Lock(); w.list = append(w.list, s); w.mu.Unlock() }
-func (w *warnings) all() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.list)
-}
-
 // start runs servers until the test ends and returns the manager and the
 // set its tools join.
-func start(t *testing.T, servers ...mcp.Server) (*mcp.Manager, *tools.Set, *warnings) {
+func start(t *testing.T, servers ...mcp.Server) (*mcp.Manager, *tools.Set, *mcptest.Warnings) {
 	t.Helper()
-	w := &warnings{}
-	m := mcp.Start(context.Background(), servers, mcp.Options{Warn: w.add, HandshakeTimeout: 20 * time.Second})
+	w := &mcptest.Warnings{}
+	m := mcp.Start(context.Background(), servers, mcp.Options{Warn: w.Add, HandshakeTimeout: 20 * time.Second})
 	t.Cleanup(m.Close)
 	set := tools.NewSet()
 	m.AddTo(set)
@@ -68,7 +54,7 @@ func TestServersOverEveryTransportOfferTheirToolsUnderMcpNames(t *testing.T) {
 		t.Run(srv.Type, func(t *testing.T) {
 			m, set, w := start(t, srv)
 			if slow := m.Ready(context.Background(), 20*time.Second); len(slow) > 0 {
-				t.Fatalf("not ready: %v; warnings %v; status %+v", slow, w.all(), m.Statuses())
+				t.Fatalf("not ready: %v; warnings %v; status %+v", slow, w.All(), m.Statuses())
 			}
 			res := run(t, set, "mcp__"+srv.Name+"__echo", `{"text":"hi"}`)
 			if res.Content != "echo: hi" || res.IsError {
@@ -78,8 +64,8 @@ func TestServersOverEveryTransportOfferTheirToolsUnderMcpNames(t *testing.T) {
 			if len(st) != 1 || st[0].State != mcp.Ready || st[0].Tools != 7 || st[0].Transport != srv.Type {
 				t.Errorf("status = %+v, want ready with 7 tools over %s", st, srv.Type)
 			}
-			if len(w.all()) > 0 {
-				t.Errorf("warnings: %v", w.all())
+			if len(w.All()) > 0 {
+				t.Errorf("warnings: %v", w.All())
 			}
 		})
 	}
@@ -142,12 +128,12 @@ func TestAServerThatNeverAnswersIsReportedWithinTheBudgetAndTheOthersWork(t *tes
 	if !slices.Equal(slow, []string{"mute"}) {
 		t.Fatalf("slow = %v, want [mute]", slow)
 	}
-	if ws := w.all(); len(ws) != 1 || !strings.Contains(ws[0], "mcp server mute: not ready after 2s") {
+	if ws := w.All(); len(ws) != 1 || !strings.Contains(ws[0], "mcp server mute: not ready after 2s") {
 		t.Errorf("warnings = %q, want one about mute", ws)
 	}
 	m.Ready(context.Background(), 2*time.Second)
-	if len(w.all()) != 1 {
-		t.Errorf("a second Ready warned again: %q", w.all())
+	if len(w.All()) != 1 {
+		t.Errorf("a second Ready warned again: %q", w.All())
 	}
 	if res := run(t, set, "mcp__ok__echo", `{"text":"x"}`); res.Content != "echo: x" {
 		t.Errorf("echo = %+v", res)
@@ -161,15 +147,15 @@ func TestAServerThatCannotStartFailsWithOneWarningNamingIt(t *testing.T) {
 	if st[0].State != mcp.Failed || !strings.Contains(st[0].Err, "/nonexistent/server") {
 		t.Errorf("status = %+v, want failed naming the command", st[0])
 	}
-	if ws := w.all(); len(ws) != 1 || !strings.HasPrefix(ws[0], "mcp server gone: ") {
+	if ws := w.All(); len(ws) != 1 || !strings.HasPrefix(ws[0], "mcp server gone: ") {
 		t.Errorf("warnings = %q", ws)
 	}
 }
 
 func TestAServerPastItsHandshakeTimeoutFailsAndItsProcessEnds(t *testing.T) {
-	w := &warnings{}
+	w := &mcptest.Warnings{}
 	m := mcp.Start(context.Background(), []mcp.Server{{Name: "mute", Type: mcp.Stdio, Command: "sleep", Args: []string{"1000"}}},
-		mcp.Options{Warn: w.add, HandshakeTimeout: 300 * time.Millisecond})
+		mcp.Options{Warn: w.Add, HandshakeTimeout: 300 * time.Millisecond})
 	defer m.Close()
 	m.Ready(context.Background(), 10*time.Second)
 	if st := m.Statuses(); st[0].State != mcp.Failed {

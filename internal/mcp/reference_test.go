@@ -19,7 +19,7 @@ func TestTheEverythingServerEchoesAddsAndReturnsAnImage(t *testing.T) {
 	bin := testkit.MCPEverything(t)
 	m, set, w := start(t, mcp.Server{Name: "everything", Type: mcp.Stdio, Command: bin, Args: []string{"stdio"}})
 	if slow := m.Ready(context.Background(), 20*time.Second); len(slow) > 0 {
-		t.Fatalf("not ready: %v %v", w.all(), m.Statuses())
+		t.Fatalf("not ready: %v %v", w.All(), m.Statuses())
 	}
 	if res := run(t, set, "mcp__everything__echo", `{"message":"hello"}`); !strings.Contains(res.Content, "hello") || res.IsError {
 		t.Errorf("echo = %+v", res)
@@ -43,7 +43,7 @@ func TestTheFilesystemServerReadsAFileInItsFolder(t *testing.T) {
 	write(t, dir+"/note.txt", "from the filesystem server")
 	m, set, w := start(t, mcp.Server{Name: "fs", Type: mcp.Stdio, Command: bin, Args: []string{dir}})
 	if slow := m.Ready(context.Background(), 20*time.Second); len(slow) > 0 {
-		t.Fatalf("not ready: %v %v", w.all(), m.Statuses())
+		t.Fatalf("not ready: %v %v", w.All(), m.Statuses())
 	}
 	res := run(t, set, "mcp__fs__read_text_file", `{"path":`+strconv.Quote(dir+"/note.txt")+`}`)
 	if !strings.Contains(res.Content, "from the filesystem server") {

@@ -2,9 +2,7 @@ package runtime
 
 import (
 	"context"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,18 +17,6 @@ import (
 func mcpRun(t *testing.T, warn func(string), servers ...mcp.Server) *mcp.Manager {
 	t.Helper()
 	return mcp.Start(context.Background(), servers, mcp.Options{Warn: warn, HandshakeTimeout: 20 * time.Second})
-}
-
-type warnList struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (w *warnList) add(s string) { w.mu.Lock(); w.list = append(w.list, s); w.mu.Unlock() }
-func (w *warnList) all() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.list)
 }
 
 func TestLeadCallsAnMCPToolThroughTheModel(t *testing.T) {
@@ -56,17 +42,17 @@ rules:
   - {name: sub-call, match: {first_user_contains: "SUB", tools_include: [mcp__s__echo], tools_exclude: [bash, task]}, respond: {tool_calls: [{name: mcp__s__echo, input: {text: from sub}}]}}
   - {name: lead-call, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "echo", prompt: "SUB echo please", subagent_type: echoer}}]}}
 `
-	w := &warnList{}
-	m := mcpRun(t, w.add, mcp.Server{Name: "s", Type: mcp.HTTP, URL: mcptest.HTTP(t)})
+	w := &mcptest.Warnings{}
+	m := mcpRun(t, w.Add, mcp.Server{Name: "s", Type: mcp.HTTP, URL: mcptest.HTTP(t)})
 	types := agenttype.NewRegistry(agenttype.Builtins()...)
 	types.Add(agenttype.Type{Name: "echoer", Description: "echoes", Prompt: "You echo.", Tools: []string{"read", "mcp__s__echo", "mcp__gone"}})
-	h, srv := startWith(t, scenario, Config{MCP: m, Types: types, Warn: w.add})
+	h, srv := startWith(t, scenario, Config{MCP: m, Types: types, Warn: w.Add})
 	h.rt.Submit("go")
 	out := h.await(t)
 	if out.Err != nil || out.Result != "all done" {
 		t.Fatalf("outcome = %+v; log %+v", out, srv.Log())
 	}
-	if ws := w.all(); len(ws) != 1 || !strings.Contains(ws[0], "agent type echoer: MCP tools mcp__gone are not available") {
+	if ws := w.All(); len(ws) != 1 || !strings.Contains(ws[0], "agent type echoer: MCP tools mcp__gone are not available") {
 		t.Errorf("warnings = %q, want one naming mcp__gone", ws)
 	}
 }
@@ -96,8 +82,8 @@ func TestAServerThatNeverAnswersDelaysTheFirstRequestOnlyByTheBudget(t *testing.
 rules:
   - {name: answer, match: {tools_include: [mcp__ok__echo]}, respond: {text: "answered"}}
 `
-	w := &warnList{}
-	m := mcpRun(t, w.add, mcp.Server{Name: "mute", Type: mcp.Stdio, Command: "sleep", Args: []string{"1000"}},
+	w := &mcptest.Warnings{}
+	m := mcpRun(t, w.Add, mcp.Server{Name: "mute", Type: mcp.Stdio, Command: "sleep", Args: []string{"1000"}},
 		mcp.Server{Name: "ok", Type: mcp.HTTP, URL: mcptest.HTTP(t)})
 	h, srv := startWith(t, scenario, Config{MCP: m, MCPStartupBudget: 500 * time.Millisecond})
 	begin := time.Now()
@@ -109,7 +95,7 @@ rules:
 	if out.Err != nil || out.Result != "answered" {
 		t.Fatalf("outcome = %+v; log %+v", out, srv.Log())
 	}
-	if ws := w.all(); len(ws) != 1 || !strings.Contains(ws[0], "mcp server mute: not ready after 500ms") {
+	if ws := w.All(); len(ws) != 1 || !strings.Contains(ws[0], "mcp server mute: not ready after 500ms") {
 		t.Errorf("warnings = %q", ws)
 	}
 	h.stop()

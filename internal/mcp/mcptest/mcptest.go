@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -91,9 +92,7 @@ func text(s string) *sdk.CallToolResult {
 func HTTP(t testing.TB) string {
 	t.Helper()
 	srv := NewServer()
-	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
-	t.Cleanup(ts.Close)
-	return ts.URL
+	return serve(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
 }
 
 // SSE serves NewServer over the older HTTP+SSE transport until the test
@@ -101,7 +100,11 @@ func HTTP(t testing.TB) string {
 func SSE(t testing.TB) string {
 	t.Helper()
 	srv := NewServer()
-	ts := httptest.NewServer(sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	return serve(t, sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+}
+
+func serve(t testing.TB, h http.Handler) string {
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts.URL
 }
@@ -191,4 +194,21 @@ func Alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	f := strings.Fields(s[i+1:])
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// Warnings records what a manager warns about (mcp.Options.Warn), safe for
+// the servers' goroutines.
+type Warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+// Add records one warning; pass it as mcp.Options.Warn.
+func (w *Warnings) Add(s string) { w.mu.Lock(); w.list = append(w.list, s); w.mu.Unlock() }
+
+// All returns the warnings so far.
+func (w *Warnings) All() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.list)
 }
