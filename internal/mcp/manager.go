@@ -219,11 +219,11 @@ func (m *Manager) finish(s *server, sess *sdk.ClientSession, ts []*Tool, err err
 			}
 		}
 	}
-	close(s.ready)
 	m.mu.Unlock()
 	if warn != "" && m.opts.Warn != nil {
 		m.opts.Warn(warn)
 	}
+	close(s.ready) // after the warning: whoever waited sees it given
 }
 
 // refresh lists s's tools again when the server says they changed: new
