@@ -34,13 +34,18 @@ rules:
 	}
 }
 
-func TestASubagentGetsTheMCPToolsItsTypeNamesAndStartsWithoutMissingOnes(t *testing.T) {
+func TestSubagentsGetTheMCPToolsTheirTypeNamesAndStartWithoutMissingOnesWarnedOnce(t *testing.T) {
 	const scenario = `
 rules:
   - {name: lead-final, match: {first_user_contains: "go", tool_result_contains: "sub saw"}, respond: {text: "all done"}}
   - {name: sub-final, match: {first_user_contains: "SUB", tool_result_contains: "echo: from sub"}, respond: {text: "sub saw echo: from sub"}}
   - {name: sub-call, match: {first_user_contains: "SUB", tools_include: [mcp__s__echo], tools_exclude: [bash, task]}, respond: {tool_calls: [{name: mcp__s__echo, input: {text: from sub}}]}}
-  - {name: lead-call, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "echo", prompt: "SUB echo please", subagent_type: echoer}}]}}
+  - name: lead-call
+    match: {tools_include: [task]}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "echo", prompt: "SUB echo please", subagent_type: echoer}}
+        - {name: task, input: {description: "echo again", prompt: "SUB echo again", subagent_type: echoer}}
 `
 	w := &mcptest.Warnings{}
 	m := mcpRun(t, w.Add, mcp.Server{Name: "s", Type: mcp.HTTP, URL: mcptest.HTTP(t)})

@@ -102,6 +102,7 @@ type Manager struct {
 	// resumable are the interrupted tasks of a resumed session that
 	// ResumeTask can continue.
 	resumable map[string]Resumable
+	warned    map[string]bool // warnings given (each once)
 }
 
 // reservation is a task named and queued but not yet started.
@@ -210,8 +211,8 @@ func (m *Manager) reserve(spec Spec) (*reservation, error) {
 		if set, err = m.cfg.Tools.Only(names...); err != nil {
 			return nil, fmt.Errorf("agent type %s (%s): %w", typ.Name, typ.Source, err)
 		}
-		if len(missing) > 0 && m.cfg.Warn != nil {
-			m.cfg.Warn(fmt.Sprintf("agent type %s: MCP tools %s are not available (server not up or failed); the agent starts without them",
+		if len(missing) > 0 {
+			m.warnOnce(fmt.Sprintf("agent type %s: MCP tools %s are not available (server not up or failed); the agent starts without them",
 				typ.Name, strings.Join(missing, ", ")))
 		}
 	}
