@@ -11,6 +11,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/mcp/mcptest"
 	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
 // mcpRun starts servers for a runtime test; they close with the runtime.
@@ -106,6 +107,29 @@ rules:
 	h.stop()
 	if kids := mcptest.Children(t); len(kids) > 0 {
 		t.Errorf("processes left after the runtime closed: %v", kids)
+	}
+}
+
+func TestAServerLaterThanTheBudgetJoinsFromTheNextRequest(t *testing.T) {
+	const scenario = `
+rules:
+  - {name: with, match: {tools_include: [mcp__slow__echo]}, respond: {text: "slow tools offered"}}
+  - {name: without, match: {tools_exclude: [mcp__slow__echo]}, respond: {text: "no slow tools yet"}}
+`
+	w := &mcptest.Warnings{}
+	m := mcpRun(t, w.Add, mcptest.SlowStdio(t, "slow", 800*time.Millisecond))
+	h, _ := startWith(t, scenario, Config{MCP: m, MCPStartupBudget: 100 * time.Millisecond})
+	h.rt.Submit("first")
+	if out := h.await(t); out.Result != "no slow tools yet" {
+		t.Fatalf("first outcome = %+v", out)
+	}
+	testkit.WaitFor(t, 20*time.Second, "the slow server", func() bool { return m.Statuses()[0].State == mcp.Ready })
+	h.rt.Submit("second")
+	if out := h.await(t); out.Result != "slow tools offered" {
+		t.Fatalf("second outcome = %+v", out)
+	}
+	if ws := w.All(); len(ws) != 1 || !strings.Contains(ws[0], "mcp server slow: not ready after 100ms") {
+		t.Errorf("warnings = %q", ws)
 	}
 }
 

@@ -16,14 +16,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atomic-agent/atomic/internal/mcp"
 )
 
-// stdioEnv set to 1 makes the test binary serve MCP on stdio (ServeStdio).
-const stdioEnv = "ATOMIC_MCPTEST_STDIO"
+// stdioEnv set to 1 makes the test binary serve MCP on stdio (ServeStdio);
+// delayEnv (milliseconds) makes it wait that long first.
+const (
+	stdioEnv = "ATOMIC_MCPTEST_STDIO"
+	delayEnv = "ATOMIC_MCPTEST_DELAY_MS"
+)
 
 // TinyPNG is the image the "picture" tool returns.
 var TinyPNG = []byte("\x89PNG\r\n\x1a\n-mcptest-")
@@ -115,6 +120,9 @@ func ServeStdio() {
 	if os.Getenv(stdioEnv) != "1" {
 		return
 	}
+	if ms, _ := strconv.Atoi(os.Getenv(delayEnv)); ms > 0 {
+		time.Sleep(time.Duration(ms) * time.Millisecond) // a server slow to come up
+	}
 	if err := NewServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
 		os.Exit(1)
@@ -132,6 +140,14 @@ func Stdio(t testing.TB, name string) mcp.Server {
 	}
 	return mcp.Server{Name: name, Type: mcp.Stdio, Command: exe, Args: []string{"-test.run=^$"},
 		Env: map[string]string{stdioEnv: "1"}}
+}
+
+// SlowStdio is Stdio for a server that starts answering only after delay.
+func SlowStdio(t testing.TB, name string, delay time.Duration) mcp.Server {
+	t.Helper()
+	s := Stdio(t, name)
+	s.Env[delayEnv] = strconv.Itoa(int(delay.Milliseconds()))
+	return s
 }
 
 // Children lists the pids of this process's child processes, zombies
