@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
@@ -11,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/mcp/mcptest"
@@ -245,5 +249,29 @@ func TestToolsAServerAddsLaterJoinTheSets(t *testing.T) {
 				t.Errorf("tool count %d, want 8", st[0].Tools)
 			}
 		})
+	}
+}
+
+func TestHTTPServersGetTheConfiguredHeaders(t *testing.T) {
+	srv := mcptest.NewServer()
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close) // after the manager's Close: its streams end first
+	m, set, w := start(t,
+		mcp.Server{Name: "with", Type: mcp.HTTP, URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer s3cret"}},
+		mcp.Server{Name: "without", Type: mcp.HTTP, URL: ts.URL})
+	m.Ready(context.Background(), 20*time.Second)
+	if res := run(t, set, "mcp__with__echo", `{"text":"in"}`); res.Content != "echo: in" {
+		t.Errorf("echo = %+v", res)
+	}
+	st := m.Statuses()
+	if st[1].State != mcp.Failed || len(w.All()) != 1 || !strings.Contains(w.All()[0], "mcp server without:") {
+		t.Errorf("the server without the header: %+v, warnings %q", st[1], w.All())
 	}
 }
