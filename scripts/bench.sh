@@ -32,6 +32,8 @@ go test -run '^$' -bench '^Benchmark(ClaudeOverhead|CodexAddedWallTime)$' -bench
 # The session store's start cost is a fraction of a ms beside a 12 ms start:
 # the median of 41 alternating pairs.
 go test -run '^$' -bench '^BenchmarkStoreStartCost$' -benchtime 41x ./e2e >>"$out"
+# Three stdio MCP servers against none: the median of 21 back-to-back pairs.
+go test -run '^$' -bench '^BenchmarkMCPStartCost$' -benchtime 21x ./internal/runtime >>"$out"
 go test -run '^$' -bench . ./internal/ui >>"$out" 2>/dev/null || echo "(ui benchmarks unavailable)" >&2
 
 # figure NAME UNIT OP BUDGET LABEL: prints the metric UNIT of benchmark NAME
@@ -78,6 +80,10 @@ figure CodexAddedWallTime ms-added '<' 30 "codex fan-out: atomic's added wall ti
 figure CodexAddedWallTime pct-added '<' 5 "codex fan-out: added wall time, percent"
 figure AppendEvents events/s '>' 50000 "session store: events appended per second (sustained)"
 figure StoreStartCost ms-added '<' 2 "session store on vs off: added start to first request"
+figure MCPStartCost ms-added-over-handshake '<' 5 "3 stdio MCP servers: start to first request, added beyond the slowest handshake"
+info MCPStartCost ms-to-first-request-none "MCP: start to first request, no server"
+info MCPStartCost ms-to-first-request-3-stdio "MCP: start to first request, 3 stdio servers"
+info MCPStartCost ms-slowest-handshake "MCP: the slowest server's own handshake"
 info AppendEvents KB-per-1000-events "session store: size per 1,000 events"
 
 info ClaudeBackendOwnTime ms-to-cli-spawn "Claude Code backend, Atomic's own time: start to the CLI's spawn"

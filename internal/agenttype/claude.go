@@ -25,6 +25,11 @@ func mapTool(entry string, known []string) (name, scope string, ok bool) {
 		base, scope = entry[:i], entry[i+1:len(entry)-1]
 	}
 	low := strings.ToLower(strings.TrimSpace(base))
+	if strings.HasPrefix(low, "mcp__") {
+		// An MCP tool (or a whole server): its server may not be up when
+		// agent files load, so the sub-agent manager resolves it at spawn.
+		return strings.TrimSpace(base), scope, true
+	}
 	for _, k := range known {
 		if k == low || k == base {
 			return k, scope, true

@@ -33,8 +33,8 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 		{"examples-multiline.md", "perf-auditor", []string{"N+1 queries. It measures", "\n\nExamples:\n<example>\nContext: A page became slow", "user: \"Is this parser fast enough", "Let me run the perf-auditor agent on the parser\"\n</example>"},
 			nil, "opus", "You are a performance engineer", nil},
 		{"block-scalar.md", "pr-shepherd", []string{"Use this agent to take a pull request", "<example>\nuser: \"Address the review comments"},
-			[]string{"read", "edit", "multi_edit", "bash", "web_fetch"}, "claude-sonnet-4-5-20250929", "You shepherd pull requests",
-			[]string{"tools mcp__github__get_pull_request;", "Bash(git status:*), Bash(git diff:*)", "permission rules still apply"}},
+			[]string{"read", "edit", "multi_edit", "bash", "mcp__github__get_pull_request", "web_fetch"}, "claude-sonnet-4-5-20250929", "You shepherd pull requests",
+			[]string{"Bash(git status:*), Bash(git diff:*)", "permission rules still apply"}},
 		{"no-frontmatter.md", "no-frontmatter", []string{"Security reviewer"}, nil, "", "# Security reviewer", []string{"no YAML front matter"}},
 		{"no-name.md", "no-name", []string{"Writes and fixes Go table-driven tests."}, []string{"read", "write", "edit", "bash"}, "", "You write Go tests.", []string{"no-name.md:1:", "no name"}},
 		{"task-and-todo.md", "planner", []string{"Breaks a large change"}, []string{"read", "grep", "glob", "todo_write", "ls"}, "haiku", "You plan.", []string{"tools Task, NotebookRead, BashOutput, KillShell"}},
@@ -101,7 +101,8 @@ func TestClaudeToolNamesMapToAtomicTools(t *testing.T) {
 		{"Bash(npm run test:*)", "bash", "npm run test:*", true},
 		{"WebFetch(domain:go.dev)", "web_fetch", "domain:go.dev", true},
 		{"WebSearch", "", "", false},
-		{"mcp__github__create_issue", "", "", false},
+		{"mcp__github__create_issue", "mcp__github__create_issue", "", true},
+		{"mcp__GitHub", "mcp__GitHub", "", true},
 		{"Task(explore)", "", "explore", false},
 	}
 	for _, c := range cases {

@@ -14,6 +14,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
 	"github.com/atomic-agent/atomic/internal/memory"
+	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/runtime"
@@ -38,6 +39,10 @@ type common struct {
 	// cont and resume pick a saved session to continue.
 	cont   bool
 	resume resumeFlag
+	// mcpConfigs are --mcp-config files (or JSON); strictMCP reads only
+	// them.
+	mcpConfigs pathList
+	strictMCP  bool
 }
 
 // resumeFlag is --resume ID; the chat UI also takes a bare --resume
@@ -94,6 +99,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.backendBin, "backend-bin", "", "the backend CLI's binary, when it is not on PATH")
 	fs.BoolVar(&c.noPersistence, "no-session-persistence", false, "do not save this session in the session store ($XDG_STATE_HOME/atomic)")
 	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
+	fs.Var(&c.mcpConfigs, "mcp-config", "MCP servers `FILE` (or JSON) like Claude Code's .mcp.json, read after ~/.config/atomic/mcp.json and ./.mcp.json (repeatable)")
+	fs.BoolVar(&c.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
 	fs.Var(&c.resume, "resume", "continue saved session `ID` (atomic sessions lists them; in the chat UI, without an ID: pick one)")
 }
 
@@ -155,6 +162,10 @@ type setup struct {
 	memory    *memory.Memory
 	commands  *commands.Set
 	warnings  []string
+	// mcp runs the MCP servers (started right after resolve); mcpBudget
+	// is how long the first request waits for them.
+	mcp       *mcp.Manager
+	mcpBudget time.Duration
 }
 
 func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {

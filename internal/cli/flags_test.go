@@ -22,11 +22,17 @@ func run(t *testing.T, args ...string) (int, string, string) {
 func runEnv(t *testing.T, extra map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	dir := t.TempDir()
-	var out, errOut bytes.Buffer
 	env := map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_STATE_HOME": filepath.Join(dir, "state")}
 	for k, v := range extra {
 		env[k] = v
 	}
+	return runEnvIn(t, dir, env, args...)
+}
+
+// runEnvIn runs the CLI in dir with exactly env.
+func runEnvIn(t *testing.T, dir string, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
 	code := Run(context.Background(), args, IOStreams{
 		In: strings.NewReader(""), Out: &out, Err: &errOut,
 		Getenv: func(k string) string { return env[k] }, Dir: dir,

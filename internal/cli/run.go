@@ -53,10 +53,13 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	if prompt == "" {
 		return fail(fmt.Errorf("no prompt: give one with -p or on stdin"))
 	}
+	ios.Err = &lockedWriter{w: ios.Err}
 	s, err := c.resolve(ios, nil)
 	if err != nil {
 		return fail(err)
 	}
+	c.startMCP(ctx, ios, s, func(w string) { fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w) })
+	defer s.mcp.Close() // also when the run fails before its runtime closes them
 	newLead, err := c.leadBackend(s)
 	if err != nil {
 		return fail(err)
@@ -78,7 +81,8 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	}
 	id, journal, stopRecording := c.record(ios, s, res)
 	defer stopRecording() // after rt.Close: the last events are kept
-	rt, err := newRuntime(&c, s, true, newLead, c.treeBackends(ios, s), id, journal, res)
+	rt, err := newRuntime(&c, s, true, newLead, c.treeBackends(ios, s), id, journal, res,
+		func(w string) { fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w) })
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1
@@ -93,7 +97,7 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 // newRuntime opens the run; newLead (nil: the native loop) builds the
 // lead's session on another backend.
 func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Config) (backend.Session, error), tree backend.Factory,
-	sessionID string, journal runtime.Journal, res *resumed) (*runtime.Runtime, error) {
+	sessionID string, journal runtime.Journal, res *resumed, warn func(string)) (*runtime.Runtime, error) {
 	var resume *runtime.Resume
 	if res != nil {
 		resume = res.run
@@ -104,6 +108,7 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(),
 		MaxSubagents: c.maxSubagents, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
+		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn,
 	})
 }
 

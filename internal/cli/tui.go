@@ -53,6 +53,16 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 	toolSet = runtime.CoreTools(s.workspace)
+	notes := make(chan string, 32)
+	note := func(w string) {
+		select {
+		case notes <- w:
+		default: // the UI shows what it can; a flood is not worth blocking a server
+		}
+	}
+	c.startMCP(ctx, ios, s, note)
+	defer s.mcp.Close()
+	s.mcp.AddTo(toolSet) // approval prompts and the transcript label MCP calls too
 	newLead, err := c.leadBackend(s)
 	if err != nil {
 		return fail(err)
@@ -90,7 +100,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	}
 	id, journal, stopRecording := c.record(ios, s, res)
 	defer stopRecording() // after rt.Close: the last events are kept
-	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s), id, journal, res)
+	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s), id, journal, res, note)
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1
@@ -98,7 +108,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	defer observeRun(ios, rt, c.noPersistence)()
 	err = ui.Run(ctx, ui.Options{
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
-		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out,
+		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out, Notes: notes,
 		Memory: s.memory, Commands: s.commands,
 	})
 	if err != nil {

@@ -28,6 +28,18 @@ type File struct {
 	// names the CLI's binary when it is not on PATH.
 	Backend    string `json:"backend,omitempty"`
 	BackendBin string `json:"backend_bin,omitempty"`
+	// MCPConfig names MCP server files read after the user's mcp.json and
+	// the project's .mcp.json, like --mcp-config.
+	MCPConfig []string `json:"mcp_config,omitempty"`
+	// MCPStartupSeconds is how long the first model request waits for MCP
+	// servers still starting, in seconds (a number, like
+	// retry.max_total_seconds); MCP_TIMEOUT (ms) overrides it.
+	MCPStartupSeconds float64 `json:"mcp_startup_timeout,omitempty"`
+}
+
+// MCPStartupTimeout is mcp_startup_timeout as a duration; 0 when unset.
+func (f File) MCPStartupTimeout() time.Duration {
+	return time.Duration(f.MCPStartupSeconds * float64(time.Second))
 }
 
 // Retry configures provider retries.

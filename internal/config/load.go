@@ -90,6 +90,9 @@ func checkLimits(obj map[string]any, f File) error {
 			}
 		}
 	}
+	if _, set := obj["mcp_startup_timeout"]; set && f.MCPStartupSeconds <= 0 {
+		return fmt.Errorf("mcp_startup_timeout: must be more than 0 seconds, got %v", f.MCPStartupSeconds)
+	}
 	r, _ := obj["retry"].(map[string]any)
 	if r == nil || f.Retry == nil {
 		return nil

@@ -2,12 +2,14 @@ package permission
 
 import (
 	"fmt"
+	"path"
 	"strings"
 )
 
 // Pattern matches tool calls: "bash" (any call), "bash(go test:*)" (a
 // subject starting with "go test"), "edit(docs/README.md)" (exactly that
-// subject), as in Claude Code's --allowedTools.
+// subject), as in Claude Code's --allowedTools. MCP tools are also matched
+// by a glob ("mcp__github__*") or by their server ("mcp__github").
 type Pattern struct {
 	Tool     string
 	HasArg   bool
@@ -26,6 +28,9 @@ func ParsePattern(s string) (Pattern, error) {
 		if strings.ContainsAny(s, ") ") {
 			return Pattern{}, fmt.Errorf("bad tool pattern %q (want tool or tool(arg) or tool(prefix:*))", s)
 		}
+		if _, err := path.Match(s, ""); err != nil {
+			return Pattern{}, fmt.Errorf("bad tool pattern %q: %w", s, err)
+		}
 		return Pattern{Tool: strings.ToLower(s)}, nil
 	}
 	if !strings.HasSuffix(s, ")") || open == 0 {
@@ -43,9 +48,24 @@ func ParsePattern(s string) (Pattern, error) {
 	return p, nil
 }
 
+// MatchTool reports whether p names tool: exactly, by a glob, or, for an
+// MCP tool, by its server (mcp__github covers mcp__github__create_issue).
+func (p Pattern) MatchTool(tool string) bool {
+	if strings.EqualFold(p.Tool, tool) {
+		return true
+	}
+	tool = strings.ToLower(tool)
+	if strings.ContainsAny(p.Tool, "*?[") {
+		ok, _ := path.Match(p.Tool, tool)
+		return ok
+	}
+	server, isMCP := strings.CutPrefix(p.Tool, "mcp__")
+	return isMCP && !strings.Contains(server, "__") && strings.HasPrefix(tool, p.Tool+"__")
+}
+
 // Match reports whether a call of tool with subject matches.
 func (p Pattern) Match(tool, subject string) bool {
-	if !strings.EqualFold(p.Tool, tool) {
+	if !p.MatchTool(tool) {
 		return false
 	}
 	if !p.HasArg {

@@ -185,7 +185,7 @@ func (g *Gate) Check(req Request) (d Decision, decided bool) {
 // match reports whether p covers req; file paths are matched as resolved
 // (see matchPath).
 func (g *Gate) match(p Pattern, req Request, deny bool) bool {
-	if !strings.EqualFold(p.Tool, req.Tool) {
+	if !p.MatchTool(req.Tool) {
 		return false
 	}
 	if pathTools[strings.ToLower(req.Tool)] {

@@ -20,6 +20,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/subagent"
@@ -64,7 +65,18 @@ type Config struct {
 	// lead takes up its history, usage so far is restored, and the work
 	// it left under way is ended interrupted when Serve starts.
 	Resume *Resume
-	Now    func() time.Time
+	// MCP runs the session's MCP servers (started by the caller, so they
+	// come up while the rest starts); their tools join every agent's set
+	// as each server comes up, and the runtime closes them. Nil: none.
+	MCP *mcp.Manager
+	// MCPStartupBudget is how long the lead's first request waits for
+	// servers still starting (0: mcp.DefaultStartupBudget).
+	MCPStartupBudget time.Duration
+	// Warn is told, once each, about what the run goes on without (an MCP
+	// tool a sub-agent's type names but no server offers); it must not
+	// block.
+	Warn func(string)
+	Now  func() time.Time
 }
 
 // Journal is told everything a run does, to keep it: every event from the
@@ -100,6 +112,7 @@ type Runtime struct {
 	completed chan Outcome
 	unsub     func()
 	resumed   *resumed // nil: a new session
+	mcpReady  sync.Once
 
 	mu         sync.Mutex
 	turnCancel context.CancelFunc
@@ -158,6 +171,7 @@ func Open(cfg Config) (*Runtime, error) {
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
+		Warn: cfg.Warn,
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
@@ -177,6 +191,7 @@ func Open(cfg Config) (*Runtime, error) {
 	for _, t := range team.LeadTools(r.team) {
 		leadTools.Add(t)
 	}
+	cfg.MCP.AddTo(core, leadTools)
 	if r.resumed != nil && r.offerResumable(r.resumed, cfg.Resume.Subagents) {
 		leadTools.Add(subagent.NewResumeTask(r.mgr))
 	}
@@ -186,6 +201,7 @@ func Open(cfg Config) (*Runtime, error) {
 		if err != nil {
 			r.mgr.Close()
 			r.team.Close()
+			cfg.MCP.Close()
 			return nil, err
 		}
 		r.lead = lead
@@ -382,6 +398,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string, gen *uint64) {
 	}
 	r.turnCancel, r.busy, r.dirty = cancel, true, true
 	r.mu.Unlock()
+	r.awaitMCP(tctx)
 	res, err := r.lead.Run(tctx, prompt)
 	interrupted := err != nil && tctx.Err() != nil
 	cancel()
@@ -413,6 +430,22 @@ func (r *Runtime) turn(ctx context.Context, prompt string, gen *uint64) {
 		r.team.Interrupt()
 	}
 }
+
+// awaitMCP holds the lead's first request until the MCP servers are up or
+// the start-up budget (counted from their start) has passed; a server
+// later than that joins from a later request.
+func (r *Runtime) awaitMCP(ctx context.Context) {
+	r.mcpReady.Do(func() {
+		budget := r.cfg.MCPStartupBudget
+		if budget <= 0 {
+			budget = mcp.DefaultStartupBudget
+		}
+		r.cfg.MCP.Ready(ctx, budget)
+	})
+}
+
+// MCP reports each MCP server's state (/mcp).
+func (r *Runtime) MCP() []mcp.Status { return r.cfg.MCP.Statuses() }
 
 // settle emits complete when nothing is left to do, usage.update otherwise.
 func (r *Runtime) settle() {
@@ -571,10 +604,11 @@ func (r *Runtime) Model() string { return r.lead.Model() }
 // Provider is the run's model provider.
 func (r *Runtime) Provider() provider.Provider { return r.cfg.Provider }
 
-// Close cancels everything and waits for sub-agents, teammates and the
-// lead's session (an external CLI's process) to end.
+// Close cancels everything and waits for sub-agents, teammates, the
+// lead's session (an external CLI's process) and the MCP servers to end.
 func (r *Runtime) Close() {
 	r.mgr.Close()
 	r.team.Close()
 	_ = r.lead.Close()
+	r.cfg.MCP.Close()
 }

@@ -13,12 +13,16 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/mcp/mcptest"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	mcptest.ServeStdio() // when a test starts this binary as an MCP server
+	goleak.VerifyTestMain(m)
+}
 
 type harness struct {
 	rt   *Runtime
@@ -43,8 +47,10 @@ func start(t *testing.T, scenario string, cfg Config) *harness {
 func startWith(t *testing.T, scenario string, cfg Config) (*harness, *loopback.Server) {
 	t.Helper()
 	p, srv := testkit.Model(t, scenario)
-	gate, _ := permission.NewGate(permission.Options{Mode: permission.BypassPermissions})
-	cfg.Provider, cfg.Gate, cfg.Workspace = p, gate, tools.Workspace{Root: t.TempDir()}
+	if cfg.Gate == nil {
+		cfg.Gate, _ = permission.NewGate(permission.Options{Mode: permission.BypassPermissions})
+	}
+	cfg.Provider, cfg.Workspace = p, tools.Workspace{Root: t.TempDir()}
 	h := &harness{rt: New(cfg)}
 	h.rt.Bus().Subscribe(func(e event.Event) {
 		h.mu.Lock()

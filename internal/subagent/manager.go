@@ -74,6 +74,9 @@ type Config struct {
 	// History, when set, is given each native sub-agent's whole history
 	// after each change (the session store); it must only queue.
 	History func(agentID string, msgs []provider.Message)
+	// Warn is told what a sub-agent starts without (MCP tools of a server
+	// not up); it must not block.
+	Warn func(string)
 }
 
 // Agents reads the lifecycle reducer's records.
@@ -99,6 +102,7 @@ type Manager struct {
 	// resumable are the interrupted tasks of a resumed session that
 	// ResumeTask can continue.
 	resumable map[string]Resumable
+	warned    map[string]bool // warnings given (each once)
 }
 
 // reservation is a task named and queued but not yet started.
@@ -203,8 +207,13 @@ func (m *Manager) reserve(spec Spec) (*reservation, error) {
 	}
 	set := m.cfg.Tools
 	if typ.Tools != nil {
-		if set, err = m.cfg.Tools.Only(typ.Tools...); err != nil {
+		names, missing := resolveMCP(m.cfg.Tools, typ.Tools)
+		if set, err = m.cfg.Tools.Only(names...); err != nil {
 			return nil, fmt.Errorf("agent type %s (%s): %w", typ.Name, typ.Source, err)
+		}
+		if len(missing) > 0 {
+			m.warnOnce(fmt.Sprintf("agent type %s: MCP tools %s are not available (server not up or failed); the agent starts without them",
+				typ.Name, strings.Join(missing, ", ")))
 		}
 	}
 	m.mu.Lock()

@@ -36,3 +36,15 @@ func OpenCodeCLI(t testing.TB) string { return ExternalCLI(t, "ATOMIC_TEST_OPENC
 func CopilotCLI(t testing.TB) string {
 	return ExternalCLI(t, "ATOMIC_TEST_COPILOT", "@github/copilot")
 }
+
+// MCPEverything is the reference MCP server @modelcontextprotocol/server-everything
+// (ATOMIC_TEST_MCP_EVERYTHING; serve it with the argument stdio).
+func MCPEverything(t testing.TB) string {
+	return ExternalCLI(t, "ATOMIC_TEST_MCP_EVERYTHING", "@modelcontextprotocol/server-everything")
+}
+
+// MCPFilesystem is the reference MCP server @modelcontextprotocol/server-filesystem
+// (ATOMIC_TEST_MCP_FILESYSTEM; its arguments are the folders it may use).
+func MCPFilesystem(t testing.TB) string {
+	return ExternalCLI(t, "ATOMIC_TEST_MCP_FILESYSTEM", "@modelcontextprotocol/server-filesystem")
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/runtime"
 )
 
@@ -25,6 +26,8 @@ type Backend interface {
 	// ResumeTask continues a background sub-agent that Atomic's exit
 	// interrupted, from its saved history (/tasks resume ID).
 	ResumeTask(id string) error
+	// MCP reports each MCP server's state (/mcp).
+	MCP() []mcp.Status
 }
 
 // TeamControl is what /team may do with a team; nil when the run has none.
@@ -53,3 +56,4 @@ func (b rtBackend) Model() string                { return b.rt.Model() }
 func (b rtBackend) AgentTypes() []agenttype.Type { return b.rt.Manager().Types().All() }
 func (b rtBackend) CancelTask(id string) error   { return b.rt.CancelTask(id) }
 func (b rtBackend) ResumeTask(id string) error   { return b.rt.ResumeTask(id) }
+func (b rtBackend) MCP() []mcp.Status            { return b.rt.MCP() }

@@ -17,6 +17,7 @@ const helpText = `Commands:
   /tasks resume ID    continue a background task Atomic's exit interrupted
   /team [send NAME TEXT | stop NAME]   list teammates; message or stop one
   /memory             the memory files (AGENTS.md, CLAUDE.md) loaded, and why any was skipped
+  /mcp                MCP servers: state, transport, tools, last error
   /quit               quit (cancels every agent)
 Keys:
   enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
@@ -26,7 +27,7 @@ Keys:
 // BuiltinCommands are the names of the built-in slash commands: a custom
 // command may not take one.
 func BuiltinCommands() []string {
-	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/memory"}
+	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/memory", "/mcp"}
 }
 
 // command runs a slash command typed in the input.
@@ -50,6 +51,8 @@ func (m *Model) command(text string) {
 		m.tasksCommand(args)
 	case "/team":
 		m.teamCommand(args, text)
+	case "/mcp":
+		m.mcpCommand()
 	default:
 		if prompt, ok := m.cfg.Commands.Expand(text); ok {
 			m.send(text, prompt)
@@ -118,6 +121,27 @@ func (m *Model) agentsCommand() {
 		fmt.Fprintf(&b, "\n  %s · %s", t.Name, t.Source)
 		if d := oneLine(t.Description); d != "" {
 			fmt.Fprintf(&b, "\n      %s", d)
+		}
+	}
+	m.note(noteInfo, b.String())
+}
+
+// mcpCommand lists the MCP servers: what each is doing and why one failed.
+func (m *Model) mcpCommand() {
+	if m.cfg.Backend == nil {
+		return
+	}
+	servers := m.cfg.Backend.MCP()
+	if len(servers) == 0 {
+		m.note(noteInfo, "No MCP servers. Configure them in .mcp.json (mcpServers), ~/.config/atomic/mcp.json or --mcp-config FILE.")
+		return
+	}
+	var b strings.Builder
+	b.WriteString("MCP servers:")
+	for _, s := range servers {
+		fmt.Fprintf(&b, "\n  %s · %s · %s · %d tools", s.Name, s.State, s.Transport, s.Tools)
+		if s.Err != "" {
+			fmt.Fprintf(&b, "\n      %s", s.Err)
 		}
 	}
 	m.note(noteInfo, b.String())

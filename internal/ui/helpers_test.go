@@ -16,6 +16,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/mcp"
 )
 
 // t0 is the fixed start of every scripted scenario.
@@ -53,7 +54,10 @@ type fakeBackend struct {
 	model      string
 	cancelErr  error
 	resumed    []string
+	mcp        []mcp.Status
 }
+
+func (b *fakeBackend) MCP() []mcp.Status { return b.mcp }
 
 func (b *fakeBackend) Submit(p string) {
 	b.mu.Lock()

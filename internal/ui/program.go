@@ -38,6 +38,24 @@ type Options struct {
 	QuitTimeout time.Duration
 	// ProgramOptions are extra Bubble Tea options (tests set a window size).
 	ProgramOptions []tea.ProgramOption
+	// Notes are warnings that arise during the run (an MCP server that
+	// failed or is slow), each shown as a note.
+	Notes <-chan string
+}
+
+// noteMsg is a warning to show as a note.
+type noteMsg string
+
+// forwardNotes sends each note to the program until ctx ends.
+func forwardNotes(ctx context.Context, notes <-chan string, send func(tea.Msg)) {
+	for {
+		select {
+		case n := <-notes:
+			send(noteMsg(n))
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // ErrAgentsDidNotStop is returned when agents outlive the quit timeout.
@@ -83,6 +101,7 @@ func Run(ctx context.Context, o Options) error {
 		f.run(feedCtx, p.Send, approvals, frameInterval)
 	}()
 
+	go forwardNotes(feedCtx, o.Notes, p.Send)
 	_, err := p.Run()
 	switch {
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/mcp"
+)
+
+// pathList is a repeatable flag whose values are kept whole (file names
+// may hold commas; --mcp-config may be JSON itself).
+type pathList []string
+
+func (p *pathList) String() string     { return strings.Join(*p, ",") }
+func (p *pathList) Set(v string) error { *p = append(*p, v); return nil }
+
+// mcpSources lists the MCP configuration files of a run, later ones
+// winning by server name: the user's mcp.json, the project's .mcp.json,
+// the config file's mcp_config, then each --mcp-config. With
+// --strict-mcp-config only the flags' files count, as in Claude Code.
+func (c *common) mcpSources(ios IOStreams, f config.File) []mcp.Source {
+	abs := func(p string) string {
+		if strings.HasPrefix(strings.TrimSpace(p), "{") || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(ios.Dir, p)
+	}
+	var out []mcp.Source
+	if !c.strictMCP {
+		if dir := config.UserDir(ios.Getenv); dir != "" {
+			out = append(out, mcp.Source{Path: filepath.Join(dir, "mcp.json"), Optional: true})
+		}
+		out = append(out, mcp.Source{Path: filepath.Join(ios.Dir, ".mcp.json"), Optional: true})
+		for _, p := range f.MCPConfig {
+			out = append(out, mcp.Source{Path: abs(p)})
+		}
+	}
+	for _, p := range c.mcpConfigs {
+		out = append(out, mcp.Source{Path: abs(p)})
+	}
+	return out
+}
+
+// mcpBudget is how long the lead's first request waits for MCP servers:
+// MCP_TIMEOUT (milliseconds, as Claude Code reads it), else the config
+// file's mcp_startup_timeout (seconds), else mcp.DefaultStartupBudget.
+func mcpBudget(getenv func(string) string, f config.File) (time.Duration, error) {
+	if v := getenv("MCP_TIMEOUT"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return 0, fmt.Errorf("MCP_TIMEOUT: want a number of milliseconds above 0, got %q", v)
+		}
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	if d := f.MCPStartupTimeout(); d > 0 {
+		return d, nil
+	}
+	return mcp.DefaultStartupBudget, nil
+}
+
+// startMCP reads the MCP configuration (problems become warnings, the bad
+// server or file skipped) and starts the servers in the background; warn
+// is told about a server that fails or is slow. The caller closes the
+// manager (the runtime does, once it has it).
+func (c *common) startMCP(ctx context.Context, ios IOStreams, s *setup, warn func(string)) {
+	// An empty variable counts as unset: ${VAR:-default} then takes the
+	// default, as in the shell.
+	getenv := func(k string) (string, bool) {
+		v := ios.Getenv(k)
+		return v, v != ""
+	}
+	servers, errs := mcp.Load(c.mcpSources(ios, s.file), getenv)
+	for _, err := range errs {
+		s.warnings = append(s.warnings, "mcp config "+err.Error())
+	}
+	budget, err := mcpBudget(ios.Getenv, s.file)
+	if err != nil {
+		s.warnings = append(s.warnings, err.Error())
+		budget = mcp.DefaultStartupBudget
+	}
+	s.mcpBudget = budget
+	s.mcp = mcp.Start(ctx, servers, mcp.Options{Warn: warn, Version: Version})
+}
+
+// lockedWriter serialises writes: warnings come from server goroutines
+// while the run writes its own output.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
