@@ -30,7 +30,9 @@ const metaFile = "atomic-worktree"
 
 // parallelCheckout has git write the checkout's files with one worker per
 // core: creating files is most of a worktree's cost.
-var parallelCheckout = []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=checkout.workers", "GIT_CONFIG_VALUE_0=0"}
+func parallelCheckout() []string {
+	return []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=checkout.workers", "GIT_CONFIG_VALUE_0=0"}
+}
 
 // Tree is one agent's worktree.
 type Tree struct {
@@ -158,7 +160,7 @@ func Create(ctx context.Context, workspace, agentID, task string) (*Tree, error)
 			t.Root = filepath.Join(t.Path, rel)
 		}
 	}
-	if _, err := git(ctx, top, parallelCheckout, "worktree", "add", "--quiet", "-b", t.Branch, t.Path, base); err != nil {
+	if _, err := git(ctx, top, parallelCheckout(), "worktree", "add", "--quiet", "-b", t.Branch, t.Path, base); err != nil {
 		t.cleanup()
 		return nil, fmt.Errorf("creating worktree for %s: %w", agentID, err)
 	}
