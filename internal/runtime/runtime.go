@@ -158,6 +158,11 @@ func Open(cfg Config) (*Runtime, error) {
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
+		FileTools: func(root string) *tools.Set {
+			ws := cfg.Workspace
+			ws.Root = root
+			return tools.Core(ws)
+		},
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,

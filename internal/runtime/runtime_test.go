@@ -44,7 +44,10 @@ func startWith(t *testing.T, scenario string, cfg Config) (*harness, *loopback.S
 	t.Helper()
 	p, srv := testkit.Model(t, scenario)
 	gate, _ := permission.NewGate(permission.Options{Mode: permission.BypassPermissions})
-	cfg.Provider, cfg.Gate, cfg.Workspace = p, gate, tools.Workspace{Root: t.TempDir()}
+	cfg.Provider, cfg.Gate = p, gate
+	if cfg.Workspace.Root == "" {
+		cfg.Workspace = tools.Workspace{Root: t.TempDir()}
+	}
 	h := &harness{rt: New(cfg)}
 	h.rt.Bus().Subscribe(func(e event.Event) {
 		h.mu.Lock()

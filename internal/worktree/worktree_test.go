@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,33 +13,9 @@ import (
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
-// newRepo makes a git repository with one commit of files and returns its
-// top level.
-func newRepo(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	run(t, dir, "init", "-q", "-b", "main")
-	run(t, dir, "config", "user.name", "Test User")
-	run(t, dir, "config", "user.email", "test@example.com")
-	testkit.WriteFiles(t, dir, files)
-	run(t, dir, "add", "-A")
-	run(t, dir, "commit", "-q", "-m", "initial")
-	return dir
-}
+func newRepo(t testing.TB, files map[string]string) string { return testkit.GitRepo(t, files) }
 
-func run(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimRight(string(out), "\n")
-}
+func run(t testing.TB, dir string, args ...string) string { return testkit.Git(t, dir, args...) }
 
 func read(t testing.TB, p string) string {
 	t.Helper()
