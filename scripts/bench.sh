@@ -19,6 +19,7 @@ go test -run '^$' -bench 'CodexAdapterThroughBus' ./internal/backend/codex >>"$o
 go test -run '^$' -bench 'Reducer' ./internal/lifecycle >>"$out"
 go test -run '^$' -bench 'AppendEvents' -benchtime 100000x ./internal/store >>"$out"
 go test -run '^$' -bench 'ClaudeAdapter' ./internal/backend/claudecode >>"$out"
+go test -run '^$' -bench 'WorktreeCreate' -benchtime 10x ./internal/worktree >>"$out"
 # Every backend on the same one-answer prompt (those whose CLI is installed;
 # .ci/run installs them all).
 oc_bin="${XDG_CACHE_HOME:-$HOME/.cache}/atomic-ci/opencode-1.18.33/node_modules/.bin/opencode"
@@ -78,6 +79,8 @@ figure CodexAddedWallTime ms-added '<' 30 "codex fan-out: atomic's added wall ti
 figure CodexAddedWallTime pct-added '<' 5 "codex fan-out: added wall time, percent"
 figure AppendEvents events/s '>' 50000 "session store: events appended per second (sustained)"
 figure StoreStartCost ms-added '<' 2 "session store on vs off: added start to first request"
+figure WorktreeCreate ms/create '<' 150 "git worktree for an isolated sub-agent (this repository)"
+info WorktreeCreate ms/filled "  the same, with its files written (during the first request)"
 info AppendEvents KB-per-1000-events "session store: size per 1,000 events"
 
 info ClaudeBackendOwnTime ms-to-cli-spawn "Claude Code backend, Atomic's own time: start to the CLI's spawn"

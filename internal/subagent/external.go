@@ -28,6 +28,9 @@ func (m *Manager) runBackend(ctx context.Context, t *Task) (*agent.Result, error
 	ws := m.cfg.Workspace
 	if tree := t.tree(); tree != nil {
 		ws = tree.Root // the CLI's working directory: its tools are rooted there
+		if err := t.awaitFilled(); err != nil {
+			return nil, err
+		}
 	}
 	s, err := m.cfg.Backends(t.Type.Backend, backend.Config{
 		SessionID: t.SessionID, AgentID: t.ID, ParentID: t.Spec.ParentID, NameAgent: m.Name,

@@ -51,6 +51,40 @@ type isolation struct {
 	tree  *worktree.Tree
 	state WorktreeState
 	stat  string
+	// filled is closed when the checkout that fills the tree has ended,
+	// fillErr (set before) saying how.
+	filled  chan struct{}
+	fillErr error
+	// fillFailed: the fill failed on its own, not because the task ended
+	// first (an agent that answers without a tool does not need it).
+	fillFailed bool
+}
+
+// fill writes the worktree's files while the agent's first model request
+// is under way; the agent's tools wait for it (awaitFilled). A failed
+// fill cancels the task: its tools must not run in a partial tree.
+func (iso *isolation) fill(ctx context.Context, t *Task) {
+	if err := iso.tree.Checkout(ctx); err != nil {
+		iso.fillErr = err
+		if ctx.Err() == nil {
+			iso.fillFailed = true
+			t.cancel()
+		}
+	}
+	close(iso.filled)
+}
+
+// awaitFilled blocks until t's worktree is filled (at once when t is not
+// isolated) and reports whether it was.
+func (t *Task) awaitFilled() error {
+	t.mu.Lock()
+	iso := t.iso
+	t.mu.Unlock()
+	if iso == nil {
+		return nil
+	}
+	<-iso.filled
+	return iso.fillErr
 }
 
 // isolate gives t its worktree when its call or its type asks for one, and
@@ -69,12 +103,12 @@ func (m *Manager) isolate(ctx context.Context, t *Task, set *tools.Set) (*tools.
 	if m.cfg.Workspace == "" {
 		return nil, errors.New("isolation: worktree needs a workspace directory, and this run has none")
 	}
-	tree, err := worktree.Create(ctx, m.cfg.Workspace, t.ID, t.Spec.Description)
+	tree, err := worktree.Add(ctx, m.cfg.Workspace, t.ID, t.Spec.Description)
 	if err != nil {
 		return nil, fmt.Errorf("sub-agent %s: %w", t.ID, err)
 	}
 	t.mu.Lock()
-	t.iso = &isolation{tree: tree, state: WorktreeRunning}
+	t.iso = &isolation{tree: tree, state: WorktreeRunning, filled: make(chan struct{})}
 	t.mu.Unlock()
 	files := m.cfg.FileTools
 	if files == nil {
@@ -92,6 +126,8 @@ func (m *Manager) isolate(ctx context.Context, t *Task, set *tools.Set) (*tools.
 	return out, nil
 }
 
+const unchangedNote = "\n\n---\nWorktree: no files were changed; the worktree was removed."
+
 // worktreePrompt tells an isolated agent where it works.
 func worktreePrompt(tree *worktree.Tree) string {
 	return fmt.Sprintf("Isolation: you work in a git worktree of your own, %s (branch %s), a copy of the workspace with its uncommitted changes. "+
@@ -108,6 +144,20 @@ func (m *Manager) finishWorktree(ctx context.Context, t *Task) string {
 	if iso == nil {
 		return ""
 	}
+	if err := t.awaitFilled(); err != nil {
+		// No tool ran (tools wait for the fill): nothing to keep.
+		rmErr := iso.tree.Remove(ctx)
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		iso.state = WorktreeUnchanged
+		if rmErr != nil {
+			iso.state = WorktreeBroken
+		}
+		if iso.fillFailed {
+			return fmt.Sprintf("\n\n---\nWorktree: %v; no tool of the agent ran, and the worktree was removed.", err)
+		}
+		return unchangedNote
+	}
 	out, err := iso.tree.Finish(ctx)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -117,7 +167,7 @@ func (m *Manager) finishWorktree(ctx context.Context, t *Task) string {
 		return fmt.Sprintf("\n\n---\nWorktree: committing the changes failed (%v); the worktree is kept as it is at %s.", err, iso.tree.Path)
 	case !out.Changed:
 		iso.state = WorktreeUnchanged
-		return "\n\n---\nWorktree: no files were changed; the worktree was removed."
+		return unchangedNote
 	}
 	iso.state, iso.stat = WorktreeReady, lastLine(out.Stat)
 	return fmt.Sprintf("\n\n---\nWorktree: the changes are committed on branch %s (%s), not in your tree yet:\n%s\nMerge them with merge_worktree(task_id: %q), or leave them for the user (/worktrees).",

@@ -3,6 +3,7 @@ package subagent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +121,24 @@ func TestTaskToolRejectsAnUnknownIsolation(t *testing.T) {
 	_, err := NewTaskTool(m).Run(context.Background(), tools.Call{ID: "c1", Input: json.RawMessage(`{"description":"x","prompt":"y","isolation":"container"}`)})
 	if err == nil || !strings.Contains(err.Error(), `isolation "container" is not supported`) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestAnIsolatedAgentsToolsWaitUntilItsWorktreeIsFilled(t *testing.T) {
+	files := map[string]string{"a.txt": "lead\n"}
+	for i := range 400 {
+		files[fmt.Sprintf("pkg%d/file%d.txt", i%20, i)] = "content\n"
+	}
+	repo := testkit.GitRepo(t, files)
+	m, _ := isolatedManager(t, repo)
+	r := m.SpawnParallel(context.Background(), []Spec{{Prompt: "EDIT a.txt", Description: "edit a", Isolation: agenttype.Worktree}})[0]
+	if r.Status != lifecycle.Completed {
+		t.Fatalf("record %+v err %v", r.Record, r.Err)
+	}
+	if !strings.Contains(r.Result, " 1 file changed, 1 insertion(+), 1 deletion(-)") {
+		t.Fatalf("the branch should hold the one edit and nothing else:\n%s", r.Result)
+	}
+	if got := testkit.Git(t, repo, "show", "atomic/general-purpose-1:a.txt"); got != "agent" {
+		t.Fatalf("a.txt on the branch: %q", got)
 	}
 }

@@ -262,11 +262,20 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	if m.closed {
 		m.mu.Unlock()
 		r.ticket.abandon()
-		m.finishWorktree(ctx, t)
+		if tree := t.tree(); tree != nil {
+			_ = tree.Remove(ctx)
+		}
 		return nil, ErrClosed
 	}
 	tctx, cancel := context.WithCancel(m.base)
 	t.cancel = cancel
+	if t.iso != nil {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			t.iso.fill(tctx, t)
+		}()
+	}
 	if !spec.Background {
 		t.stopParent = context.AfterFunc(ctx, cancel)
 	}

@@ -127,13 +127,31 @@ func identity(ctx context.Context, dir string) []string {
 		"GIT_COMMITTER_NAME=Atomic", "GIT_COMMITTER_EMAIL=atomic@localhost"}
 }
 
-// Create makes agentID's worktree from the repository holding workspace:
-// a new branch atomic/<agentID> (atomic/<agentID>-<n> when a leftover of an
-// earlier run holds that name) at the lead's HEAD plus its uncommitted
-// changes, untracked files included and ignored ones not, checked out
-// under .atomic/worktrees/. The lead's tree, index and stash are not
-// touched. A failed or cancelled Create leaves nothing behind.
+// Create makes agentID's worktree and fills it: Add, then Checkout.
 func Create(ctx context.Context, workspace, agentID, task string) (*Tree, error) {
+	t, err := Add(ctx, workspace, agentID, task)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Checkout(ctx); err != nil {
+		t.cleanup()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Add makes agentID's worktree from the repository holding workspace, not
+// yet filled (Checkout does that): a new branch atomic/<agentID>
+// (atomic/<agentID>-<n> when a leftover of an earlier run holds that
+// name) at the lead's HEAD plus its uncommitted changes, untracked files
+// included and ignored ones not, registered under .atomic/worktrees/. The
+// lead's tree, index and stash are not touched. A failed or cancelled Add
+// leaves nothing behind.
+//
+// Writing the files is most of a worktree's cost (about 0.5 ms a file on
+// a slow disk), so Add leaves it to Checkout, which an isolated agent runs
+// while its first model request is under way.
+func Add(ctx context.Context, workspace, agentID, task string) (*Tree, error) {
 	if agentID == "" || strings.ContainsAny(agentID, " /\\:~^?*[") {
 		return nil, fmt.Errorf("worktree: agent id %q cannot name a branch", agentID)
 	}
@@ -160,7 +178,7 @@ func Create(ctx context.Context, workspace, agentID, task string) (*Tree, error)
 			t.Root = filepath.Join(t.Path, rel)
 		}
 	}
-	if _, err := git(ctx, top, parallelCheckout(), "worktree", "add", "--quiet", "-b", t.Branch, t.Path, base); err != nil {
+	if _, err := git(ctx, top, nil, "worktree", "add", "--quiet", "--no-checkout", "-b", t.Branch, t.Path, base); err != nil {
 		t.cleanup()
 		return nil, fmt.Errorf("creating worktree for %s: %w", agentID, err)
 	}
@@ -169,6 +187,15 @@ func Create(ctx context.Context, workspace, agentID, task string) (*Tree, error)
 		return nil, err
 	}
 	return t, nil
+}
+
+// Checkout writes the files of the worktree's base into it (and its
+// index). Cancelled part way, the tree is incomplete: Remove it.
+func (t *Tree) Checkout(ctx context.Context) error {
+	if _, err := git(ctx, t.Path, parallelCheckout(), "reset", "--hard", "--quiet", t.Base); err != nil {
+		return fmt.Errorf("filling the worktree of %s: %w", t.ID, err)
+	}
+	return nil
 }
 
 // cleanup removes what a failed Create may have made, whatever ctx did.
