@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -140,5 +141,47 @@ func TestAnIsolatedAgentsToolsWaitUntilItsWorktreeIsFilled(t *testing.T) {
 	}
 	if got := testkit.Git(t, repo, "show", "atomic/general-purpose-1:a.txt"); got != "agent" {
 		t.Fatalf("a.txt on the branch: %q", got)
+	}
+}
+
+func TestAnIsolatedAgentOnAnotherBackendWorksInItsWorktree(t *testing.T) {
+	repo := testkit.GitRepo(t, map[string]string{"a.txt": "lead\n"})
+	p, _ := testkit.Model(t, isolatedAnswers)
+	o := &opened{}
+	types := agenttype.NewRegistry(agenttype.Type{Name: "outsider", Description: "runs elsewhere", Backend: "elsewhere", Source: "outsider.md"})
+	m := New(Config{SessionID: "s", Provider: p, Model: "lead-model", Types: types, Tools: tools.NewSet(),
+		Workspace: repo, Backends: elsewhere(p, o, nil)})
+	t.Cleanup(m.Close)
+	r := m.SpawnParallel(context.Background(), []Spec{{Prompt: "look", Description: "look", Type: "outsider", Isolation: agenttype.Worktree}})[0]
+	if r.Status != lifecycle.Completed {
+		t.Fatalf("record %+v %v", r.Record, r.Err)
+	}
+	if len(o.cfgs) != 1 || o.cfgs[0].Workspace != filepath.Join(repo, ".atomic", "worktrees", "outsider-1") {
+		t.Fatalf("the CLI's workspace: %+v", o.cfgs)
+	}
+}
+
+func TestCancellingAnIsolatedBackgroundAgentLeavesNoLockedWorktree(t *testing.T) {
+	repo := testkit.GitRepo(t, map[string]string{"a.txt": "lead\n"})
+	p, srv := testkit.Model(t, `
+rules:
+  - {name: slow, respond: {text: "slow", delay_ms: 30000}}
+`)
+	m := New(Config{SessionID: "s", Provider: p, Model: "m", Workspace: repo, Tools: tools.Core(tools.Workspace{Root: repo}), Gate: testkit.AllowAll(t)})
+	t.Cleanup(m.Close)
+	task, err := m.Spawn(context.Background(), Spec{Prompt: "work", Description: "bg work", Background: true, Isolation: agenttype.Worktree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 10*time.Second, "the agent's request in flight", func() bool { return srv.InFlight() >= 1 })
+	if err := m.Cancel(task.ID); err != nil {
+		t.Fatal(err)
+	}
+	<-task.Done()
+	if got := testkit.Git(t, repo, "worktree", "list", "--porcelain"); strings.Contains(got, "locked") || strings.Contains(got, ".atomic") {
+		t.Fatalf("after cancel:\n%s", got)
+	}
+	if got := testkit.Git(t, repo, "branch", "--list", "atomic/*"); got != "" {
+		t.Fatalf("an unchanged cancelled agent's branch stays: %s", got)
 	}
 }
