@@ -225,10 +225,11 @@ func (m *Manager) Worktrees(ctx context.Context) ([]Worktree, error) {
 }
 
 // target finds the worktree id names: an isolated task of this run by its
-// id, or a leftover by its branch. A task still running, or whose
-// worktree is gone, is an error saying so.
+// id, or a leftover of an earlier run by its branch. A task still running,
+// or whose worktree is gone, is an error saying so.
 func (m *Manager) target(ctx context.Context, id string) (*worktree.Tree, *Task, error) {
-	if t, ok := m.Get(id); ok {
+	var known []string
+	for _, t := range m.Tasks() {
 		t.mu.Lock()
 		iso := t.iso
 		var state WorktreeState
@@ -236,6 +237,12 @@ func (m *Manager) target(ctx context.Context, id string) (*worktree.Tree, *Task,
 			state = iso.state
 		}
 		t.mu.Unlock()
+		if t.ID != id {
+			if state == WorktreeReady {
+				known = append(known, t.ID)
+			}
+			continue
+		}
 		switch {
 		case iso == nil:
 			return nil, nil, fmt.Errorf("task %s did not run in a worktree; its changes are already in your tree", id)
@@ -246,22 +253,17 @@ func (m *Manager) target(ctx context.Context, id string) (*worktree.Tree, *Task,
 		}
 		return iso.tree, t, nil
 	}
-	all, _ := m.Worktrees(ctx)
-	var known []string
-	for _, w := range all {
-		if w.ID == id && w.State == WorktreeLeftover {
-			trees, err := worktree.Open(ctx, m.cfg.Workspace)
-			if err != nil {
-				return nil, nil, err
-			}
-			for _, tree := range trees {
+	if m.cfg.Workspace != "" {
+		if left, err := worktree.Open(ctx, m.cfg.Workspace); err == nil {
+			for _, tree := range left {
+				if m.ours(tree.Path) {
+					continue
+				}
 				if tree.Branch == id {
 					return tree, nil, nil
 				}
+				known = append(known, tree.Branch)
 			}
-		}
-		if w.State == WorktreeReady || w.State == WorktreeLeftover {
-			known = append(known, w.ID)
 		}
 	}
 	if len(known) == 0 {
@@ -270,45 +272,57 @@ func (m *Manager) target(ctx context.Context, id string) (*worktree.Tree, *Task,
 	return nil, nil, fmt.Errorf("unknown task_id %q; worktrees to merge: %s", id, strings.Join(known, ", "))
 }
 
+// ours reports whether path is the worktree of one of this run's tasks.
+func (m *Manager) ours(path string) bool {
+	for _, t := range m.Tasks() {
+		if t.worktreePath() == path {
+			return true
+		}
+	}
+	return false
+}
+
+// onWorktree runs op on the worktree id names, one such operation at a
+// time, and records the state it leaves a task's worktree in.
+func (m *Manager) onWorktree(ctx context.Context, id string, after WorktreeState, op func(*worktree.Tree) (string, error)) (string, error) {
+	m.wtMu.Lock()
+	defer m.wtMu.Unlock()
+	tree, t, err := m.target(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	msg, err := op(tree)
+	if err != nil {
+		return "", err
+	}
+	if t != nil {
+		t.mu.Lock()
+		t.iso.state = after
+		t.mu.Unlock()
+	}
+	return msg, nil
+}
+
 // MergeWorktree applies the branch of task id (or a leftover's branch)
 // onto the lead's work tree, all or nothing, and removes the worktree; a
 // conflict is a *worktree.ConflictError and changes nothing.
 func (m *Manager) MergeWorktree(ctx context.Context, id string) (string, error) {
-	m.wtMu.Lock()
-	defer m.wtMu.Unlock()
-	tree, t, err := m.target(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	stat, _ := tree.Stat(ctx)
-	if err := tree.Merge(ctx); err != nil {
-		return "", fmt.Errorf("merge_worktree %s: %w", id, err)
-	}
-	m.settle(t, WorktreeMerged)
-	return fmt.Sprintf("Merged branch %s into your work tree (as uncommitted changes: %s); the worktree and branch were removed.",
-		tree.Branch, strings.TrimSpace(stat)), nil
+	return m.onWorktree(ctx, id, WorktreeMerged, func(tree *worktree.Tree) (string, error) {
+		stat, _ := tree.Stat(ctx)
+		if err := tree.Merge(ctx); err != nil {
+			return "", fmt.Errorf("merge_worktree %s: %w", id, err)
+		}
+		return fmt.Sprintf("Merged branch %s into your work tree (as uncommitted changes: %s); the worktree and branch were removed.",
+			tree.Branch, strings.TrimSpace(stat)), nil
+	})
 }
 
 // DiscardWorktree throws task id's worktree and branch away.
 func (m *Manager) DiscardWorktree(ctx context.Context, id string) (string, error) {
-	m.wtMu.Lock()
-	defer m.wtMu.Unlock()
-	tree, t, err := m.target(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	if err := tree.Remove(ctx); err != nil {
-		return "", err
-	}
-	m.settle(t, WorktreeDiscarded)
-	return fmt.Sprintf("Discarded branch %s and its worktree.", tree.Branch), nil
-}
-
-func (m *Manager) settle(t *Task, s WorktreeState) {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	t.iso.state = s
-	t.mu.Unlock()
+	return m.onWorktree(ctx, id, WorktreeDiscarded, func(tree *worktree.Tree) (string, error) {
+		if err := tree.Remove(ctx); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Discarded branch %s and its worktree.", tree.Branch), nil
+	})
 }

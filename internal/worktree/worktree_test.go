@@ -45,6 +45,17 @@ func create(t testing.TB, repo, id, task string) *Tree {
 	return tr
 }
 
+// finished is a worktree in which files were written and that finished.
+func finished(t testing.TB, repo, id string, files map[string]string) *Tree {
+	t.Helper()
+	tr := create(t, repo, id, "task of "+id)
+	testkit.WriteFiles(t, tr.Path, files)
+	if _, err := tr.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 func TestCreateCarriesHeadPlusUncommittedChangesAndLeavesTheLeadUntouched(t *testing.T) {
 	repo := newRepo(t, map[string]string{"a.txt": "one\n", "b.txt": "bee\n", "ignored.log": ""})
 	write(t, filepath.Join(repo, ".gitignore"), "*.log\n")
@@ -181,12 +192,7 @@ func TestFinishRemovesAnUnchangedWorktreeAndItsBranch(t *testing.T) {
 
 func TestMergeAppliesTheBranchOntoTheLeadsTreeAndRemovesIt(t *testing.T) {
 	repo := newRepo(t, map[string]string{"a.txt": "one\n", "b.txt": "bee\n"})
-	tr := create(t, repo, "general-purpose-1", "x")
-	write(t, filepath.Join(tr.Path, "a.txt"), "one\ntwo\n")
-	write(t, filepath.Join(tr.Path, "d.txt"), "new\n")
-	if _, err := tr.Finish(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	tr := finished(t, repo, "general-purpose-1", map[string]string{"a.txt": "one\ntwo\n", "d.txt": "new\n"})
 	write(t, filepath.Join(repo, "b.txt"), "lead's own edit\n") // unrelated lead work
 
 	if err := tr.Merge(context.Background()); err != nil {
@@ -267,11 +273,7 @@ func TestMergeOfAConflictingBranchNamesTheFilesAndChangesNothing(t *testing.T) {
 
 func TestMergeOntoAFileTheLeadCreatedMeanwhileIsAConflict(t *testing.T) {
 	repo := newRepo(t, map[string]string{"a.txt": "one\n"})
-	tr := create(t, repo, "general-purpose-1", "x")
-	write(t, filepath.Join(tr.Path, "n.txt"), "agent\n")
-	if _, err := tr.Finish(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	tr := finished(t, repo, "general-purpose-1", map[string]string{"n.txt": "agent\n"})
 	write(t, filepath.Join(repo, "n.txt"), "lead\n")
 	var conflict *ConflictError
 	if err := tr.Merge(context.Background()); !errors.As(err, &conflict) || !slices.Equal(conflict.Files, []string{"n.txt"}) {
@@ -284,11 +286,7 @@ func TestMergeOntoAFileTheLeadCreatedMeanwhileIsAConflict(t *testing.T) {
 
 func TestRemoveDiscardsTheWorktreeAndBranch(t *testing.T) {
 	repo := newRepo(t, map[string]string{"a.txt": "one\n"})
-	tr := create(t, repo, "general-purpose-1", "x")
-	write(t, filepath.Join(tr.Path, "a.txt"), "changed\n")
-	if _, err := tr.Finish(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	tr := finished(t, repo, "general-purpose-1", map[string]string{"a.txt": "changed\n"})
 	if err := tr.Remove(context.Background()); err != nil {
 		t.Fatal(err)
 	}
