@@ -19,6 +19,7 @@ go test -run '^$' -bench 'CodexAdapterThroughBus' ./internal/backend/codex >>"$o
 go test -run '^$' -bench 'Reducer' ./internal/lifecycle >>"$out"
 go test -run '^$' -bench 'AppendEvents' -benchtime 100000x ./internal/store >>"$out"
 go test -run '^$' -bench 'ClaudeAdapter' ./internal/backend/claudecode >>"$out"
+go test -run '^$' -bench 'WorktreeCreate' -benchtime 10x ./internal/worktree >>"$out"
 # Every backend on the same one-answer prompt (those whose CLI is installed;
 # .ci/run installs them all).
 oc_bin="${XDG_CACHE_HOME:-$HOME/.cache}/atomic-ci/opencode-1.18.33/node_modules/.bin/opencode"
@@ -84,6 +85,8 @@ figure MCPStartCost ms-added-over-handshake '<' 5 "3 stdio MCP servers: start to
 info MCPStartCost ms-to-first-request-none "MCP: start to first request, no server"
 info MCPStartCost ms-to-first-request-3-stdio "MCP: start to first request, 3 stdio servers"
 info MCPStartCost ms-slowest-handshake "MCP: the slowest server's own handshake"
+figure WorktreeCreate ms/create '<' 150 "git worktree for an isolated sub-agent (this repository)"
+info WorktreeCreate ms/filled "  the same, with its files written (during the first request)"
 info AppendEvents KB-per-1000-events "session store: size per 1,000 events"
 
 info ClaudeBackendOwnTime ms-to-cli-spawn "Claude Code backend, Atomic's own time: start to the CLI's spawn"

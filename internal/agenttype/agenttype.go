@@ -25,6 +25,10 @@ type Type struct {
 	// native for Atomic's own loop, else an external CLI (claude-code,
 	// codex, …) in a fresh session of its own.
 	Backend string
+	// Isolation is Worktree (isolation: worktree in the file, Claude
+	// Code's field) for an agent that works in a git worktree of its own;
+	// empty works in the lead's tree.
+	Isolation string
 	// Prompt is added to the sub-agent's system prompt.
 	Prompt string
 	// Source says where the type was defined: "built-in" or a file path.
@@ -36,6 +40,9 @@ type Type struct {
 // External reports whether t runs on another backend than Atomic's own
 // loop (an external CLI, in a fresh session of its own).
 func (t Type) External() bool { return t.Backend != "" && t.Backend != "native" }
+
+// Worktree is the one isolation: a git worktree of the agent's own.
+const Worktree = "worktree"
 
 // Built-in type names.
 const (

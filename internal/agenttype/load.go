@@ -197,6 +197,15 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 	if b, ok := get("backend"); ok {
 		t.Backend = strings.ToLower(strings.TrimSpace(b.value))
 	}
+	if f, ok := get("isolation"); ok {
+		switch v := strings.ToLower(strings.TrimSpace(f.value)); v {
+		case Worktree:
+			t.Isolation = Worktree
+		case "":
+		default:
+			ignore(f.line, fmt.Sprintf("isolation %q (only worktree is supported)", f.value))
+		}
+	}
 	if d, ok := get("disabled"); ok && strings.EqualFold(strings.TrimSpace(d.value), "true") {
 		t.Disabled = true
 	}
@@ -257,7 +266,7 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 	extraLine := 0
 	for _, k := range sortedKeys(fields) {
 		switch k {
-		case "name", "description", "model", "backend", "tools", "disallowedtools", "disabled":
+		case "name", "description", "model", "backend", "tools", "disallowedtools", "disabled", "isolation":
 			continue
 		}
 		if quietFields[k] {

@@ -141,3 +141,33 @@ func TestUnknownTypeErrorListsKnownOnes(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestIsolationWorktreeInAnAgentFileIsolatesTheType(t *testing.T) {
+	cases := []struct {
+		line, want string
+		warning    string // substring of the file's warning; "" for none
+	}{
+		{"isolation: worktree", Worktree, ""},
+		{"isolation: Worktree", Worktree, ""},
+		{"isolation: none", "", `isolation "none" (only worktree is supported)`},
+	}
+	for _, c := range cases {
+		t.Run(c.line, func(t *testing.T) {
+			p := write(t, t.TempDir(), "fixer.md", "---\nname: fixer\ndescription: Fixes\n"+c.line+"\n---\nFix it.\n")
+			data, _ := os.ReadFile(p)
+			typ, warn, err := Parse(p, data, known)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if typ.Isolation != c.want {
+				t.Errorf("isolation %q, want %q", typ.Isolation, c.want)
+			}
+			switch {
+			case c.warning == "" && warn != nil:
+				t.Errorf("unexpected warning: %v", warn)
+			case c.warning != "" && (warn == nil || !strings.Contains(warn.Error(), c.warning)):
+				t.Errorf("warning %v, want one naming %s", warn, c.warning)
+			}
+		})
+	}
+}

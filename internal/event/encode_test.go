@@ -66,3 +66,19 @@ func TestRawEventKeepsEveryFieldAndLeavesThePayloadForPayload(t *testing.T) {
 		t.Fatalf("payload %+v, %v", d, ok)
 	}
 }
+
+func TestSubagentStartOfAnIsolatedAgentCarriesItsWorktreeInStreamJSON(t *testing.T) {
+	var buf bytes.Buffer
+	enc := NewEncoder(&buf)
+	enc.Encode(Event{Type: SubagentStart, AgentID: "general-purpose-1",
+		Data: SubagentStartData{AgentType: "general-purpose", Backend: "native", Worktree: "/repo/.atomic/worktrees/general-purpose-1"}})
+	enc.Encode(Event{Type: SubagentStart, AgentID: "explore-1", Data: SubagentStartData{AgentType: "explore"}})
+	enc.Flush()
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if !strings.Contains(lines[0], `"data":{"agent_type":"general-purpose","backend":"native","worktree":"/repo/.atomic/worktrees/general-purpose-1"}`) {
+		t.Fatalf("isolated: %s", lines[0])
+	}
+	if strings.Contains(lines[1], "worktree") {
+		t.Fatalf("an agent not isolated names a worktree: %s", lines[1])
+	}
+}

@@ -158,6 +158,8 @@ type SubagentStartData struct {
 	// Backend runs the sub-agent: native, claude-code, codex, opencode or
 	// copilot.
 	Backend string `json:"backend,omitempty"`
+	// Worktree is the git worktree an isolated sub-agent works in.
+	Worktree string `json:"worktree,omitempty"`
 }
 
 // SubagentUpdateData: progress of a sub-agent.

@@ -30,6 +30,8 @@ type Record struct {
 	Model      string `json:"model,omitempty"`
 	// Backend is where the agent runs: native or an external CLI.
 	Backend string `json:"backend,omitempty"`
+	// Worktree is the git worktree an isolated agent works in.
+	Worktree string `json:"worktree,omitempty"`
 
 	Status Status `json:"status"`
 	// Session is SessionOpen from the agent's subagent.start to its

@@ -168,6 +168,9 @@ func stepSubagentStart(r Record, e event.Event) Record {
 	if d.Backend != "" {
 		r.Backend = d.Backend
 	}
+	if d.Worktree != "" {
+		r.Worktree = d.Worktree
+	}
 	if d.Background && !r.Background {
 		r.Background = true
 		if r.Status.Active() {

@@ -172,6 +172,11 @@ func Open(cfg Config) (*Runtime, error) {
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
 		Warn: cfg.Warn,
+		FileTools: func(root string) *tools.Set {
+			ws := cfg.Workspace
+			ws.Root = root
+			return tools.Core(ws)
+		},
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,

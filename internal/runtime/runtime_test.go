@@ -50,7 +50,10 @@ func startWith(t *testing.T, scenario string, cfg Config) (*harness, *loopback.S
 	if cfg.Gate == nil {
 		cfg.Gate, _ = permission.NewGate(permission.Options{Mode: permission.BypassPermissions})
 	}
-	cfg.Provider, cfg.Workspace = p, tools.Workspace{Root: t.TempDir()}
+	cfg.Provider = p
+	if cfg.Workspace.Root == "" {
+		cfg.Workspace = tools.Workspace{Root: t.TempDir()}
+	}
 	h := &harness{rt: New(cfg)}
 	h.rt.Bus().Subscribe(func(e event.Event) {
 		h.mu.Lock()

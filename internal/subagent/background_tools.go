@@ -194,7 +194,48 @@ func (c *CancelTask) Run(ctx context.Context, call tools.Call) (tools.Result, er
 	return tools.Result{Content: fmt.Sprintf("Task %s cancelled.", t.ID)}, nil
 }
 
+// --- merge_worktree ---
+
+const mergeWorktreeDescription = `Apply the changes an isolated sub-agent (task with isolation "worktree") committed on its branch onto your work tree, as uncommitted changes, and remove its worktree and branch. All or nothing: if any file conflicts with your tree, nothing is changed and the conflicting files are named; resolve it yourself (read the branch with git) or leave the worktree for the user.`
+
+// MergeWorktree is the merge_worktree tool; it changes the lead's files,
+// so it is gated like an edit.
+type MergeWorktree struct{ m *Manager }
+
+// NewMergeWorktree returns merge_worktree.
+func NewMergeWorktree(m *Manager) *MergeWorktree { return &MergeWorktree{m} }
+
+func (*MergeWorktree) Name() string        { return "merge_worktree" }
+func (*MergeWorktree) Description() string { return mergeWorktreeDescription }
+func (*MergeWorktree) Kind() tools.Kind    { return tools.Edit }
+func (*MergeWorktree) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string","description":"The id of the isolated task, e.g. general-purpose-1"}},"required":["task_id"],"additionalProperties":false}`)
+}
+
+// Subject implements tools.Subjecter: approvals name the task.
+func (*MergeWorktree) Subject(input json.RawMessage) string {
+	var in struct {
+		TaskID string `json:"task_id"`
+	}
+	_ = json.Unmarshal(input, &in)
+	return in.TaskID
+}
+
+func (w *MergeWorktree) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
+	var in struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := json.Unmarshal(call.Input, &in); err != nil {
+		return tools.Result{}, fmt.Errorf("merge_worktree: bad input: %w", err)
+	}
+	msg, err := w.m.MergeWorktree(ctx, in.TaskID)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return tools.Result{Content: msg}, nil
+}
+
 // Tools returns task and its companions over m.
 func Tools(m *Manager) []tools.Tool {
-	return []tools.Tool{NewTaskTool(m), NewCheckTask(m), NewWaitForTask(m), NewListTasks(m), NewCancelTask(m)}
+	return []tools.Tool{NewTaskTool(m), NewCheckTask(m), NewWaitForTask(m), NewListTasks(m), NewCancelTask(m), NewMergeWorktree(m)}
 }

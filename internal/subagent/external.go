@@ -25,9 +25,16 @@ func (m *Manager) runBackend(ctx context.Context, t *Task) (*agent.Result, error
 	}
 	wake := make(chan struct{}, 1)
 	sink := &progressSink{m: m, t: t, set: m.cfg.Tools, wake: wake}
+	ws := m.cfg.Workspace
+	if tree := t.tree(); tree != nil {
+		ws = tree.Root // the CLI's working directory: its tools are rooted there
+		if err := t.awaitFilled(); err != nil {
+			return nil, err
+		}
+	}
 	s, err := m.cfg.Backends(t.Type.Backend, backend.Config{
 		SessionID: t.SessionID, AgentID: t.ID, ParentID: t.Spec.ParentID, NameAgent: m.Name,
-		Workspace: m.cfg.Workspace, Model: t.Model, Gate: m.cfg.Gate, Sink: sink, Now: m.cfg.Now,
+		Workspace: ws, Model: t.Model, Gate: m.cfg.Gate, Sink: sink, Now: m.cfg.Now,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent type %s (%s): %w", t.Type.Name, t.Type.Source, err)

@@ -60,8 +60,13 @@ type Config struct {
 	// System is the base system prompt; the type's prompt is appended.
 	System string
 	// Workspace is the working directory of sub-agents run by an external
-	// CLI (native ones get theirs through their tools).
+	// CLI (native ones get theirs through their tools), and the repository
+	// isolated agents get a worktree of.
 	Workspace string
+	// FileTools builds the file tools and bash working in root, for an
+	// isolated agent's worktree; they replace the same-named tools of
+	// Tools. Nil: tools.Core of a workspace rooted there.
+	FileTools func(root string) *tools.Set
 	// Backends builds the session of an agent type whose file names
 	// another backend (backend: claude-code, …); nil: such types fail to
 	// start with an error that says so.
@@ -92,6 +97,9 @@ type Manager struct {
 	base  context.Context
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
+
+	// wtMu keeps merges and discards of worktrees one at a time.
+	wtMu sync.Mutex
 
 	mu       sync.Mutex
 	closed   bool
@@ -248,16 +256,35 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 			return nil, err
 		}
 	}
+	if spec.Isolation != "" && spec.Isolation != agenttype.Worktree {
+		r.ticket.abandon()
+		return nil, fmt.Errorf("isolation %q is not supported; use %q", spec.Isolation, agenttype.Worktree)
+	}
 	t := r.task
 	t.Spec = spec
+	set, err := m.isolate(ctx, t, r.set)
+	if err != nil {
+		r.ticket.abandon()
+		return nil, err
+	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		r.ticket.abandon()
+		if tree := t.tree(); tree != nil {
+			_ = tree.Remove(ctx)
+		}
 		return nil, ErrClosed
 	}
 	tctx, cancel := context.WithCancel(m.base)
 	t.cancel = cancel
+	if t.iso != nil {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			t.iso.fill(tctx, t)
+		}()
+	}
 	if !spec.Background {
 		t.stopParent = context.AfterFunc(ctx, cancel)
 	}
@@ -269,6 +296,7 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	m.emit(t, event.SubagentStart, event.SubagentStartData{
 		AgentType: t.Type.Name, Description: spec.Description, Prompt: spec.Prompt,
 		Background: spec.Background, Model: t.Model, Backend: cmp.Or(t.Type.Backend, backend.Native),
+		Worktree: t.worktreePath(),
 	})
 	queued := r.ticket.queued()
 	if queued {
@@ -278,7 +306,7 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 		// queued whose slot freed up before the spawn.
 		m.update(t, "")
 	}
-	go m.run(tctx, t, r.set, r.ticket, queued)
+	go m.run(tctx, t, set, r.ticket, queued)
 	return t, nil
 }
 
@@ -376,6 +404,9 @@ func (m *Manager) runSession(ctx context.Context, t *Task, set *tools.Set) (res 
 	if t.Type.Prompt != "" {
 		system = strings.TrimSpace(system + "\n\n" + t.Type.Prompt)
 	}
+	if tree := t.tree(); tree != nil {
+		system += "\n\n" + worktreePrompt(tree)
+	}
 	cfg := agent.Config{
 		SessionID: t.SessionID, ID: t.ID, ParentID: t.Spec.ParentID, Name: t.Type.Name,
 		Provider: m.cfg.Provider, Model: t.Model, System: system, Tools: set,
@@ -409,6 +440,14 @@ func (m *Manager) finish(ctx context.Context, t *Task, res *agent.Result, err er
 		out.Success, out.Result = true, res.Text
 		if strings.TrimSpace(res.Text) == "" {
 			out.Result = "(the sub-agent finished without a final message)"
+		}
+	}
+	if note := m.finishWorktree(ctx, t); note != "" {
+		// The note is the lead's way to the branch: keep it past the cut.
+		if out.Success {
+			out.Result = cut(out.Result, m.cfg.MaxResult) + note
+		} else {
+			out.Error += note
 		}
 	}
 	if m.cfg.OnFinish != nil {

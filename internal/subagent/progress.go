@@ -33,6 +33,9 @@ func (p *progressSink) Emit(e event.Event) {
 	}
 	switch d := e.Data.(type) {
 	case event.ToolStartData:
+		// The tool runs once tool.start is out: an isolated agent's tools
+		// wait here for its worktree's files (a failed fill cancels it).
+		_ = p.t.awaitFilled()
 		cur := d.Name
 		if tl, ok := p.set.Get(d.Name); ok {
 			if sj, ok := tl.(tools.Subjecter); ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/worktree"
 )
 
 // Spec is what a task call asks for.
@@ -22,6 +23,9 @@ type Spec struct {
 	Prompt      string
 	Type        string // subagent_type; empty: general-purpose
 	Background  bool
+	// Isolation is "worktree" for an agent that works in a git worktree
+	// of its own; empty takes the agent type's.
+	Isolation string
 	// History is a saved conversation the agent continues (a resumed
 	// task); Prompt then follows it.
 	History []provider.Message
@@ -55,6 +59,25 @@ type Task struct {
 	toolUses    int
 	currentTool string
 	usage       event.Usage
+	iso         *isolation // nil: not isolated
+}
+
+// tree is t's worktree, nil when it is not isolated.
+func (t *Task) tree() *worktree.Tree {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.iso == nil {
+		return nil
+	}
+	return t.iso.tree
+}
+
+// worktreePath is where t works when isolated, else empty.
+func (t *Task) worktreePath() string {
+	if tree := t.tree(); tree != nil {
+		return tree.Path
+	}
+	return ""
 }
 
 // Done is closed when the task's goroutine has ended: its session closed

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -20,6 +21,7 @@ Inputs:
 - prompt: the whole task. The agent sees nothing else of this conversation, so include every detail it needs and say what it should report back.
 - subagent_type: which kind of agent (default general-purpose). %s
 - mode: "sync" (default) waits and returns the agent's final report; "background" (alias "async") returns at once with a task id such as explore-1 while the agent keeps working. Use check_task, wait_for_task, list_background_tasks and cancel_task for background tasks; you are also told when one finishes.
+- isolation: "worktree" gives the agent a git worktree of its own (a copy of your tree with its uncommitted changes, on branch atomic/<task id>), so agents editing in parallel cannot clash. Its changes are committed on that branch; the report names it with a diff stat, and merge_worktree(task_id) applies them onto your tree.
 
 The agent's report is not shown to the user: summarise what matters in your own answer.`
 
@@ -29,7 +31,8 @@ const taskSchema = `{
     "description": {"type": "string", "description": "3 to 5 words saying what the agent will do"},
     "prompt": {"type": "string", "description": "The complete task for the agent"},
     "subagent_type": {"type": "string", "description": "Agent type (default general-purpose)"},
-    "mode": {"type": "string", "enum": ["sync", "background", "async"], "description": "sync (default) or background"}
+    "mode": {"type": "string", "enum": ["sync", "background", "async"], "description": "sync (default) or background"},
+    "isolation": {"type": "string", "enum": ["worktree"], "description": "worktree: the agent works in a git worktree of its own"}
   },
   "required": ["description", "prompt"],
   "additionalProperties": false
@@ -41,6 +44,7 @@ type TaskInput struct {
 	Prompt       string `json:"prompt"`
 	SubagentType string `json:"subagent_type"`
 	Mode         string `json:"mode"`
+	Isolation    string `json:"isolation"`
 }
 
 // IsBackground reports whether the mode asks for a background task.
@@ -99,9 +103,12 @@ func (t *TaskTool) spec(call tools.Call) (Spec, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return Spec{}, fmt.Errorf("task: prompt is empty; say what the agent should do")
 	}
+	if in.Isolation != "" && in.Isolation != agenttype.Worktree {
+		return Spec{}, fmt.Errorf("task: isolation %q is not supported; use %q or leave it out", in.Isolation, agenttype.Worktree)
+	}
 	return Spec{
 		ToolCallID: call.ID, ParentID: call.AgentID, Description: in.Description,
-		Prompt: in.Prompt, Type: in.SubagentType, Background: in.IsBackground(),
+		Prompt: in.Prompt, Type: in.SubagentType, Background: in.IsBackground(), Isolation: in.Isolation,
 	}, nil
 }
 

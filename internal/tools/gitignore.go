@@ -32,6 +32,17 @@ func readGitignore(dir string) *gitignore {
 	return parseGitignore(dir, data)
 }
 
+// readExclude loads the repository's own ignore file, .git/info/exclude
+// of top (a repository's root: Atomic lists its sub-agents' worktrees
+// there); nil when there is none.
+func readExclude(top string) *gitignore {
+	data, err := os.ReadFile(filepath.Join(top, ".git", "info", "exclude"))
+	if err != nil {
+		return nil
+	}
+	return parseGitignore(top, data)
+}
+
 // parseGitignore parses the text of a .gitignore file found in dir,
 // following gitignore(5): blank lines and "#" comments are skipped,
 // trailing spaces dropped unless escaped, "!" negates, a trailing "/"
@@ -171,6 +182,9 @@ func ancestorIgnores(start, ceiling string) ignoreStack {
 		}
 	}
 	var s ignoreStack
+	if g := readExclude(top); g != nil {
+		s = append(s, g) // first: every .gitignore overrides it, as in git
+	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if g := readGitignore(dirs[i]); g != nil {
 			s = append(s, g)

@@ -155,3 +155,36 @@ func TestAncestorIgnoresComeFromTheRepositoryRoot(t *testing.T) {
 		t.Fatalf("walk = %v, want %v", got, want)
 	}
 }
+
+// The repository's .git/info/exclude ignores as a root .gitignore does:
+// Atomic puts its sub-agents' worktrees there, which glob and grep of the
+// lead must not search.
+func TestWalkTreeHonoursTheRepositorysInfoExclude(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{
+		".git/HEAD":           "",
+		".git/info/exclude":   "# local\n/.atomic/worktrees/\n*.swp\n",
+		".atomic/agents/a.md": "",
+		".atomic/worktrees/general-purpose-1/x.go": "",
+		"main.go":         "",
+		"pkg/main.go.swp": "",
+		"pkg/b.go":        "",
+	})
+	for _, start := range []string{ws.Root, filepath.Join(ws.Root, "pkg")} {
+		var got []string
+		err := walkTree(context.Background(), start, ws.Root, func(abs string, d fs.DirEntry) error {
+			rel, _ := filepath.Rel(ws.Root, abs)
+			got = append(got, filepath.ToSlash(rel))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{".atomic", ".atomic/agents", ".atomic/agents/a.md", "main.go", "pkg", "pkg/b.go"}
+		if start != ws.Root {
+			want = []string{"pkg/b.go"}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("walk from %s:\n got %v\nwant %v", start, got, want)
+		}
+	}
+}

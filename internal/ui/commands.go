@@ -16,6 +16,7 @@ const helpText = `Commands:
   /tasks [cancel ID]  list background tasks; cancel one
   /tasks resume ID    continue a background task Atomic's exit interrupted
   /team [send NAME TEXT | stop NAME]   list teammates; message or stop one
+  /worktrees [merge ID | discard ID]   isolated agents' worktrees; apply one onto your tree or drop it
   /memory             the memory files (AGENTS.md, CLAUDE.md) loaded, and why any was skipped
   /mcp                MCP servers: state, transport, tools, last error
   /quit               quit (cancels every agent)
@@ -27,7 +28,7 @@ Keys:
 // BuiltinCommands are the names of the built-in slash commands: a custom
 // command may not take one.
 func BuiltinCommands() []string {
-	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/memory", "/mcp"}
+	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/worktrees", "/memory", "/mcp"}
 }
 
 // command runs a slash command typed in the input.
@@ -53,6 +54,8 @@ func (m *Model) command(text string) {
 		m.teamCommand(args, text)
 	case "/mcp":
 		m.mcpCommand()
+	case "/worktrees":
+		m.worktreesCommand(args)
 	default:
 		if prompt, ok := m.cfg.Commands.Expand(text); ok {
 			m.send(text, prompt)

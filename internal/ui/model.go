@@ -19,6 +19,8 @@ type Config struct {
 	Approvals *Approvals
 	// Team is the run's team control (nil: no team).
 	Team TeamControl
+	// Worktrees is what /worktrees lists, merges and discards (nil: none).
+	Worktrees WorktreeControl
 	// Theme defaults to DefaultTheme.
 	Theme *Theme
 	// Now is the clock (nil: time.Now); tests fix it for stable frames.

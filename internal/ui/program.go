@@ -70,7 +70,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.QuitTimeout <= 0 {
 		o.QuitTimeout = DefaultQuitTimeout
 	}
-	m := New(Config{Backend: RuntimeBackend(rt), Approvals: o.Approvals, Team: o.Team, Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
+	m := New(Config{Backend: RuntimeBackend(rt), Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
 		Memory: o.Memory, Commands: o.Commands})
 	f := newFeed()
 	unsub := rt.Bus().Subscribe(f.Emit)

@@ -141,6 +141,7 @@ func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
 	if v.Backends && r.Backend != "" {
 		b.WriteString(v.Theme.muted().Render(" [" + r.Backend + "]"))
 	}
+	b.WriteString(worktreeTag(r, v.Theme))
 	if r.Description != "" {
 		b.WriteString(" · ")
 		b.WriteString(r.Description)
@@ -148,6 +149,15 @@ func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
 	b.WriteString(v.Theme.muted().Render(" · " + toolUses(r.ToolUses) + " · " +
 		lifecycle.FormatDuration(st.Elapsed(r, v.Now))))
 	return b.String()
+}
+
+// worktreeTag marks the row of an agent isolated in a git worktree of its
+// own, whose changes are not in the lead's tree until merged.
+func worktreeTag(r lifecycle.Record, th Theme) string {
+	if r.Worktree == "" {
+		return ""
+	}
+	return th.muted().Render(" ⎇ worktree")
 }
 
 // toolUses is "1 tool use" or "N tool uses".
