@@ -28,7 +28,7 @@ func newFixture(t *testing.T) fixture {
 	for p, c := range map[string]string{
 		filepath.Join(f.home, ".bashrc"):     "# rc\n",
 		filepath.Join(f.home, ".ssh/id_x"):   "PRIVATE KEY\n",
-		filepath.Join(f.home, "notes.txt"):  "public notes\n",
+		filepath.Join(f.home, "notes.txt"):   "public notes\n",
 		filepath.Join(f.outside, "file.txt"): "outside\n",
 	} {
 		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
