@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/sandbox"
 )
 
 const bashDescription = `Runs a command with /bin/bash -c in the workspace root and returns its combined stdout and stderr.
@@ -65,7 +67,24 @@ func NewBash(ws Workspace) Tool {
 }
 
 func (*bashTool) Name() string            { return "bash" }
-func (*bashTool) Description() string     { return bashDescription }
+// Description tells the model about the sandbox when there is one, so
+// that it expects refusals rather than retrying them.
+func (t *bashTool) Description() string {
+	switch t.ws.Sandbox.Mode() {
+	case sandbox.WorkspaceWrite:
+		return bashDescription + "\n- Commands run in a sandbox: they may write only in the workspace, the extra folders and $TMPDIR, may not read secret stores such as ~/.ssh" + t.networkNote()
+	case sandbox.ReadOnly:
+		return bashDescription + "\n- Commands run in a read-only sandbox: they may write only in $TMPDIR, may not read secret stores such as ~/.ssh" + t.networkNote()
+	}
+	return bashDescription
+}
+
+func (t *bashTool) networkNote() string {
+	if t.ws.Sandbox.Network() {
+		return "."
+	}
+	return " and have no network access."
+}
 func (*bashTool) Schema() json.RawMessage { return json.RawMessage(bashSchema) }
 func (*bashTool) Kind() Kind              { return Exec }
 
@@ -118,7 +137,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	cmd.Stdout, cmd.Stderr = pw, pw // one *os.File: no copying goroutines in exec
 	cmd.Env = append(toolEnv(os.Environ()), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := t.ws.Sandbox.Start(cmd); err != nil {
 		pr.Close()
 		pw.Close()
 		return Result{}, fmt.Errorf("starting /bin/bash in %s: %w", dir, err)
@@ -173,7 +192,11 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 		output = "(no output)"
 	}
 	if exitErr != nil {
-		return Result{Content: output + "\n\n" + exitErr.Error(), IsError: true}, nil
+		msg := output + "\n\n" + exitErr.Error()
+		if line := t.ws.Sandbox.Explain(output); line != "" {
+			msg += "\n" + line
+		}
+		return Result{Content: msg, IsError: true}, nil
 	}
 	return Result{Content: output}, nil
 }
