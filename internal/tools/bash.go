@@ -66,7 +66,8 @@ func NewBash(ws Workspace) Tool {
 	return &bashTool{ws: ws, grace: bashKillGrace, maxOutput: bashMaxOutput}
 }
 
-func (*bashTool) Name() string            { return "bash" }
+func (*bashTool) Name() string { return "bash" }
+
 // Description tells the model about the sandbox when there is one, so
 // that it expects refusals rather than retrying them.
 func (t *bashTool) Description() string {
