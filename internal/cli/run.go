@@ -57,6 +57,7 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	if err != nil {
 		return fail(err)
 	}
+	defer s.sandbox.Close() // its temp dir goes with the session
 	newLead, err := c.leadBackend(s)
 	if err != nil {
 		return fail(err)

@@ -28,6 +28,10 @@ type File struct {
 	// names the CLI's binary when it is not on PATH.
 	Backend    string `json:"backend,omitempty"`
 	BackendBin string `json:"backend_bin,omitempty"`
+	// Sandbox confines bash commands: read-only, workspace-write (default)
+	// or off; SandboxNetwork lets them use the network.
+	Sandbox        string `json:"sandbox,omitempty"`
+	SandboxNetwork bool   `json:"sandbox_network,omitempty"`
 }
 
 // Retry configures provider retries.
