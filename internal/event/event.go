@@ -158,6 +158,9 @@ type SubagentStartData struct {
 	// Backend runs the sub-agent: native, claude-code, codex, opencode or
 	// copilot.
 	Backend string `json:"backend,omitempty"`
+	// Sandbox is the kernel sandbox of the agent's commands (read-only or
+	// workspace-write); empty when they run unconfined.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // SubagentUpdateData: progress of a sub-agent.

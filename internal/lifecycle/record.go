@@ -30,6 +30,8 @@ type Record struct {
 	Model      string `json:"model,omitempty"`
 	// Backend is where the agent runs: native or an external CLI.
 	Backend string `json:"backend,omitempty"`
+	// Sandbox confines the agent's commands (subagent.start's sandbox).
+	Sandbox string `json:"sandbox,omitempty"`
 
 	Status Status `json:"status"`
 	// Session is SessionOpen from the agent's subagent.start to its

@@ -168,6 +168,9 @@ func stepSubagentStart(r Record, e event.Event) Record {
 	if d.Backend != "" {
 		r.Backend = d.Backend
 	}
+	if d.Sandbox != "" {
+		r.Sandbox = d.Sandbox
+	}
 	if d.Background && !r.Background {
 		r.Background = true
 		if r.Status.Active() {

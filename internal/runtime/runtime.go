@@ -22,6 +22,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/sandbox"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -158,6 +159,7 @@ func Open(cfg Config) (*Runtime, error) {
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
+		Sandbox: sandboxMode(cfg.Workspace),
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
@@ -577,4 +579,13 @@ func (r *Runtime) Close() {
 	r.mgr.Close()
 	r.team.Close()
 	_ = r.lead.Close()
+}
+
+// sandboxMode names the sandbox of ws's commands for subagent.start: ""
+// when they run unconfined.
+func sandboxMode(ws tools.Workspace) string {
+	if m := ws.Sandbox.Mode(); m != sandbox.Off {
+		return string(m)
+	}
+	return ""
 }

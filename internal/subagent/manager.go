@@ -62,6 +62,9 @@ type Config struct {
 	// Workspace is the working directory of sub-agents run by an external
 	// CLI (native ones get theirs through their tools).
 	Workspace string
+	// Sandbox is the mode of the sandbox confining native sub-agents'
+	// commands ("" when off); external CLIs keep their own.
+	Sandbox string
 	// Backends builds the session of an agent type whose file names
 	// another backend (backend: claude-code, …); nil: such types fail to
 	// start with an error that says so.
@@ -260,6 +263,7 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	m.emit(t, event.SubagentStart, event.SubagentStartData{
 		AgentType: t.Type.Name, Description: spec.Description, Prompt: spec.Prompt,
 		Background: spec.Background, Model: t.Model, Backend: cmp.Or(t.Type.Backend, backend.Native),
+		Sandbox: m.sandboxOf(t),
 	})
 	queued := r.ticket.queued()
 	if queued {
@@ -271,6 +275,15 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	}
 	go m.run(tctx, t, r.set, r.ticket, queued)
 	return t, nil
+}
+
+// sandboxOf is the sandbox mode of t's commands: the session's for a
+// native agent, none for an external CLI's (which has its own).
+func (m *Manager) sandboxOf(t *Task) string {
+	if cmp.Or(t.Type.Backend, backend.Native) != backend.Native {
+		return ""
+	}
+	return m.cfg.Sandbox
 }
 
 // nameLocked gives the next id of agent type typ (<type>-<n>); m.mu is

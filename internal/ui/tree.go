@@ -141,6 +141,7 @@ func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
 	if v.Backends && r.Backend != "" {
 		b.WriteString(v.Theme.muted().Render(" [" + r.Backend + "]"))
 	}
+	b.WriteString(v.Theme.muted().Render(sandboxTag(r.Sandbox)))
 	if r.Description != "" {
 		b.WriteString(" · ")
 		b.WriteString(r.Description)
@@ -148,6 +149,18 @@ func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
 	b.WriteString(v.Theme.muted().Render(" · " + toolUses(r.ToolUses) + " · " +
 		lifecycle.FormatDuration(st.Elapsed(r, v.Now))))
 	return b.String()
+}
+
+// sandboxTag marks an agent whose commands the kernel confines: " [ro]"
+// for read-only, " [sandbox]" for workspace-write, nothing otherwise.
+func sandboxTag(mode string) string {
+	switch mode {
+	case "":
+		return ""
+	case "read-only":
+		return " [ro]"
+	}
+	return " [sandbox]"
 }
 
 // toolUses is "1 tool use" or "N tool uses".
