@@ -78,6 +78,7 @@ func TestExplainNamesWhatTheSandboxBlockedAndTheFlagThatAllowsIt(t *testing.T) {
 		{"a secret read", ws, "cat: /home/u/.ssh/id_x: Permission denied", "atomic: the sandbox (workspace-write) blocked this: commands may not read the secret store /home/u/.ssh; --sandbox off would allow it"},
 		{"a socket", ws, "dial tcp 127.0.0.1:80: socket: permission denied", "atomic: the sandbox (workspace-write) blocked this: commands have no network access; --allow-network or --sandbox off would allow it"},
 		{"a socket with the network allowed is a file matter", net, "connect: permission denied", "atomic: the sandbox (workspace-write) blocked this: writes outside the workspace and $TMPDIR are not allowed (nor reads of secret stores such as ~/.ssh); --add-dir DIR or --sandbox off would allow it"},
+		{"curl's own words for a refused socket", ws, "curl: (7) Failed to connect to 127.0.0.1 port 40491 after 0 ms: Couldn't connect to server", "atomic: the sandbox (workspace-write) blocked this: commands have no network access; --allow-network or --sandbox off would allow it"},
 		{"read-only", ro, "bash: x: Read-only file system", "atomic: the sandbox (read-only) blocked this: commands may not write (except in $TMPDIR); --sandbox workspace-write would allow writes in the workspace"},
 		{"an unrelated failure", ws, "exit status 1: no such file", ""},
 		{"the sandbox off never claims", nil, "Permission denied", ""},

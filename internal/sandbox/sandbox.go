@@ -178,6 +178,10 @@ var denialMarks = []string{"permission denied", "operation not permitted", "read
 // networkMarks tell a refused socket from a refused file.
 var networkMarks = []string{"socket", "connect", "dial ", "network", "resolve host", "could not resolve", "name resolution"}
 
+// refusedSocketMarks are what tools print when socket(2) fails, in their
+// own words (curl: "Couldn't connect to server").
+var refusedSocketMarks = []string{"couldn't connect to server", "failed to connect", "could not resolve host", "temporary failure in name resolution", "network is unreachable"}
+
 // Explain returns the line Atomic adds to the output of a command that
 // failed because the sandbox refused it (so that the model can adapt), or
 // "" when the output shows no refusal or the sandbox is off.
@@ -186,12 +190,13 @@ func (s *Sandbox) Explain(output string) string {
 		return ""
 	}
 	low := strings.ToLower(output)
-	if !containsAny(low, denialMarks) {
-		return ""
-	}
 	prefix := fmt.Sprintf("atomic: the sandbox (%s) blocked this: ", s.mode)
-	if !s.network && containsAny(low, networkMarks) {
+	denied := containsAny(low, denialMarks)
+	if !s.network && (containsAny(low, refusedSocketMarks) || denied && containsAny(low, networkMarks)) {
 		return prefix + "commands have no network access; --allow-network or --sandbox off would allow it"
+	}
+	if !denied {
+		return ""
 	}
 	for _, p := range s.secrets {
 		if strings.Contains(output, p) || strings.Contains(output, "~/"+filepath.Base(p)) {
