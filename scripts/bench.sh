@@ -32,6 +32,7 @@ go test -run '^$' -bench '^Benchmark(ClaudeOverhead|CodexAddedWallTime)$' -bench
 # The session store's start cost is a fraction of a ms beside a 12 ms start:
 # the median of 41 alternating pairs.
 go test -run '^$' -bench '^BenchmarkStoreStartCost$' -benchtime 41x ./e2e >>"$out"
+go test -run '^$' -bench 'Bash(Sandboxed|Unsandboxed|SandboxCost)$' -benchtime 500x ./internal/tools >>"$out"
 go test -run '^$' -bench . ./internal/ui >>"$out" 2>/dev/null || echo "(ui benchmarks unavailable)" >&2
 
 # figure NAME UNIT OP BUDGET LABEL: prints the metric UNIT of benchmark NAME
@@ -78,6 +79,9 @@ figure CodexAddedWallTime ms-added '<' 30 "codex fan-out: atomic's added wall ti
 figure CodexAddedWallTime pct-added '<' 5 "codex fan-out: added wall time, percent"
 figure AppendEvents events/s '>' 50000 "session store: events appended per second (sustained)"
 figure StoreStartCost ms-added '<' 2 "session store on vs off: added start to first request"
+figure BashSandboxCost ms-added '<' 2 "bash call in the kernel sandbox vs unconfined: added time"
+info BashSandboxed ns/op "bash call running true, sandboxed"
+info BashUnsandboxed ns/op "bash call running true, unsandboxed"
 info AppendEvents KB-per-1000-events "session store: size per 1,000 events"
 
 info ClaudeBackendOwnTime ms-to-cli-spawn "Claude Code backend, Atomic's own time: start to the CLI's spawn"

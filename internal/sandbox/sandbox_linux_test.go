@@ -200,3 +200,16 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// BenchmarkNew is the once-per-session cost: the temp dir, the rule plan
+// (a walk of / and the folders leading to secrets) and the ruleset.
+func BenchmarkNew(b *testing.B) {
+	home, _ := os.UserHomeDir()
+	for b.Loop() {
+		s, err := New(Config{Mode: WorkspaceWrite, Writable: []string{b.TempDir()}, Secrets: DefaultSecrets(home)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atomic-agent/atomic/internal/sandbox"
 )
@@ -84,4 +85,22 @@ func benchBash(b *testing.B, bash *bashTool) {
 			b.Fatal(res.Content)
 		}
 	}
+}
+
+// BenchmarkBashSandboxCost alternates sandboxed and unsandboxed calls of
+// `true` and reports the mean extra time of a sandboxed call
+// (scripts/bench.sh holds it to the 2 ms budget).
+func BenchmarkBashSandboxCost(b *testing.B) {
+	ws, _ := sandboxed(b, sandbox.WorkspaceWrite)
+	confined, plain := testBash(ws), testBash(newWorkspace(b, nil))
+	in := map[string]any{"command": "true"}
+	var extra time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		call(b, confined, in)
+		t1 := time.Now()
+		call(b, plain, in)
+		extra += t1.Sub(t0) - time.Since(t1)
+	}
+	b.ReportMetric(float64(extra.Microseconds())/1000/float64(b.N), "ms-added")
 }
