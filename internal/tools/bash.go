@@ -137,7 +137,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = pw, pw // one *os.File: no copying goroutines in exec
 	cmd.Env = append(toolEnv(os.Environ()), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	if err := t.ws.Sandbox.Start(cmd); err != nil {
 		pr.Close()
 		pw.Close()
@@ -206,12 +206,12 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 // command's wait result: SIGTERM to the group, SIGKILL if it has not exited
 // within grace.
 func stopRunning(pgid int, grace time.Duration, exited <-chan error) error {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = signalGroup(pgid, syscall.SIGTERM)
 	select {
 	case err := <-exited:
 		return err
 	case <-time.After(grace):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = signalGroup(pgid, syscall.SIGKILL)
 		return <-exited
 	}
 }
@@ -219,7 +219,7 @@ func stopRunning(pgid int, grace time.Duration, exited <-chan error) error {
 // killGroup ends every process left in the group pgid after its leader
 // exited: SIGTERM, then SIGKILL for those still alive after grace.
 func killGroup(pgid int, grace time.Duration) {
-	if err := syscall.Kill(-pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
+	if err := signalGroup(pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
 		return // nothing left: the common case
 	}
 	deadline := time.Now().Add(grace)
@@ -229,14 +229,14 @@ func killGroup(pgid int, grace time.Duration) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = signalGroup(pgid, syscall.SIGKILL)
 }
 
 // groupAlive reports whether a process of group pgid is still running.
 // Exited members that nobody has reaped yet (zombies, whose parent may be
 // an init that never reaps) do not count.
 func groupAlive(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+	if err := signalGroup(pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
 	procs, err := os.ReadDir("/proc")
