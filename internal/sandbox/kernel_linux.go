@@ -87,8 +87,10 @@ func newKernel(rules []rule, network bool) (*kernel, error) {
 	}
 	attr := unix.LandlockRulesetAttr{Access_fs: handled}
 	if abi >= scopeABI {
-		// Commands cannot signal processes outside their sandbox (Atomic).
-		attr.Scoped = unix.LANDLOCK_SCOPE_SIGNAL
+		// Commands cannot signal processes outside their sandbox (Atomic)
+		// nor connect to abstract Unix sockets bound outside it (a
+		// session bus, a desktop, another program's control socket).
+		attr.Scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 	}
 	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
 	if errno != 0 {

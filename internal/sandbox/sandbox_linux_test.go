@@ -2,18 +2,22 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fixture is a session's file system: a workspace, a home with a dotfile
 // and a secret key, a folder outside both, and a loopback TCP listener.
 type fixture struct {
 	ws, home, outside, addr string
+	// abstract names a listening abstract Unix socket.
+	abstract string
 }
 
 func newFixture(t *testing.T) fixture {
@@ -50,6 +54,21 @@ func newFixture(t *testing.T) fixture {
 		}
 	}()
 	f.addr = ln.Addr().String()
+	f.abstract = fmt.Sprintf("atomic-sandbox-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	un, err := net.Listen("unix", "@"+f.abstract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { un.Close() })
+	go func() {
+		for {
+			c, err := un.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
 	return f
 }
 
@@ -78,7 +97,7 @@ func (f fixture) run(t *testing.T, s *Sandbox, script string) (string, bool) {
 	cmd := exec.Command("/bin/bash", "-c", script)
 	cmd.Dir = f.ws
 	cmd.Env = append(os.Environ(), "HOME="+f.home, "WS="+f.ws, "OUT="+f.outside, "ADDR="+f.addr,
-		"HOST="+strings.Split(f.addr, ":")[0], "PORT="+strings.Split(f.addr, ":")[1], "SELF="+self)
+		"HOST="+strings.Split(f.addr, ":")[0], "PORT="+strings.Split(f.addr, ":")[1], "SELF="+self, "ABSTRACT="+f.abstract)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := s.Start(cmd); err != nil {
@@ -118,6 +137,8 @@ func TestSandboxConfinesCommandsAndEveryProcessTheyStart(t *testing.T) {
 		{"a Go net.Dial to loopback TCP fails without network", `"$SELF" x`, WorkspaceWrite, false, false},
 		{"curl to loopback fails without network", `curl -sS -m 5 "http://$ADDR/"; test $? -ne 7 -a $? -ne 6 -a $? -ne 0 || exit 1`, WorkspaceWrite, false, false},
 		{"UDP fails without network", `exec 3<>/dev/udp/$HOST/$PORT`, WorkspaceWrite, false, false},
+		{"abstract unix sockets bound outside are refused", `python3 -c 'import os, socket; socket.socket(socket.AF_UNIX).connect("\0" + os.environ["ABSTRACT"])'`, WorkspaceWrite, true, false},
+		{"abstract unix sockets bound outside answer an unsandboxed command", `python3 -c 'import os, socket; socket.socket(socket.AF_UNIX).connect("\0" + os.environ["ABSTRACT"])'`, Off, true, true},
 		{"unix sockets work without network", `python3 -c 'import socket; socket.socket(socket.AF_UNIX).close()' 2>/dev/null || bash -c 'true'`, WorkspaceWrite, false, true},
 		{"a Go net.Dial works with network", `"$SELF" x`, WorkspaceWrite, true, true},
 		{"TCP and UDP work with network", `exec 3<>/dev/tcp/$HOST/$PORT && exec 4<>/dev/udp/$HOST/$PORT`, WorkspaceWrite, true, true},
