@@ -43,6 +43,19 @@ func newFixture(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	serve(t, ln)
+	f.addr = ln.Addr().String()
+	f.abstract = fmt.Sprintf("atomic-sandbox-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	un, err := net.Listen("unix", "@"+f.abstract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve(t, un)
+	return f
+}
+
+// serve accepts and closes connections on ln until the test ends.
+func serve(t *testing.T, ln net.Listener) {
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -53,23 +66,6 @@ func newFixture(t *testing.T) fixture {
 			c.Close()
 		}
 	}()
-	f.addr = ln.Addr().String()
-	f.abstract = fmt.Sprintf("atomic-sandbox-test-%d-%d", os.Getpid(), time.Now().UnixNano())
-	un, err := net.Listen("unix", "@"+f.abstract)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { un.Close() })
-	go func() {
-		for {
-			c, err := un.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return f
 }
 
 func (f fixture) sandbox(t *testing.T, mode Mode, network bool) *Sandbox {

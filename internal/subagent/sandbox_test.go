@@ -4,23 +4,14 @@ import (
 	"context"
 	"testing"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
-	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/testkit"
-	"github.com/atomic-agent/atomic/internal/tools"
 )
 
 func TestSubagentStartCarriesTheSandboxOfNativeAgentsOnly(t *testing.T) {
 	p, _ := testkit.Model(t, answers)
-	b := bus.New()
-	rec := &sink{}
-	t.Cleanup(b.Subscribe(rec.Emit))
-	types := agenttype.NewRegistry(agenttype.Type{Name: "outsider", Description: "runs elsewhere", Backend: "elsewhere",
-		Prompt: "OUTSIDER", Source: "outsider.md"})
-	m := New(Config{SessionID: "s", Provider: p, Model: "m", Types: types, Sink: b, Tools: tools.NewSet(),
-		Workspace: "/work/space", Backends: elsewhere(p, &opened{}, nil), Sandbox: "workspace-write"})
-	t.Cleanup(m.Close)
+	m, _, rec := mixedManager(t, p, elsewhere(p, &opened{}, nil), nil)
+	m.cfg.Sandbox = "workspace-write" // as runtime.Open sets it, before any spawn
 	for i, typ := range []string{"general-purpose", "outsider"} {
 		task, err := m.Spawn(context.Background(), Spec{ToolCallID: "call-" + typ, ParentID: "lead", Description: "d", Prompt: "p", Type: typ})
 		if err != nil {

@@ -10,18 +10,16 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 )
 
-// inSandbox is subStart with the sandbox mode subagent.start carries.
-func inSandbox(e event.Event, mode string) event.Event {
-	d := e.Data.(event.SubagentStartData)
-	d.Sandbox = mode
-	e.Data = d
-	return e
+// inSandbox is a running sub-agent whose subagent.start carries a
+// sandbox mode.
+func inSandbox(agent, call, typ, desc, mode string) event.Event {
+	return ev(event.SubagentStart, at(0), agent, call, event.SubagentStartData{AgentType: typ, Description: desc, Sandbox: mode})
 }
 
 func TestTreeTagsTheRowOfASandboxedAgent(t *testing.T) {
 	st := stateOf(
-		inSandbox(subStart(at(0), "explore-1", "c1", "explore", "Map the code", false), "workspace-write"),
-		inSandbox(subStart(at(0), "plan-1", "c2", "plan", "Plan the fix", false), "read-only"),
+		inSandbox("explore-1", "c1", "explore", "Map the code", "workspace-write"),
+		inSandbox("plan-1", "c2", "plan", "Plan the fix", "read-only"),
 		subStart(at(0), "general-purpose-1", "c3", "general-purpose", "Unconfined", false),
 	)
 	lines := renderAgentTree(st, treeView{Now: at(2), Width: 120, Theme: DefaultTheme()})
