@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestABadSandboxModeStopsTheRunNamingWhereItCameFrom(t *testing.T) {
+func TestABadSandboxSettingStopsTheRunNamingWhatWasWrong(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	if err := os.WriteFile(cfg, []byte(`{"sandbox": "strict"}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -19,6 +19,7 @@ func TestABadSandboxModeStopsTheRunNamingWhereItCameFrom(t *testing.T) {
 	}{
 		{"flag", []string{"run", "--sandbox", "full", "--demo", "-p", "hi"}, `atomic: --sandbox: sandbox mode "full" is not one of read-only, workspace-write, off`},
 		{"config", []string{"run", "--config", cfg, "--demo", "-p", "hi"}, `atomic: config sandbox: sandbox mode "strict" is not one of read-only, workspace-write, off`},
+		{"missing --add-dir", []string{"run", "--add-dir", "/nonexistent/extra", "--demo", "-p", "hi"}, `atomic: the sandbox cannot let commands write under /nonexistent/extra: no such file or directory`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -121,7 +121,7 @@ func newKernel(rules []rule, network bool) (*kernel, error) {
 		// an entry of / that vanished since is not.
 		if err := add(r.path, access, r.write); err != nil {
 			k.close()
-			return nil, err
+			return nil, fmt.Errorf("the sandbox cannot let commands write under %s: %w", r.path, errors.Unwrap(err))
 		}
 	}
 	for _, d := range devices {
