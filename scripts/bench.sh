@@ -35,6 +35,7 @@ go test -run '^$' -bench '^Benchmark(ClaudeOverhead|CodexAddedWallTime)$' -bench
 go test -run '^$' -bench '^BenchmarkStoreStartCost$' -benchtime 41x ./e2e >>"$out"
 # Three stdio MCP servers against none: the median of 21 back-to-back pairs.
 go test -run '^$' -bench '^BenchmarkMCPStartCost$' -benchtime 21x ./internal/runtime >>"$out"
+go test -run '^$' -bench 'Bash(Sandboxed|Unsandboxed|SandboxCost)$' -benchtime 500x ./internal/tools >>"$out"
 go test -run '^$' -bench . ./internal/ui >>"$out" 2>/dev/null || echo "(ui benchmarks unavailable)" >&2
 
 # figure NAME UNIT OP BUDGET LABEL: prints the metric UNIT of benchmark NAME
@@ -87,6 +88,9 @@ info MCPStartCost ms-to-first-request-3-stdio "MCP: start to first request, 3 st
 info MCPStartCost ms-slowest-handshake "MCP: the slowest server's own handshake"
 figure WorktreeCreate ms/create '<' 150 "git worktree for an isolated sub-agent (this repository)"
 info WorktreeCreate ms/filled "  the same, with its files written (during the first request)"
+figure BashSandboxCost ms-added '<' 2 "bash call in the kernel sandbox vs unconfined: added time"
+info BashSandboxed ns/op "bash call running true, sandboxed"
+info BashUnsandboxed ns/op "bash call running true, unsandboxed"
 info AppendEvents KB-per-1000-events "session store: size per 1,000 events"
 
 info ClaudeBackendOwnTime ms-to-cli-spawn "Claude Code backend, Atomic's own time: start to the CLI's spawn"

@@ -13,11 +13,13 @@ import (
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
-	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/mcp"
+	"github.com/atomic-agent/atomic/internal/memory"
+	"github.com/atomic-agent/atomic/internal/observe"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/sandbox"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/ui"
 )
@@ -33,6 +35,8 @@ type common struct {
 	demo                                 bool
 	backend, backendBin                  string
 	noPersistence                        bool
+	sandbox                              string
+	allowNetwork                         bool
 	// cliHome is the kept home of the run's CLI lead, set by record when
 	// the session is saved.
 	cliHome string
@@ -97,6 +101,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.demo, "demo", false, "use the built-in demo model (no API key needed)")
 	fs.StringVar(&c.backend, "backend", "", "what runs the lead: native (Atomic's own loop, default), claude-code, codex, opencode or copilot")
 	fs.StringVar(&c.backendBin, "backend-bin", "", "the backend CLI's binary, when it is not on PATH")
+	fs.StringVar(&c.sandbox, "sandbox", "", "what commands the agents run may do, enforced by the kernel: read-only, workspace-write (default) or off")
+	fs.BoolVar(&c.allowNetwork, "allow-network", false, "let sandboxed commands use the network")
 	fs.BoolVar(&c.noPersistence, "no-session-persistence", false, "do not save this session in the session store ($XDG_STATE_HOME/atomic)")
 	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
 	fs.Var(&c.mcpConfigs, "mcp-config", "MCP servers `FILE` (or JSON) like Claude Code's .mcp.json, read after ~/.config/atomic/mcp.json and ./.mcp.json (repeatable)")
@@ -166,6 +172,9 @@ type setup struct {
 	// is how long the first request waits for them.
 	mcp       *mcp.Manager
 	mcpBudget time.Duration
+	// sandbox confines bash commands (nil: off); closed at the end of
+	// the session.
+	sandbox *sandbox.Sandbox
 }
 
 func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
@@ -227,7 +236,41 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped command file: %v", p))
 	}
 	s.commands = cmds
+	if err := c.openSandbox(io, s); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// openSandbox prepares the session's command sandbox from --sandbox and
+// --allow-network, else the config file. Where the kernel cannot sandbox,
+// the session runs without and warns once.
+func (c *common) openSandbox(io IOStreams, s *setup) error {
+	name, from := c.sandbox, "--sandbox"
+	if name == "" {
+		name, from = s.file.Sandbox, "config sandbox"
+	}
+	mode, err := sandbox.ParseMode(name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	secrets := append(sandbox.DefaultSecrets(io.Getenv("HOME")), config.UserDir(io.Getenv))
+	if dir, err := observe.StateDir(io.Getenv); err == nil {
+		secrets = append(secrets, dir)
+	}
+	sb, err := sandbox.New(sandbox.Config{
+		Mode: mode, Network: c.allowNetwork || s.file.SandboxNetwork,
+		Writable: append([]string{io.Dir}, s.workspace.ExtraRoots...), Secrets: secrets,
+	})
+	var unsupported *sandbox.UnsupportedError
+	switch {
+	case errors.As(err, &unsupported):
+		s.warnings = append(s.warnings, err.Error())
+	case err != nil:
+		return err
+	}
+	s.sandbox, s.workspace.Sandbox = sb, sb
+	return nil
 }
 
 // provider resolves and builds the model provider.

@@ -59,7 +59,8 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 	c.startMCP(ctx, ios, s, func(w string) { fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w) })
-	defer s.mcp.Close() // also when the run fails before its runtime closes them
+	defer s.mcp.Close()     // also when the run fails before its runtime closes them
+	defer s.sandbox.Close() // its temp dir goes with the session
 	newLead, err := c.leadBackend(s)
 	if err != nil {
 		return fail(err)

@@ -52,6 +52,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	if err != nil {
 		return fail(err)
 	}
+	defer s.sandbox.Close() // its temp dir goes with the session
 	toolSet = runtime.CoreTools(s.workspace)
 	notes := make(chan string, 32)
 	note := func(w string) {

@@ -35,6 +35,10 @@ type File struct {
 	// servers still starting, in seconds (a number, like
 	// retry.max_total_seconds); MCP_TIMEOUT (ms) overrides it.
 	MCPStartupSeconds float64 `json:"mcp_startup_timeout,omitempty"`
+	// Sandbox confines bash commands: read-only, workspace-write (default)
+	// or off; SandboxNetwork lets them use the network.
+	Sandbox        string `json:"sandbox,omitempty"`
+	SandboxNetwork bool   `json:"sandbox_network,omitempty"`
 }
 
 // MCPStartupTimeout is mcp_startup_timeout as a duration; 0 when unset.

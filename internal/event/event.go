@@ -160,6 +160,9 @@ type SubagentStartData struct {
 	Backend string `json:"backend,omitempty"`
 	// Worktree is the git worktree an isolated sub-agent works in.
 	Worktree string `json:"worktree,omitempty"`
+	// Sandbox is the kernel sandbox of the agent's commands (read-only or
+	// workspace-write); empty when they run unconfined.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // SubagentUpdateData: progress of a sub-agent.

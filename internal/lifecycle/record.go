@@ -32,6 +32,8 @@ type Record struct {
 	Backend string `json:"backend,omitempty"`
 	// Worktree is the git worktree an isolated agent works in.
 	Worktree string `json:"worktree,omitempty"`
+	// Sandbox confines the agent's commands (subagent.start's sandbox).
+	Sandbox string `json:"sandbox,omitempty"`
 
 	Status Status `json:"status"`
 	// Session is SessionOpen from the agent's subagent.start to its

@@ -171,6 +171,9 @@ func stepSubagentStart(r Record, e event.Event) Record {
 	if d.Worktree != "" {
 		r.Worktree = d.Worktree
 	}
+	if d.Sandbox != "" {
+		r.Sandbox = d.Sandbox
+	}
 	if d.Background && !r.Background {
 		r.Background = true
 		if r.Status.Active() {

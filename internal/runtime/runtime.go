@@ -23,6 +23,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/sandbox"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -177,6 +178,7 @@ func Open(cfg Config) (*Runtime, error) {
 			ws.Root = root
 			return tools.Core(ws)
 		},
+		Sandbox: sandboxMode(cfg.Workspace),
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
@@ -616,4 +618,13 @@ func (r *Runtime) Close() {
 	r.team.Close()
 	_ = r.lead.Close()
 	r.cfg.MCP.Close()
+}
+
+// sandboxMode names the sandbox of ws's commands for subagent.start: ""
+// when they run unconfined.
+func sandboxMode(ws tools.Workspace) string {
+	if m := ws.Sandbox.Mode(); m != sandbox.Off {
+		return string(m)
+	}
+	return ""
 }

@@ -67,6 +67,9 @@ type Config struct {
 	// isolated agent's worktree; they replace the same-named tools of
 	// Tools. Nil: tools.Core of a workspace rooted there.
 	FileTools func(root string) *tools.Set
+	// Sandbox is the mode of the sandbox confining native sub-agents'
+	// commands ("" when off); external CLIs keep their own.
+	Sandbox string
 	// Backends builds the session of an agent type whose file names
 	// another backend (backend: claude-code, …); nil: such types fail to
 	// start with an error that says so.
@@ -297,6 +300,7 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 		AgentType: t.Type.Name, Description: spec.Description, Prompt: spec.Prompt,
 		Background: spec.Background, Model: t.Model, Backend: cmp.Or(t.Type.Backend, backend.Native),
 		Worktree: t.worktreePath(),
+		Sandbox:  m.sandboxOf(t),
 	})
 	queued := r.ticket.queued()
 	if queued {
@@ -308,6 +312,15 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	}
 	go m.run(tctx, t, set, r.ticket, queued)
 	return t, nil
+}
+
+// sandboxOf is the sandbox mode of t's commands: the session's for a
+// native agent, none for an external CLI's (which has its own).
+func (m *Manager) sandboxOf(t *Task) string {
+	if cmp.Or(t.Type.Backend, backend.Native) != backend.Native {
+		return ""
+	}
+	return m.cfg.Sandbox
 }
 
 // nameLocked gives the next id of agent type typ (<type>-<n>); m.mu is

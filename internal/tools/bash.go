@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/sandbox"
 )
 
 const bashDescription = `Runs a command with /bin/bash -c in the workspace root and returns its combined stdout and stderr.
@@ -64,8 +66,26 @@ func NewBash(ws Workspace) Tool {
 	return &bashTool{ws: ws, grace: bashKillGrace, maxOutput: bashMaxOutput}
 }
 
-func (*bashTool) Name() string            { return "bash" }
-func (*bashTool) Description() string     { return bashDescription }
+func (*bashTool) Name() string { return "bash" }
+
+// Description tells the model about the sandbox when there is one, so
+// that it expects refusals rather than retrying them.
+func (t *bashTool) Description() string {
+	switch t.ws.Sandbox.Mode() {
+	case sandbox.WorkspaceWrite:
+		return bashDescription + "\n- Commands run in a sandbox: they may write only in the workspace, the extra folders and $TMPDIR, may not read secret stores such as ~/.ssh" + t.networkNote()
+	case sandbox.ReadOnly:
+		return bashDescription + "\n- Commands run in a read-only sandbox: they may write only in $TMPDIR, may not read secret stores such as ~/.ssh" + t.networkNote()
+	}
+	return bashDescription
+}
+
+func (t *bashTool) networkNote() string {
+	if t.ws.Sandbox.Network() {
+		return "."
+	}
+	return " and have no network access."
+}
 func (*bashTool) Schema() json.RawMessage { return json.RawMessage(bashSchema) }
 func (*bashTool) Kind() Kind              { return Exec }
 
@@ -117,8 +137,8 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = pw, pw // one *os.File: no copying goroutines in exec
 	cmd.Env = append(toolEnv(os.Environ()), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = groupAttr()
+	if err := t.ws.Sandbox.Start(cmd); err != nil {
 		pr.Close()
 		pw.Close()
 		return Result{}, fmt.Errorf("starting /bin/bash in %s: %w", dir, err)
@@ -173,7 +193,11 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 		output = "(no output)"
 	}
 	if exitErr != nil {
-		return Result{Content: output + "\n\n" + exitErr.Error(), IsError: true}, nil
+		msg := output + "\n\n" + exitErr.Error()
+		if line := t.ws.Sandbox.Explain(output); line != "" {
+			msg += "\n" + line
+		}
+		return Result{Content: msg, IsError: true}, nil
 	}
 	return Result{Content: output}, nil
 }
@@ -182,12 +206,12 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 // command's wait result: SIGTERM to the group, SIGKILL if it has not exited
 // within grace.
 func stopRunning(pgid int, grace time.Duration, exited <-chan error) error {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = signalGroup(pgid, syscall.SIGTERM)
 	select {
 	case err := <-exited:
 		return err
 	case <-time.After(grace):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = signalGroup(pgid, syscall.SIGKILL)
 		return <-exited
 	}
 }
@@ -195,7 +219,7 @@ func stopRunning(pgid int, grace time.Duration, exited <-chan error) error {
 // killGroup ends every process left in the group pgid after its leader
 // exited: SIGTERM, then SIGKILL for those still alive after grace.
 func killGroup(pgid int, grace time.Duration) {
-	if err := syscall.Kill(-pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
+	if err := signalGroup(pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
 		return // nothing left: the common case
 	}
 	deadline := time.Now().Add(grace)
@@ -205,14 +229,14 @@ func killGroup(pgid int, grace time.Duration) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = signalGroup(pgid, syscall.SIGKILL)
 }
 
 // groupAlive reports whether a process of group pgid is still running.
 // Exited members that nobody has reaped yet (zombies, whose parent may be
 // an init that never reaps) do not count.
 func groupAlive(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+	if err := signalGroup(pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
 	procs, err := os.ReadDir("/proc")

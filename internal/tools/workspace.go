@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/atomic-agent/atomic/internal/sandbox"
 )
 
 // Workspace is the part of the file system the file tools may touch: Root
@@ -19,6 +21,8 @@ type Workspace struct {
 	AllowOutside bool
 	// ExtraRoots are further directories the tools may use.
 	ExtraRoots []string
+	// Sandbox confines the commands bash runs; nil runs them unconfined.
+	Sandbox *sandbox.Sandbox
 }
 
 // maxSymlinkHops bounds symlink resolution, as the kernel does (ELOOP).

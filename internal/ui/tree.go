@@ -142,6 +142,7 @@ func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
 		b.WriteString(v.Theme.muted().Render(" [" + r.Backend + "]"))
 	}
 	b.WriteString(worktreeTag(r, v.Theme))
+	b.WriteString(v.Theme.muted().Render(sandboxTag(r.Sandbox)))
 	if r.Description != "" {
 		b.WriteString(" · ")
 		b.WriteString(r.Description)
@@ -158,6 +159,18 @@ func worktreeTag(r lifecycle.Record, th Theme) string {
 		return ""
 	}
 	return th.muted().Render(" ⎇ worktree")
+}
+
+// sandboxTag marks an agent whose commands the kernel confines: " [ro]"
+// for read-only, " [sandbox]" for workspace-write, nothing otherwise.
+func sandboxTag(mode string) string {
+	switch mode {
+	case "":
+		return ""
+	case "read-only":
+		return " [ro]"
+	}
+	return " [sandbox]"
 }
 
 // toolUses is "1 tool use" or "N tool uses".

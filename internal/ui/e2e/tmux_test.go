@@ -256,7 +256,7 @@ func TestFanOutShowsRunningThenFinishedHeaderAndCtrlOTogglesTheTree(t *testing.T
 	srv := startServer(t, scenario)
 	s := startAtomic(t, srv.URL())
 	s.typeLine("please fan out to three agents")
-	s.waitFor("● Running 3 Explore agents… (ctrl+o to expand)", "├─ ● Explore · Survey the top level", "╰ Initializing…")
+	s.waitFor("● Running 3 Explore agents… (ctrl+o to expand)", "├─ ● Explore [sandbox] · Survey the top level", "╰ Initializing…")
 	s.waitFor("● 3 Explore agents finished (ctrl+o to expand)", "All three agents reported back.")
 	scr := s.capture()
 	if strings.Count(scr, "╰ Done") != 3 {

@@ -1,0 +1,216 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Landlock access rights (best effort down to the kernel's ABI). Device
+// ioctls (ABI 5) are not handled: they were never confined before and
+// gate neither reads nor writes of files.
+const (
+	accessRead  = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE
+	accessFile  = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	accessABI1  = 1<<13 - 1 // EXECUTE … MAKE_SYM
+	accessABI2  = accessABI1 | unix.LANDLOCK_ACCESS_FS_REFER
+	accessABI3  = accessABI2 | unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	minFullABI  = 3
+	scopeABI    = 6
+	deviceWrite = unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE
+)
+
+// devices commands may read and write whatever the mode.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// escapeCaps are the capabilities a command run as root loses (from its
+// thread's bounding set, so for good): each would step around Landlock,
+// e.g. CAP_SYS_PTRACE reads Atomic's environment through /proc/PID/environ
+// and CAP_DAC_READ_SEARCH opens files by handle, bypassing paths.
+var escapeCaps = []uintptr{
+	unix.CAP_SYS_PTRACE, unix.CAP_DAC_READ_SEARCH, unix.CAP_SYS_MODULE, unix.CAP_SYS_RAWIO,
+	unix.CAP_SYS_ADMIN, unix.CAP_BPF, unix.CAP_PERFMON,
+}
+
+// kernel holds a session's Landlock ruleset and seccomp filter; each
+// command's thread is restricted with them.
+type kernel struct {
+	mu      sync.RWMutex
+	ruleset int // -1 once closed
+	filter  []unix.SockFilter
+}
+
+// landlockABI returns the kernel's Landlock ABI version, or an error.
+func landlockABI() (int, error) {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(v), nil
+}
+
+func supported() error {
+	abi, err := landlockABI()
+	switch {
+	case errors.Is(err, unix.ENOSYS):
+		return &UnsupportedError{Reason: "this kernel has no Landlock"}
+	case errors.Is(err, unix.EOPNOTSUPP):
+		return &UnsupportedError{Reason: "Landlock is disabled in this kernel (boot with lsm=…,landlock)"}
+	case err != nil:
+		return &UnsupportedError{Reason: fmt.Sprintf("Landlock: %v", err)}
+	case abi < 1:
+		return &UnsupportedError{Reason: fmt.Sprintf("Landlock ABI %d is too old", abi)}
+	}
+	if seccompFilter(nil) == nil {
+		return &UnsupportedError{Reason: "no network filter for " + runtime.GOARCH}
+	}
+	return nil
+}
+
+// newKernel builds the ruleset of rules once for the session.
+func newKernel(rules []rule, network bool) (*kernel, error) {
+	abi, err := landlockABI()
+	if err != nil {
+		return nil, &UnsupportedError{Reason: fmt.Sprintf("Landlock: %v", err)}
+	}
+	handled := uint64(accessABI1)
+	switch {
+	case abi >= minFullABI:
+		handled = accessABI3
+	case abi == 2:
+		handled = accessABI2
+	}
+	attr := unix.LandlockRulesetAttr{Access_fs: handled}
+	if abi >= scopeABI {
+		// Commands cannot signal processes outside their sandbox (Atomic)
+		// nor connect to abstract Unix sockets bound outside it (a
+		// session bus, a desktop, another program's control socket).
+		attr.Scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return nil, fmt.Errorf("creating the Landlock ruleset: %w", errno)
+	}
+	k := &kernel{ruleset: int(fd)}
+	if !network {
+		k.filter = seccompFilter(nil)
+	}
+	add := func(path string, access uint64, must bool) error {
+		err := addRule(k.ruleset, path, access, handled)
+		if err != nil && must {
+			return err
+		}
+		return nil
+	}
+	// Listing folders is allowed everywhere; reading files is not.
+	if err := add("/", unix.LANDLOCK_ACCESS_FS_READ_DIR, true); err != nil {
+		k.close()
+		return nil, err
+	}
+	for _, r := range rules {
+		access := uint64(accessRead)
+		if r.write {
+			access = handled
+		}
+		// A writable folder that is missing is a configuration error;
+		// an entry of / that vanished since is not.
+		if err := add(r.path, access, r.write); err != nil {
+			k.close()
+			return nil, fmt.Errorf("the sandbox cannot let commands write under %s: %w", r.path, errors.Unwrap(err))
+		}
+	}
+	for _, d := range devices {
+		_ = add(d, deviceWrite, false)
+	}
+	return k, nil
+}
+
+// addRule allows access below path; a file gets the rights that apply to
+// files.
+func addRule(ruleset int, path string, access, handled uint64) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox rule for %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("sandbox rule for %s: %w", path, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		access &= accessFile
+	}
+	attr := unix.LandlockPathBeneathAttr{Allowed_access: access & handled, Parent_fd: int32(fd)}
+	if attr.Allowed_access == 0 {
+		return nil
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH,
+		uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("sandbox rule for %s: %w", path, errno)
+	}
+	return nil
+}
+
+func (k *kernel) close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.ruleset >= 0 {
+		unix.Close(k.ruleset)
+		k.ruleset = -1
+	}
+}
+
+// start starts cmd from a thread of its own that it confines first: Linux
+// keeps Landlock domains, seccomp filters and no_new_privs per thread and
+// a fork inherits them from the thread that forks. The goroutine ends
+// while still locked to the thread, so the Go runtime ends the thread
+// instead of reusing it for other goroutines.
+func (k *kernel) start(cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
+		if err := k.confine(); err != nil {
+			errc <- err
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
+}
+
+// confine restricts the calling thread.
+func (k *kernel) confine() error {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	if k.ruleset < 0 {
+		return errClosed
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("sandbox: setting no_new_privs: %w", err)
+	}
+	for _, c := range escapeCaps {
+		// EINVAL: a capability this kernel does not know; EPERM: not
+		// root, so no such capability to lose (no_new_privs keeps
+		// setuid and file capabilities from granting it).
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.EPERM) {
+			return fmt.Errorf("sandbox: dropping capability %d: %w", c, err)
+		}
+	}
+	if k.filter != nil {
+		prog := unix.SockFprog{Len: uint16(len(k.filter)), Filter: &k.filter[0]}
+		// No SECCOMP_FILTER_FLAG_TSYNC: this thread only.
+		if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); errno != 0 {
+			return fmt.Errorf("sandbox: installing the network filter: %w", errno)
+		}
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(k.ruleset), 0, 0); errno != 0 {
+		return fmt.Errorf("sandbox: restricting the command's thread: %w", errno)
+	}
+	return nil
+}

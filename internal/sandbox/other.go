@@ -1,0 +1,18 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"os/exec"
+	"runtime"
+)
+
+type kernel struct{}
+
+func supported() error {
+	return &UnsupportedError{Reason: "it needs Linux (Landlock), this is " + runtime.GOOS}
+}
+
+func newKernel([]rule, bool) (*kernel, error) { return nil, supported() }
+func (*kernel) close()                        {}
+func (*kernel) start(cmd *exec.Cmd) error     { return cmd.Start() }

@@ -1,0 +1,237 @@
+// Package sandbox confines the commands the agents run (the bash tool and
+// every process it starts) with the kernel: on Linux, Landlock for the file
+// system and a per-thread seccomp filter for the network. Only the thread
+// that starts a command is confined, so Atomic itself keeps its rights.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Mode is how much a sandboxed command may write.
+type Mode string
+
+// Modes of the --sandbox flag.
+const (
+	// ReadOnly commands write only to the sandbox's own temp dir and to
+	// /dev/null-like devices.
+	ReadOnly Mode = "read-only"
+	// WorkspaceWrite commands also write under the workspace and the
+	// --add-dir folders. The default.
+	WorkspaceWrite Mode = "workspace-write"
+	// Off runs commands unconfined.
+	Off Mode = "off"
+)
+
+// ParseMode parses a --sandbox value; "" is the default, workspace-write.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return WorkspaceWrite, nil
+	case ReadOnly, WorkspaceWrite, Off:
+		return m, nil
+	}
+	return "", fmt.Errorf("sandbox mode %q is not one of read-only, workspace-write, off", s)
+}
+
+// Config is what a session's sandbox allows.
+type Config struct {
+	Mode Mode
+	// Network lets commands open internet sockets (--allow-network).
+	Network bool
+	// Writable are the folders commands may write under in
+	// workspace-write mode: the workspace root and the --add-dir folders.
+	Writable []string
+	// Secrets are paths commands may not read (DefaultSecrets and Atomic's
+	// own config and state folders).
+	Secrets []string
+}
+
+// DefaultSecrets are the user's secret stores under home that commands may
+// not read: private keys and cloud, cluster and password credentials.
+// git's and gh's own logins stay readable, as GITHUB_TOKEN stays in the
+// environment: git and gh are what the agents run.
+func DefaultSecrets(home string) []string {
+	out := []string{"/etc/shadow", "/etc/gshadow"}
+	if home == "" {
+		return out
+	}
+	for _, rel := range []string{
+		".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker/config.json", ".netrc",
+		".config/gcloud", ".config/atomic", ".local/state/atomic", ".password-store",
+		".local/share/keyrings", ".vault-token", ".pgpass",
+	} {
+		out = append(out, filepath.Join(home, rel))
+	}
+	return out
+}
+
+// UnsupportedError says why this system cannot sandbox commands; the
+// session then runs with the sandbox off and says so once.
+type UnsupportedError struct{ Reason string }
+
+func (e *UnsupportedError) Error() string {
+	return "the command sandbox is not available: " + e.Reason + "; commands run unconfined (the permission prompts still apply)"
+}
+
+// Sandbox confines the commands of one session. A nil *Sandbox is the
+// sandbox off: Start just starts the command.
+type Sandbox struct {
+	mode    Mode
+	network bool
+	tempDir string
+	secrets []string
+	kernel  *kernel
+}
+
+// New prepares the sandbox of a session: its temp dir and the kernel rules,
+// computed once. A Mode of Off returns nil. Where the kernel or platform
+// cannot sandbox, it returns nil and an *UnsupportedError.
+func New(cfg Config) (*Sandbox, error) {
+	if cfg.Mode == Off {
+		return nil, nil
+	}
+	if _, err := ParseMode(string(cfg.Mode)); err != nil {
+		return nil, err
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = WorkspaceWrite
+	}
+	if err := supported(); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "atomic-sandbox-")
+	if err != nil {
+		return nil, fmt.Errorf("creating the sandbox's temp dir: %w", err)
+	}
+	s := &Sandbox{mode: cfg.Mode, network: cfg.Network, tempDir: tmp, secrets: expand(cfg.Secrets)}
+	writable := []string{tmp}
+	if cfg.Mode == WorkspaceWrite {
+		writable = append(writable, cfg.Writable...)
+	}
+	s.kernel, err = newKernel(plan(writable, s.secrets), cfg.Network)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close removes the sandbox's temp dir and releases its kernel rules.
+func (s *Sandbox) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.kernel.close()
+	if err := os.RemoveAll(s.tempDir); err != nil {
+		return fmt.Errorf("removing the sandbox's temp dir: %w", err)
+	}
+	return nil
+}
+
+// Mode is the mode in force: Off for a nil sandbox.
+func (s *Sandbox) Mode() Mode {
+	if s == nil {
+		return Off
+	}
+	return s.mode
+}
+
+// Network reports whether commands may use the network.
+func (s *Sandbox) Network() bool { return s == nil || s.network }
+
+// TempDir is the sandbox's own temp dir, TMPDIR of every command.
+func (s *Sandbox) TempDir() string {
+	if s == nil {
+		return ""
+	}
+	return s.tempDir
+}
+
+// expand adds to paths the symlink-free form of each, so that a secret
+// reached through a symlink is refused as well.
+func expand(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		p = filepath.Clean(p)
+		out = append(out, p)
+		if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// denialMarks are what commands print when the kernel refuses them.
+var denialMarks = []string{"permission denied", "operation not permitted", "read-only file system", "eacces", "eperm"}
+
+// networkMarks tell a refused socket from a refused file.
+var networkMarks = []string{"socket", "connect", "dial ", "network", "resolve host", "could not resolve", "name resolution"}
+
+// refusedSocketMarks are what tools print when socket(2) fails, in their
+// own words (curl: "Couldn't connect to server").
+var refusedSocketMarks = []string{"couldn't connect to server", "failed to connect", "could not resolve host", "temporary failure in name resolution", "network is unreachable"}
+
+// Explain returns the line Atomic adds to the output of a command that
+// failed because the sandbox refused it (so that the model can adapt), or
+// "" when the output shows no refusal or the sandbox is off.
+func (s *Sandbox) Explain(output string) string {
+	if s == nil {
+		return ""
+	}
+	low := strings.ToLower(output)
+	prefix := fmt.Sprintf("atomic: the sandbox (%s) blocked this: ", s.mode)
+	denied := containsAny(low, denialMarks)
+	if !s.network && (containsAny(low, refusedSocketMarks) || denied && containsAny(low, networkMarks)) {
+		return prefix + "commands have no network access; --allow-network or --sandbox off would allow it"
+	}
+	if !denied {
+		return ""
+	}
+	for _, p := range s.secrets {
+		if strings.Contains(output, p) || strings.Contains(output, "~/"+filepath.Base(p)) {
+			return prefix + "commands may not read the secret store " + p + "; --sandbox off would allow it"
+		}
+	}
+	if s.mode == ReadOnly {
+		return prefix + "commands may not write (except in $TMPDIR); --sandbox workspace-write would allow writes in the workspace"
+	}
+	return prefix + "writes outside the workspace and $TMPDIR are not allowed (nor reads of secret stores such as ~/.ssh); --add-dir DIR or --sandbox off would allow it"
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// errClosed is returned by Start after Close.
+var errClosed = errors.New("the sandbox is closed")
+
+// Start starts cmd confined by the sandbox, with TMPDIR set to the
+// sandbox's temp dir. A nil sandbox just starts it.
+func (s *Sandbox) Start(cmd *exec.Cmd) error {
+	if s == nil {
+		return cmd.Start()
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+	cmd.Env = append(env, "TMPDIR="+s.tempDir)
+	return s.kernel.start(cmd)
+}
