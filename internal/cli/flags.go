@@ -261,6 +261,7 @@ func (c *common) openSandbox(io IOStreams, s *setup) error {
 	sb, err := sandbox.New(sandbox.Config{
 		Mode: mode, Network: c.allowNetwork || s.file.SandboxNetwork,
 		Writable: append([]string{io.Dir}, s.workspace.ExtraRoots...), Secrets: secrets,
+		CacheDir: sandboxCache(io.Getenv),
 	})
 	var unsupported *sandbox.UnsupportedError
 	switch {
@@ -271,6 +272,22 @@ func (c *common) openSandbox(io IOStreams, s *setup) error {
 	}
 	s.sandbox, s.workspace.Sandbox = sb, sb
 	return nil
+}
+
+// sandboxCache is the build cache sandboxed commands write instead of the
+// user's own (~/.cache/go-build and the like, which they may not write):
+// Atomic's, under the user's cache folder, kept across sessions.
+func sandboxCache(getenv func(string) string) string {
+	base := getenv("XDG_CACHE_HOME")
+	if base == "" {
+		if h := getenv("HOME"); h != "" {
+			base = filepath.Join(h, ".cache")
+		}
+	}
+	if base == "" {
+		return ""
+	}
+	return filepath.Join(base, "atomic", "sandbox-cache")
 }
 
 // provider resolves and builds the model provider.

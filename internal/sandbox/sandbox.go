@@ -51,6 +51,11 @@ type Config struct {
 	// Secrets are paths commands may not read (DefaultSecrets and Atomic's
 	// own config and state folders).
 	Secrets []string
+	// CacheDir is Atomic's own build cache, writable in every mode and
+	// kept across sessions: commands get GOCACHE, XDG_CACHE_HOME and
+	// npm_config_cache under it unless the user set them, since the
+	// caches under the home are not writable ("": none).
+	CacheDir string
 }
 
 // DefaultSecrets are the user's secret stores under home that commands may
@@ -86,6 +91,7 @@ type Sandbox struct {
 	mode    Mode
 	network bool
 	tempDir string
+	cache   string
 	secrets []string
 	kernel  *kernel
 }
@@ -110,8 +116,15 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the sandbox's temp dir: %w", err)
 	}
-	s := &Sandbox{mode: cfg.Mode, network: cfg.Network, tempDir: tmp, secrets: expand(cfg.Secrets)}
+	s := &Sandbox{mode: cfg.Mode, network: cfg.Network, tempDir: tmp, cache: cfg.CacheDir, secrets: expand(cfg.Secrets)}
 	writable := []string{tmp}
+	if s.cache != "" {
+		if err := os.MkdirAll(s.cache, 0o700); err != nil {
+			os.RemoveAll(tmp)
+			return nil, fmt.Errorf("creating the sandbox's build cache: %w", err)
+		}
+		writable = append(writable, s.cache)
+	}
 	if cfg.Mode == WorkspaceWrite {
 		writable = append(writable, cfg.Writable...)
 	}
@@ -232,6 +245,14 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 		env = os.Environ()
 	}
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
-	cmd.Env = append(env, "TMPDIR="+s.tempDir)
+	env = append(env, "TMPDIR="+s.tempDir)
+	if s.cache != "" {
+		for _, v := range [][2]string{{"GOCACHE", "go-build"}, {"XDG_CACHE_HOME", "xdg"}, {"npm_config_cache", "npm"}} {
+			if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, v[0]+"=") }) {
+				env = append(env, v[0]+"="+filepath.Join(s.cache, v[1]))
+			}
+		}
+	}
+	cmd.Env = env
 	return s.kernel.start(cmd)
 }
