@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -86,8 +87,8 @@ type Asker interface {
 
 // Gate decides tool calls. Safe for concurrent use by every agent of a run.
 type Gate struct {
-	mode       Mode
-	root       string // where relative paths in subjects and rules resolve; "" is the working directory
+	mode       atomic.Value // Mode; set by SetMode while agents run
+	root       string       // where relative paths in subjects and rules resolve; "" is the working directory
 	allowed    []Pattern
 	disallowed []Pattern
 	asker      Asker // nil: headless
@@ -113,7 +114,8 @@ func NewGate(o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{mode: mode, asker: o.Asker, root: o.Root}
+	g := &Gate{asker: o.Asker, root: o.Root}
+	g.mode.Store(mode)
 	for _, s := range o.Allowed {
 		p, err := ParsePattern(s)
 		if err != nil {
@@ -132,7 +134,11 @@ func NewGate(o Options) (*Gate, error) {
 }
 
 // Mode reports the gate's mode.
-func (g *Gate) Mode() Mode { return g.mode }
+func (g *Gate) Mode() Mode { return g.mode.Load().(Mode) }
+
+// SetMode changes the mode for the calls decided from now on (an ACP
+// client's session/set_mode, the TUI's mode switch).
+func (g *Gate) SetMode(m Mode) { g.mode.Store(m) }
 
 // Decide returns whether req may run, asking the Asker when the mode and
 // patterns leave it open. It returns when ctx ends, denying.
@@ -164,7 +170,7 @@ func (g *Gate) Check(req Request) (d Decision, decided bool) {
 			return Decision{Allow: true}, true
 		}
 	}
-	switch g.mode {
+	switch g.Mode() {
 	case BypassPermissions:
 		return Decision{Allow: true}, true
 	case Plan:

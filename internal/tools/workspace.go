@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +20,9 @@ type Workspace struct {
 	AllowOutside bool
 	// ExtraRoots are further directories the tools may use.
 	ExtraRoots []string
+	// Files, when set, is where read, write and edit read and write text
+	// (an editor's buffers); nil: the disk.
+	Files Files
 }
 
 // maxSymlinkHops bounds symlink resolution, as the kernel does (ELOOP).
@@ -200,3 +204,15 @@ func (w Workspace) where(abs string) string {
 	}
 	return "the workspace root"
 }
+
+// Files is file access other than the disk's: an editor's buffers, through
+// the Agent Client Protocol's fs methods. The file tools use it, when set,
+// for the text they read and write; a method answering ErrNoFiles sends
+// them to the disk.
+type Files interface {
+	ReadTextFile(ctx context.Context, path string) (string, error)
+	WriteTextFile(ctx context.Context, path, content string) error
+}
+
+// ErrNoFiles is a Files method's answer for what it does not offer.
+var ErrNoFiles = errors.New("not offered by the client")
