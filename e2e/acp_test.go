@@ -413,3 +413,64 @@ rules:
 		t.Errorf("loading an unknown session: %v, want an error naming it", err)
 	}
 }
+
+func TestACPFileToolsGoThroughTheClientsFSMethodsAndEditsShowADiff(t *testing.T) {
+	srv := server(t, `
+rules:
+  - name: lead-final
+    match: {tool_result_contains: "Edited"}
+    respond: {text: "edited"}
+  - name: lead-edit
+    match: {tool_result_contains: "unsaved draft"}
+    respond:
+      tool_calls:
+        - {name: edit, input: {file_path: "notes.txt", old_string: "unsaved draft", new_string: "final text"}}
+  - name: lead-read
+    respond:
+      tool_calls:
+        - {name: read, input: {file_path: "notes.txt"}}
+`)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(path, []byte("saved on disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := &acpClient{files: map[string]string{path: "unsaved draft\n"}}
+	a := startACP(t, srv, t.TempDir(), client, "--permission-mode", "acceptEdits")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, s := a.session(t, ctx, dir, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
+	if _, err := a.prompt(ctx, s.SessionId, "fix the notes"); err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	read := loopback.ByRule(srv.Log(), "lead-edit")
+	if len(read) != 1 || len(read[0].LastToolResults()) != 1 || !strings.Contains(read[0].LastToolResults()[0].Content, "unsaved draft") {
+		t.Fatalf("the read tool did not see the editor's buffer: %+v", read)
+	}
+	client.mu.Lock()
+	written := client.writes[path]
+	client.mu.Unlock()
+	if written != "final text\n" {
+		t.Errorf("fs/write_text_file got %q, want the edited buffer", written)
+	}
+	if disk, _ := os.ReadFile(path); string(disk) != "saved on disk\n" {
+		t.Errorf("the disk file changed to %q: the edit should go through the editor", disk)
+	}
+	byID, _ := calls(client.seen())
+	var edit *call
+	for _, c := range byID {
+		if c.kind == sdk.ToolKindEdit {
+			edit = c
+		}
+	}
+	if edit == nil {
+		t.Fatalf("no edit tool call: %v", byID)
+	}
+	if len(edit.locs) != 1 || edit.locs[0] != path {
+		t.Errorf("edit locations %v, want %s", edit.locs, path)
+	}
+	if len(edit.diffs) != 1 || edit.diffs[0].Path != path || edit.diffs[0].NewText != "final text\n" ||
+		edit.diffs[0].OldText == nil || *edit.diffs[0].OldText != "unsaved draft\n" {
+		t.Errorf("edit diff %+v, want unsaved draft -> final text on %s", edit.diffs, path)
+	}
+}

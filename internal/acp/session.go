@@ -119,7 +119,7 @@ func (s *session) onEvent(e event.Event) {
 	case e.Type == event.TurnEnd && e.AgentID == leadID:
 		d, _ := event.Payload[event.TurnEndData](e.Data)
 		s.mu.Lock()
-		te := &turnEnd{stop: d.StopReason, err: s.lastErr}
+		te := &turnEnd{stop: d.StopReason, err: firstNonEmpty(d.Error, s.lastErr)}
 		s.lastErr = ""
 		s.mu.Unlock()
 		s.enqueue(item{mark: make(chan struct{}), turnEnd: te})

@@ -214,6 +214,8 @@ type UsageUpdateData struct {
 type TurnEndData struct {
 	StopReason string `json:"stop_reason,omitempty"`
 	NumTurns   int    `json:"num_turns"`
+	// Error is why the turn failed (stop reason "error").
+	Error string `json:"error,omitempty"`
 }
 
 // CompleteData: the run's work is done.
