@@ -126,7 +126,7 @@ func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	return sdk.NewSessionResponse{SessionId: s.id, Modes: modes(s.run.Gate)}, nil
+	return sdk.NewSessionResponse{SessionId: s.id, Modes: modes(s.run.Gate), Models: models(s.run.Runtime)}, nil
 }
 
 func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
@@ -144,7 +144,7 @@ func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 		return sdk.LoadSessionResponse{}, err
 	}
 	s.flush(ctx) // the history reaches the client before the response
-	return sdk.LoadSessionResponse{Modes: modes(s.run.Gate)}, nil
+	return sdk.LoadSessionResponse{Modes: modes(s.run.Gate), Models: models(s.run.Runtime)}, nil
 }
 
 // open opens a session's run (a new one, or stored session loadID).
@@ -240,6 +240,23 @@ func (a *agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 	s.run.Gate.SetMode(mode)
 	s.push(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: p.ModeId, SessionUpdate: "current_mode_update"}})
 	return sdk.SetSessionModeResponse{}, nil
+}
+
+// UnstableSetSessionModel switches the lead's model (session/set_model);
+// like /model it ends the session's running sub-agents first.
+func (a *agent) UnstableSetSessionModel(ctx context.Context, p sdk.UnstableSetSessionModelRequest) (sdk.UnstableSetSessionModelResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.UnstableSetSessionModelResponse{}, err
+	}
+	if strings.TrimSpace(string(p.ModelId)) == "" {
+		return sdk.UnstableSetSessionModelResponse{}, sdk.NewInvalidParams(map[string]any{"error": "modelId is empty"})
+	}
+	if s.run.Runtime.Busy() {
+		return sdk.UnstableSetSessionModelResponse{}, sdk.NewInvalidParams(map[string]any{"error": "cannot switch models during a prompt: cancel it first"})
+	}
+	s.run.Runtime.SwitchModel(string(p.ModelId))
+	return sdk.UnstableSetSessionModelResponse{}, nil
 }
 
 func (a *agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
@@ -357,6 +374,16 @@ func modes(g *permission.Gate) *sdk.SessionModeState {
 		st.AvailableModes = append(st.AvailableModes, sdk.SessionMode{Id: sdk.SessionModeId(m.mode), Name: m.name, Description: ptr(m.desc)})
 	}
 	return st
+}
+
+// models offers the lead's model; any other name the provider knows can
+// be set with session/set_model.
+func models(rt *runtime.Runtime) *sdk.SessionModelState {
+	m := sdk.ModelId(rt.Model())
+	if m == "" {
+		return nil
+	}
+	return &sdk.SessionModelState{CurrentModelId: m, AvailableModels: []sdk.ModelInfo{{ModelId: m, Name: string(m)}}}
 }
 
 func orNone(ss []string) string {

@@ -45,6 +45,9 @@ type session struct {
 	served      chan struct{}
 	sent        chan struct{} // closed when the sender ends
 
+	// turn is held by the prompt running.
+	turn sync.Mutex
+
 	mu      sync.Mutex
 	queue   []item
 	wake    chan struct{}
@@ -196,20 +199,19 @@ func (s *session) flush(ctx context.Context) {
 	}
 }
 
-// errBusy answers a prompt sent while another runs.
-var errBusy = errors.New("a prompt is already running in this session: wait for its response or send session/cancel")
-
 // prompt runs one user turn: it returns when the lead's turn ended, after
 // every update of the turn was sent. A cancelled turn (session/cancel or
 // ctx) ends cancelled. Background sub-agents go on after it returns; their
-// updates follow.
+// updates follow. A prompt sent while another runs waits for it: the SDK
+// has cancelled the earlier one by then, as the protocol wants.
 func (s *session) prompt(ctx context.Context, text string) (sdk.StopReason, error) {
+	s.turn.Lock()
+	defer s.turn.Unlock()
+	if ctx.Err() != nil {
+		return sdk.StopReasonCancelled, nil
+	}
 	w := make(chan turnEnd, 1)
 	s.mu.Lock()
-	if s.waiter != nil {
-		s.mu.Unlock()
-		return "", errBusy
-	}
 	s.waiter = w
 	s.mu.Unlock()
 	s.run.Runtime.Submit(text)

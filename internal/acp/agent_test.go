@@ -1,0 +1,224 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/testkit"
+	"github.com/atomic-agent/atomic/internal/tools"
+)
+
+// client is the SDK's client side in the test; the agent calls only the
+// methods it overrides (the embedded interface is nil).
+type client struct {
+	sdk.Client
+	mu      sync.Mutex
+	updates []sdk.SessionUpdate
+}
+
+func (c *client) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.updates = append(c.updates, n.Update)
+	return nil
+}
+
+func (c *client) RequestPermission(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	return sdk.RequestPermissionResponse{}, errors.New("no approvals in these tests")
+}
+
+// serve runs the agent in-process on pipes, each session a native run on
+// the loopback model of scenario; it returns the client's connection. The
+// test's end closes the pipes and waits for Serve.
+func serve(t *testing.T, scenario string) (*sdk.ClientSideConnection, *client) {
+	t.Helper()
+	prov, _ := testkit.Model(t, scenario)
+	open := func(ctx context.Context, spec Spec) (*Run, error) {
+		if spec.LoadID != "" {
+			return nil, errors.New("unknown session " + spec.LoadID)
+		}
+		gate, err := permission.NewGate(permission.Options{Asker: spec.Asker, Root: spec.Cwd})
+		if err != nil {
+			return nil, err
+		}
+		rt := runtime.New(runtime.Config{Provider: prov, Gate: gate, Workspace: tools.Workspace{Root: spec.Cwd}})
+		return &Run{ID: rt.SessionID(), Runtime: rt, Gate: gate, Close: rt.Close}, nil
+	}
+	toAgent, fromClient := io.Pipe()
+	toClient, fromAgent := io.Pipe()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = Serve(context.Background(), Config{Open: open, Version: "test"}, toAgent, fromAgent)
+		fromAgent.Close()
+	}()
+	c := &client{}
+	conn := sdk.NewClientSideConnection(c, fromClient, toClient)
+	t.Cleanup(func() {
+		fromClient.Close()
+		<-served
+		<-conn.Done()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return conn, c
+}
+
+func TestBadRequestsGetAJSONRPCErrorNamingWhatIsWrong(t *testing.T) {
+	conn, _ := serve(t, `rules: [{respond: {text: "hi", delay_ms: 300}}]`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(s string) []sdk.ContentBlock { return []sdk.ContentBlock{sdk.TextBlock(s)} }
+	tests := []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"a relative cwd", func() error {
+			_, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "src", McpServers: []sdk.McpServer{}})
+			return err
+		}, `cwd: want an absolute directory, got "src"`},
+		{"an unknown session", func() error {
+			_, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: "nope", Prompt: text("hi")})
+			return err
+		}, `unknown session "nope"`},
+		{"an image the agent does not take", func() error {
+			_, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId,
+				Prompt: []sdk.ContentBlock{sdk.ImageBlock("aGk=", "image/png")}})
+			return err
+		}, "prompt[0]: images are not supported"},
+		{"a prompt without text", func() error {
+			_, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: text("  ")})
+			return err
+		}, "prompt: no text"},
+		{"an unknown mode", func() error {
+			_, err := conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "yolo"})
+			return err
+		}, "modeId:"},
+		{"an MCP server without a name", func() error {
+			_, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(),
+				McpServers: []sdk.McpServer{{Stdio: &sdk.McpServerStdio{Command: "x", Args: []string{}, Env: []sdk.EnvVariable{}}}}})
+			return err
+		}, "mcpServers[0]: name is empty"},
+		{"a session that cannot be loaded", func() error {
+			_, err := conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: "atomic-gone", Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+			return err
+		}, "session/load atomic-gone: unknown session atomic-gone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			var re *sdk.RequestError
+			if !errors.As(err, &re) {
+				t.Fatalf("got %v, want a JSON-RPC error", err)
+			}
+			if data := fmt.Sprint(re.Data); !strings.Contains(data, tt.want) {
+				t.Errorf("error data %q does not say %q", data, tt.want)
+			}
+		})
+	}
+}
+
+func TestANewPromptCancelsTheRunningOneAndThenRuns(t *testing.T) {
+	conn, c := serve(t, `
+rules:
+  - {name: second, match: {last_user_contains: two}, respond: {text: "second answer"}}
+  - {name: first, respond: {text: "never seen", delay_ms: 5000}}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan sdk.PromptResponse, 1)
+	go func() {
+		r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("one")}})
+		if err != nil {
+			t.Errorf("first prompt: %v", err)
+		}
+		first <- r
+	}()
+	time.Sleep(200 * time.Millisecond)
+	r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("two")}})
+	if err != nil || r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("second prompt: %+v, %v", r, err)
+	}
+	if r := <-first; r.StopReason != sdk.StopReasonCancelled {
+		t.Errorf("the superseded prompt answered %q, want cancelled", r.StopReason)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var got strings.Builder
+	for _, u := range c.updates {
+		if u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil {
+			got.WriteString(u.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	if got.String() != "second answer" {
+		t.Errorf("message chunks %q, want the second answer only", got.String())
+	}
+}
+
+func TestSetModeChangesThePermissionModeAndTellsTheClient(t *testing.T) {
+	conn, c := serve(t, `rules: [{respond: {text: "hi"}}]`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Modes == nil || s.Modes.CurrentModeId != "default" || len(s.Modes.AvailableModes) != 4 {
+		t.Fatalf("session/new modes %+v, want the four permission modes, default current", s.Modes)
+	}
+	if _, err := conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 5*time.Second, "current_mode_update", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, u := range c.updates {
+			if u.CurrentModeUpdate != nil && u.CurrentModeUpdate.CurrentModeId == "plan" {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func TestSubagentStatusesMapToToolCallStatuses(t *testing.T) {
+	tests := []struct {
+		in   lifecycle.Status
+		want sdk.ToolCallStatus
+	}{
+		{lifecycle.Pending, sdk.ToolCallStatusPending},
+		{lifecycle.Running, sdk.ToolCallStatusInProgress},
+		{lifecycle.Background, sdk.ToolCallStatusInProgress},
+		{lifecycle.Completed, sdk.ToolCallStatusCompleted},
+		{lifecycle.Error, sdk.ToolCallStatusFailed},
+		{lifecycle.Interrupted, sdk.ToolCallStatusFailed},
+	}
+	for _, tt := range tests {
+		if got := agentStatus(tt.in); got != tt.want {
+			t.Errorf("%s -> %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
