@@ -221,21 +221,30 @@ type acpAgent struct {
 	done   chan struct{}
 }
 
-// startACP starts `atomic acp` against srv with home as its HOME (and
-// state), so a later agent on the same home can load its sessions.
-func startACP(t *testing.T, srv *loopback.Server, home string, client *acpClient, args ...string) *acpAgent {
-	t.Helper()
+// acpCommand is the argv (after the binary) and environment of an
+// `atomic acp` against srv with home as its HOME and state, so a later
+// agent on the same home can load its sessions.
+func acpCommand(srv *loopback.Server, home string, args ...string) (argv, env []string) {
 	cfgDir := filepath.Join(home, "atomic")
 	os.MkdirAll(cfgDir, 0o755)
 	os.WriteFile(filepath.Join(cfgDir, "config.json"), []byte(`{"retry":{"max_attempts":3,"base_delay_ms":20,"max_delay_ms":200}}`), 0o644)
-	full := append([]string{"acp", "--provider", "anthropic", "--model", "test-model", "--base-url", srv.URL()}, args...)
-	cmd := exec.Command(binary, full...)
-	cmd.Dir = home
-	cmd.Env = []string{
+	argv = append([]string{"acp", "--provider", "anthropic", "--model", "test-model", "--base-url", srv.URL()}, args...)
+	env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home,
 		"XDG_STATE_HOME=" + filepath.Join(home, "state"),
 		"ANTHROPIC_API_KEY=test-key",
 	}
+	return argv, env
+}
+
+// startACP starts `atomic acp` (see acpCommand) with the SDK's client
+// side on its stdio.
+func startACP(t *testing.T, srv *loopback.Server, home string, client *acpClient, args ...string) *acpAgent {
+	t.Helper()
+	argv, env := acpCommand(srv, home, args...)
+	cmd := exec.Command(binary, argv...)
+	cmd.Dir = home
+	cmd.Env = env
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
