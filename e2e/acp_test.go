@@ -374,3 +374,36 @@ rules:
 		})
 	}
 }
+
+func TestACPClientsMCPServersGiveTheLeadTheirTools(t *testing.T) {
+	everything := testkit.MCPEverything(t)
+	srv := server(t, `
+rules:
+  - {name: final, match: {tool_result_contains: "Echo: from the editor"}, respond: {text: "echoed"}}
+  - {name: call, match: {tools_include: [mcp__everything__echo]}, respond: {tool_calls: [{name: mcp__everything__echo, input: {message: from the editor}}]}}
+  - {name: no-tool, respond: {text: "the editor's MCP server was not offered"}}
+`)
+	client := &acpClient{answer: allowLead}
+	a := startACP(t, srv, t.TempDir(), client, "--permission-mode", "bypassPermissions")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	init, err := a.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !init.AgentCapabilities.McpCapabilities.Http || !init.AgentCapabilities.McpCapabilities.Sse {
+		t.Errorf("mcpCapabilities %+v, want http and sse", init.AgentCapabilities.McpCapabilities)
+	}
+	s, err := a.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "everything", Command: everything, Args: []string{"stdio"}, Env: []sdk.EnvVariable{}}},
+	}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	if _, err := a.prompt(ctx, s.SessionId, "echo through MCP"); err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	if got := agentText(client.seen()); got != "echoed" {
+		t.Errorf("agent text %q, want the answer after the MCP tool echoed", got)
+	}
+}
