@@ -20,22 +20,7 @@ import (
 func TestACPPromptShowsThreeParallelSubagentsAsToolCallsEachCompletedAfterItsModelAnswered(t *testing.T) {
 	for _, d := range acpDrivers {
 		t.Run(d.name, func(t *testing.T) {
-			srv := server(t, `
-rules:
-  - name: lead-final
-    match: {tools_include: [task], has_tool_results: true}
-    respond: {text: "All three reported."}
-  - name: lead-fanout
-    match: {tools_include: [task]}
-    respond:
-      tool_calls:
-        - {name: task, input: {description: "Find auth code", prompt: "TASK-A find the auth code", subagent_type: explore}}
-        - {name: task, input: {description: "Find db code", prompt: "TASK-B find the db code", subagent_type: explore}}
-        - {name: task, input: {description: "Find ui code", prompt: "TASK-C find the ui code", subagent_type: explore}}
-  - {name: sub-a, match: {tools_exclude: [task], first_user_contains: TASK-A}, respond: {text: "auth is in auth.go", delay_ms: 700}}
-  - {name: sub-b, match: {tools_exclude: [task], first_user_contains: TASK-B}, respond: {text: "db is in db.go", delay_ms: 700}}
-  - {name: sub-c, match: {tools_exclude: [task], first_user_contains: TASK-C}, respond: {text: "ui is in ui.go", delay_ms: 700}}
-`)
+			srv := server(t, threeExploreAgents)
 			r := d.run(t, srv, t.TempDir(), acpFlow{Cwd: t.TempDir(), Prompt: "survey the code"})
 			if r.err != "" || r.stop != sdk.StopReasonEndTurn {
 				t.Fatalf("session/prompt: stop %q, error %q; want end_turn", r.stop, r.err)
@@ -96,23 +81,7 @@ func callTitled(t *testing.T, byID map[sdk.ToolCallId]*call, s string) *call {
 func TestACPBackgroundSubagentStaysInProgressAfterTheTurnAndCompletesWithItsOwnUpdate(t *testing.T) {
 	for _, d := range acpDrivers {
 		t.Run(d.name, func(t *testing.T) {
-			srv := server(t, `
-rules:
-  - name: lead-notified
-    match: {tools_include: [task], last_user_contains: "background result 42"}
-    respond: {text: "The background task said 42."}
-  - name: lead-ack
-    match: {tools_include: [task], has_tool_results: true}
-    respond: {text: "Spawned it; carrying on."}
-  - name: lead-spawn
-    match: {tools_include: [task]}
-    respond:
-      tool_calls:
-        - {name: task, input: {description: "Slow analysis", prompt: "BG-TASK analyse slowly", mode: background}}
-  - name: sub
-    match: {tools_exclude: [task]}
-    respond: {text: "background result 42", delay_ms: 1500}
-`)
+			srv := server(t, backgroundAnalysis)
 			r := d.run(t, srv, t.TempDir(), acpFlow{Cwd: t.TempDir(), Prompt: "start the analysis", WaitText: "The background task said 42."})
 			if r.err != "" || r.stop != sdk.StopReasonEndTurn {
 				t.Fatalf("session/prompt: stop %q, error %q", r.stop, r.err)
