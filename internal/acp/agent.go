@@ -165,7 +165,7 @@ func (a *agent) open(ctx context.Context, loadID, cwd string, servers []sdk.McpS
 	ask := &asker{conn: conn}
 	spec := Spec{LoadID: loadID, Cwd: filepath.Clean(cwd), MCPServers: mcps, Asker: ask}
 	if caps.Fs.ReadTextFile || caps.Fs.WriteTextFile {
-		spec.Files = &clientFiles{conn: conn, read: caps.Fs.ReadTextFile, write: caps.Fs.WriteTextFile}
+		spec.Files = newClientFiles(conn, caps.Fs.ReadTextFile, caps.Fs.WriteTextFile)
 	}
 	run, err := a.cfg.Open(ctx, spec)
 	if err != nil {
@@ -174,15 +174,12 @@ func (a *agent) open(ctx context.Context, loadID, cwd string, servers []sdk.McpS
 		}
 		return nil, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
-	read := localRead
-	if f, ok := spec.Files.(*clientFiles); ok && f.read {
-		read = func(path string) (string, bool) { return f.readAll(context.Background(), path) }
-	}
-	s := start(sdk.SessionId(run.ID), conn, run, spec.Cwd, read)
-	ask.s = s
+	var ed edits = newDiskEdits()
 	if f, ok := spec.Files.(*clientFiles); ok {
-		f.session = s.id
+		f.session, ed = sdk.SessionId(run.ID), f
 	}
+	s := start(sdk.SessionId(run.ID), conn, run, spec.Cwd, ed)
+	ask.s = s
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()

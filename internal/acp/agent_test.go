@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -220,5 +222,87 @@ func TestSubagentStatusesMapToToolCallStatuses(t *testing.T) {
 		if got := agentStatus(tt.in); got != tt.want {
 			t.Errorf("%s -> %s, want %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestAPromptSentWhileTheLeadIsWokenByBackgroundWorkAnswersAfterItsOwnTurn(t *testing.T) {
+	conn, c := serve(t, `
+rules:
+  - {name: ping, match: {last_user_contains: PING}, respond: {text: "pong"}}
+  - {name: woken, match: {last_user_contains: "background result 42"}, respond: {text: "woken answer", delay_ms: 1500}}
+  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "spawned"}}
+  - {name: spawn, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "Slow analysis", prompt: "BG", mode: background}}]}}
+  - {name: sub, match: {tools_exclude: [task]}, respond: {text: "background result 42", delay_ms: 200}}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := func(text string) {
+		t.Helper()
+		r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+		if err != nil || r.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("prompt %q: %+v, %v", text, r, err)
+		}
+	}
+	prompt("start")
+	testkit.WaitFor(t, 10*time.Second, "the background agent's completion", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, u := range c.updates {
+			if u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil && *u.ToolCallUpdate.Status == sdk.ToolCallStatusCompleted {
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(300 * time.Millisecond) // the woken lead's turn is under way
+	prompt("PING")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var text strings.Builder
+	for _, u := range c.updates {
+		if u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil {
+			text.WriteString(u.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	if !strings.HasSuffix(text.String(), "pong") {
+		t.Errorf("when PING's prompt answered the client had %q: the answer came before its turn ended", text.String())
+	}
+}
+
+func TestAFailedTurnAnswersThePromptWithAnErrorNamingWhy(t *testing.T) {
+	conn, _ := serve(t, `rules: [{respond: {error: {status: 400, type: invalid_request_error, message: "prompt is too long for this model"}}}]`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || !strings.Contains(fmt.Sprint(re.Data), "prompt is too long for this model") {
+		t.Fatalf("prompt: %v, want a JSON-RPC error with the provider's reason", err)
+	}
+}
+
+func TestDiskEditsDiffIsTheFileBeforeAndAfterTheEdit(t *testing.T) {
+	dir := t.TempDir()
+	existing, created := filepath.Join(dir, "a.txt"), filepath.Join(dir, "new.txt")
+	if err := os.WriteFile(existing, []byte("before\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := newDiskEdits()
+	d.started("c1", existing)
+	d.started("c2", created)
+	os.WriteFile(existing, []byte("after\n"), 0o644)
+	os.WriteFile(created, []byte("fresh\n"), 0o644)
+	if old, hadOld, now, ok := d.finished("c1", existing); !ok || !hadOld || old != "before\n" || now != "after\n" {
+		t.Errorf("edit of an existing file: %q %v %q %v", old, hadOld, now, ok)
+	}
+	if _, hadOld, now, ok := d.finished("c2", created); !ok || hadOld || now != "fresh\n" {
+		t.Errorf("a new file: hadOld %v, now %q, ok %v; want no old text", hadOld, now, ok)
 	}
 }

@@ -48,24 +48,23 @@ type session struct {
 	// turn is held by the prompt running.
 	turn sync.Mutex
 
-	mu      sync.Mutex
-	queue   []item
-	wake    chan struct{}
-	closed  bool
-	waiter  chan turnEnd // the running prompt's, nil between prompts
-	lastErr string       // the lead's last error message this turn
-	perms   map[string]sdk.ToolCallId
-	unsub   func()
+	mu     sync.Mutex
+	queue  []item
+	wake   chan struct{}
+	closed bool
+	waiter chan turnEnd // the running prompt's, nil between prompts
+	perms  map[string]sdk.ToolCallId
+	unsub  func()
 }
 
 // start queues the replay of run's past (a loaded session's), subscribes
 // the session to its run's events and starts the run and the sender.
-func start(id sdk.SessionId, conn notifier, run *Run, root string, read func(string) (string, bool)) *session {
-	s := &session{id: id, conn: conn, run: run, tr: newTranslator(root, nil),
+func start(id sdk.SessionId, conn notifier, run *Run, root string, ed edits) *session {
+	s := &session{id: id, conn: conn, run: run, tr: newTranslator(root),
 		served: make(chan struct{}), sent: make(chan struct{}), wake: make(chan struct{}, 1),
 		perms: map[string]sdk.ToolCallId{}}
 	s.replay(run.Past, run.Prompts)
-	s.tr.read = read // the past's files are not read: they changed since
+	s.tr.edits = ed // the past's edits get no diff: their files changed since
 	s.unsub = run.Runtime.Bus().Subscribe(s.onEvent)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.serveCancel = cancel
@@ -114,17 +113,12 @@ func (s *session) onEvent(e event.Event) {
 		s.mu.Lock()
 		s.perms[d.RequestID] = call
 		s.mu.Unlock()
-	case e.Type == event.Error && e.AgentID == leadID:
-		d, _ := event.Payload[event.ErrorData](e.Data)
-		s.mu.Lock()
-		s.lastErr = d.Message
-		s.mu.Unlock()
 	case e.Type == event.TurnEnd && e.AgentID == leadID:
 		d, _ := event.Payload[event.TurnEndData](e.Data)
-		s.mu.Lock()
-		te := &turnEnd{stop: d.StopReason, err: firstNonEmpty(d.Error, s.lastErr)}
-		s.lastErr = ""
-		s.mu.Unlock()
+		if d.Woken {
+			return // not a prompt's turn: the prompt waiting (if any) is queued after it
+		}
+		te := &turnEnd{stop: d.StopReason, err: d.Error}
 		s.enqueue(item{mark: make(chan struct{}), turnEnd: te})
 	}
 }

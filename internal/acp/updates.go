@@ -24,12 +24,9 @@ const leadID = "lead"
 type translator struct {
 	// root resolves relative paths of tool inputs.
 	root string
-	// read returns a file's text before an edit (for the diff); ok false
-	// when there is none.
-	read func(path string) (string, bool)
-	// before holds, by tool call id, the text of the file an edit is about
-	// to change.
-	before map[string]string
+	// edits gives the text of an edited file before and after the edit,
+	// for its diff; nil: no diffs (a replayed past).
+	edits edits
 	// paths holds, by tool call id, the absolute path an edit changes.
 	paths map[string]string
 	// tasks are the tool call ids that spawned sub-agents (started as ACP
@@ -41,8 +38,8 @@ type translator struct {
 	state lifecycle.State
 }
 
-func newTranslator(root string, read func(string) (string, bool)) *translator {
-	return &translator{root: root, read: read, before: map[string]string{}, paths: map[string]string{}, tasks: map[string]bool{},
+func newTranslator(root string) *translator {
+	return &translator{root: root, paths: map[string]string{}, tasks: map[string]bool{},
 		sent: map[string]lifecycle.Status{}, shown: map[string]string{}}
 }
 
@@ -226,13 +223,9 @@ func (t *translator) toolStart(callID string, d event.ToolStartData) sdk.Session
 	if path != "" {
 		path = t.abs(path)
 		opts = append(opts, sdk.WithStartLocations([]sdk.ToolCallLocation{{Path: path}}))
-		if toolKind(d.Name) == sdk.ToolKindEdit && t.read != nil {
+		if toolKind(d.Name) == sdk.ToolKindEdit && t.edits != nil {
 			t.paths[callID] = path
-			if old, ok := t.read(path); ok {
-				t.before[callID] = old
-			} else {
-				delete(t.before, callID)
-			}
+			t.edits.started(callID, path)
 		}
 	}
 	return sdk.StartToolCall(sdk.ToolCallId(callID), toolTitle(d.Name, in, path), opts...)
@@ -249,33 +242,19 @@ func (t *translator) toolComplete(callID string, d event.ToolCompleteData) sdk.S
 	if text != "" {
 		content = append(content, sdk.ToolContent(sdk.TextBlock(text)))
 	}
-	old, hadOld := t.before[callID]
-	delete(t.before, callID)
-	if d.Success && toolKind(d.Name) == sdk.ToolKindEdit {
-		if diff, ok := t.diff(callID, old, hadOld); ok {
-			content = append(content, diff)
+	if path, ok := t.paths[callID]; ok {
+		delete(t.paths, callID)
+		old, hadOld, now, ok := t.edits.finished(callID, path)
+		switch {
+		case !ok || !d.Success:
+		case hadOld:
+			content = append(content, sdk.ToolDiffContent(path, now, old))
+		default:
+			content = append(content, sdk.ToolDiffContent(path, now))
 		}
 	}
 	return sdk.UpdateToolCall(sdk.ToolCallId(callID), sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content),
 		sdk.WithUpdateRawOutput(map[string]any{"result": text}))
-}
-
-// diff is the edit's change to its file: the text before (read at its
-// tool.start) and after.
-func (t *translator) diff(callID, old string, hadOld bool) (sdk.ToolCallContent, bool) {
-	path, ok := t.paths[callID]
-	if !ok || t.read == nil {
-		return sdk.ToolCallContent{}, false
-	}
-	delete(t.paths, callID)
-	now, ok := t.read(path)
-	if !ok {
-		return sdk.ToolCallContent{}, false
-	}
-	if hadOld {
-		return sdk.ToolDiffContent(path, now, old), true
-	}
-	return sdk.ToolDiffContent(path, now), true
 }
 
 func (t *translator) abs(p string) string {

@@ -420,7 +420,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string, gen *uint64) {
 	}
 	numTurns := r.numTurns
 	r.mu.Unlock()
-	end := event.TurnEndData{NumTurns: numTurns}
+	end := event.TurnEndData{NumTurns: numTurns, Woken: gen == nil}
 	if res != nil {
 		end.StopReason = string(res.StopReason)
 	}
