@@ -27,6 +27,8 @@ type client struct {
 	sdk.Client
 	mu      sync.Mutex
 	updates []sdk.SessionUpdate
+	// ask answers approvals; nil refuses them with an error.
+	ask func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
 }
 
 func (c *client) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
@@ -36,14 +38,22 @@ func (c *client) SessionUpdate(ctx context.Context, n sdk.SessionNotification) e
 	return nil
 }
 
-func (c *client) RequestPermission(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-	return sdk.RequestPermissionResponse{}, errors.New("no approvals in these tests")
+func (c *client) RequestPermission(ctx context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	if c.ask == nil {
+		return sdk.RequestPermissionResponse{}, errors.New("no approvals in this test")
+	}
+	return c.ask(ctx, r)
 }
 
 // serve runs the agent in-process on pipes, each session a native run on
 // the loopback model of scenario; it returns the client's connection. The
 // test's end closes the pipes and waits for Serve.
 func serve(t *testing.T, scenario string) (*sdk.ClientSideConnection, *client) {
+	return serveClient(t, scenario, &client{})
+}
+
+// serveClient is serve with the client given.
+func serveClient(t *testing.T, scenario string, c *client) (*sdk.ClientSideConnection, *client) {
 	t.Helper()
 	prov, _ := testkit.Model(t, scenario)
 	open := func(ctx context.Context, spec Spec) (*Run, error) {
@@ -65,7 +75,6 @@ func serve(t *testing.T, scenario string) (*sdk.ClientSideConnection, *client) {
 		_ = Serve(context.Background(), Config{Open: open, Version: "test"}, toAgent, fromAgent)
 		fromAgent.Close()
 	}()
-	c := &client{}
 	conn := sdk.NewClientSideConnection(c, fromClient, toClient)
 	t.Cleanup(func() {
 		fromClient.Close()
@@ -304,5 +313,48 @@ func TestDiskEditsDiffIsTheFileBeforeAndAfterTheEdit(t *testing.T) {
 	}
 	if _, hadOld, now, ok := d.finished("c2", created); !ok || hadOld || now != "fresh\n" {
 		t.Errorf("a new file: hadOld %v, now %q, ok %v; want no old text", hadOld, now, ok)
+	}
+}
+
+func TestCancellingThePromptWithdrawsTheApprovalTheClientIsShowing(t *testing.T) {
+	asked := make(chan struct{})
+	withdrawn := make(chan struct{})
+	c := &client{ask: func(ctx context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		close(asked)
+		<-ctx.Done() // the user never answers
+		close(withdrawn)
+		return sdk.RequestPermissionResponse{}, ctx.Err()
+	}}
+	conn, _ := serveClient(t, `
+rules:
+  - {name: after, match: {has_tool_results: true}, respond: {text: "after"}}
+  - {name: run, respond: {tool_calls: [{name: bash, input: {command: "touch x", description: "make x"}}]}}
+`, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan sdk.PromptResponse, 1)
+	go func() {
+		r, _ := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("go")}})
+		got <- r
+	}()
+	select {
+	case <-asked:
+	case <-ctx.Done():
+		t.Fatal("no approval was asked")
+	}
+	if err := conn.Cancel(ctx, sdk.CancelNotification{SessionId: s.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-withdrawn:
+	case <-ctx.Done():
+		t.Fatal("the approval was not withdrawn from the client")
+	}
+	if r := <-got; r.StopReason != sdk.StopReasonCancelled {
+		t.Errorf("prompt answered %q, want cancelled", r.StopReason)
 	}
 }
