@@ -358,3 +358,35 @@ rules:
 		t.Errorf("prompt answered %q, want cancelled", r.StopReason)
 	}
 }
+
+func TestRejectAlwaysDeniesTheSameCommandLaterWithoutAskingAgain(t *testing.T) {
+	var asked int
+	var mu sync.Mutex
+	c := &client{ask: func(ctx context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		mu.Lock()
+		asked++
+		mu.Unlock()
+		return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{
+			Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: optRejectAlways, Outcome: "selected"}}}, nil
+	}}
+	conn, _ := serveClient(t, `
+rules:
+  - {name: final, match: {tool_result_contains: "not asked again"}, respond: {text: "gave up"}}
+  - {name: again, match: {tool_result_contains: "declined"}, respond: {tool_calls: [{name: bash, input: {command: "touch x", description: "make x"}}]}}
+  - {name: first, respond: {tool_calls: [{name: bash, input: {command: "touch x", description: "make x"}}]}}
+`, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("go")}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 1 {
+		t.Errorf("asked %d times, want once: reject_always covers the same command later", asked)
+	}
+}

@@ -87,8 +87,10 @@ func (k *asker) Ask(ctx context.Context, req permission.Request) (permission.Ans
 		return permission.AllowOnce, nil
 	case optAllowAlways:
 		return permission.AllowSession, nil
-	case optRejectOnce, optRejectAlways:
+	case optRejectOnce:
 		return permission.Deny, nil
+	case optRejectAlways:
+		return permission.DenySession, nil
 	default:
 		return permission.Deny, fmt.Errorf("the client chose unknown option %q", id)
 	}

@@ -78,6 +78,10 @@ const (
 	Deny Answer = iota
 	AllowOnce
 	AllowSession // allow this tool (and subject pattern) for the rest of the session
+	// DenySession denies, and denies without asking for the rest of the
+	// session what AllowSession would have allowed (for bash: this exact
+	// command).
+	DenySession
 )
 
 // Asker puts a request in front of a human and waits for the answer (or ctx).
@@ -95,6 +99,7 @@ type Gate struct {
 
 	mu      sync.Mutex
 	session []Pattern // allowed for this session by a human
+	refused []Pattern // denied for this session by a human
 }
 
 // Options configure a Gate.
@@ -153,6 +158,14 @@ func (g *Gate) Decide(ctx context.Context, req Request) Decision {
 // allowances alone. decided is false when a human must answer: then call
 // Ask (callers report the approval around it).
 func (g *Gate) Check(req Request) (d Decision, decided bool) {
+	g.mu.Lock()
+	refused := slices.Clone(g.refused)
+	g.mu.Unlock()
+	for _, p := range refused {
+		if g.match(p, req, true) {
+			return Decision{Reason: fmt.Sprintf("permission denied: %s was declined for this session (not asked again)", describe(req))}, true
+		}
+	}
 	if req.Tool == "bash" {
 		v := g.bash(req)
 		return v.decision, v.decided
@@ -237,6 +250,15 @@ func (g *Gate) Ask(ctx context.Context, req Request) Decision {
 		g.session = append(g.session, rules...)
 		g.mu.Unlock()
 		return Decision{Allow: true}
+	case DenySession:
+		refuse := rules
+		if req.Tool == "bash" { // the command itself: its parts may run in others
+			refuse = []Pattern{{Tool: "bash", HasArg: true, Prefix: req.Subject}}
+		}
+		g.mu.Lock()
+		g.refused = append(g.refused, refuse...)
+		g.mu.Unlock()
+		return Decision{Reason: fmt.Sprintf("permission denied: the user declined %s, for the rest of this session", describe(req))}
 	}
 	return Decision{Reason: fmt.Sprintf("permission denied: the user declined %s", describe(req))}
 }
