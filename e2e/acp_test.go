@@ -173,8 +173,14 @@ rules:
 					t.Errorf("approval for tool call %s the client never saw", a.ToolCall.ToolCallId)
 					continue
 				}
-				if agentName != "lead" && !strings.Contains(c.title, "Make another file") {
+				if agentName == "lead" {
+					continue
+				}
+				if !strings.Contains(c.title, "Make another file") {
 					t.Errorf("the sub-agent's approval is on tool call %q, want its own task call", c.title)
+				}
+				if all := strings.Join(c.content, "\n"); !strings.Contains(all, "bash") || !strings.Contains(all, "it was refused") {
+					t.Errorf("the sub-agent's tool call showed %q, want its current tool (bash), then its result", all)
 				}
 			}
 		})

@@ -45,6 +45,29 @@ func (c *client) RequestPermission(ctx context.Context, r sdk.RequestPermissionR
 	return c.ask(ctx, r)
 }
 
+// text is the agent's message text the client received.
+func (c *client) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, u := range c.updates {
+		if u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil {
+			b.WriteString(u.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
+
+// newSession opens a session in a new folder.
+func newSession(t *testing.T, ctx context.Context, conn *sdk.ClientSideConnection) sdk.NewSessionResponse {
+	t.Helper()
+	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	return s
+}
+
 // serve runs the agent in-process on pipes, each session a native run on
 // the loopback model of scenario; it returns the client's connection. The
 // test's end closes the pipes and waits for Serve.
@@ -93,10 +116,7 @@ func TestBadRequestsGetAJSONRPCErrorNamingWhatIsWrong(t *testing.T) {
 	conn, _ := serve(t, `rules: [{respond: {text: "hi", delay_ms: 300}}]`)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSession(t, ctx, conn)
 	text := func(s string) []sdk.ContentBlock { return []sdk.ContentBlock{sdk.TextBlock(s)} }
 	tests := []struct {
 		name string
@@ -156,10 +176,7 @@ rules:
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSession(t, ctx, conn)
 	first := make(chan sdk.PromptResponse, 1)
 	go func() {
 		r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("one")}})
@@ -176,16 +193,8 @@ rules:
 	if r := <-first; r.StopReason != sdk.StopReasonCancelled {
 		t.Errorf("the superseded prompt answered %q, want cancelled", r.StopReason)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var got strings.Builder
-	for _, u := range c.updates {
-		if u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil {
-			got.WriteString(u.AgentMessageChunk.Content.Text.Text)
-		}
-	}
-	if got.String() != "second answer" {
-		t.Errorf("message chunks %q, want the second answer only", got.String())
+	if got := c.text(); got != "second answer" {
+		t.Errorf("message chunks %q, want the second answer only", got)
 	}
 }
 
@@ -193,10 +202,7 @@ func TestSetModeChangesThePermissionModeAndTellsTheClient(t *testing.T) {
 	conn, c := serve(t, `rules: [{respond: {text: "hi"}}]`)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSession(t, ctx, conn)
 	if s.Modes == nil || s.Modes.CurrentModeId != "default" || len(s.Modes.AvailableModes) != 4 {
 		t.Fatalf("session/new modes %+v, want the four permission modes, default current", s.Modes)
 	}
@@ -245,10 +251,7 @@ rules:
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSession(t, ctx, conn)
 	prompt := func(text string) {
 		t.Helper()
 		r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
@@ -269,16 +272,8 @@ rules:
 	})
 	time.Sleep(300 * time.Millisecond) // the woken lead's turn is under way
 	prompt("PING")
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var text strings.Builder
-	for _, u := range c.updates {
-		if u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil {
-			text.WriteString(u.AgentMessageChunk.Content.Text.Text)
-		}
-	}
-	if !strings.HasSuffix(text.String(), "pong") {
-		t.Errorf("when PING's prompt answered the client had %q: the answer came before its turn ended", text.String())
+	if got := c.text(); !strings.HasSuffix(got, "pong") {
+		t.Errorf("when PING's prompt answered the client had %q: the answer came before its turn ended", got)
 	}
 }
 
@@ -286,11 +281,8 @@ func TestAFailedTurnAnswersThePromptWithAnErrorNamingWhy(t *testing.T) {
 	conn, _ := serve(t, `rules: [{respond: {error: {status: 400, type: invalid_request_error, message: "prompt is too long for this model"}}}]`)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}})
+	s := newSession(t, ctx, conn)
+	_, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}})
 	var re *sdk.RequestError
 	if !errors.As(err, &re) || !strings.Contains(fmt.Sprint(re.Data), "prompt is too long for this model") {
 		t.Fatalf("prompt: %v, want a JSON-RPC error with the provider's reason", err)
@@ -332,10 +324,7 @@ rules:
 `, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSession(t, ctx, conn)
 	got := make(chan sdk.PromptResponse, 1)
 	go func() {
 		r, _ := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("go")}})
@@ -377,10 +366,7 @@ rules:
 `, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSession(t, ctx, conn)
 	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("go")}}); err != nil {
 		t.Fatal(err)
 	}
