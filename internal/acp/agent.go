@@ -178,8 +178,7 @@ func (a *agent) open(ctx context.Context, loadID, cwd string, servers []sdk.McpS
 	if f, ok := spec.Files.(*clientFiles); ok {
 		f.session, ed = sdk.SessionId(run.ID), f
 	}
-	s := start(sdk.SessionId(run.ID), conn, run, spec.Cwd, ed)
-	ask.s = s
+	s := start(sdk.SessionId(run.ID), conn, run, spec.Cwd, ed, ask)
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()

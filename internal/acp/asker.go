@@ -23,15 +23,12 @@ const (
 // client as session/request_permission, labelled with the agent that asks.
 type asker struct {
 	conn notifier
-	s    *session // set once the session exists, before its run serves
+	s    *session // set by start, before the run serves
 }
 
 // Ask implements permission.Asker. A cancelled turn (ctx) withdraws the
 // request; the SDK tells the client so.
 func (k *asker) Ask(ctx context.Context, req permission.Request) (permission.Answer, error) {
-	if k.s == nil {
-		return permission.Deny, errors.New("the session is not open yet")
-	}
 	k.s.mu.Lock()
 	call, ok := k.s.perms[req.ID]
 	delete(k.s.perms, req.ID)

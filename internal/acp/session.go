@@ -53,18 +53,22 @@ type session struct {
 	wake   chan struct{}
 	closed bool
 	waiter chan turnEnd // the running prompt's, nil between prompts
-	perms  map[string]sdk.ToolCallId
-	unsub  func()
+	// cancelled is set once the running prompt was cancelled.
+	cancelled bool
+	perms     map[string]sdk.ToolCallId
+	unsub     func()
 }
 
-// start queues the replay of run's past (a loaded session's), subscribes
-// the session to its run's events and starts the run and the sender.
-func start(id sdk.SessionId, conn notifier, run *Run, root string, ed edits) *session {
+// start queues the replay of run's past (a loaded session's), has ask
+// put approvals to the client for it, subscribes the session to its run's
+// events and starts the run and the sender.
+func start(id sdk.SessionId, conn notifier, run *Run, root string, ed edits, ask *asker) *session {
 	s := &session{id: id, conn: conn, run: run, tr: newTranslator(root),
 		served: make(chan struct{}), sent: make(chan struct{}), wake: make(chan struct{}, 1),
 		perms: map[string]sdk.ToolCallId{}}
 	s.replay(run.Past, run.Prompts)
 	s.tr.edits = ed // the past's edits get no diff: their files changed since
+	ask.s = s
 	s.unsub = run.Runtime.Bus().Subscribe(s.onEvent)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.serveCancel = cancel
@@ -206,7 +210,7 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.StopReason, erro
 	}
 	w := make(chan turnEnd, 1)
 	s.mu.Lock()
-	s.waiter = w
+	s.waiter, s.cancelled = w, false
 	s.mu.Unlock()
 	s.run.Runtime.Submit(text)
 	select {
@@ -221,8 +225,16 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.StopReason, erro
 }
 
 // cancel interrupts the lead's turn, every sub-agent and every approval
-// waiting for the client.
+// waiting for the client, once per prompt (the SDK's cancel of the
+// prompt's context and session/cancel both come here).
 func (s *session) cancel() {
+	s.mu.Lock()
+	if s.cancelled {
+		s.mu.Unlock()
+		return
+	}
+	s.cancelled = s.waiter != nil
+	s.mu.Unlock()
 	s.run.Runtime.Interrupt("cancelled by the client")
 }
 
