@@ -15,6 +15,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/testkit"
@@ -27,6 +28,8 @@ type client struct {
 	sdk.Client
 	mu      sync.Mutex
 	updates []sdk.SessionUpdate
+	// srv is the loopback model the agent's sessions use.
+	srv *loopback.Server
 	// ask answers approvals; nil refuses them with an error.
 	ask func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
 }
@@ -78,7 +81,8 @@ func serve(t *testing.T, scenario string) (*sdk.ClientSideConnection, *client) {
 // serveClient is serve with the client given.
 func serveClient(t *testing.T, scenario string, c *client) (*sdk.ClientSideConnection, *client) {
 	t.Helper()
-	prov, _ := testkit.Model(t, scenario)
+	prov, srv := testkit.Model(t, scenario)
+	c.srv = srv
 	open := func(ctx context.Context, spec Spec) (*Run, error) {
 		if spec.LoadID != "" {
 			return nil, errors.New("unknown session " + spec.LoadID)
@@ -374,5 +378,25 @@ rules:
 	defer mu.Unlock()
 	if asked != 1 {
 		t.Errorf("asked %d times, want once: reject_always covers the same command later", asked)
+	}
+}
+
+func TestSetModelSwitchesTheModelOfTheNextRequests(t *testing.T) {
+	conn, c := serve(t, `rules: [{respond: {text: "hi"}}]`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := newSession(t, ctx, conn)
+	if s.Models == nil || s.Models.CurrentModelId != "test-model" {
+		t.Fatalf("session/new models %+v, want test-model current", s.Models)
+	}
+	if _, err := conn.UnstableSetSessionModel(ctx, sdk.UnstableSetSessionModelRequest{SessionId: s.SessionId, ModelId: "other-model"}); err != nil {
+		t.Fatalf("session/set_model: %v", err)
+	}
+	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	log := c.srv.Log()
+	if len(log) != 1 || log[0].Model != "other-model" {
+		t.Errorf("requests %+v, want one for other-model", log)
 	}
 }
