@@ -9,6 +9,7 @@ require (
 	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/charmbracelet/x/ansi v0.11.8
+	github.com/coder/acp-go-sdk v0.13.0
 	github.com/github/copilot-sdk/go v1.0.11
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3

@@ -38,8 +38,9 @@ func index(evs []event.Raw, pred func(event.Raw) bool) int {
 	return -1
 }
 
-func TestThreeSyncTasksRunInParallelAndAllResultsGoBack(t *testing.T) {
-	srv := server(t, `
+// threeExploreAgents: the lead fans out to three explore agents, each
+// answering after 700 ms (rules sub-a, sub-b, sub-c), then sums up.
+const threeExploreAgents = `
 rules:
   - name: lead-final
     match: {tools_include: [task], has_tool_results: true}
@@ -54,7 +55,30 @@ rules:
   - {name: sub-a, match: {tools_exclude: [task], first_user_contains: TASK-A}, respond: {text: "auth is in auth.go", delay_ms: 700}}
   - {name: sub-b, match: {tools_exclude: [task], first_user_contains: TASK-B}, respond: {text: "db is in db.go", delay_ms: 700}}
   - {name: sub-c, match: {tools_exclude: [task], first_user_contains: TASK-C}, respond: {text: "ui is in ui.go", delay_ms: 700}}
-`)
+`
+
+// backgroundAnalysis: the lead spawns one background agent (rule sub,
+// answering "background result 42" after 2 s) and answers when woken.
+const backgroundAnalysis = `
+rules:
+  - name: lead-notified
+    match: {tools_include: [task], last_user_contains: "background result 42"}
+    respond: {text: "The background task said 42."}
+  - name: lead-ack
+    match: {tools_include: [task], has_tool_results: true}
+    respond: {text: "Spawned it; carrying on."}
+  - name: lead-spawn
+    match: {tools_include: [task]}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "Slow analysis", prompt: "BG-TASK analyse slowly", mode: background}}
+  - name: sub
+    match: {tools_exclude: [task]}
+    respond: {text: "background result 42", delay_ms: 2000}
+`
+
+func TestThreeSyncTasksRunInParallelAndAllResultsGoBack(t *testing.T) {
+	srv := server(t, threeExploreAgents)
 	r := atomic(t, srv, "anthropic", t.TempDir(), "-p", "survey", "--output-format", "stream-json")
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
@@ -102,23 +126,7 @@ rules:
 }
 
 func TestBackgroundTaskStaysBackgroundUntilItReallyEndsAndTheRunWaitsForIt(t *testing.T) {
-	srv := server(t, `
-rules:
-  - name: lead-notified
-    match: {tools_include: [task], last_user_contains: "background result 42"}
-    respond: {text: "The background task said 42."}
-  - name: lead-ack
-    match: {tools_include: [task], has_tool_results: true}
-    respond: {text: "Spawned it; carrying on."}
-  - name: lead-spawn
-    match: {tools_include: [task]}
-    respond:
-      tool_calls:
-        - {name: task, input: {description: "Slow analysis", prompt: "BG-TASK analyse slowly", mode: background}}
-  - name: sub
-    match: {tools_exclude: [task]}
-    respond: {text: "background result 42", delay_ms: 2000}
-`)
+	srv := server(t, backgroundAnalysis)
 	r := atomic(t, srv, "anthropic", t.TempDir(), "-p", "go", "--output-format", "stream-json")
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)

@@ -40,6 +40,7 @@ const usage = `Atomic: a terminal coding agent with parallel sub-agents.
 Usage:
   atomic [flags]                 open the chat UI
   atomic run -p PROMPT [flags]   run headless (prompt also from stdin)
+  atomic acp [flags]             serve the Agent Client Protocol on stdio (Zed and other editors)
   atomic backends [--json]       list the backends (Claude Code, Codex, …): found, version, support
   atomic sessions [--json]       list the saved sessions; 'atomic sessions export ID', 'atomic sessions rm ID'
   atomic stats [--since D] [--json]  agents per type and backend: spawned, errors, p50/p95, tools, tokens, cost
@@ -55,6 +56,8 @@ func Run(ctx context.Context, args []string, io IOStreams) int {
 		switch args[0] {
 		case "run":
 			return runHeadless(ctx, args[1:], io)
+		case "acp":
+			return runACP(ctx, args[1:], io)
 		case "loopback":
 			return runLoopback(ctx, args[1:], io)
 		case "backends":

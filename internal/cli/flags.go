@@ -47,6 +47,11 @@ type common struct {
 	// them.
 	mcpConfigs pathList
 	strictMCP  bool
+	// extraMCP are MCP servers an ACP client passes for its session, after
+	// the configured ones (a same-named one replaces a configured one).
+	extraMCP []mcp.Server
+	// files is an ACP client's file access, used by the file tools.
+	files tools.Files
 }
 
 // resumeFlag is --resume ID; the chat UI also takes a bare --resume
@@ -209,7 +214,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		return nil, err
 	}
 	s.gate = gate
-	s.workspace = tools.Workspace{Root: io.Dir}
+	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files}
 	for _, d := range c.addDirs {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(io.Dir, d)

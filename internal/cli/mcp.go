@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,6 +78,10 @@ func (c *common) startMCP(ctx context.Context, ios IOStreams, s *setup, warn fun
 		return v, v != ""
 	}
 	servers, errs := mcp.Load(c.mcpSources(ios, s.file), getenv)
+	for _, x := range c.extraMCP {
+		servers = slices.DeleteFunc(servers, func(s mcp.Server) bool { return s.Name == x.Name })
+		servers = append(servers, x)
+	}
 	for _, err := range errs {
 		s.warnings = append(s.warnings, "mcp config "+err.Error())
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/atomic-agent/atomic/internal/backend"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/atomic-agent/atomic/internal/headless"
+	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/runtime"
 )
 
@@ -54,45 +56,93 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(fmt.Errorf("no prompt: give one with -p or on stdin"))
 	}
 	ios.Err = &lockedWriter{w: ios.Err}
-	s, err := c.resolve(ios, nil)
+	warn := func(w string) { fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w) }
+	o, err := c.open(ctx, ios, nil, warn)
 	if err != nil {
+		var late *runtimeError
+		if errors.As(err, &late) {
+			fmt.Fprintf(ios.Err, "atomic: %v\n", err)
+			return 1
+		}
 		return fail(err)
 	}
-	c.startMCP(ctx, ios, s, func(w string) { fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w) })
-	defer s.mcp.Close()     // also when the run fails before its runtime closes them
-	defer s.sandbox.Close() // its temp dir goes with the session
+	defer o.close()
+	if expanded, ok := o.s.commands.Expand(prompt); ok { // "/name args", as Claude Code's -p does
+		prompt = expanded
+	}
+	durable, _ := o.journal.(headless.Durability) // stream-json prints what the store holds
+	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: o.s.ps.Model,
+		Durable: durable},
+		headless.Streams{Out: ios.Out, Err: ios.Err})
+}
+
+// opened is a run ready to serve: its setup, the session it resumed (nil
+// for a new one), its journal and its runtime.
+type opened struct {
+	s       *setup
+	res     *resumed
+	journal runtime.Journal
+	rt      *runtime.Runtime
+	// close closes the runtime, then its observers, then the recording.
+	close func()
+}
+
+// runtimeError is a failure to open the runtime itself (a backend that
+// does not start), as opposed to bad flags or configuration.
+type runtimeError struct{ err error }
+
+func (e *runtimeError) Error() string { return e.err.Error() }
+func (e *runtimeError) Unwrap() error { return e.err }
+
+// open resolves c's settings in ios.Dir, starts the MCP servers, builds
+// the provider and the lead's backend, loads the session --resume or
+// --continue names, starts recording and opens the runtime; asker answers
+// approvals (nil: the headless policy decides). Warnings go to warn. The
+// caller serves the runtime and calls close at the end.
+func (c *common) open(ctx context.Context, ios IOStreams, asker permission.Asker, warn func(string)) (*opened, error) {
+	s, err := c.resolve(ios, asker)
+	if err != nil {
+		return nil, err
+	}
+	c.startMCP(ctx, ios, s, warn)
+	// release ends what resolve and startMCP began: the MCP servers and
+	// the sandbox (its temp dir), also when the run fails to open.
+	release := func() {
+		s.mcp.Close()
+		s.sandbox.Close()
+	}
 	newLead, err := c.leadBackend(s)
 	if err != nil {
-		return fail(err)
+		release()
+		return nil, err
 	}
 	if newLead == nil { // an external CLI brings its own model
 		if err := c.buildProvider(ios, s); err != nil {
-			return fail(err)
+			release()
+			return nil, err
 		}
 	}
 	for _, w := range s.warnings {
-		fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w)
-	}
-	if expanded, ok := s.commands.Expand(prompt); ok { // "/name args", as Claude Code's -p does
-		prompt = expanded
+		warn(w)
 	}
 	res, err := c.resumeSession(ctx, ios, s)
 	if err != nil {
-		return fail(err)
+		release()
+		return nil, err
 	}
 	id, journal, stopRecording := c.record(ios, s, res)
-	defer stopRecording() // after rt.Close: the last events are kept
-	rt, err := newRuntime(&c, s, true, newLead, c.treeBackends(ios, s), id, journal, res,
-		func(w string) { fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w) })
+	rt, err := newRuntime(c, s, true, newLead, c.treeBackends(ios, s), id, journal, res, warn)
 	if err != nil {
-		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
-		return 1
+		stopRecording()
+		release()
+		return nil, &runtimeError{err}
 	}
-	defer observeRun(ios, rt, c.noPersistence)()
-	durable, _ := journal.(headless.Durability) // stream-json prints what the store holds
-	return headless.Run(ctx, rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: s.ps.Model,
-		Durable: durable},
-		headless.Streams{Out: ios.Out, Err: ios.Err})
+	closeRun := observeRun(ios, rt, c.noPersistence)
+	return &opened{s: s, res: res, journal: journal, rt: rt, close: func() {
+		closeRun()
+		stopRecording() // after rt.Close: the last events are kept
+		release()
+	}}, nil
 }
 
 // newRuntime opens the run; newLead (nil: the native loop) builds the

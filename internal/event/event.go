@@ -217,6 +217,11 @@ type UsageUpdateData struct {
 type TurnEndData struct {
 	StopReason string `json:"stop_reason,omitempty"`
 	NumTurns   int    `json:"num_turns"`
+	// Error is why the turn failed (stop reason "error").
+	Error string `json:"error,omitempty"`
+	// Woken is set on a turn no user prompt started: the lead was woken
+	// by background work that finished or a message delivered to it.
+	Woken bool `json:"woken,omitempty"`
 }
 
 // CompleteData: the run's work is done.

@@ -55,15 +55,15 @@ func (g *Gate) bash(req Request) bashVerdict {
 			}
 		}
 	}
-	session := g.sessionRules()
-	allBash := g.mode == BypassPermissions || slices.ContainsFunc(g.allowed, coversAllBash) ||
-		g.mode != Plan && slices.ContainsFunc(session, coversAllBash)
+	mode, session := g.Mode(), g.sessionRules()
+	allBash := mode == BypassPermissions || slices.ContainsFunc(g.allowed, coversAllBash) ||
+		mode != Plan && slices.ContainsFunc(session, coversAllBash)
 	if err != nil {
 		why := fmt.Sprintf("%s cannot be parsed (%v), so no rule can approve it", describe(req), err)
 		switch {
 		case allBash && !scopedDeny:
 			return bashVerdict{decision: Decision{Allow: true}, decided: true}
-		case g.mode == Plan:
+		case mode == Plan:
 			return bashVerdict{decision: planDenial(req), decided: true}
 		}
 		return bashVerdict{headless: fmt.Sprintf("permission denied: %s; %s; fix the command's syntax", why, flagsHint)}
@@ -75,7 +75,7 @@ func (g *Gate) bash(req Request) bashVerdict {
 		}
 	}
 	if len(opaque) > 0 && scopedDeny {
-		if g.mode == Plan {
+		if mode == Plan {
 			return bashVerdict{decision: planDenial(req), decided: true}
 		}
 		return bashVerdict{headless: fmt.Sprintf("permission denied: %s runs %s, whose command cannot be known before it runs, and a deny rule might match it; %s; write the command out literally",
@@ -86,7 +86,7 @@ func (g *Gate) bash(req Request) bashVerdict {
 	}
 	var need []command
 	for _, c := range cmds {
-		if c.Transparent || covered(c, g.allowed) || g.mode != Plan && covered(c, session) {
+		if c.Transparent || covered(c, g.allowed) || mode != Plan && covered(c, session) {
 			continue
 		}
 		need = append(need, c)
@@ -94,7 +94,7 @@ func (g *Gate) bash(req Request) bashVerdict {
 	if len(need) == 0 {
 		return bashVerdict{decision: Decision{Allow: true}, decided: true}
 	}
-	if g.mode == Plan {
+	if mode == Plan {
 		return bashVerdict{decision: planDenial(req), decided: true}
 	}
 	var rules []Pattern

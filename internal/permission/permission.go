@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -77,6 +78,10 @@ const (
 	Deny Answer = iota
 	AllowOnce
 	AllowSession // allow this tool (and subject pattern) for the rest of the session
+	// DenySession denies, and denies without asking for the rest of the
+	// session what AllowSession would have allowed (for bash: this exact
+	// command).
+	DenySession
 )
 
 // Asker puts a request in front of a human and waits for the answer (or ctx).
@@ -86,14 +91,15 @@ type Asker interface {
 
 // Gate decides tool calls. Safe for concurrent use by every agent of a run.
 type Gate struct {
-	mode       Mode
-	root       string // where relative paths in subjects and rules resolve; "" is the working directory
+	mode       atomic.Value // Mode; set by SetMode while agents run
+	root       string       // where relative paths in subjects and rules resolve; "" is the working directory
 	allowed    []Pattern
 	disallowed []Pattern
 	asker      Asker // nil: headless
 
 	mu      sync.Mutex
 	session []Pattern // allowed for this session by a human
+	refused []Pattern // denied for this session by a human
 }
 
 // Options configure a Gate.
@@ -113,7 +119,8 @@ func NewGate(o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{mode: mode, asker: o.Asker, root: o.Root}
+	g := &Gate{asker: o.Asker, root: o.Root}
+	g.mode.Store(mode)
 	for _, s := range o.Allowed {
 		p, err := ParsePattern(s)
 		if err != nil {
@@ -132,7 +139,11 @@ func NewGate(o Options) (*Gate, error) {
 }
 
 // Mode reports the gate's mode.
-func (g *Gate) Mode() Mode { return g.mode }
+func (g *Gate) Mode() Mode { return g.mode.Load().(Mode) }
+
+// SetMode changes the mode for the calls decided from now on (an ACP
+// client's session/set_mode, the TUI's mode switch).
+func (g *Gate) SetMode(m Mode) { g.mode.Store(m) }
 
 // Decide returns whether req may run, asking the Asker when the mode and
 // patterns leave it open. It returns when ctx ends, denying.
@@ -147,6 +158,14 @@ func (g *Gate) Decide(ctx context.Context, req Request) Decision {
 // allowances alone. decided is false when a human must answer: then call
 // Ask (callers report the approval around it).
 func (g *Gate) Check(req Request) (d Decision, decided bool) {
+	g.mu.Lock()
+	refused := slices.Clone(g.refused)
+	g.mu.Unlock()
+	for _, p := range refused {
+		if g.match(p, req, true) {
+			return Decision{Reason: fmt.Sprintf("permission denied: %s was declined for this session (not asked again)", describe(req))}, true
+		}
+	}
 	if req.Tool == "bash" {
 		v := g.bash(req)
 		return v.decision, v.decided
@@ -164,7 +183,7 @@ func (g *Gate) Check(req Request) (d Decision, decided bool) {
 			return Decision{Allow: true}, true
 		}
 	}
-	switch g.mode {
+	switch g.Mode() {
 	case BypassPermissions:
 		return Decision{Allow: true}, true
 	case Plan:
@@ -231,6 +250,15 @@ func (g *Gate) Ask(ctx context.Context, req Request) Decision {
 		g.session = append(g.session, rules...)
 		g.mu.Unlock()
 		return Decision{Allow: true}
+	case DenySession:
+		refuse := rules
+		if req.Tool == "bash" { // the command itself: its parts may run in others
+			refuse = []Pattern{{Tool: "bash", HasArg: true, Prefix: req.Subject}}
+		}
+		g.mu.Lock()
+		g.refused = append(g.refused, refuse...)
+		g.mu.Unlock()
+		return Decision{Reason: fmt.Sprintf("permission denied: the user declined %s, for the rest of this session", describe(req))}
 	}
 	return Decision{Reason: fmt.Sprintf("permission denied: the user declined %s", describe(req))}
 }

@@ -139,3 +139,39 @@ func TestAHeadlessDenialNamesTheAgentAndTheCLIItRunsIn(t *testing.T) {
 		t.Fatalf("decision %+v: the reason should name the agent and its backend", d)
 	}
 }
+
+func TestDenyForTheSessionRefusesTheSameCallAgainWithoutAsking(t *testing.T) {
+	tests := []struct {
+		name          string
+		refused, same Request
+		other         Request // still asked
+	}{
+		{"a command", Request{Tool: "bash", Kind: tools.Exec, Subject: "make deploy"},
+			Request{Tool: "bash", Kind: tools.Exec, Subject: "make deploy"},
+			Request{Tool: "bash", Kind: tools.Exec, Subject: "make build"}},
+		{"a file tool", Request{Tool: "write", Kind: tools.Edit, Subject: "a.txt"},
+			Request{Tool: "write", Kind: tools.Edit, Subject: "b.txt"},
+			Request{Tool: "edit", Kind: tools.Edit, Subject: "a.txt"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &answerer{ans: DenySession}
+			g, _ := NewGate(Options{Mode: Default, Asker: a, Root: t.TempDir()})
+			ctx := context.Background()
+			if d := g.Decide(ctx, tt.refused); d.Allow {
+				t.Fatal("the refused call was allowed")
+			}
+			d := g.Decide(ctx, tt.same)
+			if d.Allow || !strings.Contains(d.Reason, "for this session") {
+				t.Errorf("the same call again: %+v, want denied for this session", d)
+			}
+			if a.calls != 1 {
+				t.Errorf("asked %d times, want once", a.calls)
+			}
+			a.ans = AllowOnce
+			if d := g.Decide(ctx, tt.other); !d.Allow || a.calls != 2 {
+				t.Errorf("another call: %+v after %d asks, want it asked and allowed", d, a.calls)
+			}
+		})
+	}
+}

@@ -33,14 +33,14 @@ const (
 )
 
 // StartsAgents reports whether args (without the program name) run the
-// chat UI or atomic run, the commands that start agents and so run under
+// chat UI, atomic run or atomic acp, the commands that start agents and so run under
 // the supervisor.
 func StartsAgents(args []string) bool {
 	if len(args) == 0 {
 		return true
 	}
 	switch args[0] {
-	case "run":
+	case "run", "acp":
 		return true
 	case "help", "-h", "--help", "--version":
 		return false

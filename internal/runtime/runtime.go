@@ -422,16 +422,16 @@ func (r *Runtime) turn(ctx context.Context, prompt string, gen *uint64) {
 	}
 	numTurns := r.numTurns
 	r.mu.Unlock()
-	stop := ""
+	end := event.TurnEndData{NumTurns: numTurns, Woken: gen == nil}
 	if res != nil {
-		stop = string(res.StopReason)
+		end.StopReason = string(res.StopReason)
 	}
 	if interrupted {
-		stop = "interrupted"
+		end.StopReason = "interrupted"
 	} else if err != nil {
-		stop = "error"
+		end.StopReason, end.Error = "error", err.Error()
 	}
-	r.Emit(event.TurnEnd, event.TurnEndData{StopReason: stop, NumTurns: numTurns})
+	r.Emit(event.TurnEnd, end)
 	if err != nil && !interrupted && r.cfg.CancelOnLeadError {
 		r.mgr.CancelAll()
 		r.team.Interrupt()

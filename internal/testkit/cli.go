@@ -48,3 +48,10 @@ func MCPEverything(t testing.TB) string {
 func MCPFilesystem(t testing.TB) string {
 	return ExternalCLI(t, "ATOMIC_TEST_MCP_FILESYSTEM", "@modelcontextprotocol/server-filesystem")
 }
+
+// ACPSDK is the folder where .ci/run installed the official TypeScript ACP
+// library @agentclientprotocol/sdk (ATOMIC_TEST_ACP_SDK; it holds
+// node_modules).
+func ACPSDK(t testing.TB) string {
+	return ExternalCLI(t, "ATOMIC_TEST_ACP_SDK", "@agentclientprotocol/sdk")
+}

@@ -71,7 +71,7 @@ func (t *editTool) Diff(input json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, err := planEdit(abs, t.ws.display(abs), in)
+	p, err := planEdit(context.Background(), t.ws, abs, t.ws.display(abs), in)
 	if err != nil {
 		return "", err
 	}
@@ -89,7 +89,7 @@ func EditDiff(path string, input json.RawMessage) (string, error) {
 	if path == "" {
 		path = in.FilePath
 	}
-	p, err := planEdit(path, path, in)
+	p, err := planEdit(context.Background(), Workspace{}, path, path, in)
 	if err != nil {
 		return "", err
 	}
@@ -105,14 +105,14 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	p, err := planEdit(abs, t.ws.display(abs), in)
+	p, err := planEdit(ctx, t.ws, abs, t.ws.display(abs), in)
 	if err != nil {
 		return Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if err := writeFile(abs, []byte(p.content), p.mode); err != nil {
+	if err := t.ws.writeText(ctx, abs, []byte(p.content), p.mode); err != nil {
 		return Result{}, err
 	}
 	var what string
@@ -136,12 +136,13 @@ type editPlan struct {
 	diff    string
 }
 
-// planEdit works out the edit in of the file abs, named name in the diff.
-func planEdit(abs, name string, in editInput) (editPlan, error) {
+// planEdit works out the edit in of the file abs, named name in the diff,
+// reading it through ws.
+func planEdit(ctx context.Context, ws Workspace, abs, name string, in editInput) (editPlan, error) {
 	if err := checkEdit(in); err != nil {
 		return editPlan{}, err
 	}
-	content, mode, exists, err := readEditTarget(abs)
+	content, mode, exists, err := ws.readEditTarget(ctx, abs)
 	if err != nil {
 		return editPlan{}, err
 	}
@@ -179,9 +180,17 @@ func missingFileError(abs string) error {
 	return fmt.Errorf("%s does not exist; to create it, use write (or edit with an empty old_string)", abs)
 }
 
-// readEditTarget reads the text file abs for editing; exists is false
-// (and err nil) when there is no such file.
-func readEditTarget(abs string) (content string, mode fs.FileMode, exists bool, err error) {
+// readEditTarget reads the text file abs for editing, through w.Files
+// when that has it (an editor's unsaved buffer); exists is false (and err
+// nil) when there is no such file.
+func (w Workspace) readEditTarget(ctx context.Context, abs string) (content string, mode fs.FileMode, exists bool, err error) {
+	if text, ok := w.clientRead(ctx, abs); ok {
+		mode := fs.FileMode(0o644)
+		if fi, err := os.Stat(abs); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		return text, mode, true, nil
+	}
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -64,7 +64,7 @@ type multiEditInput struct {
 
 // Diff shows what the call would change, without writing.
 func (t *multiEditTool) Diff(input json.RawMessage) (string, error) {
-	p, _, err := t.plan(input)
+	p, _, err := t.plan(context.Background(), input)
 	if err != nil {
 		return "", err
 	}
@@ -72,14 +72,14 @@ func (t *multiEditTool) Diff(input json.RawMessage) (string, error) {
 }
 
 func (t *multiEditTool) Run(ctx context.Context, call Call) (Result, error) {
-	p, abs, err := t.plan(call.Input)
+	p, abs, err := t.plan(ctx, call.Input)
 	if err != nil {
 		return Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if err := writeFile(abs, []byte(p.content), p.mode); err != nil {
+	if err := t.ws.writeText(ctx, abs, []byte(p.content), p.mode); err != nil {
 		return Result{}, err
 	}
 	verb := "Edited"
@@ -102,7 +102,7 @@ type multiEditPlan struct {
 
 // plan applies the edits of input one after another to the file's
 // content in memory; the first that fails fails the whole call.
-func (t *multiEditTool) plan(input json.RawMessage) (multiEditPlan, string, error) {
+func (t *multiEditTool) plan(ctx context.Context, input json.RawMessage) (multiEditPlan, string, error) {
 	in, err := decodeInput[multiEditInput](t.Name(), input)
 	if err != nil {
 		return multiEditPlan{}, "", err
@@ -114,7 +114,7 @@ func (t *multiEditTool) plan(input json.RawMessage) (multiEditPlan, string, erro
 	if err != nil {
 		return multiEditPlan{}, "", err
 	}
-	original, mode, exists, err := readEditTarget(abs)
+	original, mode, exists, err := t.ws.readEditTarget(ctx, abs)
 	if err != nil {
 		return multiEditPlan{}, "", err
 	}

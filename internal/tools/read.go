@@ -83,6 +83,20 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	offset, limit := 1, readDefaultLimit
+	if in.Offset != nil && *in.Offset > 1 {
+		offset = *in.Offset
+	}
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+	if text, ok := t.ws.clientRead(ctx, abs); ok { // the editor's buffer, saved or not
+		out, err := readLines(ctx, abs, strings.NewReader(text), offset, limit, true)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Content: out}, nil
+	}
 	fi, err := os.Stat(abs)
 	if err != nil {
 		return Result{}, statError(t.ws, abs, err)
@@ -96,13 +110,6 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 	if fi.Size() > readMaxWhole && in.Offset == nil && in.Limit == nil {
 		return Result{}, fmt.Errorf("%s is %s, over the %s limit for reading a whole file; read a part with offset and limit, or find what you need with grep",
 			abs, humanBytes(fi.Size()), humanBytes(readMaxWhole))
-	}
-	offset, limit := 1, readDefaultLimit
-	if in.Offset != nil && *in.Offset > 1 {
-		offset = *in.Offset
-	}
-	if in.Limit != nil {
-		limit = *in.Limit
 	}
 	f, err := os.Open(abs)
 	if err != nil {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,6 +24,9 @@ type Workspace struct {
 	ExtraRoots []string
 	// Sandbox confines the commands bash runs; nil runs them unconfined.
 	Sandbox *sandbox.Sandbox
+	// Files, when set, is where read, write and edit read and write text
+	// (an editor's buffers); nil: the disk.
+	Files Files
 }
 
 // maxSymlinkHops bounds symlink resolution, as the kernel does (ELOOP).
@@ -203,4 +207,42 @@ func (w Workspace) where(abs string) string {
 		return d
 	}
 	return "the workspace root"
+}
+
+// Files is file access other than the disk's: an editor's buffers, through
+// the Agent Client Protocol's fs methods. The file tools use it, when set,
+// for the text they read and write; a method answering ErrNoFiles sends
+// them to the disk.
+type Files interface {
+	ReadTextFile(ctx context.Context, path string) (string, error)
+	WriteTextFile(ctx context.Context, path, content string) error
+}
+
+// ErrNoFiles is a Files method's answer for what it does not offer.
+var ErrNoFiles = errors.New("not offered by the client")
+
+// clientRead reads abs through w.Files; ok is false when there is none or
+// it does not have the file (the caller reads the disk, which says what
+// is wrong).
+func (w Workspace) clientRead(ctx context.Context, abs string) (text string, ok bool) {
+	if w.Files == nil {
+		return "", false
+	}
+	text, err := w.Files.ReadTextFile(ctx, abs)
+	return text, err == nil
+}
+
+// writeText writes data to abs through w.Files when set (the editor then
+// holds the change, saved or not), else to the disk.
+func (w Workspace) writeText(ctx context.Context, abs string, data []byte, mode fs.FileMode) error {
+	if w.Files != nil {
+		err := w.Files.WriteTextFile(ctx, abs, string(data))
+		if !errors.Is(err, ErrNoFiles) {
+			if err != nil {
+				return fmt.Errorf("writing %s through the editor: %w", abs, err)
+			}
+			return nil
+		}
+	}
+	return writeFile(abs, data, mode)
 }

@@ -71,7 +71,7 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return Result{}, fmt.Errorf("cannot access %s: %w", abs, err)
 	}
-	if err := writeFile(abs, []byte(in.Content), mode); err != nil {
+	if err := t.ws.writeText(ctx, abs, []byte(in.Content), mode); err != nil {
 		return Result{}, err
 	}
 	if prev == nil {

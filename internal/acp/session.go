@@ -1,0 +1,302 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/atomic-agent/atomic/internal/event"
+)
+
+// notifier is the part of the client connection a session talks to.
+type notifier interface {
+	SessionUpdate(ctx context.Context, n sdk.SessionNotification) error
+	RequestPermission(ctx context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
+}
+
+// item is one entry of a session's outgoing queue: an update to send, or a
+// mark the sender reaches once everything before it was sent.
+type item struct {
+	update *sdk.SessionUpdate
+	mark   chan struct{}
+	// turnEnd is set on the mark of a lead's turn.end.
+	turnEnd *turnEnd
+}
+
+type turnEnd struct {
+	stop string
+	err  string
+}
+
+// session is one ACP session: a run of Atomic whose events are sent to the
+// client in order by one sender goroutine, so the event bus never waits on
+// the client.
+type session struct {
+	id   sdk.SessionId
+	conn notifier
+	run  *Run
+	tr   *translator
+
+	serveCancel context.CancelFunc
+	served      chan struct{}
+	sent        chan struct{} // closed when the sender ends
+
+	// turn is held by the prompt running.
+	turn sync.Mutex
+
+	mu     sync.Mutex
+	queue  []item
+	wake   chan struct{}
+	closed bool
+	waiter chan turnEnd // the running prompt's, nil between prompts
+	// cancelled is set once the running prompt was cancelled.
+	cancelled bool
+	perms     map[string]sdk.ToolCallId
+	unsub     func()
+}
+
+// start queues the replay of run's past (a loaded session's), has ask
+// put approvals to the client for it, subscribes the session to its run's
+// events and starts the run and the sender.
+func start(id sdk.SessionId, conn notifier, run *Run, root string, ed edits, ask *asker) *session {
+	s := &session{id: id, conn: conn, run: run, tr: newTranslator(root),
+		served: make(chan struct{}), sent: make(chan struct{}), wake: make(chan struct{}, 1),
+		perms: map[string]sdk.ToolCallId{}}
+	s.replay(run.Past, run.Prompts)
+	s.tr.edits = ed // the past's edits get no diff: their files changed since
+	ask.s = s
+	s.unsub = run.Runtime.Bus().Subscribe(s.onEvent)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.serveCancel = cancel
+	go func() {
+		defer close(s.served)
+		_ = run.Runtime.Serve(ctx)
+	}()
+	go s.send()
+	return s
+}
+
+// replay sends a stored session's past as updates: each user prompt, then
+// what followed it, in time order.
+// The translator goes on from the replayed state, so a sub-agent the
+// resumed run ends (interrupted) updates its replayed tool call.
+func (s *session) replay(past []event.Event, prompts []Prompt) {
+	tr := s.tr
+	for _, e := range past {
+		for len(prompts) > 0 && !prompts[0].Time.After(e.Time) {
+			s.push(sdk.UpdateUserMessageText(prompts[0].Text))
+			prompts = prompts[1:]
+		}
+		for _, u := range tr.updates(e) {
+			s.push(u)
+		}
+	}
+	for _, p := range prompts {
+		s.push(sdk.UpdateUserMessageText(p.Text))
+	}
+}
+
+// onEvent runs under the bus's lock: it only translates and queues.
+func (s *session) onEvent(e event.Event) {
+	for _, u := range s.tr.updates(e) {
+		s.push(u)
+	}
+	switch {
+	case e.Type == event.PermissionRequested:
+		d, _ := event.Payload[event.PermissionRequestedData](e.Data)
+		call := sdk.ToolCallId(e.ToolCallID)
+		if e.AgentID != leadID {
+			if r, ok := s.tr.agent(e.AgentID); ok {
+				call = agentCallID(r) // shown on the sub-agent's own tool call
+			}
+		}
+		s.mu.Lock()
+		s.perms[d.RequestID] = call
+		s.mu.Unlock()
+	case e.Type == event.TurnEnd && e.AgentID == leadID:
+		d, _ := event.Payload[event.TurnEndData](e.Data)
+		if d.Woken {
+			return // not a prompt's turn: the prompt waiting (if any) is queued after it
+		}
+		te := &turnEnd{stop: d.StopReason, err: d.Error}
+		s.enqueue(item{mark: make(chan struct{}), turnEnd: te})
+	}
+}
+
+func (s *session) push(u sdk.SessionUpdate) { s.enqueue(item{update: &u}) }
+
+func (s *session) enqueue(it item) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		if it.mark != nil {
+			close(it.mark)
+		}
+		return
+	}
+	s.queue = append(s.queue, it)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// send delivers the queue in order until the session closes (after it
+// has sent what was queued before).
+func (s *session) send() {
+	defer close(s.sent)
+	for {
+		s.mu.Lock()
+		batch := s.queue
+		s.queue = nil
+		closed := s.closed
+		s.mu.Unlock()
+		for _, it := range batch {
+			if it.update != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
+				_ = s.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: s.id, Update: *it.update})
+				cancel()
+				continue
+			}
+			if it.turnEnd != nil {
+				s.mu.Lock()
+				w := s.waiter
+				s.waiter = nil
+				s.mu.Unlock()
+				if w != nil {
+					w <- *it.turnEnd
+				}
+			}
+			close(it.mark)
+		}
+		if closed && len(batch) == 0 {
+			return
+		}
+		if len(batch) == 0 {
+			<-s.wake
+		}
+	}
+}
+
+// sendTimeout bounds one notification's write, so a client that stopped
+// reading cannot hold the session forever.
+const sendTimeout = 10 * time.Second
+
+// flush returns once everything queued so far has been sent (or ctx ends).
+func (s *session) flush(ctx context.Context) {
+	mark := make(chan struct{})
+	s.enqueue(item{mark: mark})
+	select {
+	case <-mark:
+	case <-ctx.Done():
+	}
+}
+
+// prompt runs one user turn: it returns when the lead's turn ended, after
+// every update of the turn was sent. A cancelled turn (session/cancel or
+// ctx) ends cancelled. Background sub-agents go on after it returns; their
+// updates follow. A prompt sent while another runs waits for it: the SDK
+// has cancelled the earlier one by then, as the protocol wants.
+func (s *session) prompt(ctx context.Context, text string) (sdk.StopReason, error) {
+	s.turn.Lock()
+	defer s.turn.Unlock()
+	if ctx.Err() != nil {
+		return sdk.StopReasonCancelled, nil
+	}
+	w := make(chan turnEnd, 1)
+	s.mu.Lock()
+	s.waiter, s.cancelled = w, false
+	s.mu.Unlock()
+	s.run.Runtime.Submit(text)
+	select {
+	case te := <-w:
+		return stopReason(te)
+	case <-ctx.Done():
+		s.cancel()
+		return s.settleCancelled(w)
+	case <-s.served:
+		return "", errors.New("the session has closed")
+	}
+}
+
+// cancel interrupts the lead's turn, every sub-agent and every approval
+// waiting for the client, once per prompt (the SDK's cancel of the
+// prompt's context and session/cancel both come here).
+func (s *session) cancel() {
+	s.mu.Lock()
+	if s.cancelled {
+		s.mu.Unlock()
+		return
+	}
+	s.cancelled = s.waiter != nil
+	s.mu.Unlock()
+	s.run.Runtime.Interrupt("cancelled by the client")
+}
+
+// settleCancelled waits for the cancelled turn to end (a prompt still
+// queued never starts one) and for its updates to be sent.
+func (s *session) settleCancelled(w chan turnEnd) (sdk.StopReason, error) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-w:
+			return sdk.StopReasonCancelled, nil
+		case <-s.served:
+			return sdk.StopReasonCancelled, nil
+		case <-tick.C:
+			if !s.run.Runtime.Busy() {
+				ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
+				s.flush(ctx)
+				cancel()
+				s.mu.Lock()
+				if s.waiter == w {
+					s.waiter = nil
+				}
+				s.mu.Unlock()
+				return sdk.StopReasonCancelled, nil
+			}
+		}
+	}
+}
+
+// stopReason maps the lead's turn.end to the prompt's answer; a failed
+// turn is a JSON-RPC error naming why.
+func stopReason(te turnEnd) (sdk.StopReason, error) {
+	switch te.stop {
+	case "interrupted":
+		return sdk.StopReasonCancelled, nil
+	case "error":
+		if te.err == "" {
+			te.err = "the lead's turn failed"
+		}
+		return "", fmt.Errorf("the turn failed: %s", te.err)
+	case "max_tokens":
+		return sdk.StopReasonMaxTokens, nil
+	case "max_turns":
+		return sdk.StopReasonMaxTurnRequests, nil
+	}
+	return sdk.StopReasonEndTurn, nil
+}
+
+// close ends the run (every sub-agent with it), sends what is queued and
+// stops the sender.
+func (s *session) close() {
+	s.serveCancel()
+	<-s.served
+	s.run.Close()
+	s.unsub()
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	<-s.sent
+}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/atomic-agent/atomic/internal/acp"
+	"github.com/atomic-agent/atomic/internal/store"
+)
+
+const acpSynopsis = `Usage: atomic acp [flags]
+
+Serves the Agent Client Protocol on stdin and stdout, for editors such as
+Zed: each ACP session is a run of Atomic in the session's folder, with the
+provider, backend and permission flags of atomic run. Approvals go to the
+editor; sessions are saved and can be loaded again (session/load).
+`
+
+func runACP(ctx context.Context, args []string, ios IOStreams) int {
+	fs := flag.NewFlagSet("atomic acp", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	if code, ok := c.parse(fs, args, ios, acpSynopsis); !ok {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fail(fmt.Errorf("unexpected arguments %q: atomic acp takes its prompts from the client", fs.Args()))
+	case c.cont || c.resume.set:
+		return fail(errors.New("--continue and --resume do not apply to atomic acp: the client loads a session with session/load"))
+	case c.timeout > 0:
+		return fail(errors.New("--timeout does not apply to atomic acp: the client cancels a prompt with session/cancel"))
+	}
+	ios.Err = &lockedWriter{w: ios.Err}
+	err := acp.Serve(ctx, acp.Config{
+		Open:    func(ctx context.Context, spec acp.Spec) (*acp.Run, error) { return c.openACP(ctx, ios, spec) },
+		CanLoad: func() bool { return !c.noPersistence && storeExists(ios) },
+		Version: Version,
+	}, ios.In, ios.Out)
+	if err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// openACP opens the run of one ACP session: the flags' settings in the
+// session's folder, with the client as the asker of approvals and, when
+// it offers them, as the file tools' reader and writer.
+func (c common) openACP(ctx context.Context, ios IOStreams, spec acp.Spec) (*acp.Run, error) {
+	ios.Dir = spec.Cwd
+	if spec.LoadID != "" {
+		c.resume = resumeFlag{id: spec.LoadID, set: true}
+	}
+	c.extraMCP, c.files = spec.MCPServers, spec.Files
+	warn := func(w string) { fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w) }
+	// The run outlives the request that opens it.
+	o, err := c.open(context.WithoutCancel(ctx), ios, spec.Asker, warn)
+	if err != nil {
+		return nil, err
+	}
+	run := &acp.Run{ID: o.rt.SessionID(), Runtime: o.rt, Gate: o.s.gate, Close: o.close}
+	if o.res != nil {
+		run.Past = o.res.run.Events
+		for _, p := range o.res.prompts {
+			run.Prompts = append(run.Prompts, acp.Prompt{Text: p.Text, Time: p.Time})
+		}
+	}
+	return run, nil
+}
+
+// storeExists reports whether the session store has been created.
+func storeExists(ios IOStreams) bool {
+	path, err := store.Path(ios.Getenv)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,23 @@
+package reaper
+
+import "testing"
+
+func TestTheCommandsThatStartAgentsRunUnderTheSupervisor(t *testing.T) {
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{nil, true}, // the chat UI
+		{[]string{"--resume"}, true},
+		{[]string{"run", "-p", "hi"}, true},
+		{[]string{"acp"}, true}, // an editor's agent: its sub-agents' commands end with it
+		{[]string{"sessions"}, false},
+		{[]string{"loopback", "--scenario", "f"}, false},
+		{[]string{"--help"}, false},
+	}
+	for _, tt := range tests {
+		if got := StartsAgents(tt.args); got != tt.want {
+			t.Errorf("StartsAgents(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
