@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/atomic-agent/atomic/internal/procgroup"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -274,7 +275,7 @@ func transport(s Server) (sdk.Transport, *exec.Cmd, error) {
 		}
 		// Its own process group, so Close ends what it spawned too (npx,
 		// node wrappers).
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = procgroup.Attr()
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 500 * time.Millisecond}, cmd, nil
 	case HTTP:
 		return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers),
@@ -291,7 +292,7 @@ func killGroup(cmd *exec.Cmd) {
 	if cmd == nil || cmd.Process == nil {
 		return
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	_ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
 }
 
 // headerClient sends headers with every request.

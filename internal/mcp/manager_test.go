@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -214,7 +213,9 @@ func TestCloseEndsEveryServerProcess(t *testing.T) {
 	if left := mcptest.Marked(marker); len(left) > 0 {
 		t.Errorf("the mute server's processes left after Close: %v", left)
 		for _, pid := range left {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
 		}
 	}
 	for _, st := range m.Statuses() {

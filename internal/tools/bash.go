@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/atomic-agent/atomic/internal/procgroup"
 	"github.com/atomic-agent/atomic/internal/sandbox"
 )
 
@@ -137,7 +138,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = pw, pw // one *os.File: no copying goroutines in exec
 	cmd.Env = append(toolEnv(os.Environ()), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.SysProcAttr = groupAttr()
+	cmd.SysProcAttr = procgroup.Attr()
 	if err := t.ws.Sandbox.Start(cmd); err != nil {
 		pr.Close()
 		pw.Close()
@@ -206,12 +207,12 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 // command's wait result: SIGTERM to the group, SIGKILL if it has not exited
 // within grace.
 func stopRunning(pgid int, grace time.Duration, exited <-chan error) error {
-	_ = signalGroup(pgid, syscall.SIGTERM)
+	_ = procgroup.Signal(pgid, syscall.SIGTERM)
 	select {
 	case err := <-exited:
 		return err
 	case <-time.After(grace):
-		_ = signalGroup(pgid, syscall.SIGKILL)
+		_ = procgroup.Signal(pgid, syscall.SIGKILL)
 		return <-exited
 	}
 }
@@ -219,7 +220,7 @@ func stopRunning(pgid int, grace time.Duration, exited <-chan error) error {
 // killGroup ends every process left in the group pgid after its leader
 // exited: SIGTERM, then SIGKILL for those still alive after grace.
 func killGroup(pgid int, grace time.Duration) {
-	if err := signalGroup(pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
+	if err := procgroup.Signal(pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
 		return // nothing left: the common case
 	}
 	deadline := time.Now().Add(grace)
@@ -229,14 +230,14 @@ func killGroup(pgid int, grace time.Duration) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = signalGroup(pgid, syscall.SIGKILL)
+	_ = procgroup.Signal(pgid, syscall.SIGKILL)
 }
 
 // groupAlive reports whether a process of group pgid is still running.
 // Exited members that nobody has reaped yet (zombies, whose parent may be
 // an init that never reaps) do not count.
 func groupAlive(pgid int) bool {
-	if err := signalGroup(pgid, 0); errors.Is(err, syscall.ESRCH) {
+	if err := procgroup.Signal(pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
 	procs, err := os.ReadDir("/proc")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/procgroup"
 )
 
 // process is one run of the CLI in its own process group, so that stopping
@@ -38,7 +39,7 @@ type process struct {
 func startProcess(bin string, args, env []string, dir string) (*process, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env, cmd.Dir = env, dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procgroup.Attr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -96,13 +97,13 @@ func (p *process) stop() {
 		p.wmu.Unlock()
 		pgid := p.cmd.Process.Pid
 		if !p.waitFor(exitGrace) {
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			_ = procgroup.Signal(pgid, syscall.SIGTERM)
 			if !p.waitFor(exitGrace) {
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				_ = procgroup.Signal(pgid, syscall.SIGKILL)
 			}
 		}
 		<-p.exited
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = procgroup.Signal(pgid, syscall.SIGKILL)
 	})
 	<-p.exited
 }

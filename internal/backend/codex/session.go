@@ -17,6 +17,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/inbox"
 	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/procgroup"
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
@@ -105,7 +106,7 @@ func New(cfg backend.Config) (*Session, error) {
 	}
 	cmd := exec.Command(bin, "app-server")
 	cmd.Dir, cmd.Env, cmd.Stderr = cfg.Workspace, env, s.stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procgroup.Attr()
 	cmd.WaitDelay = closeGrace
 	if s.stdin, err = cmd.StdinPipe(); err == nil {
 		s.stdout, err = cmd.StdoutPipe()
@@ -525,15 +526,15 @@ func (s *Session) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancel()
 		_ = s.stdin.Close()
-		pg := -s.cmd.Process.Pid
+		pg := s.cmd.Process.Pid
 		select {
 		case <-s.exited:
 		case <-time.After(closeGrace):
-			_ = syscall.Kill(pg, syscall.SIGTERM)
+			_ = procgroup.Signal(pg, syscall.SIGTERM)
 			select {
 			case <-s.exited:
 			case <-time.After(closeGrace):
-				_ = syscall.Kill(pg, syscall.SIGKILL)
+				_ = procgroup.Signal(pg, syscall.SIGKILL)
 				select {
 				case <-s.exited:
 				case <-time.After(closeGrace):
@@ -542,7 +543,7 @@ func (s *Session) Close() error {
 				}
 			}
 		}
-		_ = syscall.Kill(pg, syscall.SIGKILL) // descendants left in the group
+		_ = procgroup.Signal(pg, syscall.SIGKILL) // descendants left in the group
 		s.answers.Wait()
 		s.tr.EndAll()
 		s.removeHome()

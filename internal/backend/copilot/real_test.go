@@ -2,6 +2,7 @@ package copilot
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -75,6 +76,9 @@ func TestRealCopilotStoppingASubagentWithdrawsItsPendingApprovalAndTheCommandNev
 }
 
 func TestRealCopilotRunsThreeSyncSubagentsInParallelAndLeavesNoProcessAfterClose(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the session's processes are found through /proc, which only Linux has")
+	}
 	srv := testkit.Loopback(t, testkit.CopilotFanOut)
 	rec := &recorder{}
 	s := startReal(t, srv, rec)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/github/copilot-sdk/go"
@@ -128,7 +127,7 @@ func (s *Session) watch() {
 		case <-s.stop:
 			return
 		case <-t.C:
-			if s.pid == 0 || syscall.Kill(s.pid, 0) != nil {
+			if cliGone(s.pid) {
 				close(s.dead)
 				return
 			}

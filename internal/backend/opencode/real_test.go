@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/procgroup"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -146,7 +146,7 @@ func TestRealCancelAgentAbortsOnlyThatSubagentAndCloseLeavesNoProcess(t *testing
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(-pid, 0); err == nil {
+	if err := procgroup.Signal(pid, 0); err == nil {
 		t.Fatalf("process group %d alive after Close", pid)
 	}
 	if _, err := os.Stat(s.dir); !os.IsNotExist(err) {

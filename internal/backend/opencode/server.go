@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/procgroup"
 )
 
 // Bounds on the server's life.
@@ -54,7 +55,7 @@ func startServer(ctx context.Context, bin, dir string, env []string) (*server, e
 	}
 	cmd := exec.Command(bin, "serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port))
 	cmd.Dir, cmd.Env = dir, env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procgroup.Attr()
 	cmd.WaitDelay = stopGrace
 	s := &server{cmd: cmd, stderr: &backend.Tail{Drop: func(l string) bool { return strings.Contains(l, "OPENCODE_SERVER_PASSWORD") }}, exited: make(chan struct{}), http: &http.Client{}}
 	cmd.Stderr = s.stderr
@@ -95,13 +96,13 @@ func startServer(ctx context.Context, bin, dir string, env []string) (*server, e
 // stop ends the process group: SIGTERM, then SIGKILL after a grace, and
 // waits for the process.
 func (s *server) stop() {
-	pg := -s.cmd.Process.Pid
-	_ = syscall.Kill(pg, syscall.SIGTERM)
+	pg := s.cmd.Process.Pid
+	_ = procgroup.Signal(pg, syscall.SIGTERM)
 	select {
 	case <-s.exited:
 	case <-time.After(stopGrace):
 	}
-	_ = syscall.Kill(pg, syscall.SIGKILL) // the server and whatever it started
+	_ = procgroup.Signal(pg, syscall.SIGKILL) // the server and whatever it started
 	<-s.exited
 }
 

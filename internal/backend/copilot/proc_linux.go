@@ -1,3 +1,6 @@
+// The CLI's processes are found through /proc, which only Linux has;
+// proc_other.go says what other systems do without it.
+
 package copilot
 
 import (
@@ -100,3 +103,7 @@ func zombie(pid int) bool {
 	i := bytes.LastIndexByte(b, ')')
 	return i >= 0 && len(b) > i+2 && (b[i+2] == 'Z' || b[i+2] == 'X')
 }
+
+// cliGone reports that the CLI process pid is gone, or was never found
+// (pid 0).
+func cliGone(pid int) bool { return pid == 0 || syscall.Kill(pid, 0) != nil }
