@@ -13,10 +13,11 @@ import (
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
-	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/mcp"
+	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/ui"
@@ -43,6 +44,9 @@ type common struct {
 	// them.
 	mcpConfigs pathList
 	strictMCP  bool
+	// nats sends task sub-agents to remote workers (natsAll: every type,
+	// else those whose file says runs_on: workers).
+	nats natsFlags
 }
 
 // resumeFlag is --resume ID; the chat UI also takes a bare --resume
@@ -101,6 +105,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
 	fs.Var(&c.mcpConfigs, "mcp-config", "MCP servers `FILE` (or JSON) like Claude Code's .mcp.json, read after ~/.config/atomic/mcp.json and ./.mcp.json (repeatable)")
 	fs.BoolVar(&c.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
+	c.nats.register(fs)
 	fs.Var(&c.resume, "resume", "continue saved session `ID` (atomic sessions lists them; in the chat UI, without an ID: pick one)")
 }
 
@@ -166,6 +171,8 @@ type setup struct {
 	// is how long the first request waits for them.
 	mcp       *mcp.Manager
 	mcpBudget time.Duration
+	// remote sends sub-agents to NATS workers (--nats); nil: all local.
+	remote *remote.Dispatcher
 }
 
 func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {

@@ -75,6 +75,10 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	if expanded, ok := s.commands.Expand(prompt); ok { // "/name args", as Claude Code's -p does
 		prompt = expanded
 	}
+	if err := c.dialNATS(ctx, ios, s); err != nil {
+		return fail(err)
+	}
+	defer s.closeNATS() // after the runtime's Close below: remote tasks are cancelled first
 	res, err := c.resumeSession(ctx, ios, s)
 	if err != nil {
 		return fail(err)
@@ -108,7 +112,7 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(),
 		MaxSubagents: c.maxSubagents, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
-		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn,
+		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,
 	})
 }
 

@@ -160,6 +160,8 @@ type SubagentStartData struct {
 	Backend string `json:"backend,omitempty"`
 	// Worktree is the git worktree an isolated sub-agent works in.
 	Worktree string `json:"worktree,omitempty"`
+	// Worker names the remote worker running the sub-agent (NATS).
+	Worker string `json:"worker,omitempty"`
 }
 
 // SubagentUpdateData: progress of a sub-agent.
@@ -170,6 +172,11 @@ type SubagentUpdateData struct {
 	// Waiting is "slot" while the agent is queued for a concurrency slot.
 	// (What approval it waits for is told by permission.requested.)
 	Waiting string `json:"waiting,omitempty"`
+	// Worker names the remote worker running the sub-agent (NATS).
+	Worker string `json:"worker,omitempty"`
+	// Note is what happened to a remote sub-agent that its row tells
+	// ("restarted on worker-b", "waiting for worker-a: no word for 6s").
+	Note string `json:"note,omitempty"`
 }
 
 // SubagentCompleteData: the sub-agent really finished.

@@ -32,6 +32,10 @@ type Record struct {
 	Backend string `json:"backend,omitempty"`
 	// Worktree is the git worktree an isolated agent works in.
 	Worktree string `json:"worktree,omitempty"`
+	// Worker is the remote worker running the agent (NATS); Note what
+	// happened to it there ("restarted on worker-b").
+	Worker string `json:"worker,omitempty"`
+	Note   string `json:"note,omitempty"`
 
 	Status Status `json:"status"`
 	// Session is SessionOpen from the agent's subagent.start to its

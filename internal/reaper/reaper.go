@@ -40,7 +40,7 @@ func StartsAgents(args []string) bool {
 		return true
 	}
 	switch args[0] {
-	case "run":
+	case "run", "worker":
 		return true
 	case "help", "-h", "--help", "--version":
 		return false

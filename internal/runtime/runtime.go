@@ -23,6 +23,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -59,6 +60,8 @@ type Config struct {
 	// type names another backend (a mixed tree); nil: those types fail to
 	// start, saying so.
 	Backends backend.Factory
+	// Remote, when set, sends the sub-agents it takes to NATS workers.
+	Remote *remote.Dispatcher
 	// Journal records the run (the session store); nil records nothing.
 	Journal Journal
 	// Resume continues a stored session (SessionID is its id): the native
@@ -171,7 +174,7 @@ func Open(cfg Config) (*Runtime, error) {
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
-		Warn: cfg.Warn,
+		Warn: cfg.Warn, Remote: cfg.Remote,
 		FileTools: func(root string) *tools.Set {
 			ws := cfg.Workspace
 			ws.Root = root

@@ -435,3 +435,13 @@ func conflictFiles(msg string) []string {
 	}
 	return out
 }
+
+// Apply writes patch (git diff --binary, as a remote worker returns an
+// agent's changes) onto the filled worktree's files, all or nothing; the
+// changes are committed by Finish like an agent's own.
+func (t *Tree) Apply(ctx context.Context, patch []byte) error {
+	if _, err := gitIn(ctx, t.Path, nil, patch, "apply", "--binary", "--whitespace=nowarn", "-"); err != nil {
+		return fmt.Errorf("applying the changes of %s: %w", t.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/atomic-agent/atomic/internal/worktree"
+)
+
+// git runs git in dir with stdin and extra environment, returning its
+// standard output; the error carries git's standard error.
+func git(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}
+
+// committer lets throwaway commits be made where no identity is set.
+var committer = []string{"GIT_AUTHOR_NAME=Atomic", "GIT_AUTHOR_EMAIL=atomic@localhost",
+	"GIT_COMMITTER_NAME=Atomic", "GIT_COMMITTER_EMAIL=atomic@localhost"}
+
+// snapshot returns the lead's HEAD and the name of the object holding its
+// uncommitted changes (untracked files included, ignored ones not), put
+// in the object store once per content; "" when there are none. The
+// lead's own index is not touched: a scratch index is used.
+func (d *Dispatcher) snapshot(ctx context.Context) (commit, patch string, err error) {
+	top, err := worktree.TopLevel(ctx, d.opts.Workspace)
+	if err != nil {
+		return "", "", err
+	}
+	head, err := git(ctx, top, nil, nil, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return "", "", fmt.Errorf("the lead's repository %s has no commit to send to workers: %w", top, err)
+	}
+	commit = strings.TrimSpace(string(head))
+	tmp, err := os.CreateTemp("", "atomic-index-*")
+	if err != nil {
+		return "", "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
+	if _, err := git(ctx, top, env, nil, "read-tree", "HEAD"); err != nil {
+		return "", "", err
+	}
+	if _, err := git(ctx, top, env, nil, "add", "-A", "--", "."); err != nil {
+		return "", "", err
+	}
+	diff, err := git(ctx, top, env, nil, "diff", "--cached", "--binary", "HEAD")
+	if err != nil {
+		return "", "", err
+	}
+	if len(diff) == 0 {
+		return commit, "", nil
+	}
+	sum := sha256.Sum256(diff)
+	name := "lead-" + hex.EncodeToString(sum[:12])
+	if _, err := d.store.GetInfo(ctx, name); err != nil {
+		if !errors.Is(err, jetstream.ErrObjectNotFound) {
+			return "", "", fmt.Errorf("looking up patch %s: %w", name, err)
+		}
+		if _, err := d.store.PutBytes(ctx, name, diff); err != nil {
+			return "", "", fmt.Errorf("storing the lead's uncommitted changes: %w", err)
+		}
+	}
+	return commit, name, nil
+}
+
+// checkout is a worker's tree for one attempt of a task.
+type checkout struct {
+	// lock keeps git worktree add and remove one at a time: git's own
+	// bookkeeping of worktrees races with itself.
+	lock *sync.Mutex
+	repo string // the worker's clone (top level)
+	path string
+	base string // the commit the agent's changes are measured against
+}
+
+// newCheckout makes a detached worktree of repo at commit with patch
+// applied and committed (so the agent's own changes can be told apart).
+// A commit repo does not have is an error naming it.
+func newCheckout(ctx context.Context, lock *sync.Mutex, repo, worker, name, commit string, patch []byte) (*checkout, error) {
+	top, err := worktree.TopLevel(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	if commit == "" {
+		return nil, errors.New("the task names no commit of the lead")
+	}
+	if _, err := git(ctx, top, nil, nil, "cat-file", "-e", commit+"^{commit}"); err != nil {
+		return nil, fmt.Errorf("commit %s is not in worker %s's repository %s: push it from the lead and fetch it here (git fetch)", commit, worker, top)
+	}
+	c := &checkout{lock: lock, repo: top, path: filepath.Join(top, filepath.FromSlash(worktree.Dir), "remote-"+name), base: commit}
+	lock.Lock()
+	_, err = git(ctx, top, nil, nil, "worktree", "add", "--quiet", "--detach", "--force", c.path, commit)
+	lock.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("creating the worktree for %s: %w", name, err)
+	}
+	if len(patch) > 0 {
+		if _, err := git(ctx, c.path, nil, patch, "apply", "--binary", "--whitespace=nowarn", "-"); err != nil {
+			c.remove()
+			return nil, fmt.Errorf("applying the lead's uncommitted changes on %s: %w", commit, err)
+		}
+		if _, err := git(ctx, c.path, nil, nil, "add", "-A"); err != nil {
+			c.remove()
+			return nil, err
+		}
+		if _, err := git(ctx, c.path, committer, nil, "commit", "--quiet", "--no-verify", "-m", "the lead's uncommitted changes"); err != nil {
+			c.remove()
+			return nil, err
+		}
+		base, err := git(ctx, c.path, nil, nil, "rev-parse", "HEAD")
+		if err != nil {
+			c.remove()
+			return nil, err
+		}
+		c.base = strings.TrimSpace(string(base))
+	}
+	return c, nil
+}
+
+// diff is the agent's changes as a binary patch ("" when none).
+func (c *checkout) diff(ctx context.Context) ([]byte, error) {
+	if _, err := git(ctx, c.path, nil, nil, "add", "-A"); err != nil {
+		return nil, err
+	}
+	return git(ctx, c.path, nil, nil, "diff", "--cached", "--binary", c.base)
+}
+
+// remove deletes the worktree whatever state it is in.
+func (c *checkout) remove() {
+	ctx := context.Background()
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	if _, err := git(ctx, c.repo, nil, nil, "worktree", "remove", "--force", c.path); err != nil {
+		_ = os.RemoveAll(c.path)
+		_, _ = git(ctx, c.repo, nil, nil, "worktree", "prune")
+	}
+}
