@@ -3,12 +3,16 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -116,4 +120,173 @@ func logs(ws []*workerProc) string {
 		b.WriteString("--- " + w.name + "\n" + w.log() + "\n")
 	}
 	return b.String()
+}
+
+func TestKill9OfAWorkerMidTaskRestartsItsTasksOnTheOthersAndCompleteComesOnceAtTheEnd(t *testing.T) {
+	srv := server(t, natsFanOut(9, 1500))
+	url := natsServer(t)
+	repo, clones := leadRepo(t, 3)
+	var workers []*workerProc
+	for i, c := range clones {
+		workers = append(workers, startWorker(t, url, srv, c, fmt.Sprintf("worker-%c", 'a'+i), 2))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := lead(t, ctx, srv, repo, url, "--max-subagents", "9", "-p", "fan out")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	victim := workers[0]
+	testkit.WaitFor(t, 20*time.Second, "worker-a to start a task", func() bool { return victim.count(": started (") > 0 })
+	victim.kill9(t)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("lead: %v: %s\n%s", err, errb.String(), logs(workers))
+	}
+	checkFanOut(t, out.String(), 9, workers)
+	evs := events(t, out.String())
+	onVictim := map[string]bool{}
+	restarted := map[string]string{}
+	for _, e := range evs {
+		switch e.Type {
+		case event.SubagentStart:
+			if data[event.SubagentStartData](t, e).Worker == victim.name {
+				onVictim[e.AgentID] = true
+			}
+		case event.SubagentUpdate:
+			if d := data[event.SubagentUpdateData](t, e); strings.HasPrefix(d.Note, "restarted on ") {
+				restarted[e.AgentID] = d.Worker
+			}
+		}
+	}
+	if len(onVictim) == 0 {
+		t.Fatal("no task was announced on the killed worker")
+	}
+	for id := range onVictim {
+		w, ok := restarted[id]
+		if !ok || w == victim.name {
+			t.Errorf("%s ran on the killed worker: restarted on %q, want another worker", id, w)
+		}
+	}
+	st := replay(evs, func(int, event.Raw, *lifecycle.State) {})
+	for id := range onVictim {
+		if r, _ := st.Get(id); !strings.HasPrefix(r.Note, "restarted on ") {
+			t.Errorf("%s's row says %q, want restarted on …", id, r.Note)
+		}
+	}
+}
+
+func TestKill9OfTheLeadLeavesEveryWorkerIdleWithinTenSecondsAndNoWorktree(t *testing.T) {
+	srv := server(t, natsFanOut(6, 60000))
+	url := natsServer(t)
+	repo, clones := leadRepo(t, 3)
+	var workers []*workerProc
+	for i, c := range clones {
+		workers = append(workers, startWorker(t, url, srv, c, fmt.Sprintf("worker-%c", 'a'+i), 2))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := lead(t, ctx, srv, repo, url, "--max-subagents", "6", "-p", "fan out")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := func() int {
+		n := 0
+		for _, w := range workers {
+			n += w.count(": started (")
+		}
+		return n
+	}
+	testkit.WaitFor(t, 20*time.Second, "the workers to start the 6 tasks", func() bool { return started() == 6 })
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	killed := time.Now()
+	testkit.WaitFor(t, 10*time.Second, "every worker idle", func() bool {
+		for _, w := range workers {
+			if !w.idle() {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("workers idle %s after the lead's kill -9", time.Since(killed).Round(time.Millisecond))
+	for _, w := range workers {
+		if n := w.count("cancelled: the lead stopped its heartbeat"); n == 0 {
+			t.Errorf("worker %s: no task cancelled for the lead's silence:\n%s", w.name, w.log())
+		}
+		if got := testkit.Git(t, w.clone, "worktree", "list"); strings.Count(got, "\n") != 0 {
+			t.Errorf("worker %s left worktrees:\n%s", w.name, got)
+		}
+		if kids := children(w.cmd.Process.Pid); len(kids) != 0 {
+			t.Errorf("worker %s left child processes %v", w.name, kids)
+		}
+		select {
+		case <-w.done:
+			t.Errorf("worker %s exited; it should wait for the next lead", w.name)
+		default:
+		}
+	}
+}
+
+func TestATaskWhoseCommitNoWorkerHasEndsInAnErrorNamingTheCommit(t *testing.T) {
+	srv := server(t, natsFanOut(1, 10))
+	url := natsServer(t)
+	repo, clones := leadRepo(t, 1)
+	w := startWorker(t, url, srv, clones[0], "worker-a", 1)
+	testkit.WriteFiles(t, repo, map[string]string{"new.go": "package main\n"})
+	testkit.Git(t, repo, "add", "-A")
+	testkit.Git(t, repo, "commit", "-q", "-m", "not pushed")
+	head := testkit.Git(t, repo, "rev-parse", "HEAD")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r := runCmd(t, lead(t, ctx, srv, repo, url, "-p", "fan out"))
+	if r.code != 0 {
+		t.Fatalf("lead exited %d: %s\n%s", r.code, r.stderr, w.log())
+	}
+	done := completes(t, events(t, r.stdout))
+	c := done["general-purpose-1"]
+	if len(c) != 1 || c[0].Success || !strings.Contains(c[0].Error, "commit "+head+" is not in worker worker-a's repository") {
+		t.Fatalf("subagent.complete = %+v, want one error naming commit %s", c, head)
+	}
+	if n := len(loopback.ByRule(srv.Log(), "sub-000")); n != 0 {
+		t.Errorf("the sub-agent ran %d model requests on other code", n)
+	}
+}
+
+func TestInterruptingTheLeadCancelsItsTasksOnTheWorkers(t *testing.T) {
+	srv := server(t, natsFanOut(2, 60000))
+	url := natsServer(t)
+	repo, clones := leadRepo(t, 1)
+	w := startWorker(t, url, srv, clones[0], "worker-a", 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := lead(t, ctx, srv, repo, url, "-p", "fan out")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 20*time.Second, "both tasks started", func() bool { return w.count(": started (") == 2 })
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	testkit.WaitFor(t, 5*time.Second, "both tasks cancelled", func() bool { return w.idle() })
+	if n := w.count("cancelled: cancelled by the lead"); n != 2 {
+		t.Fatalf("%d tasks cancelled by the lead, want 2:\n%s\nlead: %s\n%s", n, w.log(), errb.String(), tail(out.String(), 4000))
+	}
+}
+
+// children lists the child processes of pid.
+func children(pid int) []string {
+	var out []string
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		out = append(out, strings.Fields(string(b))...)
+	}
+	return out
 }

@@ -322,6 +322,15 @@ func (d *Dispatcher) Run(ctx context.Context, t Task, h Hooks) (Result, error) {
 	if _, err := d.js.Publish(ctx, TaskSubject, b, jetstream.WithMsgID(t.Key())); err != nil {
 		return Result{}, fmt.Errorf("sending task %s to the workers: %w", t.ID, err)
 	}
+	// The worker is told at once, whatever this goroutine is doing.
+	stopCancel := context.AfterFunc(ctx, func() {
+		f.mu.Lock()
+		f.done = true
+		f.mu.Unlock()
+		_ = d.nc.Publish(cancelSubject(d.id, t.ID), nil)
+		_ = d.nc.Flush()
+	})
+	defer stopCancel()
 	tick := time.NewTicker(hb)
 	defer tick.Stop()
 	for {
@@ -329,11 +338,6 @@ func (d *Dispatcher) Run(ctx context.Context, t Task, h Hooks) (Result, error) {
 		case r := <-f.result:
 			return r, nil
 		case <-ctx.Done():
-			f.mu.Lock()
-			f.done = true
-			f.mu.Unlock()
-			_ = d.nc.Publish(cancelSubject(d.id, t.ID), nil)
-			_ = d.nc.Flush()
 			return Result{}, ctx.Err()
 		case <-tick.C:
 			if err := f.watch(hb); err != nil {
