@@ -290,3 +290,85 @@ func children(pid int) []string {
 	}
 	return out
 }
+
+func TestThirtySubagentsOverAThreeNodeClusterWithAWorkerOnEachNode(t *testing.T) {
+	srv := server(t, natsFanOut(30, 150))
+	urls := natsCluster(t)
+	repo, clones := leadRepo(t, 3)
+	var workers []*workerProc
+	for i, c := range clones {
+		// Each worker knows one node first; the lead another.
+		url := strings.Join(append(urls[i:], urls[:i]...), ",")
+		workers = append(workers, startWorker(t, url, srv, c, fmt.Sprintf("worker-%c", 'a'+i), 4, "--nats-replicas", "3"))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r := runCmd(t, lead(t, ctx, srv, repo, urls[2], "--nats-replicas", "3", "--max-subagents", "30", "-p", "fan out"))
+	if r.code != 0 {
+		t.Fatalf("lead exited %d: %s\n%s", r.code, r.stderr, logs(workers))
+	}
+	checkFanOut(t, r.stdout, 30, workers)
+}
+
+func TestATaskWhoseWorkersKeepDyingEndsInAnErrorAfterTheAttemptsAllowed(t *testing.T) {
+	srv := server(t, natsFanOut(1, 60000))
+	url := natsServer(t)
+	repo, clones := leadRepo(t, 2)
+	first := startWorker(t, url, srv, clones[0], "worker-a", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := lead(t, ctx, srv, repo, url, "--nats-attempts", "1", "-p", "fan out")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 20*time.Second, "worker-a to start the task", func() bool { return first.count(": started (") == 1 })
+	second := startWorker(t, url, srv, clones[1], "worker-b", 1)
+	first.kill9(t)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("lead: %v: %s\n%s", err, errb.String(), logs([]*workerProc{first, second}))
+	}
+	c := completes(t, events(t, out.String()))["general-purpose-1"]
+	if len(c) != 1 || c[0].Success || !strings.Contains(c[0].Error, "gave up after 1 attempts") {
+		t.Fatalf("subagent.complete = %+v, want one error saying it gave up after 1 attempt", c)
+	}
+}
+
+func TestAWorkerCutOffFromTheLeadShowsAsWaitingThenEndsInAClearError(t *testing.T) {
+	srv := server(t, natsFanOut(1, 60000))
+	url := natsServer(t)
+	repo, clones := leadRepo(t, 1)
+	w := startWorker(t, url, srv, clones[0], "worker-a", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := lead(t, ctx, srv, repo, url, "-p", "fan out")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 20*time.Second, "worker-a to start the task", func() bool { return w.count(": started (") == 1 })
+	// A stopped process sends nothing: to the lead it is a partition.
+	if err := w.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.cmd.Process.Signal(syscall.SIGCONT) })
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("lead: %v: %s", err, errb.String())
+	}
+	evs := events(t, out.String())
+	waited := false
+	for _, e := range evs {
+		if e.Type == event.SubagentUpdate && strings.HasPrefix(data[event.SubagentUpdateData](t, e).Note, "waiting for worker-a: no word for") {
+			waited = true
+		}
+	}
+	if !waited {
+		t.Error("the row never said it was waiting for worker-a")
+	}
+	c := completes(t, evs)["general-purpose-1"]
+	if len(c) != 1 || c[0].Success || !strings.Contains(c[0].Error, "lost worker worker-a") {
+		t.Fatalf("subagent.complete = %+v, want one error saying worker-a was lost", c)
+	}
+}

@@ -24,7 +24,7 @@ type natsFlags struct {
 	creds               string
 	tlsCA, tlsCert, key string
 	heartbeat           time.Duration
-	attempts            int
+	attempts, replicas  int
 }
 
 func (n *natsFlags) register(fs *flag.FlagSet) {
@@ -36,12 +36,13 @@ func (n *natsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&n.key, "nats-tls-key", "", "client key `FILE` for NATS")
 	fs.DurationVar(&n.heartbeat, "nats-heartbeat", remote.DefaultHeartbeat, "how often lead and workers say they are alive; one silent for 3 is taken for gone")
 	fs.IntVar(&n.attempts, "nats-attempts", remote.DefaultMaxAttempts, "workers a task is given before it ends in an error (lead)")
+	fs.IntVar(&n.replicas, "nats-replicas", 1, "replicas of the task stream and patch store (3 on a 3-node cluster)")
 }
 
 // options are the remote options the flags (and url, when the flag is not
 // given) describe.
 func (n *natsFlags) options(url, workspace string) (remote.Options, error) {
-	o := remote.Options{URL: url, Heartbeat: n.heartbeat, MaxAttempts: n.attempts, Workspace: workspace}
+	o := remote.Options{URL: url, Heartbeat: n.heartbeat, MaxAttempts: n.attempts, Replicas: n.replicas, Workspace: workspace}
 	switch n.tasks {
 	case "all":
 		o.All = true
@@ -51,6 +52,9 @@ func (n *natsFlags) options(url, workspace string) (remote.Options, error) {
 	}
 	if n.heartbeat <= 0 {
 		return o, fmt.Errorf("--nats-heartbeat: must be more than 0, got %s", n.heartbeat)
+	}
+	if n.replicas < 1 || n.replicas > 5 {
+		return o, fmt.Errorf("--nats-replicas: must be 1 to 5, got %d", n.replicas)
 	}
 	if n.attempts < 1 {
 		return o, fmt.Errorf("--nats-attempts: must be at least 1, got %d", n.attempts)

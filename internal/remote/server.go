@@ -38,6 +38,9 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Store == "" {
 		return nil, fmt.Errorf("the NATS server needs a store directory")
 	}
+	if port == 0 {
+		port = server.RANDOM_PORT // to the server, 0 means its default, 4222
+	}
 	opts := &server.Options{ServerName: cfg.Name, Host: host, Port: port, JetStream: true, StoreDir: cfg.Store,
 		NoSigs: true, NoLog: true}
 	if cfg.Cluster != "" {
