@@ -372,3 +372,53 @@ func TestAWorkerCutOffFromTheLeadShowsAsWaitingThenEndsInAClearError(t *testing.
 		t.Fatalf("subagent.complete = %+v, want one error saying worker-a was lost", c)
 	}
 }
+
+func TestARemoteAgentSeesTheLeadsUncommittedChangesAndItsOwnComeBackAsABranch(t *testing.T) {
+	srv := server(t, `
+rules:
+  - {name: lead-final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "all reported"}}
+  - name: lead-fanout
+    match: {tools_include: [task]}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "write the notes", prompt: "<EDIT> write out.txt"}}
+  - {name: sub-done, match: {tools_exclude: [task], has_tool_results: true}, respond: {text: "wrote it"}}
+  - name: sub-edit
+    match: {tools_exclude: [task], first_user_contains: "<EDIT>"}
+    respond:
+      tool_calls:
+        - {name: read, input: {file_path: "draft.txt"}}
+        - {name: write, input: {file_path: "out.txt", content: "from the worker\n"}}
+`)
+	url := natsServer(t)
+	repo, clones := leadRepo(t, 1)
+	w := startWorker(t, url, srv, clones[0], "worker-a", 1, "--permission-mode", "acceptEdits")
+	testkit.WriteFiles(t, repo, map[string]string{"draft.txt": "lead draft, not committed\n"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r := runCmd(t, lead(t, ctx, srv, repo, url, "-p", "fan out"))
+	if r.code != 0 {
+		t.Fatalf("lead exited %d: %s\n%s", r.code, r.stderr, w.log())
+	}
+	done := loopback.ByRule(srv.Log(), "sub-done")
+	if len(done) != 1 {
+		t.Fatalf("sub-done requests: %d", len(done))
+	}
+	res := done[0].LastToolResults()
+	if len(res) != 2 || !strings.Contains(res[0].Content, "lead draft, not committed") {
+		t.Fatalf("the worker's agent did not read the lead's uncommitted file: %+v", res)
+	}
+	c := completes(t, events(t, r.stdout))["general-purpose-1"]
+	if len(c) != 1 || !c[0].Success || !strings.Contains(c[0].Result, "branch atomic/general-purpose-1") {
+		t.Fatalf("subagent.complete = %+v, want success naming its branch", c)
+	}
+	if got := testkit.Git(t, repo, "show", "atomic/general-purpose-1:out.txt"); got != "from the worker" {
+		t.Errorf("out.txt on the branch = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "out.txt")); !os.IsNotExist(err) {
+		t.Errorf("the agent's file reached the lead's tree before a merge: %v", err)
+	}
+	if got := testkit.Git(t, w.clone, "worktree", "list"); strings.Count(got, "\n") != 0 {
+		t.Errorf("the worker left worktrees:\n%s", got)
+	}
+}
