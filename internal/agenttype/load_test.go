@@ -171,3 +171,34 @@ func TestIsolationWorktreeInAnAgentFileIsolatesTheType(t *testing.T) {
 		})
 	}
 }
+
+func TestRunsOnWorkersInAnAgentFileSendsTheTypeToRemoteWorkers(t *testing.T) {
+	cases := []struct {
+		line, want string
+		warning    string
+	}{
+		{"runs_on: workers", Workers, ""},
+		{"runs_on: Workers", Workers, ""},
+		{"runs_on: local", "", ""},
+		{"runs_on: cloud", "", `runs_on "cloud" (only workers is supported)`},
+	}
+	for _, c := range cases {
+		t.Run(c.line, func(t *testing.T) {
+			p := write(t, t.TempDir(), "far.md", "---\nname: far\ndescription: Runs far away\n"+c.line+"\n---\nDo it.\n")
+			data, _ := os.ReadFile(p)
+			typ, warn, err := Parse(p, data, known)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if typ.RunsOn != c.want {
+				t.Errorf("runs_on %q, want %q", typ.RunsOn, c.want)
+			}
+			switch {
+			case c.warning == "" && warn != nil:
+				t.Errorf("unexpected warning: %v", warn)
+			case c.warning != "" && (warn == nil || !strings.Contains(warn.Error(), c.warning)):
+				t.Errorf("warning %v, want one naming %s", warn, c.warning)
+			}
+		})
+	}
+}
