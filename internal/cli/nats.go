@@ -209,9 +209,10 @@ func runWorker(ctx context.Context, args []string, ios IOStreams) int {
 }
 
 // agentRunner runs a task as a native sub-agent with this machine's
-// provider, permission flags and tools rooted in the task's worktree.
+// provider, permission flags and tools rooted in the task's worktree,
+// which is made before its first tool runs.
 func agentRunner(c *common, s *setup) remote.Runner {
-	return func(ctx context.Context, t remote.Task, dir string, sink event.Sink) (*agent.Result, error) {
+	return func(ctx context.Context, t remote.Task, dir string, prepare func() error, sink event.Sink) (*agent.Result, error) {
 		ws := s.workspace
 		ws.Root = dir
 		set := runtime.CoreTools(ws)
@@ -226,9 +227,40 @@ func agentRunner(c *common, s *setup) remote.Runner {
 		if p := strings.TrimSpace(t.System); p != "" {
 			system += "\n\n" + p
 		}
+		ctx, fail := context.WithCancelCause(ctx)
+		defer fail(nil)
+		sink = &preparing{Sink: sink, id: t.ID, prepare: prepare, fail: fail}
 		sess := agent.New(agent.Config{SessionID: t.SessionID, ID: t.ID, ParentID: t.ParentID, Name: t.AgentType,
 			Provider: s.prov, Model: s.ps.Model, System: system, Tools: set, Gate: s.gate, Sink: sink,
 			MaxTurns: c.maxTurns})
-		return sess.Run(ctx, t.Prompt)
+		res, err := sess.Run(ctx, t.Prompt)
+		var pe prepareError
+		if err != nil && errors.As(context.Cause(ctx), &pe) {
+			return nil, pe.err
+		}
+		return res, err
 	}
+}
+
+// preparing makes the agent's worktree when its first tool starts: the
+// tool runs once its tool.start is out. A worktree that cannot be made
+// ends the agent with the reason.
+type preparing struct {
+	event.Sink
+	id      string
+	prepare func() error
+	fail    context.CancelCauseFunc
+}
+
+type prepareError struct{ err error }
+
+func (e prepareError) Error() string { return e.err.Error() }
+
+func (p *preparing) Emit(e event.Event) {
+	if e.Type == event.ToolStart && e.AgentID == p.id {
+		if err := p.prepare(); err != nil {
+			p.fail(prepareError{err})
+		}
+	}
+	p.Sink.Emit(e)
 }

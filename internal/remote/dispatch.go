@@ -46,6 +46,9 @@ func (o Options) heartbeat() time.Duration {
 	return o.Heartbeat
 }
 
+// streamSetupWait is how long connect retries creating the stream.
+const streamSetupWait = 30 * time.Second
+
 // connect dials NATS and makes sure the stream and object store exist.
 func connect(ctx context.Context, o Options, name string) (*nats.Conn, jetstream.JetStream, jetstream.ObjectStore, error) {
 	if strings.TrimSpace(o.URL) == "" {
@@ -62,9 +65,19 @@ func connect(ctx context.Context, o Options, name string) (*nats.Conn, jetstream
 		return nil, nil, nil, fmt.Errorf("JetStream at %s: %w", o.URL, err)
 	}
 	replicas := max(o.Replicas, 1)
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: Stream, Subjects: []string{TaskSubject},
-		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: replicas,
-		Duplicates: time.Minute}); err != nil {
+	// A cluster that has just started has no JetStream leader yet: try
+	// for a while before giving up.
+	deadline := time.Now().Add(streamSetupWait)
+	for {
+		_, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: Stream, Subjects: []string{TaskSubject},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: replicas,
+			Duplicates: time.Minute})
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if err != nil {
 		nc.Close()
 		return nil, nil, nil, fmt.Errorf("creating the task stream %s at %s (is JetStream enabled?): %w", Stream, o.URL, err)
 	}
@@ -91,6 +104,12 @@ type Dispatcher struct {
 
 	mu      sync.Mutex
 	flights map[string]*flight // by task id
+
+	// snapMu guards snapNext, the snapshot the next caller joins;
+	// snapTurn lets one snapshot be taken at a time.
+	snapMu   sync.Mutex
+	snapTurn sync.Mutex
+	snapNext *snapCall
 }
 
 // Hooks are told what happens to one task.

@@ -43,7 +43,45 @@ var committer = []string{"GIT_AUTHOR_NAME=Atomic", "GIT_AUTHOR_EMAIL=atomic@loca
 // uncommitted changes (untracked files included, ignored ones not), put
 // in the object store once per content; "" when there are none. The
 // lead's own index is not touched: a scratch index is used.
+//
+// Calls that overlap share one snapshot taken after all of them began
+// (a fan-out of many tasks takes one or two, not one each).
 func (d *Dispatcher) snapshot(ctx context.Context) (commit, patch string, err error) {
+	d.snapMu.Lock()
+	c := d.snapNext
+	if c == nil {
+		c = &snapCall{done: make(chan struct{})}
+		d.snapNext = c
+	}
+	d.snapMu.Unlock()
+	d.snapTurn.Lock()
+	d.snapMu.Lock()
+	mine := d.snapNext == c
+	if mine {
+		d.snapNext = nil // later calls wait for the next snapshot
+	}
+	d.snapMu.Unlock()
+	if mine {
+		c.commit, c.patch, c.err = d.takeSnapshot(context.WithoutCancel(ctx))
+		close(c.done)
+	}
+	d.snapTurn.Unlock()
+	select {
+	case <-c.done:
+		return c.commit, c.patch, c.err
+	case <-ctx.Done():
+		return "", "", ctx.Err()
+	}
+}
+
+// snapCall is one snapshot and those waiting for it.
+type snapCall struct {
+	done          chan struct{}
+	commit, patch string
+	err           error
+}
+
+func (d *Dispatcher) takeSnapshot(ctx context.Context) (commit, patch string, err error) {
 	top, err := worktree.TopLevel(ctx, d.opts.Workspace)
 	if err != nil {
 		return "", "", err
@@ -96,26 +134,22 @@ type checkout struct {
 	base string // the commit the agent's changes are measured against
 }
 
-// newCheckout makes a detached worktree of repo at commit with patch
-// applied and committed (so the agent's own changes can be told apart).
-// A commit repo does not have is an error naming it.
-func newCheckout(ctx context.Context, lock *sync.Mutex, repo, worker, name, commit string, patch []byte) (*checkout, error) {
-	top, err := worktree.TopLevel(ctx, repo)
-	if err != nil {
-		return nil, err
-	}
-	if commit == "" {
-		return nil, errors.New("the task names no commit of the lead")
-	}
-	if _, err := git(ctx, top, nil, nil, "cat-file", "-e", commit+"^{commit}"); err != nil {
-		return nil, fmt.Errorf("commit %s is not in worker %s's repository %s: push it from the lead and fetch it here (git fetch)", commit, worker, top)
-	}
-	c := &checkout{lock: lock, repo: top, path: filepath.Join(top, filepath.FromSlash(worktree.Dir), "remote-"+name), base: commit}
+// checkoutPath is where a worker's worktree for name goes.
+func checkoutPath(top, name string) string {
+	return filepath.Join(top, filepath.FromSlash(worktree.Dir), "remote-"+name)
+}
+
+// newCheckout makes a detached worktree of the clone top at path, at
+// commit, with patch applied and committed (so the agent's own changes
+// can be told apart).
+func newCheckout(ctx context.Context, lock *sync.Mutex, top, path, commit string, patch []byte) (*checkout, error) {
+	c := &checkout{lock: lock, repo: top, path: path, base: commit}
+	var err error
 	lock.Lock()
 	_, err = git(ctx, top, nil, nil, "worktree", "add", "--quiet", "--detach", "--force", c.path, commit)
 	lock.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("creating the worktree for %s: %w", name, err)
+		return nil, fmt.Errorf("creating the worktree %s: %w", filepath.Base(path), err)
 	}
 	if len(patch) > 0 {
 		if _, err := git(ctx, c.path, nil, patch, "apply", "--binary", "--whitespace=nowarn", "-"); err != nil {

@@ -16,12 +16,15 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/worktree"
 )
 
 // Runner runs one task's agent with its tools rooted in dir, its events
 // going to sink. The worker's own provider, model and keys are the
-// runner's: nothing of them travels.
-type Runner func(ctx context.Context, t Task, dir string, sink event.Sink) (*agent.Result, error)
+// runner's: nothing of them travels. dir is made on the first call of
+// prepare, which the runner makes before the agent's first tool runs: an
+// agent that answers without a tool costs no checkout.
+type Runner func(ctx context.Context, t Task, dir string, prepare func() error, sink event.Sink) (*agent.Result, error)
 
 // WorkerConfig is one worker process.
 type WorkerConfig struct {
@@ -53,6 +56,80 @@ type Worker struct {
 	cons  jetstream.Consumer
 	// gitMu keeps the clone's worktree bookkeeping one at a time.
 	gitMu sync.Mutex
+	// top is the clone's top level; commits lists the commits found in
+	// it (a commit once there stays there).
+	top       string
+	commitsMu sync.Mutex
+	commits   map[string]bool
+}
+
+// hasCommit checks that the clone has commit, once per commit.
+func (w *Worker) hasCommit(ctx context.Context, commit string) error {
+	if commit == "" {
+		return errors.New("the task names no commit of the lead")
+	}
+	w.commitsMu.Lock()
+	ok := w.commits[commit]
+	w.commitsMu.Unlock()
+	if ok {
+		return nil
+	}
+	if _, err := git(ctx, w.top, nil, nil, "cat-file", "-e", commit+"^{commit}"); err != nil {
+		return fmt.Errorf("commit %s is not in worker %s's repository %s: push it from the lead and fetch it here (git fetch)", commit, w.cfg.Name, w.top)
+	}
+	w.commitsMu.Lock()
+	w.commits[commit] = true
+	w.commitsMu.Unlock()
+	return nil
+}
+
+// lazyCheckout is a task's worktree, made when its agent first needs it.
+type lazyCheckout struct {
+	w    *Worker
+	t    Task
+	ctx  context.Context
+	path string
+	once sync.Once
+	co   *checkout
+	err  error
+	mu   sync.Mutex
+}
+
+// prepare makes the worktree (once) and says whether it could.
+func (l *lazyCheckout) prepare() error {
+	l.once.Do(func() {
+		var patch []byte
+		if l.t.Patch != "" {
+			var err error
+			if patch, err = l.w.store.GetBytes(l.ctx, l.t.Patch); err != nil {
+				l.err = fmt.Errorf("reading the lead's changes (%s): %w", l.t.Patch, err)
+				return
+			}
+		}
+		co, err := newCheckout(l.ctx, &l.w.gitMu, l.w.top, l.path, l.t.Commit, patch)
+		l.mu.Lock()
+		l.co, l.err = co, err
+		l.mu.Unlock()
+	})
+	return l.err
+}
+
+func (l *lazyCheckout) made() *checkout {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.co
+}
+
+func (l *lazyCheckout) remove() {
+	l.prepareDone()
+	if co := l.made(); co != nil {
+		co.remove()
+	}
+}
+
+// prepareDone waits for a prepare under way (a tool of a cancelled agent).
+func (l *lazyCheckout) prepareDone() {
+	l.once.Do(func() { l.err = errors.New("the task ended") })
 }
 
 // Serve runs the worker until ctx ends; running tasks are cancelled and
@@ -71,6 +148,10 @@ func Serve(ctx context.Context, cfg WorkerConfig) error {
 	if cfg.Run == nil {
 		return errors.New("worker: no runner")
 	}
+	top, err := worktree.TopLevel(ctx, cfg.Workspace)
+	if err != nil {
+		return fmt.Errorf("--workspace %s: %w", cfg.Workspace, err)
+	}
 	nc, js, store, err := connect(ctx, cfg.Options, "atomic worker "+cfg.Name)
 	if err != nil {
 		return err
@@ -82,7 +163,7 @@ func Serve(ctx context.Context, cfg WorkerConfig) error {
 	if err != nil {
 		return fmt.Errorf("creating the workers' consumer on %s: %w", Stream, err)
 	}
-	w := &Worker{cfg: cfg, nc: nc, store: store, cons: cons}
+	w := &Worker{cfg: cfg, nc: nc, store: store, cons: cons, top: top, commits: map[string]bool{}}
 	if cfg.Ready != nil {
 		cfg.Ready()
 	}
@@ -214,21 +295,14 @@ func (w *Worker) run(ctx context.Context, msg jetstream.Msg, t Task, attempt int
 		beats.Wait()
 	}()
 
-	var patch []byte
-	if t.Patch != "" {
-		if patch, err = w.store.GetBytes(tctx, t.Patch); err != nil {
-			res.Error = fmt.Sprintf("reading the lead's changes (%s): %v", t.Patch, err)
-			return res, cancelled(tctx)
-		}
-	}
-	co, err := newCheckout(tctx, &w.gitMu, w.cfg.Workspace, w.cfg.Name, t.Lead+"-"+t.ID+fmt.Sprintf("-%d", attempt), t.Commit, patch)
-	if err != nil {
+	if err := w.hasCommit(tctx, t.Commit); err != nil {
 		res.Error = err.Error()
 		return res, cancelled(tctx)
 	}
+	co := &lazyCheckout{w: w, t: t, ctx: tctx, path: checkoutPath(w.top, fmt.Sprintf("%s-%s-%d", t.Lead, t.ID, attempt))}
 	defer co.remove()
 	sink := &publisher{nc: w.nc, subj: leadSubject(t.Lead, "ev"), task: t.ID, attempt: attempt}
-	out, err := w.cfg.Run(tctx, t, co.path, sink)
+	out, err := w.cfg.Run(tctx, t, co.path, co.prepare, sink)
 	if why := cancelled(tctx); why != "" {
 		return res, why
 	}
@@ -237,7 +311,10 @@ func (w *Worker) run(ctx context.Context, msg jetstream.Msg, t Task, attempt int
 		return res, ""
 	}
 	res.Success, res.Text, res.Usage, res.Turns = true, out.Text, out.Usage, out.Turns
-	diff, err := co.diff(tctx)
+	if co.made() == nil {
+		return res, "" // no tool ran: nothing changed
+	}
+	diff, err := co.made().diff(tctx)
 	if err != nil {
 		res.Success, res.Error = false, fmt.Sprintf("reading the agent's changes: %v", err)
 		return res, ""
