@@ -213,7 +213,7 @@ func natsFanOut(n, delayMS int) string {
 
 // lead runs `atomic run` with --nats in repo and returns the process's
 // result (its stdout is stream-json).
-func lead(t *testing.T, ctx context.Context, srv *loopback.Server, repo, natsURL string, args ...string) *exec.Cmd {
+func lead(t testing.TB, ctx context.Context, srv *loopback.Server, repo, natsURL string, args ...string) *exec.Cmd {
 	t.Helper()
 	full := append([]string{"--nats", natsURL, "--nats-heartbeat", natsHeartbeat, "--output-format", "stream-json"}, args...)
 	cmd := command(t, ctx, srv, "anthropic", repo, full...)

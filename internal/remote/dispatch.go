@@ -198,7 +198,11 @@ func (d *Dispatcher) handle(m *nats.Msg) {
 		if json.Unmarshal(m.Data, &c) != nil {
 			return
 		}
-		d.reply(m, d.claim(c))
+		rep, f, before := d.claim(c)
+		d.reply(m, rep) // the worker starts while the lead announces it
+		if rep.Go && f.h.Claimed != nil {
+			f.h.Claimed(c.Worker, c.Attempt, before)
+		}
 	case "ev":
 		var env Envelope
 		if json.Unmarshal(m.Data, &env) != nil {
@@ -236,28 +240,24 @@ func (d *Dispatcher) flight(task string) *flight {
 	return d.flights[task]
 }
 
-// claim answers a worker that wants to run attempt c.Attempt.
-func (d *Dispatcher) claim(c Claim) ClaimReply {
+// claim answers a worker that wants to run attempt c.Attempt, and names
+// the worker of the attempt it replaces.
+func (d *Dispatcher) claim(c Claim) (ClaimReply, *flight, string) {
 	f := d.flight(c.Task)
 	if f == nil {
-		return ClaimReply{Reason: "the lead does not run task " + c.Task + " any more"}
+		return ClaimReply{Reason: "the lead does not run task " + c.Task + " any more"}, nil, ""
 	}
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.done {
-		f.mu.Unlock()
-		return ClaimReply{Reason: "task " + c.Task + " has ended"}
+		return ClaimReply{Reason: "task " + c.Task + " has ended"}, f, ""
 	}
 	if c.Attempt < f.attempt {
-		f.mu.Unlock()
-		return ClaimReply{Reason: "task " + c.Task + " was restarted elsewhere"}
+		return ClaimReply{Reason: "task " + c.Task + " was restarted elsewhere"}, f, ""
 	}
 	before := f.worker
 	f.attempt, f.worker, f.lastWord, f.silent = c.Attempt, c.Worker, time.Now(), false
-	f.mu.Unlock()
-	if f.h.Claimed != nil {
-		f.h.Claimed(c.Worker, c.Attempt, before)
-	}
-	return ClaimReply{Go: true}
+	return ClaimReply{Go: true}, f, before
 }
 
 // current returns the flight of task when attempt is the one it follows,

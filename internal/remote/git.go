@@ -86,11 +86,26 @@ func (d *Dispatcher) takeSnapshot(ctx context.Context) (commit, patch string, er
 	if err != nil {
 		return "", "", err
 	}
-	head, err := git(ctx, top, nil, nil, "rev-parse", "--verify", "HEAD^{commit}")
+	// One status tells HEAD and whether there is anything uncommitted:
+	// a clean tree, the common case, costs one git process.
+	status, err := git(ctx, top, nil, nil, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all")
 	if err != nil {
-		return "", "", fmt.Errorf("the lead's repository %s has no commit to send to workers: %w", top, err)
+		return "", "", err
 	}
-	commit = strings.TrimSpace(string(head))
+	dirty := false
+	for _, rec := range strings.Split(string(status), "\x00") {
+		if oid, ok := strings.CutPrefix(rec, "# branch.oid "); ok {
+			commit = oid
+		} else if rec != "" && !strings.HasPrefix(rec, "#") {
+			dirty = true
+		}
+	}
+	if commit == "" || commit == "(initial)" {
+		return "", "", fmt.Errorf("the lead's repository %s has no commit to send to workers: commit first", top)
+	}
+	if !dirty {
+		return commit, "", nil
+	}
 	tmp, err := os.CreateTemp("", "atomic-index-*")
 	if err != nil {
 		return "", "", err
@@ -98,13 +113,13 @@ func (d *Dispatcher) takeSnapshot(ctx context.Context) (commit, patch string, er
 	tmp.Close()
 	defer os.Remove(tmp.Name())
 	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
-	if _, err := git(ctx, top, env, nil, "read-tree", "HEAD"); err != nil {
+	if _, err := git(ctx, top, env, nil, "read-tree", commit); err != nil {
 		return "", "", err
 	}
 	if _, err := git(ctx, top, env, nil, "add", "-A", "--", "."); err != nil {
 		return "", "", err
 	}
-	diff, err := git(ctx, top, env, nil, "diff", "--cached", "--binary", "HEAD")
+	diff, err := git(ctx, top, env, nil, "diff", "--cached", "--binary", commit)
 	if err != nil {
 		return "", "", err
 	}
