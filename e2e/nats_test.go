@@ -373,6 +373,8 @@ func TestAWorkerCutOffFromTheLeadShowsAsWaitingThenEndsInAClearError(t *testing.
 	}
 }
 
+// The call asks for a worktree: a worker gives it one; the lead makes none
+// of its own beside the branch the changes come back on.
 func TestARemoteAgentSeesTheLeadsUncommittedChangesAndItsOwnComeBackAsABranch(t *testing.T) {
 	srv := server(t, `
 rules:
@@ -381,7 +383,7 @@ rules:
     match: {tools_include: [task]}
     respond:
       tool_calls:
-        - {name: task, input: {description: "write the notes", prompt: "<EDIT> write out.txt"}}
+        - {name: task, input: {description: "write the notes", prompt: "<EDIT> write out.txt", isolation: worktree}}
   - {name: sub-done, match: {tools_exclude: [task], has_tool_results: true}, respond: {text: "wrote it"}}
   - name: sub-edit
     match: {tools_exclude: [task], first_user_contains: "<EDIT>"}

@@ -266,7 +266,10 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	}
 	t := r.task
 	t.Spec = spec
-	set, err := m.isolate(ctx, t, r.set)
+	set, err := r.set, error(nil)
+	if !m.remote(t) { // a worker isolates its tasks itself; changes come back as a branch
+		set, err = m.isolate(ctx, t, r.set)
+	}
 	if err != nil {
 		r.ticket.abandon()
 		return nil, err
