@@ -424,3 +424,43 @@ rules:
 		t.Errorf("the worker left worktrees:\n%s", got)
 	}
 }
+
+func TestATaskSentAfterTheLeadEditedAFileCarriesTheEdit(t *testing.T) {
+	srv := server(t, `
+rules:
+  - {name: lead-final, match: {tools_include: [task], tool_result_contains: "saw it"}, respond: {text: "all reported"}}
+  - name: lead-task
+    match: {tools_include: [task], has_tool_results: true}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "read the fresh file", prompt: "<READ> read fresh.txt"}}
+  - name: lead-write
+    match: {tools_include: [task]}
+    respond:
+      delay_ms: 300
+      tool_calls:
+        - {name: write, input: {file_path: "fresh.txt", content: "written by the lead just now\n"}}
+  - {name: sub-done, match: {tools_exclude: [task], has_tool_results: true}, respond: {text: "saw it"}}
+  - name: sub-read
+    match: {tools_exclude: [task], first_user_contains: "<READ>"}
+    respond:
+      tool_calls:
+        - {name: read, input: {file_path: "fresh.txt"}}
+`)
+	url := natsServer(t)
+	repo, clones := leadRepo(t, 1)
+	w := startWorker(t, url, srv, clones[0], "worker-a", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r := runCmd(t, lead(t, ctx, srv, repo, url, "--permission-mode", "acceptEdits", "-p", "write then delegate"))
+	if r.code != 0 {
+		t.Fatalf("lead exited %d: %s\n%s", r.code, r.stderr, w.log())
+	}
+	done := loopback.ByRule(srv.Log(), "sub-done")
+	if len(done) != 1 {
+		t.Fatalf("sub-done requests: %d\n%s", len(done), w.log())
+	}
+	if res := done[0].LastToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, "written by the lead just now") {
+		t.Fatalf("the worker's agent did not see the lead's fresh edit: %+v", res)
+	}
+}

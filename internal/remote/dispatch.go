@@ -105,11 +105,16 @@ type Dispatcher struct {
 	mu      sync.Mutex
 	flights map[string]*flight // by task id
 
-	// snapMu guards snapNext, the snapshot the next caller joins;
-	// snapTurn lets one snapshot be taken at a time.
-	snapMu   sync.Mutex
-	snapTurn sync.Mutex
-	snapNext *snapCall
+	// snapMu guards the snapshots: snapCur, the latest started; snapNext,
+	// the one the next caller joins; changedAt, when the tree last changed
+	// as far as the lead knows; closed. snapTurn lets one snapshot be
+	// taken at a time.
+	snapMu    sync.Mutex
+	snapTurn  sync.Mutex
+	snapCur   *snapCall
+	snapNext  *snapCall
+	changedAt time.Time
+	closed    bool
 }
 
 // Hooks are told what happens to one task.
@@ -144,7 +149,7 @@ func Dial(ctx context.Context, o Options) (*Dispatcher, error) {
 		return nil, err
 	}
 	d := &Dispatcher{opts: o, id: nuid.Next(), nc: nc, js: js, store: store, stop: make(chan struct{}),
-		flights: map[string]*flight{}}
+		flights: map[string]*flight{}, changedAt: time.Now()}
 	d.sub, err = nc.Subscribe(leadSubject(d.id, "*"), d.handle)
 	if err != nil {
 		nc.Close()
@@ -166,6 +171,9 @@ func (d *Dispatcher) Takes(typ agenttype.Type) bool {
 // Close stops the heartbeat (workers then cancel whatever of this lead is
 // left) and closes the connection.
 func (d *Dispatcher) Close() error {
+	d.snapMu.Lock()
+	d.closed = true
+	d.snapMu.Unlock()
 	close(d.stop)
 	d.wg.Wait()
 	_ = d.sub.Unsubscribe()

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -44,28 +45,37 @@ var committer = []string{"GIT_AUTHOR_NAME=Atomic", "GIT_AUTHOR_EMAIL=atomic@loca
 // in the object store once per content; "" when there are none. The
 // lead's own index is not touched: a scratch index is used.
 //
-// Calls that overlap share one snapshot taken after all of them began
-// (a fan-out of many tasks takes one or two, not one each).
+// A snapshot started after the tree last changed, as far as the lead
+// knows (Changed: a tool call returned, a prompt came in), is shared:
+// the one Changed prefetched while the model was still answering, or the
+// one a fan-out of tasks started together. Calls that overlap a snapshot
+// started before that change wait for the next one.
 func (d *Dispatcher) snapshot(ctx context.Context) (commit, patch string, err error) {
 	d.snapMu.Lock()
-	c := d.snapNext
-	if c == nil {
-		c = &snapCall{done: make(chan struct{})}
-		d.snapNext = c
+	c := d.snapCur
+	if c == nil || c.started.Before(d.changedAt) {
+		if c = d.snapNext; c == nil {
+			c = &snapCall{done: make(chan struct{})}
+			d.snapNext = c
+		}
+		d.snapMu.Unlock()
+		d.snapTurn.Lock()
+		d.snapMu.Lock()
+		mine := d.snapNext == c
+		if mine {
+			d.snapNext = nil // later calls wait for the next snapshot
+			c.started = time.Now()
+			d.snapCur = c
+		}
+		d.snapMu.Unlock()
+		if mine {
+			c.commit, c.patch, c.err = d.takeSnapshot(context.WithoutCancel(ctx))
+			close(c.done)
+		}
+		d.snapTurn.Unlock()
+	} else {
+		d.snapMu.Unlock()
 	}
-	d.snapMu.Unlock()
-	d.snapTurn.Lock()
-	d.snapMu.Lock()
-	mine := d.snapNext == c
-	if mine {
-		d.snapNext = nil // later calls wait for the next snapshot
-	}
-	d.snapMu.Unlock()
-	if mine {
-		c.commit, c.patch, c.err = d.takeSnapshot(context.WithoutCancel(ctx))
-		close(c.done)
-	}
-	d.snapTurn.Unlock()
 	select {
 	case <-c.done:
 		return c.commit, c.patch, c.err
@@ -74,8 +84,27 @@ func (d *Dispatcher) snapshot(ctx context.Context) (commit, patch string, err er
 	}
 }
 
+// Changed tells the dispatcher that the lead's tree may have changed just
+// now: tasks from here on carry a snapshot taken after it. With prefetch
+// (the lead's own tool returned, a prompt came in: a model request
+// follows) the snapshot is started at once, while the model answers.
+func (d *Dispatcher) Changed(prefetch bool) {
+	d.snapMu.Lock()
+	defer d.snapMu.Unlock()
+	d.changedAt = time.Now()
+	if !prefetch || d.closed || d.opts.Workspace == "" {
+		return
+	}
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		_, _, _ = d.snapshot(context.Background())
+	}()
+}
+
 // snapCall is one snapshot and those waiting for it.
 type snapCall struct {
+	started       time.Time
 	done          chan struct{}
 	commit, patch string
 	err           error

@@ -233,6 +233,13 @@ func Open(cfg Config) (*Runtime, error) {
 			if external {
 				r.meterExternal(e)
 			}
+		case event.ToolComplete:
+			if cfg.Remote != nil {
+				// A tool may have changed files: tasks sent from now on
+				// carry a new snapshot, taken at once when the lead's own
+				// next model request follows.
+				cfg.Remote.Changed(e.AgentID == LeadID)
+			}
 		}
 	})
 	return r, nil
@@ -314,6 +321,9 @@ type input struct {
 
 // Submit queues a user prompt for the lead.
 func (r *Runtime) Submit(prompt string) {
+	if r.cfg.Remote != nil {
+		r.cfg.Remote.Changed(true) // the user may have edited files meanwhile
+	}
 	if r.cfg.Journal != nil {
 		r.cfg.Journal.Prompt(prompt)
 	}
