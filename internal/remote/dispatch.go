@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
 	"time"
@@ -101,6 +102,11 @@ type Dispatcher struct {
 	sub   *nats.Subscription
 	stop  chan struct{}
 	wg    sync.WaitGroup
+	// lanes take the workers' messages, by task (route).
+	lanes       []chan *nats.Msg
+	lanesWG     sync.WaitGroup
+	lanesMu     sync.RWMutex
+	lanesClosed bool
 
 	mu      sync.Mutex
 	flights map[string]*flight // by task id
@@ -150,14 +156,57 @@ func Dial(ctx context.Context, o Options) (*Dispatcher, error) {
 	}
 	d := &Dispatcher{opts: o, id: nuid.Next(), nc: nc, js: js, store: store, stop: make(chan struct{}),
 		flights: map[string]*flight{}, changedAt: time.Now()}
-	d.sub, err = nc.Subscribe(leadSubject(d.id, "*"), d.handle)
+	for range handlers {
+		ch := make(chan *nats.Msg, 256)
+		d.lanes = append(d.lanes, ch)
+		d.lanesWG.Add(1)
+		go func() {
+			defer d.lanesWG.Done()
+			for m := range ch {
+				d.handle(m)
+			}
+		}()
+	}
+	d.sub, err = nc.Subscribe(leadSubject(d.id, "*"), d.route)
 	if err != nil {
+		d.closeLanes()
 		nc.Close()
 		return nil, fmt.Errorf("subscribing to the lead's subjects: %w", err)
 	}
 	d.wg.Add(1)
 	go d.beat()
 	return d, nil
+}
+
+// handlers is how many goroutines take the workers' messages: one
+// task's always go to the same one, in the order they came.
+const handlers = 8
+
+// route passes m to the lane of its task, so that tasks are handled side
+// by side and each task's messages in order (a result never overtakes
+// its events). Every message to the lead names its task first.
+func (d *Dispatcher) route(m *nats.Msg) {
+	var head struct {
+		Task string `json:"task"`
+	}
+	_ = json.Unmarshal(m.Data, &head)
+	h := fnv.New32a()
+	h.Write([]byte(head.Task))
+	d.lanesMu.RLock()
+	defer d.lanesMu.RUnlock()
+	if !d.lanesClosed { // a message still on its way at Close is dropped
+		d.lanes[h.Sum32()%handlers] <- m
+	}
+}
+
+func (d *Dispatcher) closeLanes() {
+	d.lanesMu.Lock()
+	d.lanesClosed = true
+	for _, ch := range d.lanes {
+		close(ch)
+	}
+	d.lanesMu.Unlock()
+	d.lanesWG.Wait()
 }
 
 // ID is the lead's id on the wire.
@@ -177,6 +226,7 @@ func (d *Dispatcher) Close() error {
 	close(d.stop)
 	d.wg.Wait()
 	_ = d.sub.Unsubscribe()
+	d.closeLanes()
 	d.nc.Close()
 	return nil
 }
@@ -196,8 +246,7 @@ func (d *Dispatcher) beat() {
 	}
 }
 
-// handle takes every message to the lead, in the order each worker sent
-// them (one subscription), so a result never overtakes its events.
+// handle takes one message to the lead.
 func (d *Dispatcher) handle(m *nats.Msg) {
 	kind := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
 	switch kind {
