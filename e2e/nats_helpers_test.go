@@ -231,3 +231,64 @@ func completes(t *testing.T, evs []event.Raw) map[string][]event.SubagentComplet
 	}
 	return out
 }
+
+// rig is one test's world: the loopback model, a NATS server, the lead's
+// repository and worker processes on clones of it (worker-a, worker-b, …).
+type rig struct {
+	srv     *loopback.Server
+	url     string
+	repo    string
+	clones  []string
+	workers []*workerProc
+}
+
+// newRig starts the model on scenario, an embedded NATS server and n
+// clones of a fresh repository; workers are started with (*rig).worker.
+func newRig(t testing.TB, scenario string, n int) *rig {
+	t.Helper()
+	repo, clones := leadRepo(t, n)
+	return &rig{srv: server(t, scenario), url: natsServer(t), repo: repo, clones: clones}
+}
+
+// worker starts the worker on clone i, named worker-<letter i>.
+func (r *rig) worker(t testing.TB, i, concurrency int, extra ...string) *workerProc {
+	t.Helper()
+	w := startWorker(t, r.url, r.srv, r.clones[i], fmt.Sprintf("worker-%c", 'a'+i), concurrency, extra...)
+	r.workers = append(r.workers, w)
+	return w
+}
+
+// leadProc is a started `atomic run --nats` process.
+type leadProc struct {
+	cmd       *exec.Cmd
+	out, errb strings.Builder
+}
+
+// start starts the lead in the rig's repository (stream-json output).
+func (r *rig) start(t *testing.T, args ...string) *leadProc {
+	t.Helper()
+	l := &leadProc{cmd: lead(t, t.Context(), r.srv, r.repo, r.url, args...)}
+	l.cmd.Stdout, l.cmd.Stderr = &l.out, &l.errb
+	if err := l.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// wait waits for the lead to exit 0 and returns its events.
+func (l *leadProc) wait(t *testing.T, r *rig) []event.Raw {
+	t.Helper()
+	if err := l.cmd.Wait(); err != nil {
+		t.Fatalf("lead: %v: %s\n%s", err, l.errb.String(), logs(r.workers))
+	}
+	return events(t, l.out.String())
+}
+
+// logs is every worker's log.
+func logs(ws []*workerProc) string {
+	var b strings.Builder
+	for _, w := range ws {
+		b.WriteString("--- " + w.name + "\n" + w.log() + "\n")
+	}
+	return b.String()
+}

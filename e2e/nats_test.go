@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,9 +19,8 @@ import (
 // sub-agent completed once with its own result, every subagent.start
 // and subagent.update names a worker, each worker ran some, and the
 // lead's complete came once, last.
-func checkFanOut(t *testing.T, out string, n int, workers []*workerProc) {
+func checkFanOut(t *testing.T, evs []event.Raw, n int, workers []*workerProc) {
 	t.Helper()
-	evs := events(t, out)
 	byWorker := map[string]int{}
 	for _, e := range evs {
 		switch e.Type {
@@ -77,75 +75,66 @@ func checkFanOut(t *testing.T, out string, n int, workers []*workerProc) {
 	}
 }
 
-func TestThirtySubagentsSpreadOverThreeWorkerProcessesAllCompleteOnce(t *testing.T) {
-	srv := server(t, natsFanOut(30, 150))
-	url := natsServer(t)
-	repo, clones := leadRepo(t, 3)
-	var workers []*workerProc
-	for i, c := range clones {
-		workers = append(workers, startWorker(t, url, srv, c, fmt.Sprintf("worker-%c", 'a'+i), 4))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	r := runCmd(t, lead(t, ctx, srv, repo, url, "--max-subagents", "30", "-p", "fan out"))
-	if r.code != 0 {
-		t.Fatalf("lead exited %d: %s\n%s\n%s", r.code, r.stderr, tail(r.stdout, 3000), logs(workers))
-	}
-	checkFanOut(t, r.stdout, 30, workers)
-	// The workers' model requests came with the workers' key, not the lead's.
-	for _, e := range srv.Log() {
-		if strings.HasPrefix(e.Rule, "sub-") && e.Model != "worker-model" {
-			t.Fatalf("sub-agent request %s used model %q, want the worker's", e.Rule, e.Model)
-		}
-	}
-	for _, w := range workers {
+// noWorktrees fails t when a worker left a worktree in its clone.
+func noWorktrees(t *testing.T, ws []*workerProc) {
+	t.Helper()
+	for _, w := range ws {
 		if got := testkit.Git(t, w.clone, "worktree", "list"); strings.Count(got, "\n") != 0 {
 			t.Errorf("worker %s left worktrees:\n%s", w.name, got)
 		}
 	}
 }
 
-// tail is the end of s.
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
+// completeOf is the one subagent.complete of agent id.
+func completeOf(t *testing.T, evs []event.Raw, id string) event.SubagentCompleteData {
+	t.Helper()
+	c := completes(t, evs)[id]
+	if len(c) != 1 {
+		t.Fatalf("%s: %d subagent.complete events, want 1: %+v", id, len(c), c)
 	}
-	return s
+	return c[0]
 }
 
-// logs is every worker's log.
-func logs(ws []*workerProc) string {
-	var b strings.Builder
-	for _, w := range ws {
-		b.WriteString("--- " + w.name + "\n" + w.log() + "\n")
+func TestThirtySubagentsSpreadOverThreeWorkerProcessesAllCompleteOnce(t *testing.T) {
+	r := newRig(t, natsFanOut(30, 150), 3)
+	for i := range 3 {
+		r.worker(t, i, 4)
 	}
-	return b.String()
+	evs := r.start(t, "--max-subagents", "30", "-p", "fan out").wait(t, r)
+	checkFanOut(t, evs, 30, r.workers)
+	// The workers' model requests came with the workers' settings.
+	for _, e := range r.srv.Log() {
+		if strings.HasPrefix(e.Rule, "sub-") && e.Model != "worker-model" {
+			t.Fatalf("sub-agent request %s used model %q, want the worker's", e.Rule, e.Model)
+		}
+	}
+	noWorktrees(t, r.workers)
+}
+
+func TestThirtySubagentsOverAThreeNodeClusterWithAWorkerOnEachNode(t *testing.T) {
+	r := newRig(t, natsFanOut(30, 150), 3)
+	urls := natsCluster(t)
+	for i := range 3 {
+		// Each worker knows one node first; the lead another.
+		r.url = strings.Join(append(urls[i:], urls[:i]...), ",")
+		r.worker(t, i, 4, "--nats-replicas", "3")
+	}
+	r.url = urls[2]
+	evs := r.start(t, "--nats-replicas", "3", "--max-subagents", "30", "-p", "fan out").wait(t, r)
+	checkFanOut(t, evs, 30, r.workers)
 }
 
 func TestKill9OfAWorkerMidTaskRestartsItsTasksOnTheOthersAndCompleteComesOnceAtTheEnd(t *testing.T) {
-	srv := server(t, natsFanOut(9, 1500))
-	url := natsServer(t)
-	repo, clones := leadRepo(t, 3)
-	var workers []*workerProc
-	for i, c := range clones {
-		workers = append(workers, startWorker(t, url, srv, c, fmt.Sprintf("worker-%c", 'a'+i), 2))
+	r := newRig(t, natsFanOut(9, 1500), 3)
+	for i := range 3 {
+		r.worker(t, i, 2)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := lead(t, ctx, srv, repo, url, "--max-subagents", "9", "-p", "fan out")
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	victim := workers[0]
+	l := r.start(t, "--max-subagents", "9", "-p", "fan out")
+	victim := r.workers[0]
 	testkit.WaitFor(t, 20*time.Second, "worker-a to start a task", func() bool { return victim.count(": started (") > 0 })
 	victim.kill9(t)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("lead: %v: %s\n%s", err, errb.String(), logs(workers))
-	}
-	checkFanOut(t, out.String(), 9, workers)
-	evs := events(t, out.String())
+	evs := l.wait(t, r)
+	checkFanOut(t, evs, 9, r.workers)
 	onVictim := map[string]bool{}
 	restarted := map[string]string{}
 	for _, e := range evs {
@@ -163,49 +152,38 @@ func TestKill9OfAWorkerMidTaskRestartsItsTasksOnTheOthersAndCompleteComesOnceAtT
 	if len(onVictim) == 0 {
 		t.Fatal("no task was announced on the killed worker")
 	}
-	for id := range onVictim {
-		w, ok := restarted[id]
-		if !ok || w == victim.name {
-			t.Errorf("%s ran on the killed worker: restarted on %q, want another worker", id, w)
-		}
-	}
 	st := replay(evs, func(int, event.Raw, *lifecycle.State) {})
 	for id := range onVictim {
-		if r, _ := st.Get(id); !strings.HasPrefix(r.Note, "restarted on ") {
-			t.Errorf("%s's row says %q, want restarted on …", id, r.Note)
+		if w, ok := restarted[id]; !ok || w == victim.name {
+			t.Errorf("%s ran on the killed worker: restarted on %q, want another worker", id, w)
+		}
+		if rec, _ := st.Get(id); !strings.HasPrefix(rec.Note, "restarted on ") {
+			t.Errorf("%s's row says %q, want restarted on …", id, rec.Note)
 		}
 	}
 }
 
 func TestKill9OfTheLeadLeavesEveryWorkerIdleWithinTenSecondsAndNoWorktree(t *testing.T) {
-	srv := server(t, natsFanOut(6, 60000))
-	url := natsServer(t)
-	repo, clones := leadRepo(t, 3)
-	var workers []*workerProc
-	for i, c := range clones {
-		workers = append(workers, startWorker(t, url, srv, c, fmt.Sprintf("worker-%c", 'a'+i), 2))
+	r := newRig(t, natsFanOut(6, 60000), 3)
+	for i := range 3 {
+		r.worker(t, i, 2)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := lead(t, ctx, srv, repo, url, "--max-subagents", "6", "-p", "fan out")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	l := r.start(t, "--max-subagents", "6", "-p", "fan out")
 	started := func() int {
 		n := 0
-		for _, w := range workers {
+		for _, w := range r.workers {
 			n += w.count(": started (")
 		}
 		return n
 	}
 	testkit.WaitFor(t, 20*time.Second, "the workers to start the 6 tasks", func() bool { return started() == 6 })
-	if err := cmd.Process.Kill(); err != nil {
+	if err := l.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
+	_ = l.cmd.Wait()
 	killed := time.Now()
 	testkit.WaitFor(t, 10*time.Second, "every worker idle", func() bool {
-		for _, w := range workers {
+		for _, w := range r.workers {
 			if !w.idle() {
 				return false
 			}
@@ -213,12 +191,10 @@ func TestKill9OfTheLeadLeavesEveryWorkerIdleWithinTenSecondsAndNoWorktree(t *tes
 		return true
 	})
 	t.Logf("workers idle %s after the lead's kill -9", time.Since(killed).Round(time.Millisecond))
-	for _, w := range workers {
+	noWorktrees(t, r.workers)
+	for _, w := range r.workers {
 		if n := w.count("cancelled: the lead stopped its heartbeat"); n == 0 {
 			t.Errorf("worker %s: no task cancelled for the lead's silence:\n%s", w.name, w.log())
-		}
-		if got := testkit.Git(t, w.clone, "worktree", "list"); strings.Count(got, "\n") != 0 {
-			t.Errorf("worker %s left worktrees:\n%s", w.name, got)
 		}
 		if kids := children(w.cmd.Process.Pid); len(kids) != 0 {
 			t.Errorf("worker %s left child processes %v", w.name, kids)
@@ -231,133 +207,60 @@ func TestKill9OfTheLeadLeavesEveryWorkerIdleWithinTenSecondsAndNoWorktree(t *tes
 	}
 }
 
+func TestInterruptingTheLeadCancelsItsTasksOnTheWorkers(t *testing.T) {
+	r := newRig(t, natsFanOut(2, 60000), 1)
+	w := r.worker(t, 0, 2)
+	l := r.start(t, "-p", "fan out")
+	testkit.WaitFor(t, 20*time.Second, "both tasks started", func() bool { return w.count(": started (") == 2 })
+	if err := l.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = l.cmd.Wait()
+	testkit.WaitFor(t, 5*time.Second, "both tasks cancelled", w.idle)
+	if n := w.count("cancelled: cancelled by the lead"); n != 2 {
+		t.Fatalf("%d tasks cancelled by the lead, want 2:\n%s\nlead: %s", n, w.log(), l.errb.String())
+	}
+}
+
 func TestATaskWhoseCommitNoWorkerHasEndsInAnErrorNamingTheCommit(t *testing.T) {
-	srv := server(t, natsFanOut(1, 10))
-	url := natsServer(t)
-	repo, clones := leadRepo(t, 1)
-	w := startWorker(t, url, srv, clones[0], "worker-a", 1)
-	testkit.WriteFiles(t, repo, map[string]string{"new.go": "package main\n"})
-	testkit.Git(t, repo, "add", "-A")
-	testkit.Git(t, repo, "commit", "-q", "-m", "not pushed")
-	head := testkit.Git(t, repo, "rev-parse", "HEAD")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	r := runCmd(t, lead(t, ctx, srv, repo, url, "-p", "fan out"))
-	if r.code != 0 {
-		t.Fatalf("lead exited %d: %s\n%s", r.code, r.stderr, w.log())
+	r := newRig(t, natsFanOut(1, 10), 1)
+	r.worker(t, 0, 1)
+	testkit.WriteFiles(t, r.repo, map[string]string{"new.go": "package main\n"})
+	testkit.Git(t, r.repo, "add", "-A")
+	testkit.Git(t, r.repo, "commit", "-q", "-m", "not pushed")
+	head := testkit.Git(t, r.repo, "rev-parse", "HEAD")
+	evs := r.start(t, "-p", "fan out").wait(t, r)
+	if c := completeOf(t, evs, "general-purpose-1"); c.Success || !strings.Contains(c.Error, "commit "+head+" is not in worker worker-a's repository") {
+		t.Fatalf("subagent.complete = %+v, want an error naming commit %s", c, head)
 	}
-	done := completes(t, events(t, r.stdout))
-	c := done["general-purpose-1"]
-	if len(c) != 1 || c[0].Success || !strings.Contains(c[0].Error, "commit "+head+" is not in worker worker-a's repository") {
-		t.Fatalf("subagent.complete = %+v, want one error naming commit %s", c, head)
-	}
-	if n := len(loopback.ByRule(srv.Log(), "sub-000")); n != 0 {
+	if n := len(loopback.ByRule(r.srv.Log(), "sub-000")); n != 0 {
 		t.Errorf("the sub-agent ran %d model requests on other code", n)
 	}
 }
 
-func TestInterruptingTheLeadCancelsItsTasksOnTheWorkers(t *testing.T) {
-	srv := server(t, natsFanOut(2, 60000))
-	url := natsServer(t)
-	repo, clones := leadRepo(t, 1)
-	w := startWorker(t, url, srv, clones[0], "worker-a", 2)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := lead(t, ctx, srv, repo, url, "-p", "fan out")
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitFor(t, 20*time.Second, "both tasks started", func() bool { return w.count(": started (") == 2 })
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	testkit.WaitFor(t, 5*time.Second, "both tasks cancelled", func() bool { return w.idle() })
-	if n := w.count("cancelled: cancelled by the lead"); n != 2 {
-		t.Fatalf("%d tasks cancelled by the lead, want 2:\n%s\nlead: %s\n%s", n, w.log(), errb.String(), tail(out.String(), 4000))
-	}
-}
-
-// children lists the child processes of pid.
-func children(pid int) []string {
-	var out []string
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	for _, f := range tasks {
-		b, _ := os.ReadFile(f)
-		out = append(out, strings.Fields(string(b))...)
-	}
-	return out
-}
-
-func TestThirtySubagentsOverAThreeNodeClusterWithAWorkerOnEachNode(t *testing.T) {
-	srv := server(t, natsFanOut(30, 150))
-	urls := natsCluster(t)
-	repo, clones := leadRepo(t, 3)
-	var workers []*workerProc
-	for i, c := range clones {
-		// Each worker knows one node first; the lead another.
-		url := strings.Join(append(urls[i:], urls[:i]...), ",")
-		workers = append(workers, startWorker(t, url, srv, c, fmt.Sprintf("worker-%c", 'a'+i), 4, "--nats-replicas", "3"))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	r := runCmd(t, lead(t, ctx, srv, repo, urls[2], "--nats-replicas", "3", "--max-subagents", "30", "-p", "fan out"))
-	if r.code != 0 {
-		t.Fatalf("lead exited %d: %s\n%s", r.code, r.stderr, logs(workers))
-	}
-	checkFanOut(t, r.stdout, 30, workers)
-}
-
 func TestATaskWhoseWorkersKeepDyingEndsInAnErrorAfterTheAttemptsAllowed(t *testing.T) {
-	srv := server(t, natsFanOut(1, 60000))
-	url := natsServer(t)
-	repo, clones := leadRepo(t, 2)
-	first := startWorker(t, url, srv, clones[0], "worker-a", 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := lead(t, ctx, srv, repo, url, "--nats-attempts", "1", "-p", "fan out")
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	r := newRig(t, natsFanOut(1, 60000), 2)
+	first := r.worker(t, 0, 1)
+	l := r.start(t, "--nats-attempts", "1", "-p", "fan out")
 	testkit.WaitFor(t, 20*time.Second, "worker-a to start the task", func() bool { return first.count(": started (") == 1 })
-	second := startWorker(t, url, srv, clones[1], "worker-b", 1)
+	r.worker(t, 1, 1)
 	first.kill9(t)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("lead: %v: %s\n%s", err, errb.String(), logs([]*workerProc{first, second}))
-	}
-	c := completes(t, events(t, out.String()))["general-purpose-1"]
-	if len(c) != 1 || c[0].Success || !strings.Contains(c[0].Error, "gave up after 1 attempts") {
-		t.Fatalf("subagent.complete = %+v, want one error saying it gave up after 1 attempt", c)
+	if c := completeOf(t, l.wait(t, r), "general-purpose-1"); c.Success || !strings.Contains(c.Error, "gave up after 1 attempts") {
+		t.Fatalf("subagent.complete = %+v, want an error saying it gave up after 1 attempt", c)
 	}
 }
 
 func TestAWorkerCutOffFromTheLeadShowsAsWaitingThenEndsInAClearError(t *testing.T) {
-	srv := server(t, natsFanOut(1, 60000))
-	url := natsServer(t)
-	repo, clones := leadRepo(t, 1)
-	w := startWorker(t, url, srv, clones[0], "worker-a", 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := lead(t, ctx, srv, repo, url, "-p", "fan out")
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	r := newRig(t, natsFanOut(1, 60000), 1)
+	w := r.worker(t, 0, 1)
+	l := r.start(t, "-p", "fan out")
 	testkit.WaitFor(t, 20*time.Second, "worker-a to start the task", func() bool { return w.count(": started (") == 1 })
 	// A stopped process sends nothing: to the lead it is a partition.
 	if err := w.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = w.cmd.Process.Signal(syscall.SIGCONT) })
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("lead: %v: %s", err, errb.String())
-	}
-	evs := events(t, out.String())
+	evs := l.wait(t, r)
 	waited := false
 	for _, e := range evs {
 		if e.Type == event.SubagentUpdate && strings.HasPrefix(data[event.SubagentUpdateData](t, e).Note, "waiting for worker-a: no word for") {
@@ -367,16 +270,15 @@ func TestAWorkerCutOffFromTheLeadShowsAsWaitingThenEndsInAClearError(t *testing.
 	if !waited {
 		t.Error("the row never said it was waiting for worker-a")
 	}
-	c := completes(t, evs)["general-purpose-1"]
-	if len(c) != 1 || c[0].Success || !strings.Contains(c[0].Error, "lost worker worker-a") {
-		t.Fatalf("subagent.complete = %+v, want one error saying worker-a was lost", c)
+	if c := completeOf(t, evs, "general-purpose-1"); c.Success || !strings.Contains(c.Error, "lost worker worker-a") {
+		t.Fatalf("subagent.complete = %+v, want an error saying worker-a was lost", c)
 	}
 }
 
 // The call asks for a worktree: a worker gives it one; the lead makes none
 // of its own beside the branch the changes come back on.
 func TestARemoteAgentSeesTheLeadsUncommittedChangesAndItsOwnComeBackAsABranch(t *testing.T) {
-	srv := server(t, `
+	r := newRig(t, `
 rules:
   - {name: lead-final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "all reported"}}
   - name: lead-fanout
@@ -391,42 +293,31 @@ rules:
       tool_calls:
         - {name: read, input: {file_path: "draft.txt"}}
         - {name: write, input: {file_path: "out.txt", content: "from the worker\n"}}
-`)
-	url := natsServer(t)
-	repo, clones := leadRepo(t, 1)
-	w := startWorker(t, url, srv, clones[0], "worker-a", 1, "--permission-mode", "acceptEdits")
-	testkit.WriteFiles(t, repo, map[string]string{"draft.txt": "lead draft, not committed\n"})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	r := runCmd(t, lead(t, ctx, srv, repo, url, "-p", "fan out"))
-	if r.code != 0 {
-		t.Fatalf("lead exited %d: %s\n%s", r.code, r.stderr, w.log())
-	}
-	done := loopback.ByRule(srv.Log(), "sub-done")
+`, 1)
+	r.worker(t, 0, 1, "--permission-mode", "acceptEdits")
+	testkit.WriteFiles(t, r.repo, map[string]string{"draft.txt": "lead draft, not committed\n"})
+	evs := r.start(t, "-p", "fan out").wait(t, r)
+	done := loopback.ByRule(r.srv.Log(), "sub-done")
 	if len(done) != 1 {
 		t.Fatalf("sub-done requests: %d", len(done))
 	}
-	res := done[0].LastToolResults()
-	if len(res) != 2 || !strings.Contains(res[0].Content, "lead draft, not committed") {
+	if res := done[0].LastToolResults(); len(res) != 2 || !strings.Contains(res[0].Content, "lead draft, not committed") {
 		t.Fatalf("the worker's agent did not read the lead's uncommitted file: %+v", res)
 	}
-	c := completes(t, events(t, r.stdout))["general-purpose-1"]
-	if len(c) != 1 || !c[0].Success || !strings.Contains(c[0].Result, "branch atomic/general-purpose-1") {
+	if c := completeOf(t, evs, "general-purpose-1"); !c.Success || !strings.Contains(c.Result, "branch atomic/general-purpose-1") {
 		t.Fatalf("subagent.complete = %+v, want success naming its branch", c)
 	}
-	if got := testkit.Git(t, repo, "show", "atomic/general-purpose-1:out.txt"); got != "from the worker" {
+	if got := testkit.Git(t, r.repo, "show", "atomic/general-purpose-1:out.txt"); got != "from the worker" {
 		t.Errorf("out.txt on the branch = %q", got)
 	}
-	if _, err := os.Stat(filepath.Join(repo, "out.txt")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(r.repo, "out.txt")); !os.IsNotExist(err) {
 		t.Errorf("the agent's file reached the lead's tree before a merge: %v", err)
 	}
-	if got := testkit.Git(t, w.clone, "worktree", "list"); strings.Count(got, "\n") != 0 {
-		t.Errorf("the worker left worktrees:\n%s", got)
-	}
+	noWorktrees(t, r.workers)
 }
 
 func TestATaskSentAfterTheLeadEditedAFileCarriesTheEdit(t *testing.T) {
-	srv := server(t, `
+	r := newRig(t, `
 rules:
   - {name: lead-final, match: {tools_include: [task], tool_result_contains: "saw it"}, respond: {text: "all reported"}}
   - name: lead-task
@@ -446,21 +337,25 @@ rules:
     respond:
       tool_calls:
         - {name: read, input: {file_path: "fresh.txt"}}
-`)
-	url := natsServer(t)
-	repo, clones := leadRepo(t, 1)
-	w := startWorker(t, url, srv, clones[0], "worker-a", 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	r := runCmd(t, lead(t, ctx, srv, repo, url, "--permission-mode", "acceptEdits", "-p", "write then delegate"))
-	if r.code != 0 {
-		t.Fatalf("lead exited %d: %s\n%s", r.code, r.stderr, w.log())
-	}
-	done := loopback.ByRule(srv.Log(), "sub-done")
+`, 1)
+	r.worker(t, 0, 1)
+	r.start(t, "--permission-mode", "acceptEdits", "-p", "write then delegate").wait(t, r)
+	done := loopback.ByRule(r.srv.Log(), "sub-done")
 	if len(done) != 1 {
-		t.Fatalf("sub-done requests: %d\n%s", len(done), w.log())
+		t.Fatalf("sub-done requests: %d\n%s", len(done), logs(r.workers))
 	}
 	if res := done[0].LastToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, "written by the lead just now") {
 		t.Fatalf("the worker's agent did not see the lead's fresh edit: %+v", res)
 	}
+}
+
+// children lists the child processes of pid.
+func children(pid int) []string {
+	var out []string
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		out = append(out, strings.Fields(string(b))...)
+	}
+	return out
 }

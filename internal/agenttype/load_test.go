@@ -142,14 +142,26 @@ func TestUnknownTypeErrorListsKnownOnes(t *testing.T) {
 	}
 }
 
-func TestIsolationWorktreeInAnAgentFileIsolatesTheType(t *testing.T) {
+// TestIsolationAndRunsOnInAnAgentFile: isolation: worktree isolates the
+// type; runs_on: workers sends it to remote workers; other values are
+// ignored with a warning naming them.
+func TestIsolationAndRunsOnInAnAgentFile(t *testing.T) {
+	isolation := func(t Type) string { return t.Isolation }
+	runsOn := func(t Type) string { return t.RunsOn }
 	cases := []struct {
-		line, want string
-		warning    string // substring of the file's warning; "" for none
+		line  string
+		field func(Type) string
+		want  string
+		// warning is a substring of the file's warning; "" for none.
+		warning string
 	}{
-		{"isolation: worktree", Worktree, ""},
-		{"isolation: Worktree", Worktree, ""},
-		{"isolation: none", "", `isolation "none" (only worktree is supported)`},
+		{"isolation: worktree", isolation, Worktree, ""},
+		{"isolation: Worktree", isolation, Worktree, ""},
+		{"isolation: none", isolation, "", `isolation "none" (only worktree is supported)`},
+		{"runs_on: workers", runsOn, Workers, ""},
+		{"runs_on: Workers", runsOn, Workers, ""},
+		{"runs_on: local", runsOn, "", ""},
+		{"runs_on: cloud", runsOn, "", `runs_on "cloud" (only workers is supported)`},
 	}
 	for _, c := range cases {
 		t.Run(c.line, func(t *testing.T) {
@@ -159,39 +171,8 @@ func TestIsolationWorktreeInAnAgentFileIsolatesTheType(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if typ.Isolation != c.want {
-				t.Errorf("isolation %q, want %q", typ.Isolation, c.want)
-			}
-			switch {
-			case c.warning == "" && warn != nil:
-				t.Errorf("unexpected warning: %v", warn)
-			case c.warning != "" && (warn == nil || !strings.Contains(warn.Error(), c.warning)):
-				t.Errorf("warning %v, want one naming %s", warn, c.warning)
-			}
-		})
-	}
-}
-
-func TestRunsOnWorkersInAnAgentFileSendsTheTypeToRemoteWorkers(t *testing.T) {
-	cases := []struct {
-		line, want string
-		warning    string
-	}{
-		{"runs_on: workers", Workers, ""},
-		{"runs_on: Workers", Workers, ""},
-		{"runs_on: local", "", ""},
-		{"runs_on: cloud", "", `runs_on "cloud" (only workers is supported)`},
-	}
-	for _, c := range cases {
-		t.Run(c.line, func(t *testing.T) {
-			p := write(t, t.TempDir(), "far.md", "---\nname: far\ndescription: Runs far away\n"+c.line+"\n---\nDo it.\n")
-			data, _ := os.ReadFile(p)
-			typ, warn, err := Parse(p, data, known)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if typ.RunsOn != c.want {
-				t.Errorf("runs_on %q, want %q", typ.RunsOn, c.want)
+			if got := c.field(typ); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
 			}
 			switch {
 			case c.warning == "" && warn != nil:

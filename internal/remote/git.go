@@ -1,14 +1,12 @@
 package remote
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,23 +16,6 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/worktree"
 )
-
-// git runs git in dir with stdin and extra environment, returning its
-// standard output; the error carries git's standard error.
-func git(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return out.Bytes(), nil
-}
 
 // committer lets throwaway commits be made where no identity is set.
 var committer = []string{"GIT_AUTHOR_NAME=Atomic", "GIT_AUTHOR_EMAIL=atomic@localhost",
@@ -117,7 +98,7 @@ func (d *Dispatcher) takeSnapshot(ctx context.Context) (commit, patch string, er
 	}
 	// One status tells HEAD and whether there is anything uncommitted:
 	// a clean tree, the common case, costs one git process.
-	status, err := git(ctx, top, nil, nil, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all")
+	status, err := worktree.Git(ctx, top, nil, nil, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all")
 	if err != nil {
 		return "", "", err
 	}
@@ -142,13 +123,13 @@ func (d *Dispatcher) takeSnapshot(ctx context.Context) (commit, patch string, er
 	tmp.Close()
 	defer os.Remove(tmp.Name())
 	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
-	if _, err := git(ctx, top, env, nil, "read-tree", commit); err != nil {
+	if _, err := worktree.Git(ctx, top, env, nil, "read-tree", commit); err != nil {
 		return "", "", err
 	}
-	if _, err := git(ctx, top, env, nil, "add", "-A", "--", "."); err != nil {
+	if _, err := worktree.Git(ctx, top, env, nil, "add", "-A", "--", "."); err != nil {
 		return "", "", err
 	}
-	diff, err := git(ctx, top, env, nil, "diff", "--cached", "--binary", commit)
+	diff, err := worktree.Git(ctx, top, env, nil, "diff", "--cached", "--binary", commit)
 	if err != nil {
 		return "", "", err
 	}
@@ -190,25 +171,25 @@ func newCheckout(ctx context.Context, lock *sync.Mutex, top, path, commit string
 	c := &checkout{lock: lock, repo: top, path: path, base: commit}
 	var err error
 	lock.Lock()
-	_, err = git(ctx, top, nil, nil, "worktree", "add", "--quiet", "--detach", "--force", c.path, commit)
+	_, err = worktree.Git(ctx, top, nil, nil, "worktree", "add", "--quiet", "--detach", "--force", c.path, commit)
 	lock.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("creating the worktree %s: %w", filepath.Base(path), err)
 	}
 	if len(patch) > 0 {
-		if _, err := git(ctx, c.path, nil, patch, "apply", "--binary", "--whitespace=nowarn", "-"); err != nil {
+		if _, err := worktree.Git(ctx, c.path, nil, patch, "apply", "--binary", "--whitespace=nowarn", "-"); err != nil {
 			c.remove()
 			return nil, fmt.Errorf("applying the lead's uncommitted changes on %s: %w", commit, err)
 		}
-		if _, err := git(ctx, c.path, nil, nil, "add", "-A"); err != nil {
+		if _, err := worktree.Git(ctx, c.path, nil, nil, "add", "-A"); err != nil {
 			c.remove()
 			return nil, err
 		}
-		if _, err := git(ctx, c.path, committer, nil, "commit", "--quiet", "--no-verify", "-m", "the lead's uncommitted changes"); err != nil {
+		if _, err := worktree.Git(ctx, c.path, committer, nil, "commit", "--quiet", "--no-verify", "-m", "the lead's uncommitted changes"); err != nil {
 			c.remove()
 			return nil, err
 		}
-		base, err := git(ctx, c.path, nil, nil, "rev-parse", "HEAD")
+		base, err := worktree.Git(ctx, c.path, nil, nil, "rev-parse", "HEAD")
 		if err != nil {
 			c.remove()
 			return nil, err
@@ -220,10 +201,10 @@ func newCheckout(ctx context.Context, lock *sync.Mutex, top, path, commit string
 
 // diff is the agent's changes as a binary patch ("" when none).
 func (c *checkout) diff(ctx context.Context) ([]byte, error) {
-	if _, err := git(ctx, c.path, nil, nil, "add", "-A"); err != nil {
+	if _, err := worktree.Git(ctx, c.path, nil, nil, "add", "-A"); err != nil {
 		return nil, err
 	}
-	return git(ctx, c.path, nil, nil, "diff", "--cached", "--binary", c.base)
+	return worktree.Git(ctx, c.path, nil, nil, "diff", "--cached", "--binary", c.base)
 }
 
 // remove deletes the worktree whatever state it is in.
@@ -231,8 +212,8 @@ func (c *checkout) remove() {
 	ctx := context.Background()
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	if _, err := git(ctx, c.repo, nil, nil, "worktree", "remove", "--force", c.path); err != nil {
+	if _, err := worktree.Git(ctx, c.repo, nil, nil, "worktree", "remove", "--force", c.path); err != nil {
 		_ = os.RemoveAll(c.path)
-		_, _ = git(ctx, c.repo, nil, nil, "worktree", "prune")
+		_, _ = worktree.Git(ctx, c.repo, nil, nil, "worktree", "prune")
 	}
 }

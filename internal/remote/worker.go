@@ -74,7 +74,7 @@ func (w *Worker) hasCommit(ctx context.Context, commit string) error {
 	if ok {
 		return nil
 	}
-	if _, err := git(ctx, w.top, nil, nil, "cat-file", "-e", commit+"^{commit}"); err != nil {
+	if _, err := worktree.Git(ctx, w.top, nil, nil, "cat-file", "-e", commit+"^{commit}"); err != nil {
 		return fmt.Errorf("commit %s is not in worker %s's repository %s: push it from the lead and fetch it here (git fetch)", commit, w.cfg.Name, w.top)
 	}
 	w.commitsMu.Lock()
