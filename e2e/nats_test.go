@@ -359,3 +359,22 @@ func children(pid int) []string {
 	}
 	return out
 }
+
+func TestATaskWhoseCommitOneWorkerLacksRunsOnAWorkerThatHasIt(t *testing.T) {
+	r := newRig(t, natsFanOut(4, 10), 2)
+	testkit.WriteFiles(t, r.repo, map[string]string{"new.go": "package main\n"})
+	testkit.Git(t, r.repo, "add", "-A")
+	testkit.Git(t, r.repo, "commit", "-q", "-m", "pushed to one worker only")
+	testkit.Git(t, r.clones[1], "pull", "-q")
+	r.worker(t, 0, 2)
+	has := r.worker(t, 1, 2)
+	evs := r.start(t, "-p", "fan out").wait(t, r)
+	for id, c := range completes(t, evs) {
+		if len(c) != 1 || !c[0].Success {
+			t.Errorf("%s: %+v, want one success", id, c)
+		}
+	}
+	if n := has.count(": finished (success true)"); n != 4 {
+		t.Errorf("the worker with the commit finished %d tasks, want all 4:\n%s", n, logs(r.workers))
+	}
+}

@@ -225,6 +225,12 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Term()
 		return
 	}
+	if err := w.hasCommit(ctx, t.Commit); err != nil && attempt < t.MaxAttempts {
+		// Another worker may have it: only the last attempt reports it.
+		w.log("task %s: left for another worker: %v", t.ID, err)
+		_ = msg.NakWithDelay(leadHB / 4)
+		return
+	}
 	claim, _ := json.Marshal(Claim{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name})
 	rep, err := w.nc.Request(leadSubject(t.Lead, "claim"), claim, 3*leadHB)
 	var cr ClaimReply
