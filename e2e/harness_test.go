@@ -128,7 +128,7 @@ func replay(evs []event.Raw, check func(i int, e event.Raw, st *lifecycle.State)
 }
 
 // events parses stream-json output.
-func events(t *testing.T, out string) []event.Raw {
+func events(t testing.TB, out string) []event.Raw {
 	t.Helper()
 	var evs []event.Raw
 	sc := bufio.NewScanner(strings.NewReader(out))

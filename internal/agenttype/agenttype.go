@@ -29,6 +29,10 @@ type Type struct {
 	// Code's field) for an agent that works in a git worktree of its own;
 	// empty works in the lead's tree.
 	Isolation string
+	// RunsOn is Workers (runs_on: workers in the file) for an agent sent
+	// to remote workers when the run has a NATS server; empty runs here
+	// unless the run sends every task to workers.
+	RunsOn string
 	// Prompt is added to the sub-agent's system prompt.
 	Prompt string
 	// Source says where the type was defined: "built-in" or a file path.
@@ -43,6 +47,9 @@ func (t Type) External() bool { return t.Backend != "" && t.Backend != "native" 
 
 // Worktree is the one isolation: a git worktree of the agent's own.
 const Worktree = "worktree"
+
+// Workers is the runs_on value of a type sent to remote workers.
+const Workers = "workers"
 
 // Built-in type names.
 const (

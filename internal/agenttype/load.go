@@ -206,6 +206,15 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 			ignore(f.line, fmt.Sprintf("isolation %q (only worktree is supported)", f.value))
 		}
 	}
+	if f, ok := get("runs_on"); ok {
+		switch v := strings.ToLower(strings.TrimSpace(f.value)); v {
+		case Workers:
+			t.RunsOn = Workers
+		case "", "local":
+		default:
+			ignore(f.line, fmt.Sprintf("runs_on %q (only workers is supported)", f.value))
+		}
+	}
 	if d, ok := get("disabled"); ok && strings.EqualFold(strings.TrimSpace(d.value), "true") {
 		t.Disabled = true
 	}
@@ -266,7 +275,7 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 	extraLine := 0
 	for _, k := range sortedKeys(fields) {
 		switch k {
-		case "name", "description", "model", "backend", "tools", "disallowedtools", "disabled", "isolation":
+		case "name", "description", "model", "backend", "tools", "disallowedtools", "disabled", "isolation", "runs_on":
 			continue
 		}
 		if quietFields[k] {

@@ -142,14 +142,26 @@ func TestUnknownTypeErrorListsKnownOnes(t *testing.T) {
 	}
 }
 
-func TestIsolationWorktreeInAnAgentFileIsolatesTheType(t *testing.T) {
+// TestIsolationAndRunsOnInAnAgentFile: isolation: worktree isolates the
+// type; runs_on: workers sends it to remote workers; other values are
+// ignored with a warning naming them.
+func TestIsolationAndRunsOnInAnAgentFile(t *testing.T) {
+	isolation := func(t Type) string { return t.Isolation }
+	runsOn := func(t Type) string { return t.RunsOn }
 	cases := []struct {
-		line, want string
-		warning    string // substring of the file's warning; "" for none
+		line  string
+		field func(Type) string
+		want  string
+		// warning is a substring of the file's warning; "" for none.
+		warning string
 	}{
-		{"isolation: worktree", Worktree, ""},
-		{"isolation: Worktree", Worktree, ""},
-		{"isolation: none", "", `isolation "none" (only worktree is supported)`},
+		{"isolation: worktree", isolation, Worktree, ""},
+		{"isolation: Worktree", isolation, Worktree, ""},
+		{"isolation: none", isolation, "", `isolation "none" (only worktree is supported)`},
+		{"runs_on: workers", runsOn, Workers, ""},
+		{"runs_on: Workers", runsOn, Workers, ""},
+		{"runs_on: local", runsOn, "", ""},
+		{"runs_on: cloud", runsOn, "", `runs_on "cloud" (only workers is supported)`},
 	}
 	for _, c := range cases {
 		t.Run(c.line, func(t *testing.T) {
@@ -159,8 +171,8 @@ func TestIsolationWorktreeInAnAgentFileIsolatesTheType(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if typ.Isolation != c.want {
-				t.Errorf("isolation %q, want %q", typ.Isolation, c.want)
+			if got := c.field(typ); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
 			}
 			switch {
 			case c.warning == "" && warn != nil:

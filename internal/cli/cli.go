@@ -44,6 +44,8 @@ Usage:
   atomic backends [--json]       list the backends (Claude Code, Codex, …): found, version, support
   atomic sessions [--json]       list the saved sessions; 'atomic sessions export ID', 'atomic sessions rm ID'
   atomic stats [--since D] [--json]  agents per type and backend: spawned, errors, p50/p95, tools, tokens, cost
+  atomic worker --nats URL --workspace DIR  run sub-agents of leads started with --nats
+  atomic nats --listen HOST:PORT  run an embedded NATS server with JetStream
   atomic loopback --scenario F   serve a scripted model on loopback (for tests)
   atomic version
 
@@ -60,6 +62,10 @@ func Run(ctx context.Context, args []string, io IOStreams) int {
 			return runACP(ctx, args[1:], io)
 		case "loopback":
 			return runLoopback(ctx, args[1:], io)
+		case "worker":
+			return runWorker(ctx, args[1:], io)
+		case "nats":
+			return runNATS(ctx, args[1:], io)
 		case "backends":
 			return runBackends(ctx, args[1:], io)
 		case "sessions":

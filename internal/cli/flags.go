@@ -18,6 +18,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/observe"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/sandbox"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -52,6 +53,9 @@ type common struct {
 	extraMCP []mcp.Server
 	// files is an ACP client's file access, used by the file tools.
 	files tools.Files
+	// nats sends task sub-agents to remote workers (natsAll: every type,
+	// else those whose file says runs_on: workers).
+	nats natsFlags
 }
 
 // resumeFlag is --resume ID; the chat UI also takes a bare --resume
@@ -112,6 +116,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
 	fs.Var(&c.mcpConfigs, "mcp-config", "MCP servers `FILE` (or JSON) like Claude Code's .mcp.json, read after ~/.config/atomic/mcp.json and ./.mcp.json (repeatable)")
 	fs.BoolVar(&c.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
+	c.nats.register(fs)
 	fs.Var(&c.resume, "resume", "continue saved session `ID` (atomic sessions lists them; in the chat UI, without an ID: pick one)")
 }
 
@@ -180,6 +185,8 @@ type setup struct {
 	// sandbox confines bash commands (nil: off); closed at the end of
 	// the session.
 	sandbox *sandbox.Sandbox
+	// remote sends sub-agents to NATS workers (--nats); nil: all local.
+	remote *remote.Dispatcher
 }
 
 func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {

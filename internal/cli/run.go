@@ -105,11 +105,14 @@ func (c *common) open(ctx context.Context, ios IOStreams, asker permission.Asker
 		return nil, err
 	}
 	c.startMCP(ctx, ios, s, warn)
-	// release ends what resolve and startMCP began: the MCP servers and
-	// the sandbox (its temp dir), also when the run fails to open.
+	// release ends what resolve, startMCP and dialNATS began: the MCP
+	// servers, the sandbox (its temp dir) and the connection to the
+	// workers (after the runtime's Close, so remote tasks are cancelled
+	// first), also when the run fails to open.
 	release := func() {
 		s.mcp.Close()
 		s.sandbox.Close()
+		s.closeNATS()
 	}
 	newLead, err := c.leadBackend(s)
 	if err != nil {
@@ -124,6 +127,10 @@ func (c *common) open(ctx context.Context, ios IOStreams, asker permission.Asker
 	}
 	for _, w := range s.warnings {
 		warn(w)
+	}
+	if err := c.dialNATS(ctx, ios, s); err != nil {
+		release()
+		return nil, err
 	}
 	res, err := c.resumeSession(ctx, ios, s)
 	if err != nil {
@@ -159,7 +166,7 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(),
 		MaxSubagents: c.maxSubagents, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
-		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn,
+		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,
 	})
 }
 

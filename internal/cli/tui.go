@@ -95,6 +95,10 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	} else if !ok {
 		return 0
 	}
+	if err := c.dialNATS(ctx, ios, s); err != nil {
+		return fail(err)
+	}
+	defer s.closeNATS()
 	res, err := c.resumeSession(ctx, ios, s)
 	if err != nil {
 		return fail(err)

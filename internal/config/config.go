@@ -23,7 +23,10 @@ type File struct {
 	MaxTurns        int      `json:"max_turns,omitempty"`
 	MaxSubagents    int      `json:"max_subagents,omitempty"`
 	MaxTeammates    int      `json:"max_teammates,omitempty"`
-	Retry           *Retry   `json:"retry,omitempty"`
+	// NATSURL sends task sub-agents to remote workers through this NATS
+	// server (see --nats).
+	NATSURL string `json:"nats_url,omitempty"`
+	Retry   *Retry `json:"retry,omitempty"`
 	// Backend runs the lead: native (default), claude-code, codex or opencode; BackendBin
 	// names the CLI's binary when it is not on PATH.
 	Backend    string `json:"backend,omitempty"`

@@ -163,6 +163,8 @@ type SubagentStartData struct {
 	// Sandbox is the kernel sandbox of the agent's commands (read-only or
 	// workspace-write); empty when they run unconfined.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Worker names the remote worker running the sub-agent (NATS).
+	Worker string `json:"worker,omitempty"`
 }
 
 // SubagentUpdateData: progress of a sub-agent.
@@ -173,6 +175,11 @@ type SubagentUpdateData struct {
 	// Waiting is "slot" while the agent is queued for a concurrency slot.
 	// (What approval it waits for is told by permission.requested.)
 	Waiting string `json:"waiting,omitempty"`
+	// Worker names the remote worker running the sub-agent (NATS).
+	Worker string `json:"worker,omitempty"`
+	// Note is what happened to a remote sub-agent that its row tells
+	// ("restarted on worker-b", "waiting for worker-a: no word for 6s").
+	Note string `json:"note,omitempty"`
 }
 
 // SubagentCompleteData: the sub-agent really finished.

@@ -98,6 +98,10 @@ func SubLine(r Record) string {
 		return "Queued…"
 	case r.Waiting != "":
 		return "Waiting for approval: " + r.Waiting
+	case r.Note != "" && r.CurrentTool != "":
+		return r.Note + " · " + r.CurrentTool
+	case r.Note != "":
+		return r.Note
 	case r.Background:
 		return "Running in background…"
 	case r.CurrentTool != "":

@@ -119,6 +119,9 @@ func TestSubLine(t *testing.T) {
 		{"error shows its first line", Record{Status: Error, Error: "\n  provider unreachable  \nretries spent"}, "provider unreachable"},
 		{"error without text", Record{Status: Error}, "Failed"},
 		{"interrupted", Record{Status: Interrupted, Background: true}, "Interrupted"},
+		{"remote agent restarted on another worker", Record{Status: Running, Worker: "worker-b", Note: "restarted on worker-b", CurrentTool: "read a.go"}, "restarted on worker-b · read a.go"},
+		{"remote agent waiting for a silent worker", Record{Status: Background, Background: true, Note: "waiting for worker-a: no word for 1s"}, "waiting for worker-a: no word for 1s"},
+		{"remote agent that ended says how, not its note", Record{Status: Completed, Note: "restarted on worker-b"}, "Done"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,6 +34,10 @@ type Record struct {
 	Worktree string `json:"worktree,omitempty"`
 	// Sandbox confines the agent's commands (subagent.start's sandbox).
 	Sandbox string `json:"sandbox,omitempty"`
+	// Worker is the remote worker running the agent (NATS); Note what
+	// happened to it there ("restarted on worker-b").
+	Worker string `json:"worker,omitempty"`
+	Note   string `json:"note,omitempty"`
 
 	Status Status `json:"status"`
 	// Session is SessionOpen from the agent's subagent.start to its

@@ -168,6 +168,9 @@ func stepSubagentStart(r Record, e event.Event) Record {
 	if d.Backend != "" {
 		r.Backend = d.Backend
 	}
+	if d.Worker != "" {
+		r.Worker = d.Worker
+	}
 	if d.Worktree != "" {
 		r.Worktree = d.Worktree
 	}
@@ -197,6 +200,10 @@ func stepSubagentUpdate(r Record, e event.Event) Record {
 	r.ToolUses = d.ToolUses
 	r.CurrentTool = d.CurrentTool
 	r.Usage = d.Usage
+	if d.Worker != "" {
+		r.Worker = d.Worker
+	}
+	r.Note = d.Note
 	// Progress says only whether the agent waits for a slot; approvals it
 	// waits for come from permission events (State).
 	r.Waiting = ""

@@ -552,3 +552,23 @@ func TestStepLeavesZeroRecordZeroExceptOnCreation(t *testing.T) {
 		}
 	}
 }
+
+func TestARemoteAgentsRecordKeepsItsWorkerAndTheLatestNote(t *testing.T) {
+	st := applyAll(
+		taskStart("c1", `{"description":"d","prompt":"p"}`, at(0)),
+		subStart("gp-1", "c1", event.SubagentStartData{AgentType: "general-purpose", Worker: "worker-a"}, at(1)),
+		subUpdate("gp-1", event.SubagentUpdateData{Worker: "worker-a", Note: "waiting for worker-a: no word for 1s"}, at(2)),
+		subUpdate("gp-1", event.SubagentUpdateData{Worker: "worker-b", Note: "restarted on worker-b", ToolUses: 1}, at(3)),
+	)
+	r, ok := st.Get("gp-1")
+	if !ok {
+		t.Fatal("no record")
+	}
+	if r.Worker != "worker-b" || r.Note != "restarted on worker-b" || r.Status != Running {
+		t.Fatalf("record worker %q note %q status %s, want worker-b, restarted on worker-b, running", r.Worker, r.Note, r.Status)
+	}
+	st.Apply(subUpdate("gp-1", event.SubagentUpdateData{Worker: "worker-b", ToolUses: 2}, at(4)))
+	if r, _ := st.Get("gp-1"); r.Note != "" || r.Worker != "worker-b" {
+		t.Fatalf("after an update without a note: note %q worker %q, want none and worker-b", r.Note, r.Worker)
+	}
+}

@@ -40,7 +40,7 @@ func StartsAgents(args []string) bool {
 		return true
 	}
 	switch args[0] {
-	case "run", "acp":
+	case "run", "acp", "worker":
 		return true
 	case "help", "-h", "--help", "--version":
 		return false

@@ -72,20 +72,25 @@ func (t *Tree) Close(grace time.Duration) {
 // nothing left to reap (a child of ours that Wait already collected) costs
 // one system call, not a read of every process in /proc; list (zombieChildren)
 // is read only when a zombie somebody will wait for hides the others.
+//
+// Which pids are ours is read after the zombies are seen, never before: a
+// child started meanwhile has its pidfd from birth (clone3) until its
+// Wait is done, so it is then known, however briefly it lived.
 func reapOrphans(self int, list func(parent int) []int) {
-	owned := pidfdTargets()
 	for {
 		_, pid := peekChild()
 		if pid == 0 {
 			return
 		}
-		if owned[pid] {
+		if pidfdTargets()[pid] {
 			break
 		}
 		var ws syscall.WaitStatus
 		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 	}
-	for _, pid := range list(self) {
+	zombies := list(self)
+	owned := pidfdTargets()
+	for _, pid := range zombies {
 		if owned[pid] {
 			continue
 		}

@@ -215,3 +215,35 @@ func TestReapOrphansReadsProcOnlyWhenAZombieIsWaitedForElsewhere(t *testing.T) {
 		t.Fatalf("%d scans, Wait %v; want one scan and exit status 5 for Wait", c.n, err)
 	}
 }
+
+func TestChildrenStartedWhileOrphansAreReapedStayWaitable(t *testing.T) {
+	// Many short children of our own start and exit while reapOrphans
+	// runs over and over (a busy worker's git commands under the
+	// reaper): none may be reaped behind its Wait's back.
+	stop := make(chan struct{})
+	reaping := make(chan struct{})
+	go func() {
+		defer close(reaping)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				reapOrphans(os.Getpid(), zombieChildren)
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-reaping
+	}()
+	errs := make(chan error, 200)
+	for range 200 {
+		go func() { errs <- exec.Command("true").Run() }()
+	}
+	for range 200 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a child of our own lost its exit status: %v", err)
+		}
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -60,6 +61,8 @@ type Config struct {
 	// type names another backend (a mixed tree); nil: those types fail to
 	// start, saying so.
 	Backends backend.Factory
+	// Remote, when set, sends the sub-agents it takes to NATS workers.
+	Remote *remote.Dispatcher
 	// Journal records the run (the session store); nil records nothing.
 	Journal Journal
 	// Resume continues a stored session (SessionID is its id): the native
@@ -172,7 +175,7 @@ func Open(cfg Config) (*Runtime, error) {
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
-		Warn: cfg.Warn,
+		Warn: cfg.Warn, Remote: cfg.Remote,
 		FileTools: func(root string) *tools.Set {
 			ws := cfg.Workspace
 			ws.Root = root
@@ -231,6 +234,13 @@ func Open(cfg Config) (*Runtime, error) {
 		case event.UsageUpdate:
 			if external {
 				r.meterExternal(e)
+			}
+		case event.ToolComplete:
+			if cfg.Remote != nil {
+				// A tool may have changed files: tasks sent from now on
+				// carry a new snapshot, taken at once when the lead's own
+				// next model request follows.
+				cfg.Remote.Changed(e.AgentID == LeadID)
 			}
 		}
 	})
@@ -313,6 +323,9 @@ type input struct {
 
 // Submit queues a user prompt for the lead.
 func (r *Runtime) Submit(prompt string) {
+	if r.cfg.Remote != nil {
+		r.cfg.Remote.Changed(true) // the user may have edited files meanwhile
+	}
 	if r.cfg.Journal != nil {
 		r.cfg.Journal.Prompt(prompt)
 	}

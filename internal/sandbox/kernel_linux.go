@@ -85,12 +85,12 @@ func newKernel(rules []rule, network bool) (*kernel, error) {
 	case abi == 2:
 		handled = accessABI2
 	}
-	attr := unix.LandlockRulesetAttr{Access_fs: handled}
+	attr := rulesetAttr{handledFS: handled}
 	if abi >= scopeABI {
 		// Commands cannot signal processes outside their sandbox (Atomic)
 		// nor connect to abstract Unix sockets bound outside it (a
 		// session bus, a desktop, another program's control socket).
-		attr.Scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 	}
 	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
 	if errno != 0 {
@@ -155,6 +155,15 @@ func addRule(ruleset int, path string, access, handled uint64) error {
 		return fmt.Errorf("sandbox rule for %s: %w", path, errno)
 	}
 	return nil
+}
+
+// rulesetAttr is struct landlock_ruleset_attr up to the ABI this package
+// uses (v6: scoped). Our own copy: x/sys's grows with newer ABIs and has
+// renamed its fields; the kernel takes any size it knows a prefix of.
+type rulesetAttr struct {
+	handledFS  uint64
+	handledNet uint64
+	scoped     uint64
 }
 
 func (k *kernel) close() {

@@ -24,6 +24,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/usage"
 )
@@ -85,6 +86,9 @@ type Config struct {
 	// Warn is told what a sub-agent starts without (MCP tools of a server
 	// not up); it must not block.
 	Warn func(string)
+	// Remote, when set, sends the agent types it takes to workers on
+	// other machines (NATS).
+	Remote *remote.Dispatcher
 }
 
 // Agents reads the lifecycle reducer's records.
@@ -265,7 +269,10 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	}
 	t := r.task
 	t.Spec = spec
-	set, err := m.isolate(ctx, t, r.set)
+	set, err := r.set, error(nil)
+	if !m.remote(t) { // a worker isolates its tasks itself; changes come back as a branch
+		set, err = m.isolate(ctx, t, r.set)
+	}
 	if err != nil {
 		r.ticket.abandon()
 		return nil, err
@@ -296,12 +303,11 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	m.wg.Add(1)
 	m.mu.Unlock()
 
-	m.emit(t, event.SubagentStart, event.SubagentStartData{
-		AgentType: t.Type.Name, Description: spec.Description, Prompt: spec.Prompt,
-		Background: spec.Background, Model: t.Model, Backend: cmp.Or(t.Type.Backend, backend.Native),
-		Worktree: t.worktreePath(),
-		Sandbox:  m.sandboxOf(t),
-	})
+	if !m.remote(t) {
+		// A remote agent's subagent.start waits for the worker that takes
+		// it, which it names (startRemote).
+		m.emitStart(t)
+	}
 	queued := r.ticket.queued()
 	if queued {
 		m.update(t, lifecycle.WaitingSlot)
@@ -321,6 +327,15 @@ func (m *Manager) sandboxOf(t *Task) string {
 		return ""
 	}
 	return m.cfg.Sandbox
+}
+
+// emitStart announces t's session.
+func (m *Manager) emitStart(t *Task) {
+	m.emit(t, event.SubagentStart, event.SubagentStartData{
+		AgentType: t.Type.Name, Description: t.Spec.Description, Prompt: t.Spec.Prompt,
+		Background: t.Spec.Background, Model: t.Model, Backend: cmp.Or(t.Type.Backend, backend.Native),
+		Worktree: t.worktreePath(), Worker: t.workerName(), Sandbox: m.sandboxOf(t),
+	})
 }
 
 // nameLocked gives the next id of agent type typ (<type>-<n>); m.mu is
@@ -369,6 +384,9 @@ func (m *Manager) emit(t *Task, typ event.Type, data any) {
 func (m *Manager) update(t *Task, waiting string) {
 	d := t.progress()
 	d.Waiting = waiting
+	if m.remote(t) && !t.started.Load() {
+		return // announced once a worker takes it
+	}
 	m.emit(t, event.SubagentUpdate, d)
 }
 
@@ -410,6 +428,9 @@ func (m *Manager) runSession(ctx context.Context, t *Task, set *tools.Set) (res 
 			err = fmt.Errorf("sub-agent %s panicked: %v", t.ID, p)
 		}
 	}()
+	if m.remote(t) {
+		return m.runRemote(ctx, t)
+	}
 	if t.Type.External() {
 		return m.runBackend(ctx, t)
 	}
@@ -462,6 +483,9 @@ func (m *Manager) finish(ctx context.Context, t *Task, res *agent.Result, err er
 		} else {
 			out.Error += note
 		}
+	}
+	if m.remote(t) && t.started.CompareAndSwap(false, true) {
+		m.emitStart(t) // no worker took it: its record still needs its session
 	}
 	if m.cfg.OnFinish != nil {
 		m.cfg.OnFinish(t, out)

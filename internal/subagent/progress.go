@@ -15,10 +15,13 @@ type progressSink struct {
 	// when the CLI may have a turn to carry or one of its own sub-agents
 	// ended (runBackend waits on it).
 	wake chan struct{}
+	// meter: the events come from elsewhere (a CLI, a remote worker), so
+	// their usage is added to the meter here.
+	meter bool
 }
 
 func (p *progressSink) Emit(e event.Event) {
-	if p.wake != nil {
+	if p.wake != nil || p.meter {
 		e = p.m.cfg.Meter.External(e)
 	}
 	p.m.cfg.Sink.Emit(e)

@@ -60,6 +60,18 @@ type Task struct {
 	currentTool string
 	usage       event.Usage
 	iso         *isolation // nil: not isolated
+	// worker and note: the remote worker running the task and what its
+	// row says about it; started is set once its subagent.start is out.
+	worker  string
+	note    string
+	started atomic.Bool
+}
+
+// workerName is the remote worker running t ("" when local or not taken).
+func (t *Task) workerName() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.worker
 }
 
 // tree is t's worktree, nil when it is not isolated.
@@ -94,7 +106,8 @@ func (t *Task) Claimed() bool { return t.claimed.Load() }
 func (t *Task) progress() event.SubagentUpdateData {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return event.SubagentUpdateData{CurrentTool: t.currentTool, ToolUses: t.toolUses, Usage: t.usage}
+	return event.SubagentUpdateData{CurrentTool: t.currentTool, ToolUses: t.toolUses, Usage: t.usage,
+		Worker: t.worker, Note: t.note}
 }
 
 // Outcome is how a task ended, as its subagent.complete reports it.

@@ -132,7 +132,8 @@ func renderAgentTree(st *lifecycle.State, v treeView) []string {
 }
 
 // agentRow is the first line of an agent's row after its connector: status
-// dot, type, description, tool uses and elapsed time.
+// dot, type (its backend and worker where they matter), description, tool
+// uses and elapsed time.
 func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
 	var b strings.Builder
 	b.WriteString(v.Theme.StatusStyle(r.Status).Render(dot))
@@ -140,6 +141,9 @@ func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
 	b.WriteString(v.Theme.bold().Render(r.Name))
 	if v.Backends && r.Backend != "" {
 		b.WriteString(v.Theme.muted().Render(" [" + r.Backend + "]"))
+	}
+	if r.Worker != "" { // a remote worker runs it (NATS)
+		b.WriteString(v.Theme.muted().Render(" @" + r.Worker))
 	}
 	b.WriteString(worktreeTag(r, v.Theme))
 	b.WriteString(v.Theme.muted().Render(sandboxTag(r.Sandbox)))

@@ -271,3 +271,19 @@ func TestTheLeadsBackendComesFromItsSessionStart(t *testing.T) {
 		}
 	}
 }
+
+func TestARemoteAgentsRowNamesItsWorkerAndSaysItWasRestarted(t *testing.T) {
+	start := subStart(at(0), "general-purpose-1", "c1", "general-purpose", "Do it", false)
+	d := start.Data.(event.SubagentStartData)
+	d.Worker = "worker-a"
+	start.Data = d
+	st := stateOf(start, event.Event{Type: event.SubagentUpdate, Time: at(1), AgentID: "general-purpose-1",
+		Data: event.SubagentUpdateData{Worker: "worker-b", Note: "restarted on worker-b"}})
+	lines := renderAgentTree(st, treeView{Now: at(3), Width: 120, Theme: DefaultTheme()})
+	want := `● Running 1 general-purpose agent… (ctrl+o to expand)
+└─ ● general-purpose @worker-b · Do it · 0 tool uses · 3s
+     ╰ restarted on worker-b`
+	if diff := cmp.Diff(want, ansi.Strip(strings.Join(lines, "\n"))); diff != "" {
+		t.Errorf("remote agent's row (-want +got):\n%s", diff)
+	}
+}

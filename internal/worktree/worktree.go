@@ -87,6 +87,14 @@ func git(ctx context.Context, dir string, env []string, args ...string) (string,
 }
 
 func gitIn(ctx context.Context, dir string, env []string, stdin []byte, args ...string) (string, error) {
+	out, err := Git(ctx, dir, env, stdin, args...)
+	return strings.TrimRight(string(out), "\n"), err
+}
+
+// Git runs git in dir with stdin (nil: none) and extra environment, and
+// returns its standard output as is (a binary patch stays whole); the
+// error carries git's standard error.
+func Git(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -100,9 +108,9 @@ func gitIn(ctx context.Context, dir string, env []string, stdin []byte, args ...
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("git %s: %s: %w", args[0], msg, err)
+		return nil, fmt.Errorf("git %s: %s: %w", args[0], msg, err)
 	}
-	return strings.TrimRight(out.String(), "\n"), nil
+	return out.Bytes(), nil
 }
 
 // TopLevel returns the top level of the repository holding dir, or an
@@ -434,4 +442,14 @@ func conflictFiles(msg string) []string {
 		}
 	}
 	return out
+}
+
+// Apply writes patch (git diff --binary, as a remote worker returns an
+// agent's changes) onto the filled worktree's files, all or nothing; the
+// changes are committed by Finish like an agent's own.
+func (t *Tree) Apply(ctx context.Context, patch []byte) error {
+	if _, err := gitIn(ctx, t.Path, nil, patch, "apply", "--binary", "--whitespace=nowarn", "-"); err != nil {
+		return fmt.Errorf("applying the changes of %s: %w", t.ID, err)
+	}
+	return nil
 }

@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/observe"
+	"github.com/atomic-agent/atomic/internal/remote"
+	"github.com/atomic-agent/atomic/internal/runtime"
+)
+
+// natsFlags connect a lead or a worker to NATS.
+type natsFlags struct {
+	url, tasks          string
+	creds               string
+	tlsCA, tlsCert, key string
+	heartbeat           time.Duration
+	attempts, replicas  int
+}
+
+func (n *natsFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&n.url, "nats", "", "NATS server `URL` with JetStream: task sub-agents run on remote workers (atomic worker); also nats_url in config")
+	fs.StringVar(&n.tasks, "nats-tasks", "all", "which task sub-agents go to the workers: all, or runs_on (the agent types whose file says runs_on: workers)")
+	fs.StringVar(&n.creds, "nats-creds", "", "NATS credentials `FILE`")
+	fs.StringVar(&n.tlsCA, "nats-tls-ca", "", "CA `FILE` that signs the NATS server's certificate")
+	fs.StringVar(&n.tlsCert, "nats-tls-cert", "", "client certificate `FILE` for NATS (with --nats-tls-key)")
+	fs.StringVar(&n.key, "nats-tls-key", "", "client key `FILE` for NATS")
+	fs.DurationVar(&n.heartbeat, "nats-heartbeat", remote.DefaultHeartbeat, "how often lead and workers say they are alive; one silent for 3 is taken for gone")
+	fs.IntVar(&n.attempts, "nats-attempts", remote.DefaultMaxAttempts, "workers a task is given before it ends in an error (lead)")
+	fs.IntVar(&n.replicas, "nats-replicas", 1, "replicas of the task stream and patch store (3 on a 3-node cluster)")
+}
+
+// options are the remote options the flags (and url, when the flag is not
+// given) describe.
+func (n *natsFlags) options(url, workspace string) (remote.Options, error) {
+	o := remote.Options{URL: url, Heartbeat: n.heartbeat, MaxAttempts: n.attempts, Replicas: n.replicas, Workspace: workspace}
+	switch n.tasks {
+	case "all":
+		o.All = true
+	case "runs_on":
+	default:
+		return o, fmt.Errorf("--nats-tasks %q: use all or runs_on", n.tasks)
+	}
+	if n.heartbeat <= 0 {
+		return o, fmt.Errorf("--nats-heartbeat: must be more than 0, got %s", n.heartbeat)
+	}
+	if n.replicas < 1 || n.replicas > 5 {
+		return o, fmt.Errorf("--nats-replicas: must be 1 to 5, got %d", n.replicas)
+	}
+	if n.attempts < 1 {
+		return o, fmt.Errorf("--nats-attempts: must be at least 1, got %d", n.attempts)
+	}
+	if n.creds != "" {
+		o.NATS = append(o.NATS, nats.UserCredentials(n.creds))
+	}
+	if n.tlsCA != "" {
+		o.NATS = append(o.NATS, nats.RootCAs(n.tlsCA))
+	}
+	if (n.tlsCert == "") != (n.key == "") {
+		return o, errors.New("--nats-tls-cert and --nats-tls-key go together")
+	}
+	if n.tlsCert != "" {
+		o.NATS = append(o.NATS, nats.ClientCert(n.tlsCert, n.key))
+	}
+	return o, nil
+}
+
+// dialNATS connects the lead to the workers' NATS server when --nats or
+// nats_url names one; s.remote is then set, and the caller closes it.
+func (c *common) dialNATS(ctx context.Context, ios IOStreams, s *setup) error {
+	url := c.nats.url
+	if url == "" {
+		url = s.file.NATSURL
+	}
+	if url == "" {
+		return nil
+	}
+	o, err := c.nats.options(url, ios.Dir)
+	if err != nil {
+		return err
+	}
+	d, err := remote.Dial(ctx, o)
+	if err != nil {
+		return err
+	}
+	s.remote = d
+	return nil
+}
+
+// closeNATS closes the lead's connection, if any.
+func (s *setup) closeNATS() {
+	if s.remote != nil {
+		_ = s.remote.Close()
+	}
+}
+
+const natsSynopsis = `Usage: atomic nats --listen HOST:PORT [--store DIR]
+
+Runs a NATS server with JetStream in this process, for trying remote
+workers (atomic worker) on one machine or a LAN without installing NATS.
+`
+
+func runNATS(ctx context.Context, args []string, ios IOStreams) int {
+	fs := flag.NewFlagSet("atomic nats", flag.ContinueOnError)
+	var listen, store string
+	fs.StringVar(&listen, "listen", "127.0.0.1:4222", "client address `HOST:PORT`")
+	fs.StringVar(&store, "store", "", "JetStream data `DIR` (default: nats/ under the state dir, $XDG_STATE_HOME/atomic)")
+	var c common
+	if code, ok := c.parse(fs, args, ios, natsSynopsis); !ok {
+		return code
+	}
+	if store == "" {
+		dir, err := observe.StateDir(ios.Getenv)
+		if err != nil {
+			fmt.Fprintf(ios.Err, "atomic nats: %v (give --store)\n", err)
+			return 2
+		}
+		store = filepath.Join(dir, "nats")
+	}
+	srv, err := remote.StartServer(remote.ServerConfig{Listen: listen, Store: store})
+	if err != nil {
+		fmt.Fprintf(ios.Err, "atomic nats: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(ios.Err, "nats listening on %s (JetStream data in %s)\n", srv.URL(), store)
+	<-ctx.Done()
+	srv.Close()
+	return 0
+}
+
+const workerSynopsis = `Usage: atomic worker --nats URL --workspace DIR [--name NAME] [--concurrency N] [provider flags]
+
+Pulls sub-agent tasks from the NATS work queue and runs each in a worktree
+of DIR (this machine's clone of the lead's repository) at the lead's
+commit with the lead's uncommitted changes, with this machine's provider
+settings and keys. Prints "worker NAME ready" on stderr once subscribed.
+`
+
+func runWorker(ctx context.Context, args []string, ios IOStreams) int {
+	fs := flag.NewFlagSet("atomic worker", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	var workspace, name string
+	var concurrency int
+	fs.StringVar(&workspace, "workspace", "", "this worker's clone of the lead's repository (default: the current directory)")
+	fs.StringVar(&name, "name", "", "the worker's name in the lead's events (default: host name and pid)")
+	fs.IntVar(&concurrency, "concurrency", 1, "tasks run at once")
+	if code, ok := c.parse(fs, args, ios, workerSynopsis); !ok {
+		return code
+	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(ios.Err, "atomic worker: %v\n", err)
+		return code
+	}
+	if fs.NArg() > 0 {
+		return fail(2, fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	if concurrency < 1 {
+		return fail(2, fmt.Errorf("--concurrency: must be at least 1, got %d", concurrency))
+	}
+	if workspace == "" {
+		workspace = ios.Dir
+	}
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return fail(2, err)
+	}
+	ios.Dir = ws
+	ios.Err = &lockedWriter{w: ios.Err}
+	s, err := c.resolve(ios, nil)
+	if err != nil {
+		return fail(2, err)
+	}
+	if err := c.buildProvider(ios, s); err != nil {
+		return fail(2, err)
+	}
+	url := c.nats.url
+	if url == "" {
+		url = s.file.NATSURL
+	}
+	if url == "" {
+		return fail(2, errors.New("no NATS server: give --nats URL (or nats_url in config)"))
+	}
+	o, err := c.nats.options(url, "")
+	if err != nil {
+		return fail(2, err)
+	}
+	if name == "" {
+		name = remote.DefaultName()
+	}
+	err = remote.Serve(ctx, remote.WorkerConfig{Options: o, Name: name, Workspace: ws, Concurrency: concurrency,
+		Run:   agentRunner(&c, s),
+		Log:   func(l string) { fmt.Fprintln(ios.Err, l) },
+		Ready: func() { fmt.Fprintf(ios.Err, "worker %s ready\n", name) },
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fail(1, err)
+	}
+	return 0
+}
+
+// agentRunner runs a task as a native sub-agent with this machine's
+// provider, permission flags and tools rooted in the task's worktree,
+// which is made before its first tool runs.
+func agentRunner(c *common, s *setup) remote.Runner {
+	return func(ctx context.Context, t remote.Task, dir string, prepare func() error, sink event.Sink) (*agent.Result, error) {
+		ws := s.workspace
+		ws.Root = dir
+		set := runtime.CoreTools(ws)
+		if t.Tools != nil {
+			only, err := set.Only(t.Tools...)
+			if err != nil {
+				return nil, fmt.Errorf("agent type %s: %w", t.AgentType, err)
+			}
+			set = only
+		}
+		system := runtime.SubagentSystemPrompt(ws, s.memory.Prompt())
+		if p := strings.TrimSpace(t.System); p != "" {
+			system += "\n\n" + p
+		}
+		ctx, fail := context.WithCancelCause(ctx)
+		defer fail(nil)
+		sink = &preparing{Sink: sink, id: t.ID, prepare: prepare, fail: fail}
+		sess := agent.New(agent.Config{SessionID: t.SessionID, ID: t.ID, ParentID: t.ParentID, Name: t.AgentType,
+			Provider: s.prov, Model: s.ps.Model, System: system, Tools: set, Gate: s.gate, Sink: sink,
+			MaxTurns: c.maxTurns})
+		res, err := sess.Run(ctx, t.Prompt)
+		var pe prepareError
+		if err != nil && errors.As(context.Cause(ctx), &pe) {
+			return nil, pe.err
+		}
+		return res, err
+	}
+}
+
+// preparing makes the agent's worktree when its first tool starts: the
+// tool runs once its tool.start is out. A worktree that cannot be made
+// ends the agent with the reason.
+type preparing struct {
+	event.Sink
+	id      string
+	prepare func() error
+	fail    context.CancelCauseFunc
+}
+
+type prepareError struct{ err error }
+
+func (e prepareError) Error() string { return e.err.Error() }
+
+func (p *preparing) Emit(e event.Event) {
+	if e.Type == event.ToolStart && e.AgentID == p.id {
+		if err := p.prepare(); err != nil {
+			p.fail(prepareError{err})
+		}
+	}
+	p.Sink.Emit(e)
+}

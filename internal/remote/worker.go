@@ -1,0 +1,374 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/worktree"
+)
+
+// Runner runs one task's agent with its tools rooted in dir, its events
+// going to sink. The worker's own provider, model and keys are the
+// runner's: nothing of them travels. dir is made on the first call of
+// prepare, which the runner makes before the agent's first tool runs: an
+// agent that answers without a tool costs no checkout.
+type Runner func(ctx context.Context, t Task, dir string, prepare func() error, sink event.Sink) (*agent.Result, error)
+
+// WorkerConfig is one worker process.
+type WorkerConfig struct {
+	Options
+	// Name is the worker's name in the lead's events (default host-pid).
+	Name string
+	// Workspace is the worker's clone of the lead's repository.
+	Workspace string
+	// Concurrency is how many tasks it runs at once (default 1).
+	Concurrency int
+	Run         Runner
+	// Log is told what the worker does, one line at a time.
+	Log func(string)
+	// Ready is called once the worker pulls tasks.
+	Ready func()
+}
+
+// DefaultName is a worker's name when none is given: host and pid.
+func DefaultName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
+// Worker pulls tasks and runs them.
+type Worker struct {
+	cfg   WorkerConfig
+	nc    *nats.Conn
+	store jetstream.ObjectStore
+	cons  jetstream.Consumer
+	// gitMu keeps the clone's worktree bookkeeping one at a time.
+	gitMu sync.Mutex
+	// top is the clone's top level; commits lists the commits found in
+	// it (a commit once there stays there).
+	top       string
+	commitsMu sync.Mutex
+	commits   map[string]bool
+}
+
+// hasCommit checks that the clone has commit, once per commit.
+func (w *Worker) hasCommit(ctx context.Context, commit string) error {
+	if commit == "" {
+		return errors.New("the task names no commit of the lead")
+	}
+	w.commitsMu.Lock()
+	ok := w.commits[commit]
+	w.commitsMu.Unlock()
+	if ok {
+		return nil
+	}
+	if _, err := worktree.Git(ctx, w.top, nil, nil, "cat-file", "-e", commit+"^{commit}"); err != nil {
+		return fmt.Errorf("commit %s is not in worker %s's repository %s: push it from the lead and fetch it here (git fetch)", commit, w.cfg.Name, w.top)
+	}
+	w.commitsMu.Lock()
+	w.commits[commit] = true
+	w.commitsMu.Unlock()
+	return nil
+}
+
+// lazyCheckout is a task's worktree, made when its agent first needs it.
+type lazyCheckout struct {
+	w    *Worker
+	t    Task
+	ctx  context.Context
+	path string
+	once sync.Once
+	co   *checkout
+	err  error
+	mu   sync.Mutex
+}
+
+// prepare makes the worktree (once) and says whether it could.
+func (l *lazyCheckout) prepare() error {
+	l.once.Do(func() {
+		var patch []byte
+		if l.t.Patch != "" {
+			var err error
+			if patch, err = l.w.store.GetBytes(l.ctx, l.t.Patch); err != nil {
+				l.err = fmt.Errorf("reading the lead's changes (%s): %w", l.t.Patch, err)
+				return
+			}
+		}
+		co, err := newCheckout(l.ctx, &l.w.gitMu, l.w.top, l.path, l.t.Commit, patch)
+		l.mu.Lock()
+		l.co, l.err = co, err
+		l.mu.Unlock()
+	})
+	return l.err
+}
+
+func (l *lazyCheckout) made() *checkout {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.co
+}
+
+func (l *lazyCheckout) remove() {
+	l.prepareDone()
+	if co := l.made(); co != nil {
+		co.remove()
+	}
+}
+
+// prepareDone waits for a prepare under way (a tool of a cancelled agent).
+func (l *lazyCheckout) prepareDone() {
+	l.once.Do(func() { l.err = errors.New("the task ended") })
+}
+
+// Serve runs the worker until ctx ends; running tasks are cancelled and
+// given back (not acked) so another worker takes them.
+func Serve(ctx context.Context, cfg WorkerConfig) error {
+	if cfg.Name == "" {
+		cfg.Name = DefaultName()
+	}
+	if strings.ContainsAny(cfg.Name, " .*>") {
+		return fmt.Errorf("worker name %q: must not contain spaces, dots, * or >", cfg.Name)
+	}
+	cfg.Concurrency = max(cfg.Concurrency, 1)
+	if cfg.Log == nil {
+		cfg.Log = func(string) {}
+	}
+	if cfg.Run == nil {
+		return errors.New("worker: no runner")
+	}
+	top, err := worktree.TopLevel(ctx, cfg.Workspace)
+	if err != nil {
+		return fmt.Errorf("--workspace %s: %w", cfg.Workspace, err)
+	}
+	nc, js, store, err := connect(ctx, cfg.Options, "atomic worker "+cfg.Name)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	hb := cfg.heartbeat()
+	cons, err := js.CreateOrUpdateConsumer(ctx, Stream, jetstream.ConsumerConfig{Durable: Consumer,
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 3 * hb, MaxDeliver: -1, MaxAckPending: -1})
+	if err != nil {
+		return fmt.Errorf("creating the workers' consumer on %s: %w", Stream, err)
+	}
+	w := &Worker{cfg: cfg, nc: nc, store: store, cons: cons, top: top, commits: map[string]bool{}}
+	if cfg.Ready != nil {
+		cfg.Ready()
+	}
+	var wg sync.WaitGroup
+	for range cfg.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.pull(ctx)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// pull takes one task at a time until ctx ends: a task is fetched only
+// when this slot is free, so none waits in a busy worker's buffer.
+func (w *Worker) pull(ctx context.Context) {
+	for ctx.Err() == nil {
+		msg, err := w.cons.Next(jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			if ctx.Err() == nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+				w.log("pulling tasks: %v", err)
+				select { // the server is away: do not spin
+				case <-ctx.Done():
+				case <-time.After(200 * time.Millisecond):
+				}
+			}
+			continue
+		}
+		w.handle(ctx, msg)
+	}
+}
+
+func (w *Worker) log(format string, args ...any) {
+	w.cfg.Log(fmt.Sprintf("worker %s: ", w.cfg.Name) + fmt.Sprintf(format, args...))
+}
+
+// handle runs one delivery of a task, start to end.
+func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+	var t Task
+	if err := json.Unmarshal(msg.Data(), &t); err != nil || t.Lead == "" || t.ID == "" {
+		w.log("dropped a malformed task: %v", err)
+		_ = msg.Term()
+		return
+	}
+	attempt := 1
+	if md, err := msg.Metadata(); err == nil {
+		attempt = int(md.NumDelivered)
+	}
+	leadHB := time.Duration(t.HeartbeatMS) * time.Millisecond
+	if leadHB <= 0 {
+		leadHB = DefaultHeartbeat
+	}
+	if t.MaxAttempts > 0 && attempt > t.MaxAttempts {
+		w.log("task %s: gave up after %d attempts", t.ID, t.MaxAttempts)
+		w.send(t, Result{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name, GaveUp: true,
+			Error: fmt.Sprintf("gave up after %d attempts: every worker that took the task stopped before finishing it", t.MaxAttempts)}, leadHB)
+		_ = msg.Term()
+		return
+	}
+	if err := w.hasCommit(ctx, t.Commit); err != nil && attempt < t.MaxAttempts {
+		// Another worker may have it: only the last attempt reports it.
+		w.log("task %s: left for another worker: %v", t.ID, err)
+		_ = msg.NakWithDelay(leadHB / 4)
+		return
+	}
+	claim, _ := json.Marshal(Claim{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name})
+	rep, err := w.nc.Request(leadSubject(t.Lead, "claim"), claim, 3*leadHB)
+	var cr ClaimReply
+	if err != nil || json.Unmarshal(rep.Data, &cr) != nil || !cr.Go {
+		reason := cr.Reason
+		if err != nil {
+			reason = "the lead does not answer: " + err.Error()
+		}
+		w.log("task %s: not run: %s", t.ID, reason)
+		_ = msg.Term()
+		return
+	}
+	w.log("task %s: started (attempt %d)", t.ID, attempt)
+	res, why := w.run(ctx, msg, t, attempt, leadHB)
+	switch {
+	case ctx.Err() != nil:
+		w.log("task %s: given back (worker stopping)", t.ID)
+		_ = msg.Nak()
+	case why != "":
+		w.log("task %s: cancelled: %s", t.ID, why)
+		_ = msg.Term()
+	default:
+		w.send(t, res, leadHB)
+		_ = msg.Ack()
+		w.log("task %s: finished (success %v)", t.ID, res.Success)
+	}
+}
+
+// run runs the attempt; why is set when it was cancelled (by the lead, or
+// because the lead went silent).
+func (w *Worker) run(ctx context.Context, msg jetstream.Msg, t Task, attempt int, leadHB time.Duration) (Result, string) {
+	res := Result{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name}
+	tctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	heard := atomic.Int64{}
+	heard.Store(time.Now().UnixNano())
+	hbSub, err := w.nc.Subscribe(leadSubject(t.Lead, "hb"), func(*nats.Msg) { heard.Store(time.Now().UnixNano()) })
+	if err == nil {
+		defer hbSub.Unsubscribe()
+	}
+	cSub, err := w.nc.Subscribe(cancelSubject(t.Lead, t.ID), func(*nats.Msg) { cancel(errors.New("cancelled by the lead")) })
+	if err == nil {
+		defer cSub.Unsubscribe()
+	}
+	beatDone := make(chan struct{})
+	var beats sync.WaitGroup
+	beats.Add(1)
+	go func() {
+		defer beats.Done()
+		tick := time.NewTicker(min(w.cfg.heartbeat(), leadHB))
+		defer tick.Stop()
+		beat, _ := json.Marshal(Beat{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name})
+		for {
+			select {
+			case <-beatDone:
+				return
+			case <-tick.C:
+			}
+			_ = msg.InProgress()
+			_ = w.nc.Publish(leadSubject(t.Lead, "beat"), beat)
+			if time.Since(time.Unix(0, heard.Load())) > 3*leadHB {
+				cancel(errors.New("the lead stopped its heartbeat"))
+			}
+		}
+	}()
+	defer func() {
+		close(beatDone)
+		beats.Wait()
+	}()
+
+	if err := w.hasCommit(tctx, t.Commit); err != nil {
+		res.Error = err.Error()
+		return res, cancelled(tctx)
+	}
+	co := &lazyCheckout{w: w, t: t, ctx: tctx, path: checkoutPath(w.top, fmt.Sprintf("%s-%s-%d", t.Lead, t.ID, attempt))}
+	defer co.remove()
+	sink := &publisher{nc: w.nc, subj: leadSubject(t.Lead, "ev"), task: t.ID, attempt: attempt}
+	out, err := w.cfg.Run(tctx, t, co.path, co.prepare, sink)
+	if why := cancelled(tctx); why != "" {
+		return res, why
+	}
+	if err != nil {
+		res.Error = err.Error()
+		return res, ""
+	}
+	res.Success, res.Text, res.Usage, res.Turns = true, out.Text, out.Usage, out.Turns
+	if co.made() == nil {
+		return res, "" // no tool ran: nothing changed
+	}
+	diff, err := co.made().diff(tctx)
+	if err != nil {
+		res.Success, res.Error = false, fmt.Sprintf("reading the agent's changes: %v", err)
+		return res, ""
+	}
+	if len(diff) > 0 {
+		name := fmt.Sprintf("result-%s-%s-%d", t.Lead, t.ID, attempt)
+		if _, err := w.store.PutBytes(tctx, name, diff); err != nil {
+			res.Success, res.Error = false, fmt.Sprintf("storing the agent's changes: %v", err)
+			return res, ""
+		}
+		res.Patch = name
+	}
+	return res, ""
+}
+
+// cancelled says why ctx was cancelled ("" when it was not).
+func cancelled(ctx context.Context) string {
+	if ctx.Err() == nil {
+		return ""
+	}
+	if c := context.Cause(ctx); c != nil {
+		return c.Error()
+	}
+	return ctx.Err().Error()
+}
+
+// send gives the lead the attempt's result and waits for its word (a lead
+// that is gone or has another attempt's result just does not take it).
+func (w *Worker) send(t Task, r Result, leadHB time.Duration) {
+	b, _ := json.Marshal(r)
+	if _, err := w.nc.Request(leadSubject(t.Lead, "result"), b, 3*leadHB); err != nil {
+		w.log("task %s: the lead did not take the result: %v", t.ID, err)
+	}
+}
+
+// publisher sends one attempt's events to its lead.
+type publisher struct {
+	nc      *nats.Conn
+	subj    string
+	task    string
+	attempt int
+}
+
+func (p *publisher) Emit(e event.Event) {
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	b, _ := json.Marshal(Envelope{Task: p.task, Attempt: p.attempt, Event: raw})
+	_ = p.nc.Publish(p.subj, b)
+}
