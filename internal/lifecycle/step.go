@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"time"
@@ -156,27 +157,11 @@ func stepSubagentStart(r Record, e event.Event) Record {
 	if t := strings.TrimSpace(d.AgentType); t != "" {
 		r.Name = DisplayName(t)
 	}
-	if d.Description != "" {
-		r.Description = d.Description
-	}
-	if d.Prompt != "" {
-		r.Prompt = d.Prompt
-	}
-	if d.Model != "" {
-		r.Model = d.Model
-	}
-	if d.Backend != "" {
-		r.Backend = d.Backend
-	}
-	if d.Worker != "" {
-		r.Worker = d.Worker
-	}
-	if d.Worktree != "" {
-		r.Worktree = d.Worktree
-	}
-	if d.Sandbox != "" {
-		r.Sandbox = d.Sandbox
-	}
+	// What the start names fills in; what it leaves out keeps the eager
+	// record's value.
+	r.Description, r.Prompt, r.Model = cmp.Or(d.Description, r.Description), cmp.Or(d.Prompt, r.Prompt), cmp.Or(d.Model, r.Model)
+	r.Backend, r.Worker = cmp.Or(d.Backend, r.Backend), cmp.Or(d.Worker, r.Worker)
+	r.Worktree, r.Sandbox = cmp.Or(d.Worktree, r.Worktree), cmp.Or(d.Sandbox, r.Sandbox)
 	if d.Background && !r.Background {
 		r.Background = true
 		if r.Status.Active() {
