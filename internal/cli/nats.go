@@ -180,6 +180,7 @@ func runWorker(ctx context.Context, args []string, ios IOStreams) int {
 	if err != nil {
 		return fail(2, err)
 	}
+	defer s.sandbox.Close() // its temp dir goes with the worker
 	if err := c.buildProvider(ios, s); err != nil {
 		return fail(2, err)
 	}
