@@ -64,7 +64,11 @@ type isolation struct {
 // is under way; the agent's tools wait for it (awaitFilled). A failed
 // fill cancels the task: its tools must not run in a partial tree.
 func (iso *isolation) fill(ctx context.Context, t *Task) {
-	if err := iso.tree.Checkout(ctx); err != nil {
+	// The checkout runs to its end even when the task is cancelled: a
+	// killed git leaves its checkout workers writing into the tree and the
+	// worktree's branch held, so the removal at the end could not delete
+	// it (it takes a fraction of a second).
+	if err := iso.tree.Checkout(context.WithoutCancel(ctx)); err != nil {
 		iso.fillErr = err
 		if ctx.Err() == nil {
 			iso.fillFailed = true
