@@ -39,10 +39,11 @@ type Message struct {
 	Parts []Part `json:"parts"`
 }
 
-// Part is a piece of a message: text, a tool call (assistant) or a tool
-// result (user). Exactly one of its fields is set.
+// Part is a piece of a message: text, an image (user), a tool call
+// (assistant) or a tool result (user). Exactly one of its fields is set.
 type Part struct {
 	Text       string      `json:"text,omitempty"`
+	Image      *Image      `json:"image,omitempty"`
 	ToolCall   *ToolCall   `json:"tool_call,omitempty"`
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
 }
@@ -62,7 +63,7 @@ type ToolResult struct {
 	Images     []Image `json:"images,omitempty"`
 }
 
-// Image is a picture carried in a tool result.
+// Image is a picture in a user message or a tool result.
 type Image struct {
 	MediaType string `json:"media_type"`
 	Data      []byte `json:"data"` // raw bytes (base64 in JSON)
