@@ -69,6 +69,10 @@ type Image struct {
 	Data      []byte `json:"data"` // raw bytes (base64 in JSON)
 }
 
+// TakesImages reports whether the provider named name sends images in
+// user messages to its model (the demo model reads text only).
+func TakesImages(name string) bool { return name == "anthropic" || name == "openai" }
+
 // ToolSpec describes a tool offered to the model.
 type ToolSpec struct {
 	Name        string          `json:"name"`

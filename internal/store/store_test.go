@@ -506,3 +506,25 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
+
+func TestHistoryKeepsAUserMessagesImageBetweenItsTexts(t *testing.T) {
+	path := dbPath(t)
+	want := []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{
+		{Text: "what is in"}, {Image: &provider.Image{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x01")}}, {Text: "this?"}}}}
+	r := Record(path, Options{}, meta("s1"), nil)
+	r.History("lead", want)
+	r.Close()
+	ctx := context.Background()
+	st, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got, ok, err := st.LoadHistory(ctx, "s1", "lead")
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("lead's history (-want +got):\n%s", diff)
+	}
+}
