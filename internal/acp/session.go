@@ -10,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 // notifier is the part of the client connection a session talks to.
@@ -202,7 +203,7 @@ func (s *session) flush(ctx context.Context) {
 // ctx) ends cancelled. Background sub-agents go on after it returns; their
 // updates follow. A prompt sent while another runs waits for it: the SDK
 // has cancelled the earlier one by then, as the protocol wants.
-func (s *session) prompt(ctx context.Context, text string) (sdk.StopReason, error) {
+func (s *session) prompt(ctx context.Context, text string, images []provider.Image) (sdk.StopReason, error) {
 	s.turn.Lock()
 	defer s.turn.Unlock()
 	if ctx.Err() != nil {
@@ -212,7 +213,7 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.StopReason, erro
 	s.mu.Lock()
 	s.waiter, s.cancelled = w, false
 	s.mu.Unlock()
-	s.run.Runtime.Submit(text)
+	s.run.Runtime.SubmitImages(text, images)
 	select {
 	case te := <-w:
 		return stopReason(te)
