@@ -42,7 +42,7 @@ func TestACPAdvertisesImagePromptsOnlyForANativeLeadOverAProviderThatTakesThem(t
 	}
 }
 
-func TestACPPromptsPNGReachesTheModelAndALoadedSessionNotesIt(t *testing.T) {
+func TestACPPromptsPNGReachesTheModelAndALoadedSessionReplaysItAsAnImageChunk(t *testing.T) {
 	srv := server(t, `rules: [{name: saw, respond: {text: "a red dot"}}]`)
 	home, dir := t.TempDir(), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -76,13 +76,28 @@ func TestACPPromptsPNGReachesTheModelAndALoadedSessionNotesIt(t *testing.T) {
 	if _, err := second.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: s.SessionId, Cwd: dir, McpServers: []sdk.McpServer{}}); err != nil {
 		t.Fatalf("session/load: %v", err)
 	}
-	var user strings.Builder
+	var (
+		user   strings.Builder
+		images []loopback.LogImage
+	)
 	for _, u := range client.seen() {
-		if c := u.n.Update.UserMessageChunk; c != nil && c.Content.Text != nil {
+		c := u.n.Update.UserMessageChunk
+		switch {
+		case c == nil:
+		case c.Content.Text != nil:
 			user.WriteString(c.Content.Text.Text)
+		case c.Content.Image != nil:
+			data, err := base64.StdEncoding.DecodeString(c.Content.Image.Data)
+			if err != nil {
+				t.Fatalf("replayed image data: %v", err)
+			}
+			images = append(images, loopback.LogImage{MediaType: c.Content.Image.MimeType, Data: data})
 		}
 	}
-	if got := user.String(); got != "what is in this picture? [1 image]" {
-		t.Errorf("replayed user message %q; want the prompt's text with a note of its image", got)
+	if got := user.String(); got != "what is in this picture?" {
+		t.Errorf("replayed user text %q; want the prompt's text", got)
+	}
+	if diff := cmp.Diff([]loopback.LogImage{{MediaType: "image/png", Data: png}}, images); diff != "" {
+		t.Errorf("replayed user images (-want +got):\n%s", diff)
 	}
 }

@@ -40,10 +40,12 @@ type Spec struct {
 	Files Files
 }
 
-// Prompt is a user prompt of a stored session.
+// Prompt is a user prompt of a stored session, with its images when the
+// lead's history still has them (see RestoreImages).
 type Prompt struct {
-	Text string
-	Time time.Time
+	Text   string
+	Time   time.Time
+	Images []provider.Image
 }
 
 // Run is an opened run of Atomic for one session.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 func TestInitializeAdvertisesImagesOnlyWhenTheLeadTakesThem(t *testing.T) {
@@ -87,5 +88,44 @@ func TestABadImageGetsAnInvalidParamsErrorNamingWhatIsWrong(t *testing.T) {
 	}
 	if n := len(c.srv.Log()); n != 0 {
 		t.Errorf("the model got %d requests; a refused prompt must not reach it", n)
+	}
+}
+
+func TestRestoreImagesGivesNotedPromptsTheirImagesFromTheHistory(t *testing.T) {
+	a := provider.Image{MediaType: "image/png", Data: []byte("a")}
+	b := provider.Image{MediaType: "image/jpeg", Data: []byte("b")}
+	c := provider.Image{MediaType: "image/gif", Data: []byte("c")}
+	user := func(parts ...provider.Part) provider.Message { return provider.Message{Role: provider.RoleUser, Parts: parts} }
+	history := []provider.Message{
+		user(provider.Part{Text: "one"}, provider.Part{Image: &a}),
+		{Role: provider.RoleAssistant, Parts: []provider.Part{{Text: "ok"}}},
+		user(provider.Part{Text: "plain"}),
+		user(provider.Part{Text: "two"}, provider.Part{Image: &b}, provider.Part{Image: &c}),
+	}
+	tests := []struct {
+		name    string
+		prompts []Prompt
+		history []provider.Message
+		want    []Prompt
+	}{
+		{"each noted prompt takes its message's images",
+			[]Prompt{{Text: "one [1 image]"}, {Text: "plain"}, {Text: "two [2 images]"}}, history,
+			[]Prompt{{Text: "one", Images: []provider.Image{a}}, {Text: "plain"}, {Text: "two", Images: []provider.Image{b, c}}}},
+		{"prompts from before a /clear keep their notes",
+			[]Prompt{{Text: "old [1 image]"}, {Text: "two [2 images]"}}, history[3:],
+			[]Prompt{{Text: "old [1 image]"}, {Text: "two", Images: []provider.Image{b, c}}}},
+		{"a count that does not match keeps the note",
+			[]Prompt{{Text: "two [3 images]"}}, history,
+			[]Prompt{{Text: "two [3 images]"}}},
+		{"no history keeps every note",
+			[]Prompt{{Text: "one [1 image]"}}, nil,
+			[]Prompt{{Text: "one [1 image]"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, RestoreImages(tt.prompts, tt.history)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

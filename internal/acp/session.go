@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"sync"
@@ -89,7 +90,7 @@ func (s *session) replay(past []event.Event, prompts []Prompt) {
 	tr := s.tr
 	for _, e := range past {
 		for len(prompts) > 0 && !prompts[0].Time.After(e.Time) {
-			s.push(sdk.UpdateUserMessageText(prompts[0].Text))
+			s.replayPrompt(prompts[0])
 			prompts = prompts[1:]
 		}
 		for _, u := range tr.updates(e) {
@@ -97,7 +98,18 @@ func (s *session) replay(past []event.Event, prompts []Prompt) {
 		}
 	}
 	for _, p := range prompts {
+		s.replayPrompt(p)
+	}
+}
+
+// replayPrompt sends a stored prompt as user message chunks: its text,
+// then each of its images.
+func (s *session) replayPrompt(p Prompt) {
+	if p.Text != "" || len(p.Images) == 0 {
 		s.push(sdk.UpdateUserMessageText(p.Text))
+	}
+	for _, img := range p.Images {
+		s.push(sdk.UpdateUserMessage(sdk.ImageBlock(base64.StdEncoding.EncodeToString(img.Data), img.MediaType)))
 	}
 }
 

@@ -75,6 +75,7 @@ func (c common) openACP(ctx context.Context, ios IOStreams, spec acp.Spec) (*acp
 		for _, p := range o.res.prompts {
 			run.Prompts = append(run.Prompts, acp.Prompt{Text: p.Text, Time: p.Time})
 		}
+		run.Prompts = acp.RestoreImages(run.Prompts, o.res.run.History)
 	}
 	return run, nil
 }

@@ -61,3 +61,33 @@ func TestSubmitImagesFailsTheTurnWhenTheProviderTakesNoImages(t *testing.T) {
 type textOnly struct{ provider.Provider }
 
 func (textOnly) Name() string { return "demo" }
+
+func TestSplitImageNoteUndoesTheJournalsNote(t *testing.T) {
+	tests := []struct {
+		saved string
+		text  string
+		n     int
+	}{
+		{"look at this [1 image]", "look at this", 1},
+		{"compare [3 images]", "compare", 3},
+		{"[2 images]", "", 2},
+		{"plain text", "plain text", 0},
+		{"a list [1, 2]", "a list [1, 2]", 0},
+		{"wrong plural [2 image]", "wrong plural [2 image]", 0},
+		{"glued[1 image]", "glued[1 image]", 0},
+		{"zero [0 images]", "zero [0 images]", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.saved, func(t *testing.T) {
+			text, n := SplitImageNote(tt.saved)
+			if text != tt.text || n != tt.n {
+				t.Errorf("SplitImageNote(%q) = %q, %d; want %q, %d", tt.saved, text, n, tt.text, tt.n)
+			}
+		})
+	}
+	for _, n := range []int{1, 2} {
+		if text, got := SplitImageNote(withImageNote("see", n)); text != "see" || got != n {
+			t.Errorf("SplitImageNote(withImageNote(see, %d)) = %q, %d", n, text, got)
+		}
+	}
+}
