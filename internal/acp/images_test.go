@@ -95,7 +95,9 @@ func TestRestoreImagesGivesNotedPromptsTheirImagesFromTheHistory(t *testing.T) {
 	a := provider.Image{MediaType: "image/png", Data: []byte("a")}
 	b := provider.Image{MediaType: "image/jpeg", Data: []byte("b")}
 	c := provider.Image{MediaType: "image/gif", Data: []byte("c")}
-	user := func(parts ...provider.Part) provider.Message { return provider.Message{Role: provider.RoleUser, Parts: parts} }
+	user := func(parts ...provider.Part) provider.Message {
+		return provider.Message{Role: provider.RoleUser, Parts: parts}
+	}
 	history := []provider.Message{
 		user(provider.Part{Text: "one"}, provider.Part{Image: &a}),
 		{Role: provider.RoleAssistant, Parts: []provider.Part{{Text: "ok"}}},
