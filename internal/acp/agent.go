@@ -6,6 +6,8 @@ package acp
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/runtime"
 )
 
@@ -37,10 +40,12 @@ type Spec struct {
 	Files Files
 }
 
-// Prompt is a user prompt of a stored session.
+// Prompt is a user prompt of a stored session, with its images when the
+// lead's history still has them (see RestoreImages).
 type Prompt struct {
-	Text string
-	Time time.Time
+	Text   string
+	Time   time.Time
+	Images []provider.Image
 }
 
 // Run is an opened run of Atomic for one session.
@@ -66,6 +71,10 @@ type Config struct {
 	CanLoad func() bool
 	// Version is Atomic's version, sent in initialize.
 	Version string
+	// Images says the lead takes images in prompts (the native backend
+	// over a provider that sends them): promptCapabilities.image, and
+	// image blocks are accepted.
+	Images bool
 }
 
 // Serve speaks ACP on in and out until the client closes in or ctx ends;
@@ -110,7 +119,7 @@ func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 		AgentInfo:       &sdk.Implementation{Name: "atomic", Title: ptr("Atomic"), Version: version},
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        a.cfg.CanLoad != nil && a.cfg.CanLoad(),
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: a.cfg.Images},
 			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
 		},
 		AuthMethods: []sdk.AuthMethod{},
@@ -204,11 +213,11 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	text, err := promptText(p.Prompt)
+	text, images, err := promptContent(p.Prompt, a.cfg.Images)
 	if err != nil {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	stop, err := s.prompt(ctx, text)
+	stop, err := s.prompt(ctx, text, images)
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
@@ -288,11 +297,15 @@ func (a *agent) closeAll() {
 	wg.Wait()
 }
 
-// promptText joins the prompt's text and embedded text resources; other
-// blocks (images, audio, binary resources) are refused by name, since the
+// promptContent joins the prompt's text and embedded text resources and,
+// when images are taken, decodes its image blocks; other blocks (audio,
+// binary resources, images when not taken) are refused by name, since the
 // capabilities sent in initialize do not offer them.
-func promptText(blocks []sdk.ContentBlock) (string, error) {
-	var parts []string
+func promptContent(blocks []sdk.ContentBlock, takeImages bool) (string, []provider.Image, error) {
+	var (
+		parts  []string
+		images []provider.Image
+	)
 	for i, b := range blocks {
 		switch {
 		case b.Text != nil:
@@ -302,19 +315,43 @@ func promptText(blocks []sdk.ContentBlock) (string, error) {
 		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
 			r := b.Resource.Resource.TextResourceContents
 			parts = append(parts, fmt.Sprintf("<context uri=%q>\n%s\n</context>", r.Uri, r.Text))
+		case b.Image != nil && takeImages:
+			img, err := promptImage(b.Image)
+			if err != nil {
+				return "", nil, fmt.Errorf("prompt[%d]: %w", i, err)
+			}
+			images = append(images, img)
 		case b.Image != nil:
-			return "", fmt.Errorf("prompt[%d]: images are not supported (promptCapabilities.image is false)", i)
+			return "", nil, fmt.Errorf("prompt[%d]: images are not supported (promptCapabilities.image is false: the lead is not the native backend over a provider that takes images)", i)
 		case b.Audio != nil:
-			return "", fmt.Errorf("prompt[%d]: audio is not supported (promptCapabilities.audio is false)", i)
+			return "", nil, fmt.Errorf("prompt[%d]: audio is not supported (promptCapabilities.audio is false)", i)
 		default:
-			return "", fmt.Errorf("prompt[%d]: a binary resource is not supported: embed text", i)
+			return "", nil, fmt.Errorf("prompt[%d]: a binary resource is not supported: embed text", i)
 		}
 	}
 	text := strings.TrimSpace(strings.Join(parts, "\n"))
-	if text == "" {
-		return "", fmt.Errorf("prompt: no text: give at least one text block")
+	if text == "" && len(images) == 0 {
+		return "", nil, fmt.Errorf("prompt: no text: give at least one text block")
 	}
-	return text, nil
+	return text, images, nil
+}
+
+// promptImage decodes an image block: base64 data of a type the
+// providers' APIs take.
+func promptImage(b *sdk.ContentBlockImage) (provider.Image, error) {
+	switch b.MimeType {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+	default:
+		return provider.Image{}, fmt.Errorf("image mimeType %q is not supported (use image/png, image/jpeg, image/gif or image/webp)", b.MimeType)
+	}
+	if b.Data == "" {
+		return provider.Image{}, errors.New("image has no data: give the picture as base64 data (a uri alone is not fetched)")
+	}
+	data, err := base64.StdEncoding.DecodeString(b.Data)
+	if err != nil {
+		return provider.Image{}, fmt.Errorf("image data is not valid base64: %w", err)
+	}
+	return provider.Image{MediaType: b.MimeType, Data: data}, nil
 }
 
 // mcpServers converts the client's MCP servers to Atomic's.

@@ -32,6 +32,8 @@ type client struct {
 	srv *loopback.Server
 	// ask answers approvals; nil refuses them with an error.
 	ask func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
+	// images is the agent's Config.Images.
+	images bool
 }
 
 func (c *client) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
@@ -99,7 +101,7 @@ func serveClient(t *testing.T, scenario string, c *client) (*sdk.ClientSideConne
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		_ = Serve(context.Background(), Config{Open: open, Version: "test"}, toAgent, fromAgent)
+		_ = Serve(context.Background(), Config{Open: open, Version: "test", Images: c.images}, toAgent, fromAgent)
 		fromAgent.Close()
 	}()
 	conn := sdk.NewClientSideConnection(c, fromClient, toClient)

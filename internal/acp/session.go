@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 // notifier is the part of the client connection a session talks to.
@@ -88,7 +90,7 @@ func (s *session) replay(past []event.Event, prompts []Prompt) {
 	tr := s.tr
 	for _, e := range past {
 		for len(prompts) > 0 && !prompts[0].Time.After(e.Time) {
-			s.push(sdk.UpdateUserMessageText(prompts[0].Text))
+			s.replayPrompt(prompts[0])
 			prompts = prompts[1:]
 		}
 		for _, u := range tr.updates(e) {
@@ -96,7 +98,18 @@ func (s *session) replay(past []event.Event, prompts []Prompt) {
 		}
 	}
 	for _, p := range prompts {
+		s.replayPrompt(p)
+	}
+}
+
+// replayPrompt sends a stored prompt as user message chunks: its text,
+// then each of its images.
+func (s *session) replayPrompt(p Prompt) {
+	if p.Text != "" || len(p.Images) == 0 {
 		s.push(sdk.UpdateUserMessageText(p.Text))
+	}
+	for _, img := range p.Images {
+		s.push(sdk.UpdateUserMessage(sdk.ImageBlock(base64.StdEncoding.EncodeToString(img.Data), img.MediaType)))
 	}
 }
 
@@ -202,7 +215,7 @@ func (s *session) flush(ctx context.Context) {
 // ctx) ends cancelled. Background sub-agents go on after it returns; their
 // updates follow. A prompt sent while another runs waits for it: the SDK
 // has cancelled the earlier one by then, as the protocol wants.
-func (s *session) prompt(ctx context.Context, text string) (sdk.StopReason, error) {
+func (s *session) prompt(ctx context.Context, text string, images []provider.Image) (sdk.StopReason, error) {
 	s.turn.Lock()
 	defer s.turn.Unlock()
 	if ctx.Err() != nil {
@@ -212,7 +225,7 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.StopReason, erro
 	s.mu.Lock()
 	s.waiter, s.cancelled = w, false
 	s.mu.Unlock()
-	s.run.Runtime.Submit(text)
+	s.run.Runtime.SubmitImages(text, images)
 	select {
 	case te := <-w:
 		return stopReason(te)

@@ -220,6 +220,12 @@ func (s *Session) emit(typ event.Type, toolCallID string, data any) {
 // cancellation it records what was cut off in the history and returns an
 // error wrapping ctx's.
 func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
+	return s.RunImages(ctx, prompt, nil)
+}
+
+// RunImages is Run with images after the prompt's text in the same user
+// message (a pasted screenshot, an ACP client's image block).
+func (s *Session) RunImages(ctx context.Context, prompt string, images []provider.Image) (*Result, error) {
 	if s.cfg.Provider == nil {
 		return nil, errors.New("agent: no provider configured")
 	}
@@ -233,6 +239,9 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 	var next []provider.Part
 	if prompt != "" {
 		next = append(next, provider.Part{Text: prompt})
+	}
+	for i := range images {
+		next = append(next, provider.Part{Image: &images[i]})
 	}
 	for first := true; ; first = false {
 		next = append(next, s.takeInbox()...)

@@ -14,6 +14,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 // Names of the backends (the --backend flag, subagent.start's backend).
@@ -61,6 +62,14 @@ type Session interface {
 	// Close ends the session and everything it started (an external CLI's
 	// process included) and waits for it.
 	Close() error
+}
+
+// ImageRunner is implemented by sessions that take images in a prompt
+// (the native loop); an external CLI's session takes text only.
+type ImageRunner interface {
+	// RunImages is Run with images following the prompt's text in the
+	// same user message.
+	RunImages(ctx context.Context, prompt string, images []provider.Image) (*Result, error)
 }
 
 // AgentCanceller is implemented by sessions whose own sub-agents can be
@@ -157,7 +166,10 @@ func Decide(ctx context.Context, gate *permission.Gate, sink event.Sink, base ev
 }
 
 // Compile-time check: the native loop is a backend session.
-var _ Session = (*agent.Session)(nil)
+var (
+	_ Session     = (*agent.Session)(nil)
+	_ ImageRunner = (*agent.Session)(nil)
+)
 
 // SessionStart is the session.start of the session c describes, run by
 // provider (the backend's name) on model.

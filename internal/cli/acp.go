@@ -8,6 +8,9 @@ import (
 	"os"
 
 	"github.com/atomic-agent/atomic/internal/acp"
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/store"
 )
 
@@ -43,6 +46,7 @@ func runACP(ctx context.Context, args []string, ios IOStreams) int {
 		Open:    func(ctx context.Context, spec acp.Spec) (*acp.Run, error) { return c.openACP(ctx, ios, spec) },
 		CanLoad: func() bool { return !c.noPersistence && storeExists(ios) },
 		Version: Version,
+		Images:  c.promptImages(ios),
 	}, ios.In, ios.Out)
 	if err != nil {
 		return fail(err)
@@ -71,8 +75,25 @@ func (c common) openACP(ctx context.Context, ios IOStreams, spec acp.Spec) (*acp
 		for _, p := range o.res.prompts {
 			run.Prompts = append(run.Prompts, acp.Prompt{Text: p.Text, Time: p.Time})
 		}
+		run.Prompts = acp.RestoreImages(run.Prompts, o.res.run.History)
 	}
 	return run, nil
+}
+
+// promptImages reports whether the lead will take images in prompts: the
+// native backend over a provider that sends them (anthropic, openai; not
+// the demo model nor an external CLI). Settings that do not resolve take
+// none: opening the session then names the problem.
+func (c common) promptImages(ios IOStreams) bool {
+	f, err := c.configFile(ios)
+	if err != nil {
+		return false
+	}
+	if c.backendName(&setup{file: f}) != backend.Native {
+		return false
+	}
+	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, f, ios.Getenv)
+	return err == nil && provider.TakesImages(ps.Provider)
 }
 
 // storeExists reports whether the session store has been created.

@@ -189,13 +189,18 @@ type setup struct {
 	remote *remote.Dispatcher
 }
 
-func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
-	s := &setup{}
+// configFile loads --config, else the user's config.json if there is one.
+func (c *common) configFile(io IOStreams) (config.File, error) {
 	path, optional := c.configPath, false
 	if path == "" {
 		path, optional = filepath.Join(config.UserDir(io.Getenv), "config.json"), true
 	}
-	f, err := config.LoadFile(path, optional)
+	return config.LoadFile(path, optional)
+}
+
+func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
+	s := &setup{}
+	f, err := c.configFile(io)
 	if err != nil {
 		return nil, err
 	}

@@ -39,10 +39,11 @@ type Message struct {
 	Parts []Part `json:"parts"`
 }
 
-// Part is a piece of a message: text, a tool call (assistant) or a tool
-// result (user). Exactly one of its fields is set.
+// Part is a piece of a message: text, an image (user), a tool call
+// (assistant) or a tool result (user). Exactly one of its fields is set.
 type Part struct {
 	Text       string      `json:"text,omitempty"`
+	Image      *Image      `json:"image,omitempty"`
 	ToolCall   *ToolCall   `json:"tool_call,omitempty"`
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
 }
@@ -62,11 +63,15 @@ type ToolResult struct {
 	Images     []Image `json:"images,omitempty"`
 }
 
-// Image is a picture carried in a tool result.
+// Image is a picture in a user message or a tool result.
 type Image struct {
 	MediaType string `json:"media_type"`
 	Data      []byte `json:"data"` // raw bytes (base64 in JSON)
 }
+
+// TakesImages reports whether the provider named name sends images in
+// user messages to its model (the demo model reads text only).
+func TakesImages(name string) bool { return name == "anthropic" || name == "openai" }
 
 // ToolSpec describes a tool offered to the model.
 type ToolSpec struct {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -315,6 +316,7 @@ func (r *Runtime) Completed() <-chan Outcome { return r.completed }
 // (/clear) to carry out once the turn it cancelled has ended.
 type input struct {
 	prompt string
+	images []provider.Image
 	reset  *string // the reset's reason
 	// gen is the interrupt generation the prompt was submitted in: an
 	// interrupt that comes before its turn starts cancels it too.
@@ -322,18 +324,68 @@ type input struct {
 }
 
 // Submit queues a user prompt for the lead.
-func (r *Runtime) Submit(prompt string) {
+func (r *Runtime) Submit(prompt string) { r.SubmitImages(prompt, nil) }
+
+// SubmitImages queues a user prompt whose images follow its text in the
+// lead's user message. The journal keeps the text with a note of how
+// many images came with it ("[1 image]"); the images themselves are kept
+// in the lead's history. A lead that takes no images (TakesImages false)
+// fails the turn naming why.
+func (r *Runtime) SubmitImages(prompt string, images []provider.Image) {
 	if r.cfg.Remote != nil {
 		r.cfg.Remote.Changed(true) // the user may have edited files meanwhile
 	}
 	if r.cfg.Journal != nil {
-		r.cfg.Journal.Prompt(prompt)
+		r.cfg.Journal.Prompt(withImageNote(prompt, len(images)))
 	}
 	r.mu.Lock()
 	r.dirty = true
 	gen := r.gen
 	r.mu.Unlock()
-	r.inputs <- input{prompt: prompt, gen: gen}
+	r.inputs <- input{prompt: prompt, images: images, gen: gen}
+}
+
+// TakesImages reports whether the lead takes images in a prompt: the
+// native loop over a provider whose API carries them.
+func (r *Runtime) TakesImages() bool {
+	_, ok := r.lead.(backend.ImageRunner)
+	return ok && r.cfg.Provider != nil && provider.TakesImages(r.cfg.Provider.Name())
+}
+
+// withImageNote is a prompt's text as the journal keeps it: with a note
+// of its images, if any. SplitImageNote undoes it.
+func withImageNote(prompt string, n int) string {
+	switch n {
+	case 0:
+		return prompt
+	case 1:
+		return strings.TrimSpace(prompt + " [1 image]")
+	}
+	return strings.TrimSpace(fmt.Sprintf("%s [%d images]", prompt, n))
+}
+
+// SplitImageNote splits a saved prompt into its text and the number of
+// images its note counts (0 without a note), so a replay can put the
+// images from the lead's history back in its place.
+func SplitImageNote(saved string) (text string, n int) {
+	rest, ok := strings.CutSuffix(saved, "]")
+	if !ok {
+		return saved, 0
+	}
+	i := strings.LastIndex(rest, "[")
+	if i < 0 {
+		return saved, 0
+	}
+	count, unit, _ := strings.Cut(rest[i+1:], " ")
+	n, err := strconv.Atoi(count)
+	want := "images"
+	if n == 1 {
+		want = "image"
+	}
+	if err != nil || n < 1 || unit != want || (i > 0 && rest[i-1] != ' ') {
+		return saved, 0
+	}
+	return strings.TrimSuffix(rest[:i], " "), n
 }
 
 // Busy reports whether the lead is in a turn.
@@ -391,10 +443,10 @@ func (r *Runtime) Serve(ctx context.Context) error {
 				r.reset(*in.reset)
 				break
 			}
-			r.turn(ctx, in.prompt, &in.gen)
+			r.turn(ctx, in.prompt, in.images, &in.gen)
 		case <-r.wake:
 			if r.lead.Pending() {
-				r.turn(ctx, "", nil)
+				r.turn(ctx, "", nil, nil)
 			}
 		case <-ctx.Done():
 			r.mgr.Close()
@@ -408,7 +460,7 @@ func (r *Runtime) Serve(ctx context.Context) error {
 // turn runs the lead once. A user prompt's turn (gen set) does not run when
 // an interrupt came after the prompt was submitted: the check and the
 // cancel func share the lock, so no interrupt can fall between them.
-func (r *Runtime) turn(ctx context.Context, prompt string, gen *uint64) {
+func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Image, gen *uint64) {
 	tctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
 	if gen != nil && *gen != r.gen {
@@ -419,7 +471,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string, gen *uint64) {
 	r.turnCancel, r.busy, r.dirty = cancel, true, true
 	r.mu.Unlock()
 	r.awaitMCP(tctx)
-	res, err := r.lead.Run(tctx, prompt)
+	res, err := r.runLead(tctx, prompt, images)
 	interrupted := err != nil && tctx.Err() != nil
 	cancel()
 	r.mu.Lock()
@@ -449,6 +501,25 @@ func (r *Runtime) turn(ctx context.Context, prompt string, gen *uint64) {
 		r.mgr.CancelAll()
 		r.team.Interrupt()
 	}
+}
+
+// runLead runs the lead's turn, with images when the prompt has some.
+func (r *Runtime) runLead(ctx context.Context, prompt string, images []provider.Image) (*backend.Result, error) {
+	if len(images) == 0 {
+		return r.lead.Run(ctx, prompt)
+	}
+	if !r.TakesImages() {
+		return nil, fmt.Errorf("the prompt has %d image(s), but the lead (%s) takes text only", len(images), r.leadKind())
+	}
+	return r.lead.(backend.ImageRunner).RunImages(ctx, prompt, images)
+}
+
+// leadKind names what runs the lead, for errors.
+func (r *Runtime) leadKind() string {
+	if _, ok := r.lead.(backend.ImageRunner); ok && r.cfg.Provider != nil {
+		return "provider " + r.cfg.Provider.Name()
+	}
+	return "an external agent CLI"
 }
 
 // awaitMCP holds the lead's first request until the MCP servers are up or

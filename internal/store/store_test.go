@@ -362,9 +362,10 @@ func TestSessionsListNewestFirstAndRemoveDeletesEverything(t *testing.T) {
 	}
 }
 
-func TestHistoryIsSavedReplacedAndLoadedWithToolResultImages(t *testing.T) {
+func TestHistoryIsSavedReplacedAndLoadedWithUserAndToolResultImages(t *testing.T) {
 	path := dbPath(t)
-	first := []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: "go"}}}}
+	first := []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{
+		{Text: "go"}, {Image: &provider.Image{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x01")}}, {Text: "now"}}}}
 	second := append(first, provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{
 		{Text: "reading"}, {ToolCall: &provider.ToolCall{ID: "c1", Name: "read", Input: []byte(`{"path":"a.go"}`)}}}},
 		provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{ToolResult: &provider.ToolResult{ToolCallID: "c1", Content: "package a",

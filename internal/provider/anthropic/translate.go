@@ -83,6 +83,11 @@ func messageParam(m provider.Message) (sdk.MessageParam, error) {
 				return sdk.MessageParam{}, fmt.Errorf("tool result for %q in a %s message", part.ToolResult.ToolCallID, m.Role)
 			}
 			blocks = append(blocks, toolResultBlock(part.ToolResult))
+		case part.Image != nil:
+			if m.Role != provider.RoleUser {
+				return sdk.MessageParam{}, fmt.Errorf("image (%s) in a %s message", part.Image.MediaType, m.Role)
+			}
+			blocks = append(blocks, sdk.NewImageBlockBase64(part.Image.MediaType, base64.StdEncoding.EncodeToString(part.Image.Data)))
 		case part.Text != "":
 			blocks = append(blocks, sdk.NewTextBlock(part.Text))
 		}

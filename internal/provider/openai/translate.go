@@ -57,13 +57,17 @@ func (p *Provider) params(req provider.Request) (sdk.ChatCompletionNewParams, er
 
 // messageParams translates one message, which may become several: a user
 // message's tool results become one tool message each, placed first so
-// they directly follow the assistant message that made the calls.
+// they directly follow the assistant message that made the calls. A user
+// message with images of its own is sent as content parts in their order
+// (text and image_url data URLs); without, as one string.
 func messageParams(m provider.Message) ([]sdk.ChatCompletionMessageParamUnion, error) {
 	var (
 		texts   []string
 		calls   []sdk.ChatCompletionMessageToolCallUnionParam
 		results []sdk.ChatCompletionMessageParamUnion
 		images  []sdk.ChatCompletionContentPartUnionParam
+		content []sdk.ChatCompletionContentPartUnionParam // text and own images, in order
+		ownImgs bool
 	)
 	for _, part := range m.Parts {
 		switch {
@@ -87,8 +91,15 @@ func messageParams(m provider.Message) ([]sdk.ChatCompletionMessageParamUnion, e
 			}
 			results = append(results, sdk.ToolMessage(toolResultText(part.ToolResult), part.ToolResult.ToolCallID))
 			images = append(images, imageParts(part.ToolResult)...)
+		case part.Image != nil:
+			if m.Role != provider.RoleUser {
+				return nil, fmt.Errorf("image (%s) in a %s message", part.Image.MediaType, m.Role)
+			}
+			ownImgs = true
+			content = append(content, imagePart(*part.Image))
 		case part.Text != "":
 			texts = append(texts, part.Text)
+			content = append(content, sdk.TextContentPart(part.Text))
 		}
 	}
 	text := strings.Join(texts, "\n\n")
@@ -98,7 +109,10 @@ func messageParams(m provider.Message) ([]sdk.ChatCompletionMessageParamUnion, e
 		if len(images) > 0 {
 			out = append(out, sdk.UserMessage(images))
 		}
-		if text != "" {
+		switch {
+		case ownImgs:
+			out = append(out, sdk.UserMessage(content))
+		case text != "":
 			out = append(out, sdk.UserMessage(text))
 		}
 		return out, nil
@@ -140,11 +154,16 @@ func imageParts(r *provider.ToolResult) []sdk.ChatCompletionContentPartUnionPara
 	}
 	parts := []sdk.ChatCompletionContentPartUnionParam{sdk.TextContentPart("Images returned by tool call " + r.ToolCallID + ":")}
 	for _, img := range r.Images {
-		parts = append(parts, sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{
-			URL: "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
-		}))
+		parts = append(parts, imagePart(img))
 	}
 	return parts
+}
+
+// imagePart is an image as an image_url part holding a base64 data URL.
+func imagePart(img provider.Image) sdk.ChatCompletionContentPartUnionParam {
+	return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{
+		URL: "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
+	})
 }
 
 // toolParam translates a tool spec into a function tool.

@@ -68,6 +68,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("TwoToolCallsInOneMessage", s.twoToolCallsInOneMessage)
 	t.Run("FollowUpSendsBothToolResultsPairedWithTheirCalls", s.followUpSendsToolResults)
 	t.Run("ToolResultImagesReachTheModelNamingTheirCall", s.toolResultImages)
+	t.Run("AUserImageReachesTheModel", s.userImage)
 	t.Run("OverloadedThenSuccessIsRetried", s.overloadedThenSuccess)
 	t.Run("ErrorEventInStreamIsRetried", s.errorEventInStreamIsRetried)
 	t.Run("RateLimitRetryAfterIsHonoured", s.rateLimitRetryAfterHonoured)
@@ -735,6 +736,44 @@ rules:
 		got = last.Images
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("images the model got (-want +got):\n%s", diff)
+	}
+}
+
+// userImage sends a user message of text, a PNG and more text and checks
+// the model got the picture byte for byte in that user message, with both
+// texts.
+func (s suite) userImage(t *testing.T) {
+	srv := s.server(t, `
+rules:
+  - name: saw-image
+    match: {api: `+s.h.API+`, last_user_contains: "what is in"}
+    respond: {text: "A red dot."}
+`)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01")
+	p := s.provider(t, srv.URL(), Fast(1), nil)
+	req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{
+		{Text: "what is in"},
+		{Image: &provider.Image{MediaType: "image/png", Data: png}},
+		{Text: "this picture?"},
+	}}}}
+	resp, err := p.Stream(context.Background(), req, nil)
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	if resp.Text != "A red dot." {
+		t.Fatalf("Response.Text = %q; want the scripted answer", resp.Text)
+	}
+	log := settledLog(t, srv)
+	if len(log) != 1 || len(log[0].Messages) != 1 {
+		t.Fatalf("server log %+v; want one request with one message", log)
+	}
+	got := log[0].Messages[0]
+	if got.Role != "user" || !strings.Contains(got.Text, "what is in") || !strings.Contains(got.Text, "this picture?") {
+		t.Errorf("message = role %q text %q; want the user's two texts", got.Role, got.Text)
+	}
+	want := []loopback.LogImage{{MediaType: "image/png", Data: png}}
+	if diff := cmp.Diff(want, got.Images); diff != "" {
 		t.Errorf("images the model got (-want +got):\n%s", diff)
 	}
 }
