@@ -398,15 +398,23 @@ func (d *Dispatcher) Run(ctx context.Context, t Task, h Hooks) (Result, error) {
 	if _, err := d.js.Publish(ctx, TaskSubject, b, jetstream.WithMsgID(t.Key())); err != nil {
 		return Result{}, fmt.Errorf("sending task %s to the workers: %w", t.ID, err)
 	}
-	// The worker is told at once, whatever this goroutine is doing.
+	// The worker is told at once, whatever this goroutine is doing; Run
+	// returns only after the message is out, so a lead closing its
+	// connection right after an interrupt still cancels the task.
+	told := make(chan struct{})
 	stopCancel := context.AfterFunc(ctx, func() {
+		defer close(told)
 		f.mu.Lock()
 		f.done = true
 		f.mu.Unlock()
 		_ = d.nc.Publish(cancelSubject(d.id, t.ID), nil)
 		_ = d.nc.Flush()
 	})
-	defer stopCancel()
+	defer func() {
+		if !stopCancel() {
+			<-told
+		}
+	}()
 	tick := time.NewTicker(hb)
 	defer tick.Stop()
 	for {
