@@ -94,18 +94,7 @@ func TestWalkTreeSkipsIgnoredEntriesAndGit(t *testing.T) {
 		"deep/er/still.log":   "",
 		"deep/er/visible.txt": "",
 	})
-	walk := func(start string) []string {
-		var got []string
-		err := walkTree(context.Background(), start, ws.Root, func(abs string, d fs.DirEntry) error {
-			rel, _ := filepath.Rel(ws.Root, abs)
-			got = append(got, filepath.ToSlash(rel))
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
+	walk := func(start string) []string { return walked(t, ws.Root, start) }
 	want := []string{
 		".gitignore", "deep", "deep/er", "deep/er/visible.txt", "docs", "docs/build", "docs/readme.md",
 		"main.go", "pkg", "pkg/.gitignore", "pkg/debug.log", "pkg/sub", "pkg/sub/.gitignore", "pkg/top.txt",
@@ -170,15 +159,7 @@ func TestWalkTreeHonoursTheRepositorysInfoExclude(t *testing.T) {
 		"pkg/b.go":        "",
 	})
 	for _, start := range []string{ws.Root, filepath.Join(ws.Root, "pkg")} {
-		var got []string
-		err := walkTree(context.Background(), start, ws.Root, func(abs string, d fs.DirEntry) error {
-			rel, _ := filepath.Rel(ws.Root, abs)
-			got = append(got, filepath.ToSlash(rel))
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := walked(t, ws.Root, start)
 		want := []string{".atomic", ".atomic/agents", ".atomic/agents/a.md", "main.go", "pkg", "pkg/b.go"}
 		if start != ws.Root {
 			want = []string{"pkg/b.go"}
@@ -187,4 +168,20 @@ func TestWalkTreeHonoursTheRepositorysInfoExclude(t *testing.T) {
 			t.Errorf("walk from %s:\n got %v\nwant %v", start, got, want)
 		}
 	}
+}
+
+// walked lists, relative to root and in walk order, what walkTree visits
+// from start.
+func walked(t *testing.T, root, start string) []string {
+	t.Helper()
+	var got []string
+	err := walkTree(context.Background(), start, root, func(abs string, d fs.DirEntry) error {
+		rel, _ := filepath.Rel(root, abs)
+		got = append(got, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
