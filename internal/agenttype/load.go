@@ -79,7 +79,7 @@ func Load(dirs []string, knownTools []string) (*Registry, []error) {
 				continue
 			}
 			path := filepath.Join(dir, e.Name())
-			data, err := readRegular(path)
+			data, err := ReadRegular(path)
 			if err != nil {
 				problems = append(problems, &FileError{Path: path, Err: err})
 				continue
@@ -100,9 +100,10 @@ func Load(dirs []string, knownTools []string) (*Registry, []error) {
 	return r, problems
 }
 
-// readRegular reads a regular file (or a link to one): a named pipe or a
-// device in an agents folder would block start-up or never end.
-func readRegular(path string) ([]byte, error) {
+// ReadRegular reads a regular file (or a link to one) and refuses
+// anything else: a named pipe or a device among the Markdown files Atomic
+// reads at start (agents, commands) would block start-up or never end.
+func ReadRegular(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err

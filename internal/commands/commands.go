@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -116,12 +115,7 @@ func knownField(key string) bool {
 }
 
 func parseFile(d Dir, path string) (Command, error) {
-	if fi, err := os.Stat(path); err != nil {
-		return Command{}, err
-	} else if !fi.Mode().IsRegular() {
-		return Command{}, errors.New("not a regular file") // a pipe or device would block or never end
-	}
-	data, err := os.ReadFile(path)
+	data, err := agenttype.ReadRegular(path)
 	if err != nil {
 		return Command{}, err
 	}
