@@ -116,20 +116,14 @@ func (d *Dispatcher) takeSnapshot(ctx context.Context) (commit, patch string, er
 	if !dirty {
 		return commit, "", nil
 	}
-	tmp, err := os.CreateTemp("", "atomic-index-*")
+	snap, err := worktree.Snapshot(ctx, top, "atomic: the lead's uncommitted changes, sent to workers")
 	if err != nil {
 		return "", "", err
 	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
-	if _, err := worktree.Git(ctx, top, env, nil, "read-tree", commit); err != nil {
-		return "", "", err
+	if snap == commit {
+		return commit, "", nil
 	}
-	if _, err := worktree.Git(ctx, top, env, nil, "add", "-A", "--", "."); err != nil {
-		return "", "", err
-	}
-	diff, err := worktree.Git(ctx, top, env, nil, "diff", "--cached", "--binary", commit)
+	diff, err := worktree.Git(ctx, top, nil, nil, "diff", "--binary", commit, snap)
 	if err != nil {
 		return "", "", err
 	}

@@ -170,7 +170,7 @@ func Add(ctx context.Context, workspace, agentID, task string) (*Tree, error) {
 	if err := exclude(ctx, top); err != nil {
 		return nil, err
 	}
-	base, err := snapshot(ctx, top, agentID)
+	base, err := Snapshot(ctx, top, "atomic: uncommitted changes of the lead, the base of "+agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -249,11 +249,12 @@ func exclude(ctx context.Context, top string) error {
 	return nil
 }
 
-// snapshot returns HEAD, or when the work tree differs from it a commit of
-// the work tree as it is (tracked changes and untracked files, not ignored
-// ones) on top of HEAD. It goes through a temporary copy of the index, so
-// the lead's index is not touched.
-func snapshot(ctx context.Context, top, agentID string) (string, error) {
+// Snapshot returns HEAD of the repository at top, or when the work tree
+// differs from it a commit (with message) of the work tree as it is
+// (tracked changes and untracked files, not ignored ones) on top of HEAD.
+// It goes through a temporary copy of the index, so the user's index is
+// not touched; the commit is on no branch.
+func Snapshot(ctx context.Context, top, message string) (string, error) {
 	head, err := git(ctx, top, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("worktree isolation needs a commit to start from: the repository %s has none yet", top)
@@ -291,8 +292,7 @@ func snapshot(ctx context.Context, top, agentID string) (string, error) {
 	if tree == headTree {
 		return head, nil
 	}
-	commit, err := git(ctx, top, identity(ctx, top), "commit-tree", tree, "-p", head,
-		"-m", "atomic: uncommitted changes of the lead, the base of "+agentID)
+	commit, err := git(ctx, top, identity(ctx, top), "commit-tree", tree, "-p", head, "-m", message)
 	if err != nil {
 		return "", fmt.Errorf("snapshot of uncommitted changes: %w", err)
 	}
