@@ -368,6 +368,10 @@ func (s *Session) interrupt(turnID, key string) *TurnEnd {
 		delete(s.ended, key)
 		s.mu.Unlock()
 		if end != nil {
+			// The lead's turn ended interrupted; a sub-agent whose own end
+			// Codex has not sent yet ends with it, so Run never returns
+			// with one still running.
+			s.tr.EndAll()
 			return end
 		}
 		select {
