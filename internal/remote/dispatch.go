@@ -391,6 +391,34 @@ func (d *Dispatcher) Run(ctx context.Context, t Task, h Hooks) (Result, error) {
 		delete(d.flights, t.ID)
 		d.mu.Unlock()
 	}()
+	// The worker is told at once, whatever this goroutine is doing; Run
+	// returns only after the message is out, so a lead closing its
+	// connection right after an interrupt still cancels the task. This is
+	// set up before the task is sent: a worker can claim it, and ctx end,
+	// before the publish returns (which then fails with ctx while the task
+	// stays queued); a claim after the cancel is refused (f.done).
+	tell := func() {
+		f.mu.Lock()
+		f.done = true
+		f.mu.Unlock()
+		_ = d.nc.Publish(cancelSubject(d.id, t.ID), nil)
+		_ = d.nc.Flush()
+	}
+	told := make(chan struct{})
+	stopCancel := context.AfterFunc(ctx, func() {
+		defer close(told)
+		tell()
+	})
+	defer func() {
+		switch {
+		case !stopCancel():
+			<-told
+		case ctx.Err() != nil:
+			// ctx's Done is closed before its AfterFuncs are started:
+			// this Run saw it first and stopped the func, so it tells.
+			tell()
+		}
+	}()
 	b, err := json.Marshal(t)
 	if err != nil {
 		return Result{}, err
@@ -398,23 +426,6 @@ func (d *Dispatcher) Run(ctx context.Context, t Task, h Hooks) (Result, error) {
 	if _, err := d.js.Publish(ctx, TaskSubject, b, jetstream.WithMsgID(t.Key())); err != nil {
 		return Result{}, fmt.Errorf("sending task %s to the workers: %w", t.ID, err)
 	}
-	// The worker is told at once, whatever this goroutine is doing; Run
-	// returns only after the message is out, so a lead closing its
-	// connection right after an interrupt still cancels the task.
-	told := make(chan struct{})
-	stopCancel := context.AfterFunc(ctx, func() {
-		defer close(told)
-		f.mu.Lock()
-		f.done = true
-		f.mu.Unlock()
-		_ = d.nc.Publish(cancelSubject(d.id, t.ID), nil)
-		_ = d.nc.Flush()
-	})
-	defer func() {
-		if !stopCancel() {
-			<-told
-		}
-	}()
 	tick := time.NewTicker(hb)
 	defer tick.Stop()
 	for {

@@ -231,6 +231,21 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.NakWithDelay(leadHB / 4)
 		return
 	}
+	// The lead may cancel the moment it grants the claim: the worker
+	// listens for that before it asks, and the server has the interest
+	// (Flush) before the claim leaves, so no cancel falls in between.
+	tctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	cSub, err := w.nc.Subscribe(cancelSubject(t.Lead, t.ID), func(*nats.Msg) { cancel(errCancelledByLead) })
+	if err == nil {
+		defer cSub.Unsubscribe()
+		err = w.nc.Flush()
+	}
+	if err != nil {
+		w.log("task %s: not run: listening for the lead's cancel: %v", t.ID, err)
+		_ = msg.NakWithDelay(leadHB / 4)
+		return
+	}
 	claim, _ := json.Marshal(Claim{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name})
 	rep, err := w.nc.Request(leadSubject(t.Lead, "claim"), claim, 3*leadHB)
 	var cr ClaimReply
@@ -244,7 +259,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	w.log("task %s: started (attempt %d)", t.ID, attempt)
-	res, why := w.run(ctx, msg, t, attempt, leadHB)
+	res, why := w.run(tctx, cancel, msg, t, attempt, leadHB)
 	switch {
 	case ctx.Err() != nil:
 		w.log("task %s: given back (worker stopping)", t.ID)
@@ -261,19 +276,15 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 
 // run runs the attempt; why is set when it was cancelled (by the lead, or
 // because the lead went silent).
-func (w *Worker) run(ctx context.Context, msg jetstream.Msg, t Task, attempt int, leadHB time.Duration) (Result, string) {
+// tctx is the task's context, which the lead's cancel ends; cancel ends it
+// when the lead goes silent.
+func (w *Worker) run(tctx context.Context, cancel context.CancelCauseFunc, msg jetstream.Msg, t Task, attempt int, leadHB time.Duration) (Result, string) {
 	res := Result{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name}
-	tctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	heard := atomic.Int64{}
 	heard.Store(time.Now().UnixNano())
 	hbSub, err := w.nc.Subscribe(leadSubject(t.Lead, "hb"), func(*nats.Msg) { heard.Store(time.Now().UnixNano()) })
 	if err == nil {
 		defer hbSub.Unsubscribe()
-	}
-	cSub, err := w.nc.Subscribe(cancelSubject(t.Lead, t.ID), func(*nats.Msg) { cancel(errors.New("cancelled by the lead")) })
-	if err == nil {
-		defer cSub.Unsubscribe()
 	}
 	beatDone := make(chan struct{})
 	var beats sync.WaitGroup
@@ -335,6 +346,9 @@ func (w *Worker) run(ctx context.Context, msg jetstream.Msg, t Task, attempt int
 	}
 	return res, ""
 }
+
+// errCancelledByLead is why a task the lead cancelled ended.
+var errCancelledByLead = errors.New("cancelled by the lead")
 
 // cancelled says why ctx was cancelled ("" when it was not).
 func cancelled(ctx context.Context) string {
