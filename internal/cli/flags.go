@@ -187,6 +187,9 @@ type setup struct {
 	sandbox *sandbox.Sandbox
 	// remote sends sub-agents to NATS workers (--nats); nil: all local.
 	remote *remote.Dispatcher
+	// getenv is the environment with the user's Claude Code settings env
+	// over it (see applyClaudeSettings).
+	getenv func(string) string
 }
 
 // configFile loads --config, else the user's config.json if there is one.
@@ -199,7 +202,11 @@ func (c *common) configFile(io IOStreams) (config.File, error) {
 }
 
 func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
-	s := &setup{}
+	s := &setup{getenv: io.Getenv}
+	cs, err := c.claudeSettings(io, s)
+	if err != nil {
+		return nil, err
+	}
 	f, err := c.configFile(io)
 	if err != nil {
 		return nil, err
@@ -214,20 +221,24 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	if c.maxTeammates == 0 {
 		c.maxTeammates = f.MaxTeammates
 	}
-	mode := c.permissionMode
-	if mode == "" {
-		mode = f.PermissionMode
+	mode, noPrompts, err := cs.ResolveMode(c.permissionMode, f.PermissionMode)
+	if err != nil {
+		return nil, err
+	}
+	if noPrompts { // dontAsk: what would be asked is denied
+		asker = nil
 	}
 	gate, err := permission.NewGate(permission.Options{
 		Mode: permission.Mode(mode), Allowed: append(append([]string{}, f.AllowedTools...), c.allowed...),
 		Disallowed: append(append([]string{}, f.DisallowedTools...), c.disallowed...), Asker: asker, Root: io.Dir,
+		Settings: cs.Rules,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.gate = gate
-	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files}
-	for _, d := range c.addDirs {
+	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files, Hidden: gate.ReadDenied, Env: envList(cs.CommandEnv)}
+	for _, d := range append(append([]string{}, c.addDirs...), cs.Dirs...) {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(io.Dir, d)
 		}
@@ -309,7 +320,11 @@ func sandboxCache(getenv func(string) string) string {
 
 // provider resolves and builds the model provider.
 func (c *common) buildProvider(io IOStreams, s *setup) error {
-	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, io.Getenv)
+	getenv := io.Getenv
+	if s.getenv != nil {
+		getenv = s.getenv
+	}
+	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, getenv)
 	if err != nil {
 		return err
 	}
