@@ -170,3 +170,18 @@ func TestClaudeCodeSettingsEnvReachesCommandsAndTheUserFileCanSetTheMode(t *test
 		t.Errorf("stderr %q: want the notice naming PROJ_VAR without its value", r.stderr)
 	}
 }
+
+func TestAClaudeCodeReadDenyOfAFolderOutsideTheWorkspaceAlsoKeepsItFromBashThroughTheSandbox(t *testing.T) {
+	home := func(h string) {
+		os.MkdirAll(filepath.Join(h, ".claude"), 0o755)
+		os.WriteFile(filepath.Join(h, ".claude", "settings.json"), []byte(`{"permissions": {"deny": ["Read(~/private/**)"]}}`), 0o644)
+		os.MkdirAll(filepath.Join(h, "private"), 0o700)
+		os.WriteFile(filepath.Join(h, "private", "key"), []byte("PRIVATE\n"), 0o600)
+		os.MkdirAll(filepath.Join(h, "public"), 0o755)
+		os.WriteFile(filepath.Join(h, "public", "note"), []byte("hello\n"), 0o644)
+	}
+	runSandboxed(t, []sandboxCheck{
+		{name: "read the denied folder", command: "cat ~/private/key", line: "atomic: the sandbox (workspace-write) blocked this: commands may not read the secret store"},
+		{name: "read beside it", command: "cat ~/public/note", ok: true},
+	}, home)
+}

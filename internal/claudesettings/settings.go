@@ -161,6 +161,10 @@ func (s *Settings) add(f file, dirs permission.RuleDirs) error {
 				skipped = append(skipped, text)
 				continue
 			}
+			if why := r.Unapplied(); why != "" {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: permissions.allow %q: %s", name, text, why))
+				continue
+			}
 			s.Rules = append(s.Rules, r)
 			if l.kind == permission.RuleAllow && f.scope.fromProject() {
 				loosened = append(loosened, "allow "+text)

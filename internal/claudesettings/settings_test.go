@@ -272,3 +272,19 @@ func TestNoSettingsFilesLoadsNothingAndAnUnreadableOneIsAnError(t *testing.T) {
 		t.Fatalf("an unreadable settings file gave %v, want an error naming it", err)
 	}
 }
+
+func TestABashAllowWithAWildcardInsideIsNotAppliedAndSaysSo(t *testing.T) {
+	s, p := load(t, map[Scope]string{User: `{"permissions": {"allow": ["Bash(git * main)", "Bash(git status *)"]}}`})
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), `"Bash(git * main)": Atomic allows commands by prefix`) {
+		t.Errorf("warnings %q do not explain the unapplied rule", s.Warnings)
+	}
+	g, err := permission.NewGate(permission.Options{Mode: permission.Default, Root: p.Dir, Settings: s.Rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, allow := range map[string]bool{"git push origin main": false, "git status -s": true} {
+		if d := g.Decide(context.Background(), permission.Request{Tool: "bash", Kind: tools.Exec, Subject: cmd}); d.Allow != allow {
+			t.Errorf("%q: allow %v, want %v (%s)", cmd, d.Allow, allow, d.Reason)
+		}
+	}
+}

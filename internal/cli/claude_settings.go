@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"path/filepath"
 	goruntime "runtime"
 	"slices"
+	"strings"
 
 	"github.com/atomic-agent/atomic/internal/claudesettings"
 )
@@ -57,4 +59,35 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// readDenySecrets are the paths of Read deny rules the command sandbox
+// keeps from bash like ~/.ssh: those neither inside a folder commands may
+// write (which the sandbox lets them read whole) nor holding one (which
+// would leave commands unable to read their own workspace's parents).
+func readDenySecrets(paths, writable []string) []string {
+	var out []string
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		if p == string(filepath.Separator) {
+			continue
+		}
+		overlaps := false
+		for _, w := range writable {
+			w = filepath.Clean(w)
+			if within(w, p) || within(p, w) {
+				overlaps = true
+				break
+			}
+		}
+		if !overlaps {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// within reports whether p is dir or below it (both clean).
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }

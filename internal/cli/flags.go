@@ -286,9 +286,11 @@ func (c *common) openSandbox(io IOStreams, s *setup) error {
 	if dir, err := observe.StateDir(io.Getenv); err == nil {
 		secrets = append(secrets, dir)
 	}
+	writable := append([]string{io.Dir}, s.workspace.ExtraRoots...)
+	secrets = append(secrets, readDenySecrets(s.gate.ReadDenyPaths(), writable)...)
 	sb, err := sandbox.New(sandbox.Config{
 		Mode: mode, Network: c.allowNetwork || s.file.SandboxNetwork,
-		Writable: append([]string{io.Dir}, s.workspace.ExtraRoots...), Secrets: secrets,
+		Writable: writable, Secrets: secrets,
 		CacheDir: sandboxCache(io.Getenv),
 	})
 	var unsupported *sandbox.UnsupportedError

@@ -159,6 +159,21 @@ func (g *Gate) ReadDenied(abs string) bool {
 	return false
 }
 
+// ReadDenyPaths are the folders and files that the settings' Read deny
+// rules anchored to a folder (//p, ~/p, /p) cover entirely (p, p/**),
+// for the command sandbox to keep from bash as it keeps ~/.ssh. Rules
+// matching at any depth below the working directory (Read(./.env)) have
+// none: the sandbox lets commands read the whole workspace they may write.
+func (g *Gate) ReadDenyPaths() []string {
+	var out []string
+	for _, r := range g.claude {
+		if r.Kind == RuleDeny && r.paths != nil && r.paths.literal != "" && containsTool(r.tools, "read") {
+			out = append(out, r.paths.literal)
+		}
+	}
+	return out
+}
+
 func containsTool(list []string, t string) bool {
 	for _, x := range list {
 		if x == t {

@@ -64,6 +64,17 @@ type ClaudeRule struct {
 // Supported reports whether the rule names a tool Atomic has.
 func (r ClaudeRule) Supported() bool { return len(r.tools) > 0 }
 
+// Unapplied says why an allow rule that parses is not applied; "" when
+// it is. Atomic allows bash per simple command by prefix, so a Bash allow
+// with a * inside the command (Bash(git * main)) allows nothing; deny and
+// ask rules of that form are applied.
+func (r ClaudeRule) Unapplied() string {
+	if r.Kind == RuleAllow && r.bash != nil && r.bash.pattern == nil {
+		return "Atomic allows commands by prefix (Bash(git push:*), Bash(ls *)), not with a * inside the command; not applied"
+	}
+	return ""
+}
+
 // claudeToolFamilies maps Claude Code tool names (lower-cased) to the
 // Atomic tools a rule naming them covers.
 var claudeToolFamilies = map[string][]string{
@@ -144,6 +155,9 @@ type pathRule struct {
 	// globs are the rule as absolute doublestar patterns: with the base
 	// folder as given and, when it differs, with its symlinks resolved.
 	globs []string
+	// literal is the file or folder a rule anchored to a folder (//, ~/,
+	// /) covers entirely (p or p/**); "" for any other rule.
+	literal string
 }
 
 func newPathRule(arg string, dirs RuleDirs) (*pathRule, error) {
@@ -180,6 +194,22 @@ func newPathRule(arg string, dirs RuleDirs) (*pathRule, error) {
 		return nil, fmt.Errorf("bad glob %q", arg)
 	}
 	p := &pathRule{}
+	if anchored {
+		// Only a rule covering a whole file or folder (p, p/**): a wildcard
+		// elsewhere would make the sandbox refuse more than the rule says.
+		var segs []string
+		tail := ""
+		for i, seg := range strings.Split(rest, "/") {
+			if strings.ContainsAny(seg, `*?[]{}\`) {
+				tail = strings.Join(strings.Split(rest, "/")[i:], "/")
+				break
+			}
+			segs = append(segs, seg)
+		}
+		if tail == "" || tail == "**" {
+			p.literal = filepath.Join(append([]string{base}, segs...)...)
+		}
+	}
 	add := func(b string) {
 		g := strings.TrimSuffix(escapeGlob(filepath.ToSlash(filepath.Clean(b))), "/")
 		if rest != "" {

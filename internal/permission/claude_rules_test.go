@@ -347,3 +347,16 @@ func TestParseClaudeRule(t *testing.T) {
 		}
 	}
 }
+
+func TestOnlyReadDenyRulesCoveringAWholeFileOrFolderGoToTheSandbox(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	g, _ := settingsGate(t, root, Default, nil, map[RuleKind][]string{
+		RuleDeny:  {"Read(~/private/**)", "Read(//etc/shadow)", "Read(//etc/*.conf)", "Read(./.env)", "Read(*.pem)", "Edit(//opt/x)"},
+		RuleAllow: {"Read(//srv/**)"},
+	})
+	got := strings.Join(g.ReadDenyPaths(), ",")
+	if got != filepath.Join(home, "private")+",/etc/shadow" {
+		t.Fatalf("ReadDenyPaths = %s, want ~/private and /etc/shadow only", got)
+	}
+}
