@@ -99,7 +99,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.model, "model", "", "model name")
 	fs.StringVar(&c.baseURL, "base-url", "", "API base URL (Ollama, vLLM, llama.cpp, OpenRouter, a proxy)")
 	fs.StringVar(&c.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/atomic/config.json)")
-	fs.StringVar(&c.permissionMode, "permission-mode", "", "default, acceptEdits, bypassPermissions or plan")
+	fs.StringVar(&c.permissionMode, "permission-mode", "", "default, acceptEdits, bypassPermissions, plan or dontAsk (default mode; what would be asked is denied)")
 	fs.Var(&c.allowed, "allowed-tools", "tools allowed without asking, e.g. 'read,bash(go test:*)'")
 	fs.Var(&c.disallowed, "disallowed-tools", "tools never allowed, e.g. 'bash(rm:*)'")
 	fs.Var(&c.addDirs, "add-dir", "extra folder the file tools may use (repeatable)")
