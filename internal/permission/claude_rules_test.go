@@ -71,6 +71,9 @@ func TestASettingsReadDenyBlocksReadGrepGlobAndLsOfTheFileEvenInBypassPermission
 		{Tool: "grep", Kind: tools.ReadOnly, Subject: "SECRET", Input: pathInput(t, map[string]string{"pattern": "SECRET", "path": ".env"})},
 		{Tool: "glob", Kind: tools.ReadOnly, Subject: "*", Input: pathInput(t, map[string]string{"pattern": "*", "path": ".env"})},
 		{Tool: "ls", Kind: tools.ReadOnly, Subject: ".env"},
+		{Tool: "read", Kind: tools.ReadOnly, Subject: ".//.env"},
+		{Tool: "read", Kind: tools.ReadOnly, Subject: "/proc/self/root" + filepath.Join(root, ".env")}, // through a kernel symlink
+		{Tool: "grep", Kind: tools.ReadOnly, Subject: "SECRET", Input: pathInput(t, map[string]string{"pattern": "SECRET", "path": "/proc/self/root" + filepath.Join(root, ".env")})},
 	}
 	for _, req := range denied {
 		d := g.Decide(context.Background(), req)
@@ -120,6 +123,15 @@ func TestASettingsReadDenyHidesTheFileFromAWorkspaceWideGrepAndGlob(t *testing.T
 		if strings.Contains(glob.Content, hidden) {
 			t.Errorf("glob listed %s, which a Read deny covers:\n%s", hidden, glob.Content)
 		}
+	}
+	// Nor through a path that reaches the workspace by a kernel symlink.
+	viaProc, err := tools.NewGrep(tools.Workspace{Root: root, Hidden: g.ReadDenied, AllowOutside: true}).Run(ctx, tools.Call{Input: pathInput(t, map[string]string{
+		"pattern": "SECRET", "path": "/proc/self/root" + root, "output_mode": "content"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(viaProc.Content, "main.go") || strings.Contains(viaProc.Content, ".env") || strings.Contains(viaProc.Content, "key.txt") {
+		t.Errorf("grep through /proc/self/root returned a denied file or lost main.go: %s", viaProc.Content)
 	}
 	// Without the hook the same search finds the secret: the test sees it.
 	open, err := tools.NewGrep(tools.Workspace{Root: root}).Run(ctx, tools.Call{Input: pathInput(t, map[string]string{"pattern": "SECRET", "output_mode": "content"})})
