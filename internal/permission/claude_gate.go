@@ -22,12 +22,12 @@ var settingsFiles = []string{".claude/settings.json", ".claude/settings.local.js
 
 // settingsDeny returns the denial of the first deny rule that surely
 // matches req.
-func (g *Gate) settingsDeny(req Request) (Decision, bool) {
+func (g *Gate) settingsDeny(req Request, line *lineCommands) (Decision, bool) {
 	for _, r := range g.claude {
 		if r.Kind != RuleDeny {
 			continue
 		}
-		if matched, _ := g.ruleCovers(r, req); matched {
+		if matched, _ := g.ruleCovers(r, req, line); matched {
 			return Decision{Reason: fmt.Sprintf("permission denied: %s is denied by the rule %q in %s", describe(req), r.Text, r.Source)}, true
 		}
 	}
@@ -37,13 +37,13 @@ func (g *Gate) settingsDeny(req Request) (Decision, bool) {
 // settingsAsk returns why req must be asked even when the mode or an
 // allow rule would let it run, as the headless denial says it; "" when
 // nothing forces a prompt.
-func (g *Gate) settingsAsk(req Request) string {
+func (g *Gate) settingsAsk(req Request, line *lineCommands) string {
 	const headless = "and no one can answer a prompt in headless mode"
 	for _, r := range g.claude {
 		if r.Kind == RuleAllow {
 			continue
 		}
-		matched, unknown := g.ruleCovers(r, req)
+		matched, unknown := g.ruleCovers(r, req, line)
 		switch {
 		case r.Kind == RuleAsk && matched:
 			return fmt.Sprintf("permission denied: %s matches the ask rule %q in %s, which asks every time, %s", describe(req), r.Text, r.Source, headless)
@@ -59,17 +59,33 @@ func (g *Gate) settingsAsk(req Request) string {
 	return ""
 }
 
+// lineCommands parses a bash line once for every rule that needs its
+// commands.
+type lineCommands struct {
+	cmds []command
+	err  error
+	done bool
+}
+
+func (l *lineCommands) get(subject string) ([]command, error) {
+	if !l.done {
+		l.cmds, l.err = splitCommands(subject)
+		l.done = true
+	}
+	return l.cmds, l.err
+}
+
 // ruleCovers reports whether r matches req; unknown is set for a bash
 // line whose commands cannot all be known, when r is a scoped bash rule
-// none of the known commands matches.
-func (g *Gate) ruleCovers(r ClaudeRule, req Request) (matched, unknown bool) {
+// none of the known commands matches. line holds the line's commands.
+func (g *Gate) ruleCovers(r ClaudeRule, req Request, line *lineCommands) (matched, unknown bool) {
 	if r.bash == nil || !strings.EqualFold(req.Tool, "bash") {
 		return g.ruleMatches(r, req), false
 	}
 	if g.ruleMatches(r, req) {
 		return true, false
 	}
-	cmds, err := splitCommands(req.Subject)
+	cmds, err := line.get(req.Subject)
 	if err != nil {
 		return false, true
 	}

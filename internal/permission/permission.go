@@ -167,11 +167,12 @@ func (g *Gate) Decide(ctx context.Context, req Request) Decision {
 // Ask (callers report the approval around it). A settings deny rule wins
 // over everything; a settings ask rule makes what would run be asked.
 func (g *Gate) Check(req Request) (d Decision, decided bool) {
-	if d, denied := g.settingsDeny(req); denied {
+	line := &lineCommands{}
+	if d, denied := g.settingsDeny(req, line); denied {
 		return d, true
 	}
 	d, decided = g.check(req)
-	if (d.Allow || !decided) && g.settingsAsk(req) != "" {
+	if (d.Allow || !decided) && g.settingsAsk(req, line) != "" {
 		return Decision{}, false
 	}
 	return d, decided
@@ -314,7 +315,7 @@ func describe(req Request) string {
 
 // headlessDenial names the flags that would allow the call.
 func (g *Gate) headlessDenial(req Request) string {
-	if why := g.settingsAsk(req); why != "" {
+	if why := g.settingsAsk(req, &lineCommands{}); why != "" {
 		return why
 	}
 	if req.Tool == "bash" {
