@@ -25,6 +25,10 @@ type IOStreams struct {
 	Dir string
 	// StdinIsTerminal is set when In is an interactive terminal.
 	StdinIsTerminal bool
+	// Setenv sets a variable of Atomic's own process (the env of the
+	// user's Claude Code settings); nil leaves the process alone, as in
+	// tests, where only Getenv lookups made by the session see them.
+	Setenv func(key, value string) error
 }
 
 // System returns the process's streams.
@@ -32,7 +36,7 @@ func System() IOStreams {
 	dir, _ := os.Getwd()
 	fi, err := os.Stdin.Stat()
 	tty := err == nil && fi.Mode()&os.ModeCharDevice != 0
-	return IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Dir: dir, StdinIsTerminal: tty}
+	return IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Dir: dir, StdinIsTerminal: tty, Setenv: os.Setenv}
 }
 
 const usage = `Atomic: a terminal coding agent with parallel sub-agents.

@@ -99,7 +99,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.model, "model", "", "model name")
 	fs.StringVar(&c.baseURL, "base-url", "", "API base URL (Ollama, vLLM, llama.cpp, OpenRouter, a proxy)")
 	fs.StringVar(&c.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/atomic/config.json)")
-	fs.StringVar(&c.permissionMode, "permission-mode", "", "default, acceptEdits, bypassPermissions or plan")
+	fs.StringVar(&c.permissionMode, "permission-mode", "", "default, acceptEdits, bypassPermissions, plan or dontAsk (default mode; what would be asked is denied)")
 	fs.Var(&c.allowed, "allowed-tools", "tools allowed without asking, e.g. 'read,bash(go test:*)'")
 	fs.Var(&c.disallowed, "disallowed-tools", "tools never allowed, e.g. 'bash(rm:*)'")
 	fs.Var(&c.addDirs, "add-dir", "extra folder the file tools may use (repeatable)")
@@ -187,6 +187,9 @@ type setup struct {
 	sandbox *sandbox.Sandbox
 	// remote sends sub-agents to NATS workers (--nats); nil: all local.
 	remote *remote.Dispatcher
+	// getenv is the environment with the user's Claude Code settings env
+	// over it (see applyClaudeSettings).
+	getenv func(string) string
 }
 
 // configFile loads --config, else the user's config.json if there is one.
@@ -199,7 +202,11 @@ func (c *common) configFile(io IOStreams) (config.File, error) {
 }
 
 func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
-	s := &setup{}
+	s := &setup{getenv: io.Getenv}
+	cs, err := c.claudeSettings(io, s)
+	if err != nil {
+		return nil, err
+	}
 	f, err := c.configFile(io)
 	if err != nil {
 		return nil, err
@@ -214,20 +221,24 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	if c.maxTeammates == 0 {
 		c.maxTeammates = f.MaxTeammates
 	}
-	mode := c.permissionMode
-	if mode == "" {
-		mode = f.PermissionMode
+	mode, noPrompts, err := cs.ResolveMode(c.permissionMode, f.PermissionMode)
+	if err != nil {
+		return nil, err
+	}
+	if noPrompts { // dontAsk: what would be asked is denied
+		asker = nil
 	}
 	gate, err := permission.NewGate(permission.Options{
 		Mode: permission.Mode(mode), Allowed: append(append([]string{}, f.AllowedTools...), c.allowed...),
 		Disallowed: append(append([]string{}, f.DisallowedTools...), c.disallowed...), Asker: asker, Root: io.Dir,
+		Settings: cs.Rules,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.gate = gate
-	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files}
-	for _, d := range c.addDirs {
+	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files, Hidden: gate.ReadDenied, Env: envList(cs.CommandEnv)}
+	for _, d := range append(append([]string{}, c.addDirs...), cs.Dirs...) {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(io.Dir, d)
 		}
@@ -275,9 +286,11 @@ func (c *common) openSandbox(io IOStreams, s *setup) error {
 	if dir, err := observe.StateDir(io.Getenv); err == nil {
 		secrets = append(secrets, dir)
 	}
+	writable := append([]string{io.Dir}, s.workspace.ExtraRoots...)
+	secrets = append(secrets, readDenySecrets(s.gate.ReadDenyPaths(), writable)...)
 	sb, err := sandbox.New(sandbox.Config{
 		Mode: mode, Network: c.allowNetwork || s.file.SandboxNetwork,
-		Writable: append([]string{io.Dir}, s.workspace.ExtraRoots...), Secrets: secrets,
+		Writable: writable, Secrets: secrets,
 		CacheDir: sandboxCache(io.Getenv),
 	})
 	var unsupported *sandbox.UnsupportedError
@@ -309,7 +322,11 @@ func sandboxCache(getenv func(string) string) string {
 
 // provider resolves and builds the model provider.
 func (c *common) buildProvider(io IOStreams, s *setup) error {
-	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, io.Getenv)
+	getenv := io.Getenv
+	if s.getenv != nil {
+		getenv = s.getenv
+	}
+	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, getenv)
 	if err != nil {
 		return err
 	}

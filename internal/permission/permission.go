@@ -96,6 +96,8 @@ type Gate struct {
 	allowed    []Pattern
 	disallowed []Pattern
 	asker      Asker // nil: headless
+	// claude are the rules of Claude Code settings files (claude_gate.go).
+	claude []ClaudeRule
 
 	mu      sync.Mutex
 	session []Pattern // allowed for this session by a human
@@ -111,6 +113,9 @@ type Options struct {
 	// Root is the workspace root: relative paths of file tools and path
 	// rules resolve against it. Empty means the working directory.
 	Root string
+	// Settings are the rules of Claude Code settings files: deny wins
+	// over everything, ask always asks (see claude_gate.go).
+	Settings []ClaudeRule
 }
 
 // NewGate checks the patterns and returns a Gate.
@@ -135,6 +140,9 @@ func NewGate(o Options) (*Gate, error) {
 		}
 		g.disallowed = append(g.disallowed, p)
 	}
+	g.claude = o.Settings
+	bashAllows, _ := allowPatterns(o.Settings)
+	g.allowed = append(g.allowed, bashAllows...)
 	return g, nil
 }
 
@@ -156,8 +164,21 @@ func (g *Gate) Decide(ctx context.Context, req Request) Decision {
 
 // Check decides req from the mode, the patterns and this session's
 // allowances alone. decided is false when a human must answer: then call
-// Ask (callers report the approval around it).
+// Ask (callers report the approval around it). A settings deny rule wins
+// over everything; a settings ask rule makes what would run be asked.
 func (g *Gate) Check(req Request) (d Decision, decided bool) {
+	line := &lineCommands{}
+	if d, denied := g.settingsDeny(req, line); denied {
+		return d, true
+	}
+	d, decided = g.check(req)
+	if (d.Allow || !decided) && g.settingsAsk(req, line) != "" {
+		return Decision{}, false
+	}
+	return d, decided
+}
+
+func (g *Gate) check(req Request) (d Decision, decided bool) {
 	g.mu.Lock()
 	refused := slices.Clone(g.refused)
 	g.mu.Unlock()
@@ -182,6 +203,9 @@ func (g *Gate) Check(req Request) (d Decision, decided bool) {
 		if g.match(p, req, false) {
 			return Decision{Allow: true}, true
 		}
+	}
+	if g.settingsAllows(req) {
+		return Decision{Allow: true}, true
 	}
 	switch g.Mode() {
 	case BypassPermissions:
@@ -291,6 +315,9 @@ func describe(req Request) string {
 
 // headlessDenial names the flags that would allow the call.
 func (g *Gate) headlessDenial(req Request) string {
+	if why := g.settingsAsk(req, &lineCommands{}); why != "" {
+		return why
+	}
 	if req.Tool == "bash" {
 		return g.bash(req).headless
 	}

@@ -137,7 +137,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	cmd := exec.Command("/bin/bash", "-c", in.Command)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = pw, pw // one *os.File: no copying goroutines in exec
-	cmd.Env = append(toolEnv(os.Environ()), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(append(toolEnv(os.Environ()), toolEnv(t.ws.Env)...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.SysProcAttr = procgroup.Attr()
 	if err := t.ws.Sandbox.Start(cmd); err != nil {
 		pr.Close()

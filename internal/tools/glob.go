@@ -115,6 +115,12 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 	capped := false
 	err = walkTree(ctx, base, root, func(abs string, d fs.DirEntry) error {
 		rel, _ := relBelow(base, abs)
+		if t.ws.hidden(abs) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
 			if !g.canDescend(rel) {
 				return fs.SkipDir

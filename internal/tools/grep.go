@@ -129,7 +129,7 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 		if files, err = t.listFiles(ctx, base, in.Glob); err != nil {
 			return Result{}, err
 		}
-	} else {
+	} else if !t.ws.hidden(base) {
 		files = []string{base} // an explicit file is searched whatever ignores it
 	}
 	found, err := searchFiles(ctx, re, files, mode)
@@ -175,6 +175,12 @@ func (t *grepTool) listFiles(ctx context.Context, base, glob string) ([]string, 
 	}
 	var files []string
 	err = walkTree(ctx, base, root, func(abs string, d fs.DirEntry) error {
+		if t.ws.hidden(abs) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
 			return nil
 		}

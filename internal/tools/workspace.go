@@ -27,7 +27,20 @@ type Workspace struct {
 	// Files, when set, is where read, write and edit read and write text
 	// (an editor's buffers); nil: the disk.
 	Files Files
+	// Hidden, when set, reports whether the user's rules forbid reading
+	// the file at an absolute path (a Claude Code Read deny rule): grep
+	// and glob skip such files, so a search of the whole workspace never
+	// returns them. The permission gate refuses calls naming them.
+	Hidden func(abs string) bool
+	// Env are NAME=value variables added to the environment of the
+	// commands bash runs (a project's Claude Code settings env), after
+	// Atomic's own, so they win; provider keys are dropped as from
+	// Atomic's own environment.
+	Env []string
 }
+
+// hidden reports whether Hidden forbids abs.
+func (w Workspace) hidden(abs string) bool { return w.Hidden != nil && w.Hidden(abs) }
 
 // maxSymlinkHops bounds symlink resolution, as the kernel does (ELOOP).
 const maxSymlinkHops = 40

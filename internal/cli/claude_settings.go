@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"path/filepath"
+	goruntime "runtime"
+	"slices"
+	"strings"
+
+	"github.com/atomic-agent/atomic/internal/claudesettings"
+)
+
+// claudeSettings reads the user's Claude Code settings files (see
+// package claudesettings) once, at the start of the session, and applies
+// their env: the user's and managed files' to Atomic's own process
+// (io.Setenv, and s.getenv for lookups made through the session), the
+// project's only to the commands the model runs (the workspace's Env).
+// Their warnings join the session's; values are never logged.
+func (c *common) claudeSettings(io IOStreams, s *setup) (*claudesettings.Settings, error) {
+	cs, err := claudesettings.Load(claudesettings.Places{
+		Dir: io.Dir, Home: io.Getenv("HOME"), Managed: claudesettings.ManagedPath(goruntime.GOOS),
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.warnings = append(s.warnings, cs.Warnings...)
+	if len(cs.ProcessEnv) == 0 {
+		return cs, nil
+	}
+	for _, k := range sortedKeys(cs.ProcessEnv) {
+		if io.Setenv != nil {
+			if err := io.Setenv(k, cs.ProcessEnv[k]); err != nil {
+				s.warnings = append(s.warnings, "Claude Code settings env "+k+": "+err.Error())
+			}
+		}
+	}
+	base := io.Getenv
+	s.getenv = func(k string) string {
+		if v, ok := cs.ProcessEnv[k]; ok {
+			return v
+		}
+		return base(k)
+	}
+	return cs, nil
+}
+
+// envList is env as NAME=value entries, in name order.
+func envList(env map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(env) {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// readDenySecrets are the paths of Read deny rules the command sandbox
+// keeps from bash like ~/.ssh: those neither inside a folder commands may
+// write (which the sandbox lets them read whole) nor holding one (which
+// would leave commands unable to read their own workspace's parents).
+func readDenySecrets(paths, writable []string) []string {
+	var out []string
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		if p == string(filepath.Separator) {
+			continue
+		}
+		overlaps := false
+		for _, w := range writable {
+			w = filepath.Clean(w)
+			if within(w, p) || within(p, w) {
+				overlaps = true
+				break
+			}
+		}
+		if !overlaps {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// within reports whether p is dir or below it (both clean).
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
