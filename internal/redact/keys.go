@@ -8,24 +8,28 @@ import "strings"
 // digit is set (which keeps a long hyphenated word from looking like a
 // key). It matches only at the start of a token: the byte before it is
 // not one of a key's own characters, unless it ends a JSON or URL escape
-// (`\n`, `\u0022`, `%22`), as in stored JSON.
+// (`\n`, `\u0022`, `%22`), as in stored JSON; an anchor no word holds
+// (anywhere) matches inside a token too ("name-sk-ant-…").
 type keyShape struct {
-	name   string
-	anchor string
-	class  string
-	tail   string
-	chars  func(byte) bool
-	min    int
-	max    int
-	digit  bool
+	name     string
+	anchor   string
+	class    string
+	tail     string
+	chars    func(byte) bool
+	min      int
+	max      int
+	digit    bool
+	anywhere bool
 }
 
 // keyShapes are the credentials masked wherever they appear, known or
 // not. README's Sessions section lists them; keep the two in step.
 var keyShapes = []keyShape{
-	{name: "sk- keys (Anthropic sk-ant-, OpenAI sk-proj-, DeepSeek, OpenRouter…)", anchor: "sk-", chars: isKeyChar, min: 20, digit: true},
+	{name: "Anthropic keys", anchor: "sk-ant-", chars: isKeyChar, min: 20, anywhere: true},
+	{name: "OpenAI project keys", anchor: "sk-proj-", chars: isKeyChar, min: 20, anywhere: true},
+	{name: "other sk- keys (OpenAI, DeepSeek, OpenRouter…)", anchor: "sk-", chars: isKeyChar, min: 20, digit: true},
 	{name: "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_)", anchor: "gh", class: "pousr", tail: "_", chars: isAlnum, min: 30},
-	{name: "GitHub fine-grained tokens", anchor: "github_pat_", chars: isWordChar, min: 22},
+	{name: "GitHub fine-grained tokens", anchor: "github_pat_", chars: isWordChar, min: 22, anywhere: true},
 	{name: "AWS access key ids", anchor: "AKIA", chars: isUpperDigit, min: 16, max: 16},
 	{name: "AWS temporary access key ids", anchor: "ASIA", chars: isUpperDigit, min: 16, max: 16},
 	{name: "Slack tokens (xoxb-, xoxa-, xoxp-, xoxr-, xoxs-)", anchor: "xox", class: "baprs", tail: "-", chars: isSlackChar, min: 10},
@@ -84,7 +88,7 @@ func maskKeys(s string) string {
 // matchAt reports whether a key of shape k starts at s[i:] (its anchor is
 // there) and where it ends. adjoining: a match of k ends at i.
 func (k *keyShape) matchAt(s string, i int, adjoining bool) (end int, ok bool) {
-	if !adjoining && !tokenStart(s, i) {
+	if !adjoining && !k.anywhere && !tokenStart(s, i) {
 		return 0, false
 	}
 	j := i + len(k.anchor)

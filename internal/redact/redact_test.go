@@ -43,6 +43,7 @@ func TestEveryKeyShapeIsMaskedWhereverItStandsInText(t *testing.T) {
 		"JSON unicode escape": func(k string) string { return `{"t":"\u003c` + k + `\u003e"}` },
 		"URL-encoded":         func(k string) string { return "q=" + url.QueryEscape(`"`+k+`"`) },
 		"after an equals":     func(k string) string { return "--api-key=" + k },
+		"after a space":       func(k string) string { return "Bearer " + k },
 	}
 	r := New(nil)
 	for name, key := range keys {
@@ -55,6 +56,15 @@ func TestEveryKeyShapeIsMaskedWhereverItStandsInText(t *testing.T) {
 			if b := r.Bytes([]byte(in)); strings.Contains(string(b), key) {
 				t.Errorf("%s key %s: Bytes kept it: %q", name, where, b)
 			}
+		}
+	}
+}
+
+func TestAnthropicOpenAIProjectAndGitHubFineGrainedKeysAreMaskedInsideAWord(t *testing.T) {
+	for _, key := range []string{anthropicKey, openAIKey, githubPAT} {
+		in := "Explore-" + key
+		if got := New(nil).String(in); got != "Explore-"+Mask {
+			t.Errorf("%q → %q; want the key masked", in, got)
 		}
 	}
 }

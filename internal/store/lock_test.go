@@ -67,9 +67,16 @@ func startHolder(t *testing.T, path, id string) *holder {
 // running, as a run that was killed does.
 func runningSession(t *testing.T, path, id string) {
 	t.Helper()
-	r := Record(path, Options{}, meta(id), nil)
+	h, err := HoldSession(context.Background(), path, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := meta(id)
+	m.Hold = h
+	r := Record(path, Options{}, m, nil)
 	r.Prompt("a long job")
 	r.Wait(r.Mark())
+	h.Release() // as the kernel does when the run is killed
 	// What Close would do at the end of a run, it must not do here: the
 	// row stays running. Open the store aside and check it.
 	st, err := Open(context.Background(), path, Options{})
@@ -138,6 +145,20 @@ func TestASessionHeldByAnotherProcessIsRefusedNamingItsPid(t *testing.T) {
 	}
 	if _, err := st.Session(context.Background(), "s1"); err != nil {
 		t.Fatalf("the refused Remove removed it: %v", err)
+	}
+}
+
+func TestARecorderHoldsItsSessionUntilItCloses(t *testing.T) {
+	path := dbPath(t)
+	r := Record(path, Options{}, meta("s1"), nil)
+	r.Prompt("work")
+	r.Wait(r.Mark())
+	if s := status(t, path, "s1"); s != StatusRunning || !Held(path, "s1") {
+		t.Fatalf("while recording: %s, held %v; want running and held", s, Held(path, "s1"))
+	}
+	r.Close()
+	if s := status(t, path, "s1"); s != StatusInterrupted || Held(path, "s1") {
+		t.Fatalf("after Close: %s, held %v; want interrupted (no complete) and free", s, Held(path, "s1"))
 	}
 }
 

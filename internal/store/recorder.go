@@ -30,6 +30,11 @@ type Meta struct {
 	// prompts are appended after the stored ones, its title and agents
 	// are kept, and it is running again until this run ends.
 	Resume bool
+	// Hold is the caller's hold on the session (HoldSession: a resume
+	// takes it before loading the session, to refuse a second process at
+	// once); nil, the Recorder takes it itself before it writes the
+	// session's row. Either is released when the Recorder closes.
+	Hold *Hold
 }
 
 // TitleRunes bounds a session's title (its first prompt, cut).
@@ -86,15 +91,21 @@ type op struct {
 // store is opened in the background; everything queued meanwhile is
 // written once it is open.
 func Record(path string, opts Options, meta Meta, warn func(error)) *Recorder {
-	return start(meta, warn, func() (*Store, error) { return Open(context.Background(), path, opts) })
+	hold := func() (*Hold, error) {
+		if meta.Hold != nil {
+			return meta.Hold, nil
+		}
+		return HoldSession(context.Background(), path, meta.ID)
+	}
+	return start(meta, warn, hold, func() (*Store, error) { return Open(context.Background(), path, opts) })
 }
 
-func start(meta Meta, warn func(error), open func() (*Store, error)) *Recorder {
+func start(meta Meta, warn func(error), hold func() (*Hold, error), open func() (*Store, error)) *Recorder {
 	r := &Recorder{meta: meta, warn: warn, red: redact.New(meta.Secrets), status: StatusRunning,
 		agents: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{}), started: time.Now(),
 		committedNow: make(chan struct{})}
 	r.enc = event.NewEncoder(&r.buf)
-	go r.run(open)
+	go r.run(hold, open)
 	return r
 }
 
@@ -178,9 +189,17 @@ func (r *Recorder) Close() {
 	<-r.done
 }
 
-func (r *Recorder) run(open func() (*Store, error)) {
+func (r *Recorder) run(hold func() (*Hold, error), open func() (*Store, error)) {
 	defer close(r.done)
 	r.settle()
+	// The session is held from before its row says running to after its
+	// end is written: running means a live process holds it.
+	h, err := hold()
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	defer h.Release()
 	st, err := open()
 	if err != nil {
 		r.fail(err)
