@@ -22,12 +22,35 @@ const (
 	xaiKey       = "xai-Ab12Cd34Ef56Gh78Ij90Kl12Mn34"
 )
 
-func TestEveryKeyShapeIsMaskedWhereverItStandsInText(t *testing.T) {
-	keys := map[string]string{
-		"anthropic": anthropicKey, "openai project": openAIKey, "openai legacy": legacyOpenAI,
-		"github": githubToken, "github fine-grained": githubPAT, "aws": awsKeyID, "aws temporary": awsTempID,
-		"slack": slackToken, "google": googleKey, "groq": groqKey, "xai": xaiKey,
+// shapeExamples is one key of each shape of keyShapes, by name; it fails
+// t when a shape has none or its own shape does not match it whole.
+func shapeExamples(t *testing.T) map[string]string {
+	t.Helper()
+	examples := map[string]string{
+		"Anthropic keys": anthropicKey, "OpenAI project keys": openAIKey, "other sk- keys (OpenAI, DeepSeek, OpenRouter…)": legacyOpenAI,
+		"GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_)": githubToken, "GitHub fine-grained tokens": githubPAT,
+		"AWS access key ids": awsKeyID, "AWS temporary access key ids": awsTempID,
+		"Slack tokens (xoxb-, xoxa-, xoxp-, xoxr-, xoxs-)": slackToken, "Google API keys": googleKey,
+		"Groq keys": groqKey, "xAI keys": xaiKey,
 	}
+	if len(examples) != len(keyShapes) {
+		t.Fatalf("%d examples for %d key shapes: give each shape one", len(examples), len(keyShapes))
+	}
+	for i := range keyShapes {
+		k := &keyShapes[i]
+		ex, ok := examples[k.name]
+		if !ok {
+			t.Fatalf("key shape %q has no example", k.name)
+		}
+		if end, ok := k.matchAt(ex, 0, false); !ok || end != len(ex) {
+			t.Fatalf("key shape %q does not match its example %q whole (ok %v, end %d)", k.name, ex, ok, end)
+		}
+	}
+	return examples
+}
+
+func TestEveryKeyShapeIsMaskedWhereverItStandsInText(t *testing.T) {
+	keys := shapeExamples(t)
 	if len(googleKey) != 39 || len(awsKeyID) != 20 {
 		t.Fatalf("the fake Google key is %d long, the AWS id %d; want 39 and 20", len(googleKey), len(awsKeyID))
 	}
