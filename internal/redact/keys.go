@@ -47,13 +47,34 @@ func isSlackChar(c byte) bool  { return isAlnum(c) || c == '-' }
 func isUpperDigit(c byte) bool { return 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
 func isHex(c byte) bool        { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
+// text is what the scan reads: a string, or bytes not copied into one.
+type text interface{ ~string | ~[]byte }
+
 // maskKeys returns s with every key-shaped run replaced by Mask, s itself
-// when there is none. One pass: only a byte that starts an anchor is
-// looked at further.
+// when there is none.
 func maskKeys(s string) string {
+	start, end, ok := nextKey(s, 0, -1)
+	if !ok {
+		return s
+	}
 	var b strings.Builder
-	copied, last := 0, -1 // s[:copied] is in b; a match ended at last
-	for i := 0; i < len(s); i++ {
+	b.Grow(len(s))
+	copied := 0 // s[:copied] is in b
+	for ok {
+		b.WriteString(s[copied:start])
+		b.WriteString(Mask)
+		copied = end
+		start, end, ok = nextKey(s, end, end)
+	}
+	b.WriteString(s[copied:])
+	return b.String()
+}
+
+// nextKey finds the first key-shaped run in s at or after from; a match
+// ended at last (a key may follow it at once). One pass: only a byte that
+// starts an anchor is looked at further.
+func nextKey[T text](s T, from, last int) (start, end int, ok bool) {
+	for i := from; i < len(s); i++ {
 		switch s[i] {
 		case 's', 'g', 'A', 'x':
 		default:
@@ -61,33 +82,33 @@ func maskKeys(s string) string {
 		}
 		for k := range keyShapes {
 			shape := &keyShapes[k]
-			if shape.anchor[0] != s[i] || !strings.HasPrefix(s[i:], shape.anchor) {
+			if shape.anchor[0] != s[i] || !hasPrefixAt(s, i, shape.anchor) {
 				continue
 			}
-			end, ok := shape.matchAt(s, i, i == last)
-			if !ok {
-				continue
+			if end, ok := matchAt(shape, s, i, i == last); ok {
+				return i, end, true
 			}
-			if b.Len() == 0 {
-				b.Grow(len(s))
-			}
-			b.WriteString(s[copied:i])
-			b.WriteString(Mask)
-			copied, last = end, end
-			i = end - 1
-			break
 		}
 	}
-	if copied == 0 {
-		return s
+	return 0, 0, false
+}
+
+// hasPrefixAt reports whether s[i:] starts with p.
+func hasPrefixAt[T text](s T, i int, p string) bool {
+	if len(s)-i < len(p) {
+		return false
 	}
-	b.WriteString(s[copied:])
-	return b.String()
+	for j := 0; j < len(p); j++ {
+		if s[i+j] != p[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // matchAt reports whether a key of shape k starts at s[i:] (its anchor is
 // there) and where it ends. adjoining: a match of k ends at i.
-func (k *keyShape) matchAt(s string, i int, adjoining bool) (end int, ok bool) {
+func matchAt[T text](k *keyShape, s T, i int, adjoining bool) (end int, ok bool) {
 	if !adjoining && !k.anywhere && !tokenStart(s, i) {
 		return 0, false
 	}
@@ -98,7 +119,7 @@ func (k *keyShape) matchAt(s string, i int, adjoining bool) (end int, ok bool) {
 		}
 		j++
 	}
-	if !strings.HasPrefix(s[j:], k.tail) {
+	if !hasPrefixAt(s, j, k.tail) {
 		return 0, false
 	}
 	j += len(k.tail)
@@ -115,7 +136,7 @@ func (k *keyShape) matchAt(s string, i int, adjoining bool) (end int, ok bool) {
 
 // tokenStart reports whether s[i] starts a token: what precedes it is not
 // a key's character, or ends an escape (JSON `\n`, `\u0022`; URL `%22`).
-func tokenStart(s string, i int) bool {
+func tokenStart[T text](s T, i int) bool {
 	switch {
 	case i == 0 || !isKeyChar(s[i-1]):
 		return true

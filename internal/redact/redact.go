@@ -25,6 +25,7 @@ const MinKnown = 8
 // use.
 type Redactor struct {
 	olds  []string          // the known values, longest first
+	raw   [][]byte          // olds as bytes, for Bytes
 	known *strings.Replacer // masks olds; nil when there are none
 }
 
@@ -53,10 +54,12 @@ func New(known []string) *Redactor {
 	})
 	olds = slices.Compact(olds)
 	pairs := make([]string, 0, 2*len(olds))
-	for _, o := range olds {
+	raw := make([][]byte, len(olds))
+	for i, o := range olds {
 		pairs = append(pairs, o, Mask)
+		raw[i] = []byte(o)
 	}
-	return &Redactor{olds: olds, known: strings.NewReplacer(pairs...)}
+	return &Redactor{olds: olds, raw: raw, known: strings.NewReplacer(pairs...)}
 }
 
 // jsonForm is v as it stands inside a JSON string: escaping <, > and &
@@ -86,11 +89,26 @@ func (r *Redactor) String(s string) string {
 	return maskKeys(s)
 }
 
-// Bytes returns b with every secret masked (b itself when it holds none).
+// Bytes returns b with every secret masked (b itself when it holds none:
+// then nothing is copied).
 func (r *Redactor) Bytes(b []byte) []byte {
-	s := string(b)
-	if out := r.String(s); out != s {
-		return []byte(out)
+	if !r.knownIn(b) {
+		if _, _, ok := nextKey(b, 0, -1); !ok {
+			return b
+		}
 	}
-	return b
+	return []byte(r.String(string(b)))
+}
+
+// knownIn reports whether b holds a known value.
+func (r *Redactor) knownIn(b []byte) bool {
+	if r == nil {
+		return false
+	}
+	for _, o := range r.raw {
+		if bytes.Contains(b, o) {
+			return true
+		}
+	}
+	return false
 }

@@ -42,7 +42,7 @@ func shapeExamples(t *testing.T) map[string]string {
 		if !ok {
 			t.Fatalf("key shape %q has no example", k.name)
 		}
-		if end, ok := k.matchAt(ex, 0, false); !ok || end != len(ex) {
+		if end, ok := matchAt(k, ex, 0, false); !ok || end != len(ex) {
 			t.Fatalf("key shape %q does not match its example %q whole (ok %v, end %d)", k.name, ex, ok, end)
 		}
 	}
