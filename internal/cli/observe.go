@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/observe"
+	"github.com/atomic-agent/atomic/internal/redact"
 	"github.com/atomic-agent/atomic/internal/runtime"
 )
 
@@ -16,10 +17,10 @@ const otelFlushTimeout = 5 * time.Second
 // observeRun starts the lifecycle log of rt's run in the state directory
 // (unless noDisk: --no-session-persistence leaves nothing of the session on
 // disk) and, with OTEL_EXPORTER_OTLP_ENDPOINT set, its OpenTelemetry
-// export. A log that cannot be written is one warning at the end; the run
+// export, both with red's secrets masked. A log that cannot be written is one warning at the end; the run
 // goes on. The returned func closes rt, then the observers, so the
 // agents' last events are in them, and flushes the export.
-func observeRun(ios IOStreams, rt *runtime.Runtime, noDisk bool) (closeRun func()) {
+func observeRun(ios IOStreams, rt *runtime.Runtime, noDisk bool, red *redact.Redactor) (closeRun func()) {
 	var sinks []observe.SpanSink
 	var file *observe.LogFile
 	if !noDisk {
@@ -35,7 +36,7 @@ func observeRun(ios IOStreams, rt *runtime.Runtime, noDisk bool) (closeRun func(
 		otel = observe.NewOTel(ios.Getenv)
 		sinks = append(sinks, otel)
 	}
-	obs := observe.Watch(rt.Bus(), time.Now, sinks...)
+	obs := observe.Watch(rt.Bus(), time.Now, red, sinks...)
 	return func() {
 		rt.Close()
 		if err := obs.Close(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/redact"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/store"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -16,22 +17,25 @@ import (
 // background so the run never waits for it. It returns the run's session
 // id and the journal to give the runtime (nil with
 // --no-session-persistence or when the store has no place), and stop,
-// which flushes and ends the recording. A store that cannot be used says
-// so once on stderr and the run goes on. A resumed session (res not nil)
-// keeps its id and is appended to.
+// which flushes and ends the recording and lets the session go. A store
+// that cannot be used says so once on stderr and the run goes on. A
+// resumed session (res not nil) keeps its id and its hold, and is
+// appended to.
 func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j runtime.Journal, stop func()) {
 	id = runtime.NewSessionID(time.Now())
+	var hold *store.Hold
 	if res != nil {
-		id = res.session.ID
+		id, hold = res.session.ID, res.hold
 	}
+	release := func() { hold.Release() }
 	if c.noPersistence {
-		return id, nil, func() {}
+		return id, nil, release
 	}
 	warn := func(err error) { fmt.Fprintf(ios.Err, "atomic: warning: %v\n", err) }
 	path, err := store.Path(ios.Getenv)
 	if err != nil {
 		warn(fmt.Errorf("this session is not saved: %w", err))
-		return id, nil, func() {}
+		return id, nil, release
 	}
 	c.cliHome = store.CLIHome(path, id)
 	model := s.ps.Model
@@ -39,15 +43,24 @@ func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j run
 		model = firstNonEmpty(c.model, s.file.Model)
 	}
 	rec := store.Record(path, store.Options{}, store.Meta{
-		ID: id, Dir: ios.Dir, Backend: c.backendName(s), Model: model, Secrets: secrets(s), Resume: res != nil,
+		ID: id, Dir: ios.Dir, Backend: c.backendName(s), Model: model, Secrets: secrets(s), Resume: res != nil, Hold: hold,
 	}, warn)
 	return id, rec, rec.Close
 }
 
-// secrets are the values the store must never hold: the API keys in use
-// and every credential in the environment.
+// secrets are the values nothing Atomic writes may hold (the store, the
+// lifecycle log, exports): the API key in use, the config file's
+// api_key, and the value of every credential variable of the environment
+// (tools.SecretEnv: the providers' keys, ANTHROPIC_AUTH_TOKEN, Atomic's
+// own secrets).
 func secrets(s *setup) []string {
 	out := []string{s.ps.APIKey, s.file.APIKey}
+	return append(out, envSecrets()...)
+}
+
+// envSecrets are the values of the environment's credential variables.
+func envSecrets() []string {
+	var out []string
 	for _, kv := range os.Environ() {
 		if name, v, ok := strings.Cut(kv, "="); ok && v != "" && tools.SecretEnv(name) {
 			out = append(out, v)
@@ -55,3 +68,8 @@ func secrets(s *setup) []string {
 	}
 	return out
 }
+
+// redactor masks s's secrets and key-shaped text (package redact) in what
+// the run writes besides the store: the lifecycle log and the
+// OpenTelemetry export.
+func (s *setup) redactor() *redact.Redactor { return redact.New(secrets(s)) }

@@ -14,11 +14,13 @@ import (
 	"github.com/atomic-agent/atomic/internal/ui"
 )
 
-// resumed is the saved session --continue or --resume picked.
+// resumed is the saved session --continue or --resume picked, held by
+// this process (record lets it go when the run ends).
 type resumed struct {
 	session store.Session
 	run     *runtime.Resume
 	prompts []store.Prompt
+	hold    *store.Hold
 }
 
 // past is the session as the chat UI replays it.
@@ -69,8 +71,25 @@ func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*r
 	if err := resumable(sess, c.backendName(s)); err != nil {
 		return nil, err
 	}
+	// Held before it is read: a second process resuming it is refused
+	// (*store.HeldError), and the first's history is never overwritten.
+	hold, err := store.HoldSession(ctx, st.Path(), sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	out, err := loadSession(ctx, st, sess)
+	if err != nil {
+		hold.Release()
+		return nil, err
+	}
+	out.hold = hold
+	return out, nil
+}
+
+// loadSession reads session sess: its events, histories and prompts.
+func loadSession(ctx context.Context, st *store.Store, sess store.Session) (*resumed, error) {
 	res := &runtime.Resume{}
-	err = st.Events(ctx, sess.ID, func(line []byte) error {
+	err := st.Events(ctx, sess.ID, func(line []byte) error {
 		var raw event.Raw
 		if err := json.Unmarshal(line, &raw); err != nil {
 			return fmt.Errorf("session %s: a stored event does not decode: %w", sess.ID, err)

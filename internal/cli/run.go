@@ -12,6 +12,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/headless"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/store"
 )
 
 const runSynopsis = `Usage: atomic run -p PROMPT [flags]
@@ -60,7 +61,8 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	o, err := c.open(ctx, ios, nil, warn)
 	if err != nil {
 		var late *runtimeError
-		if errors.As(err, &late) {
+		var held *store.HeldError
+		if errors.As(err, &late) || errors.As(err, &held) {
 			fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 			return 1
 		}
@@ -144,7 +146,7 @@ func (c *common) open(ctx context.Context, ios IOStreams, asker permission.Asker
 		release()
 		return nil, &runtimeError{err}
 	}
-	closeRun := observeRun(ios, rt, c.noPersistence)
+	closeRun := observeRun(ios, rt, c.noPersistence, s.redactor())
 	return &opened{s: s, res: res, journal: journal, rt: rt, close: func() {
 		closeRun()
 		stopRecording() // after rt.Close: the last events are kept

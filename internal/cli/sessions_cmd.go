@@ -11,6 +11,7 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/atomic-agent/atomic/internal/redact"
 	"github.com/atomic-agent/atomic/internal/store"
 )
 
@@ -44,7 +45,7 @@ func runSessions(ctx context.Context, args []string, ios IOStreams) int {
 		if args[0] == "rm" {
 			err = st.Remove(ctx, args[1])
 		} else {
-			err = exportSession(ctx, st, args[1], ios)
+			err = exportSession(ctx, st, args[1], ios, redact.New(envSecrets()))
 		}
 		if err != nil {
 			return fail(err)
@@ -76,6 +77,12 @@ func runSessions(ctx context.Context, args []string, ios IOStreams) int {
 		if list, err = st.Sessions(ctx); err != nil {
 			return fail(err)
 		}
+	}
+	// Titles are masked as the store masks them now: a session an older
+	// Atomic saved may hold a key in its first prompt.
+	red := redact.New(envSecrets())
+	for i := range list {
+		list[i].Title = red.String(list[i].Title)
 	}
 	if *asJSON {
 		if list == nil {
@@ -116,10 +123,13 @@ func openSessions(ctx context.Context, ios IOStreams) (*store.Store, error) {
 	return store.Open(ctx, path, store.Options{})
 }
 
-func exportSession(ctx context.Context, st *store.Store, id string, ios IOStreams) error {
+// exportSession prints session id's events with red's secrets masked:
+// the store masks what it writes, but a session an older Atomic saved may
+// hold a key.
+func exportSession(ctx context.Context, st *store.Store, id string, ios IOStreams, red *redact.Redactor) error {
 	w := bufio.NewWriterSize(ios.Out, 64<<10)
 	err := st.Events(ctx, id, func(line []byte) error {
-		if _, err := w.Write(line); err != nil {
+		if _, err := w.Write(red.Bytes(line)); err != nil {
 			return err
 		}
 		return w.WriteByte('\n')

@@ -12,6 +12,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/headless"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/store"
 	"github.com/atomic-agent/atomic/internal/team"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/ui"
@@ -30,6 +31,9 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
+		if errors.As(err, new(*store.HeldError)) {
+			return 1 // not a usage error: the session is busy
+		}
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -110,7 +114,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 1
 	}
-	defer observeRun(ios, rt, c.noPersistence)()
+	defer observeRun(ios, rt, c.noPersistence, s.redactor())()
 	err = ui.Run(ctx, ui.Options{
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
 		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out, Notes: notes,

@@ -17,7 +17,7 @@ func BenchmarkObservedRun(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		lf := NewLogFile(filepath.Join(root, "h"+time.Now().Format("150405.000000000"), ".local", "state", "atomic", LogName))
 		bs := bus.New()
-		obs := Watch(bs, time.Now, NewLogger(lf))
+		obs := Watch(bs, time.Now, nil, NewLogger(lf))
 		evs := flat(leadStart(0))
 		for _, id := range []string{"a", "b", "c"} {
 			evs = append(evs, spawn(1, "lead", id, "c"+id, "explore", "native", false)...)

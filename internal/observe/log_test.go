@@ -88,7 +88,7 @@ func TestLifecycleLogHasEveryAgentsStartAndEndAsJSONLinesInTheStateDir(t *testin
 		t.Fatal(err)
 	}
 	b := bus.New()
-	obs := Watch(b, func() time.Time { return at(9) }, NewLogger(f))
+	obs := Watch(b, func() time.Time { return at(9) }, nil, NewLogger(f))
 	u := event.Usage{InputTokens: 10, OutputTokens: 5, CostUSD: 0.25}
 	for _, e := range flat(leadStart(0), spawn(1, "lead", "explore-1", "c1", "explore", "native", false),
 		spawn(1, "lead", "general-1", "c2", "general", "native", false),
@@ -146,7 +146,7 @@ func (g *gate) Ended(Span) error   { <-g.release; g.n++; return nil }
 func TestAStalledSinkNeverHoldsTheBusUp(t *testing.T) {
 	b := bus.New()
 	g := &gate{release: make(chan struct{})}
-	obs := Watch(b, func() time.Time { return at(100) }, g)
+	obs := Watch(b, func() time.Time { return at(100) }, nil, g)
 	emitted := make(chan struct{})
 	go func() {
 		defer close(emitted)
@@ -180,7 +180,7 @@ func TestALogThatCannotBeWrittenIsOneErrorNamingItAndTheRunGoesOn(t *testing.T) 
 	}
 	lf := NewLogFile(filepath.Join(blocker, LogName))
 	b := bus.New()
-	obs := Watch(b, func() time.Time { return at(3) }, NewLogger(lf))
+	obs := Watch(b, func() time.Time { return at(3) }, nil, NewLogger(lf))
 	for _, e := range flat(leadStart(0), spawn(1, "lead", "explore-1", "c1", "explore", "native", false)) {
 		b.Emit(e)
 	}

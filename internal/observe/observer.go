@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/redact"
 )
 
 // SpanSink receives agent spans, in order, from one goroutine.
@@ -31,9 +32,12 @@ type Subscriber interface {
 
 // Observer feeds a bus's events through a Tracker to its sinks. The bus's
 // subscriber only appends the event to a queue: the bus never waits for a
-// file or an exporter. One goroutine does the rest until Close.
+// file or an exporter. One goroutine does the rest until Close. Every span
+// goes through the Observer's Redactor before any sink sees it, so neither
+// the lifecycle log nor the OpenTelemetry export holds a secret.
 type Observer struct {
 	sinks []SpanSink
+	red   *redact.Redactor
 	now   func() time.Time
 	unsub func()
 
@@ -45,9 +49,10 @@ type Observer struct {
 	err    error // the first sink error
 }
 
-// Watch starts observing b. now gives the time the run ends at Close.
-func Watch(b Subscriber, now func() time.Time, sinks ...SpanSink) *Observer {
-	o := &Observer{sinks: sinks, now: now, wake: make(chan struct{}, 1), done: make(chan struct{})}
+// Watch starts observing b. now gives the time the run ends at Close; red
+// masks the secrets in the spans' text (nil: key-shaped text only).
+func Watch(b Subscriber, now func() time.Time, red *redact.Redactor, sinks ...SpanSink) *Observer {
+	o := &Observer{sinks: sinks, now: now, red: red, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	o.unsub = b.Subscribe(o.push)
 	go o.loop()
 	return o
@@ -120,15 +125,26 @@ func (o *Observer) flush() {
 
 func (o *Observer) send(started, ended []Span) {
 	for _, s := range started {
+		s = o.redact(s)
 		for _, k := range o.sinks {
 			o.keep(k.Started(s))
 		}
 	}
 	for _, s := range ended {
+		s = o.redact(s)
 		for _, k := range o.sinks {
 			o.keep(k.Ended(s))
 		}
 	}
+}
+
+// redact masks the secrets in s's text: its error (a provider's message
+// may quote a key), and the names a model or a user chose.
+func (o *Observer) redact(s Span) Span {
+	for _, f := range []*string{&s.Error, &s.Type, &s.Model, &s.AgentID, &s.ParentID, &s.Backend} {
+		*f = o.red.String(*f)
+	}
+	return s
 }
 
 func (o *Observer) keep(err error) {

@@ -64,7 +64,7 @@ func TestOTelParentsACLIsOwnSubagentsUnderItsSpanAndMarksFailures(t *testing.T) 
 	}
 	sink := NewOTel(func(k string) string { return env[k] })
 	b := bus.New()
-	obs := Watch(b, func() time.Time { return at(9) }, sink)
+	obs := Watch(b, func() time.Time { return at(9) }, nil, sink)
 	for _, e := range flat(leadStart(0), spawn(1, "lead", "claude-1", "c1", "reviewer", "claude-code", false),
 		spawn(2, "claude-1", "claude-1/explore-1", "c2", "Explore", "claude-code", false),
 		finish(3, "claude-1", "claude-1/explore-1", "c2", false, 1, event.Usage{}),
@@ -110,7 +110,7 @@ func TestOTelWithAnUnsupportedProtocolReportsItAndExportsNothing(t *testing.T) {
 	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": col.URL(), "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
 	sink := NewOTel(func(k string) string { return env[k] })
 	b := bus.New()
-	obs := Watch(b, func() time.Time { return at(2) }, sink)
+	obs := Watch(b, func() time.Time { return at(2) }, nil, sink)
 	b.Emit(leadStart(0))
 	err := obs.Close()
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("OTEL_EXPORTER_OTLP_PROTOCOL=grpc")) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/redact"
 )
 
 // Meta describes the session a Recorder writes.
@@ -21,12 +22,19 @@ type Meta struct {
 	Backend string
 	Model   string
 	// Secrets are values that must never reach the database (API keys):
-	// any occurrence in an event or prompt is replaced by [redacted].
+	// any occurrence in an event, prompt, title or history is replaced by
+	// [redacted], as is anything shaped like a provider's key (package
+	// redact).
 	Secrets []string
 	// Resume continues session ID, already in the store: its events and
 	// prompts are appended after the stored ones, its title and agents
 	// are kept, and it is running again until this run ends.
 	Resume bool
+	// Hold is the caller's hold on the session (HoldSession: a resume
+	// takes it before loading the session, to refuse a second process at
+	// once); nil, the Recorder takes it itself before it writes the
+	// session's row. Either is released when the Recorder closes.
+	Hold *Hold
 }
 
 // TitleRunes bounds a session's title (its first prompt, cut).
@@ -39,10 +47,9 @@ const TitleRunes = 80
 // full, read-only, corrupt, a newer schema) warn is called once and the
 // run goes on without persistence.
 type Recorder struct {
-	meta   Meta
-	warn   func(error)
-	red    *strings.Replacer
-	redact bool // red has something to replace
+	meta Meta
+	warn func(error)
+	red  *redact.Redactor
 
 	mu      sync.Mutex
 	queue   []op
@@ -84,21 +91,21 @@ type op struct {
 // store is opened in the background; everything queued meanwhile is
 // written once it is open.
 func Record(path string, opts Options, meta Meta, warn func(error)) *Recorder {
-	return start(meta, warn, func() (*Store, error) { return Open(context.Background(), path, opts) })
+	hold := func() (*Hold, error) {
+		if meta.Hold != nil {
+			return meta.Hold, nil
+		}
+		return HoldSession(context.Background(), path, meta.ID)
+	}
+	return start(meta, warn, hold, func() (*Store, error) { return Open(context.Background(), path, opts) })
 }
 
-func start(meta Meta, warn func(error), open func() (*Store, error)) *Recorder {
-	var pairs []string
-	for _, s := range meta.Secrets {
-		if len(s) >= 8 { // a short value would redact ordinary words
-			pairs = append(pairs, s, "[redacted]")
-		}
-	}
-	r := &Recorder{meta: meta, warn: warn, red: strings.NewReplacer(pairs...), redact: len(pairs) > 0, status: StatusRunning,
+func start(meta Meta, warn func(error), hold func() (*Hold, error), open func() (*Store, error)) *Recorder {
+	r := &Recorder{meta: meta, warn: warn, red: redact.New(meta.Secrets), status: StatusRunning,
 		agents: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{}), started: time.Now(),
 		committedNow: make(chan struct{})}
 	r.enc = event.NewEncoder(&r.buf)
-	go r.run(open)
+	go r.run(hold, open)
 	return r
 }
 
@@ -182,9 +189,17 @@ func (r *Recorder) Close() {
 	<-r.done
 }
 
-func (r *Recorder) run(open func() (*Store, error)) {
+func (r *Recorder) run(hold func() (*Hold, error), open func() (*Store, error)) {
 	defer close(r.done)
 	r.settle()
+	// The session is held from before its row says running to after its
+	// end is written: running means a live process holds it.
+	h, err := hold()
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	defer h.Release()
 	st, err := open()
 	if err != nil {
 		r.fail(err)
@@ -287,11 +302,11 @@ func (r *Recorder) write(batch []op) error {
 				return fmt.Errorf("saving the CLI's session id: %w", err)
 			}
 		case o.history != nil || o.agent != "":
-			if err := saveHistory(ctx, tx, r.meta.ID, o.agent, o.history, time.Now()); err != nil {
+			if err := saveHistory(ctx, tx, r.red, r.meta.ID, o.agent, o.history, time.Now()); err != nil {
 				return err
 			}
 		default:
-			text := r.red.Replace(o.prompt)
+			text := r.red.String(o.prompt)
 			r.pseq++
 			if _, err := tx.ExecContext(ctx, `INSERT INTO prompts(session_id, seq, time, text) VALUES (?, ?, ?, ?)`,
 				r.meta.ID, r.pseq, o.at.UnixNano(), text); err != nil {
@@ -354,10 +369,7 @@ func (r *Recorder) insertEvent(ctx context.Context, ins *sql.Stmt, e event.Event
 	if err := r.enc.Encode(e); err == nil {
 		err = r.enc.Flush()
 	}
-	body := bytes.TrimSuffix(r.buf.Bytes(), []byte("\n"))
-	if r.redact {
-		body = []byte(r.red.Replace(string(body)))
-	}
+	body := r.red.Bytes(bytes.TrimSuffix(r.buf.Bytes(), []byte("\n")))
 	r.seq++
 	if _, err := ins.ExecContext(ctx, r.meta.ID, r.seq, string(e.Type), e.AgentID, body); err != nil {
 		return fmt.Errorf("writing an event: %w", err)

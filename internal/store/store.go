@@ -20,6 +20,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/redact"
 )
 
 // FileName is the database's name in the state directory.
@@ -123,13 +124,24 @@ type Session struct {
 	CLISession string `json:"-"`
 }
 
-// Statuses of a session.
+// Statuses of a session. A session recorded running whose lock no live
+// process holds (its run crashed or was killed) reads as interrupted.
 const (
 	StatusRunning     = "running"
 	StatusCompleted   = "completed"
 	StatusError       = "error"
 	StatusInterrupted = "interrupted"
 )
+
+// liveStatus is x's status as it stands: running only while a live
+// process holds the session (HoldSession); a run that crashed or was
+// killed left it running in the database, and it is interrupted.
+func (s *Store) liveStatus(x Session) string {
+	if x.Status == StatusRunning && !Held(s.path, x.ID) {
+		return StatusInterrupted
+	}
+	return x.Status
+}
 
 // ErrUnknownSession is returned for an id the store does not hold.
 var ErrUnknownSession = errors.New("no such session")
@@ -154,6 +166,7 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 		if ended.Valid {
 			x.Ended = time.Unix(0, ended.Int64)
 		}
+		x.Status = s.liveStatus(x)
 		out = append(out, x)
 	}
 	if err := rows.Err(); err != nil {
@@ -195,6 +208,7 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	if ended.Valid {
 		x.Ended = time.Unix(0, ended.Int64)
 	}
+	x.Status = s.liveStatus(x)
 	return x, nil
 }
 
@@ -258,8 +272,17 @@ func (s *Store) TimedPrompts(ctx context.Context, id string) ([]Prompt, error) {
 	return out, rows.Err()
 }
 
-// Remove deletes session id and everything recorded for it.
+// Remove deletes session id and everything recorded for it. A session
+// another process holds is refused (*HeldError).
 func (s *Store) Remove(ctx context.Context, id string) error {
+	hold, err := HoldSession(ctx, s.path, id)
+	if err != nil {
+		return err
+	}
+	defer hold.Release()
+	// The lock file goes too, while held: a run that opens it later finds
+	// the session gone.
+	defer os.Remove(filepath.Join(LocksDir(s.path), id+".lock"))
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("removing %s: %w", id, err)
@@ -296,20 +319,23 @@ func CLIHome(path, id string) string {
 
 // SaveHistory stores agent agentID's message history in session
 // sessionID, replacing what was saved before: what its provider needs to
-// continue the conversation.
+// continue the conversation. Key-shaped text is masked (package redact).
 func (s *Store) SaveHistory(ctx context.Context, sessionID, agentID string, msgs []provider.Message) error {
-	return saveHistory(ctx, s.db, sessionID, agentID, msgs, time.Now())
+	return saveHistory(ctx, s.db, nil, sessionID, agentID, msgs, time.Now())
 }
 
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-func saveHistory(ctx context.Context, db execer, sessionID, agentID string, msgs []provider.Message, now time.Time) error {
+// saveHistory stores msgs as JSON with red's secrets masked: a key the
+// user typed or a tool printed is in the history as in the events.
+func saveHistory(ctx context.Context, db execer, red *redact.Redactor, sessionID, agentID string, msgs []provider.Message, now time.Time) error {
 	b, err := json.Marshal(msgs)
 	if err != nil {
 		return fmt.Errorf("encoding the history of %s: %w", agentID, err)
 	}
+	b = red.Bytes(b)
 	_, err = db.ExecContext(ctx, `INSERT INTO histories(session_id, agent_id, updated, messages) VALUES (?, ?, ?, ?)
 		ON CONFLICT(session_id, agent_id) DO UPDATE SET updated = excluded.updated, messages = excluded.messages`,
 		sessionID, agentID, now.UnixNano(), b)

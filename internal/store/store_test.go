@@ -138,7 +138,7 @@ func TestRecorderStoresEveryEventInOrderAsStreamJSONPrintsIt(t *testing.T) {
 func TestEventsQueuedBeforeTheStoreOpensAreWrittenOnceItDoes(t *testing.T) {
 	path := dbPath(t)
 	release := make(chan struct{})
-	r := start(meta("s1"), nil, func() (*Store, error) {
+	r := start(meta("s1"), nil, func() (*Hold, error) { return nil, nil }, func() (*Store, error) {
 		<-release
 		return Open(context.Background(), path, Options{})
 	})
@@ -210,7 +210,7 @@ func TestUnusableStoreWarnsOnceAndTheRunGoesOnWithoutPersistence(t *testing.T) {
 			st.Close()
 			makeReadOnly(t, filepath.Dir(path))
 			return Options{}
-		}, "unable to open|readonly"},
+		}, "unable to open|readonly|not permitted|permission denied"}, // the lock file or the database
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := dbPath(t)
