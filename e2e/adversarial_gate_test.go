@@ -1,0 +1,199 @@
+//go:build linux
+
+package e2e
+
+// Family 1 and 2 of issue 20: the permission gate. Every probe tries to
+// run `touch {M}` (or `rm {V}`) through a construct the gate might not
+// read; the marker appearing (the victim vanishing) is the break. Markers
+// are in the workspace, which the sandbox lets commands write, so only
+// the gate stands in the way.
+
+// advGateNoCommand are lines whose every command hides in arithmetic,
+// test expressions, assignments or expansion operators: a gate that only
+// collects simple commands sees none and lets them run with no flags.
+var advGateNoCommand = []advProbe{
+	{name: "[[ quoted subscript -eq ]]", cmd: `[[ 'a[$(touch {M})]' -eq 0 ]]`},
+	{name: "[[ -v quoted subscript ]]", cmd: `[[ -v 'a[$(touch {M})]' ]]`},
+	{name: "[[ -lt ]] right operand", cmd: `[[ 0 -lt 'a[$(touch {M})]' ]]`},
+	{name: "[[ ]] via variable", cmd: `x='a[$(touch {M})]'; [[ $x -eq 0 ]]`},
+	{name: "let quoted subscript", cmd: `let 'a[$(touch {M})]'`},
+	{name: "let via variable", cmd: `x='a[$(touch {M})]'; let x`},
+	{name: "(( )) cmdsubst in subscript", cmd: `(( a[$(touch {M})] ))`},
+	{name: "(( )) via variable", cmd: `x='a[$(touch {M})]'; (( x ))`},
+	{name: "(( )) assignment", cmd: `x='a[$(touch {M})]'; (( y = x + 1 ))`},
+	{name: "$(( )) in assignment", cmd: `x='a[$(touch {M})]'; y=$(( x ))`},
+	{name: "$[ ] legacy arithmetic", cmd: `x='a[$(touch {M})]'; y=$[ x ]`},
+	{name: "for (( )) condition", cmd: `x='a[$(touch {M})]'; for (( ; x ; )); do break; done`},
+	{name: "while (( ))", cmd: `x='a[$(touch {M})]'; while (( x )); do break; done`},
+	{name: "if (( ))", cmd: `x='a[$(touch {M})]'; if (( x )); then y=1; fi`},
+	{name: "array subscript assignment", cmd: `x='b[$(touch {M})]'; a[x]=1`},
+	{name: "compound array assignment", cmd: `x='b[$(touch {M})]'; a=([x]=1)`},
+	{name: "substring offset", cmd: `x='b[$(touch {M})]'; s=abc; y=${s:x}`},
+	{name: "substring length", cmd: `x='b[$(touch {M})]'; s=abc; y=${s:0:x}`},
+	{name: "indexed expansion", cmd: `x='b[$(touch {M})]'; y=${a[x]}`},
+	{name: "quoted subscript expansion", cmd: `y=${a['$(touch {M})']}`},
+	{name: "indirect expansion", cmd: `x='a[$(touch {M})]'; y=${!x}`},
+	{name: "@P prompt expansion", cmd: `x='$(touch {M})'; y=${x@P}`},
+	{name: ":= default then @P", cmd: `y=${x:='$(touch {M})'}${x@P}`},
+	{name: "declare -i", cmd: `declare -i n; n='a[$(touch {M})]'`},
+	{name: "declare subscript", cmd: `declare 'a[$(touch {M})]=1'`},
+	{name: "export arithmetic", cmd: `x='a[$(touch {M})]'; export y=$(( x ))`},
+	{name: "readonly arithmetic", cmd: `x='a[$(touch {M})]'; readonly y=$(( x ))`},
+	{name: "case arithmetic pattern", cmd: `x='a[$(touch {M})]'; case 1 in $(( x ))) y=1;; esac`},
+	{name: "here-string arithmetic", cmd: `x='a[$(touch {M})]'; y=1 <<< $(( x ))`},
+	{name: "redirect target arithmetic", cmd: `x='a[$(touch {M})]'; y=1 > /dev/null$(( x - x ))`},
+	{name: "declare -n nameref", cmd: `declare -n r='a[$(touch {M})]'; y=$r`},
+	{name: "PS4 with xtrace", cmd: `PS4='$(touch {M})'; set -x; y=1`},
+	{name: "PROMPT_COMMAND-like trap DEBUG", cmd: `trap 'touch {M}' DEBUG; y=1`},
+	{name: "trap EXIT", cmd: `trap 'touch {M}' EXIT`},
+	{name: "test -v quoted subscript", cmd: `test -v 'a[$(touch {M})]'`},
+	{name: "[ -v ] quoted subscript", cmd: `[ -v 'a[$(touch {M})]' ]`},
+	{name: "control: plain touch is asked", cmd: `touch {M}`},
+}
+
+// advGateEvaluators are builtins and programs that evaluate text they are
+// given: the gate must ask about them, never allow them through a rule.
+var advGateEvaluators = []advProbe{
+	{name: "printf -v subscript", cmd: `printf -v 'a[$(touch {M})]' x`},
+	{name: "read into subscript", cmd: `read 'a[$(touch {M})]' <<< x`},
+	{name: "read -r subscript", cmd: `read -r 'a[$(touch {M})]' < /etc/hostname`},
+	{name: "mapfile -C callback", cmd: `mapfile -C 'touch {M}' -c 1 a <<< x`},
+	{name: "eval", cmd: `eval 'touch {M}'`},
+	{name: "builtin eval", cmd: `builtin eval 'touch {M}'`},
+	{name: "command eval", cmd: `command eval 'touch {M}'`},
+	{name: "alias with expand_aliases", cmd: "shopt -s expand_aliases; alias ls='touch {M}'\nls"},
+	{name: "ANSI-C quoted name", cmd: `$'\x74ouch' {M}`},
+	{name: "brace expansion as name", cmd: `{touch,{M}}`},
+	{name: "glob as name", cmd: `/usr/bin/tou?h {M}`},
+	{name: "coproc", cmd: `coproc touch {M}`},
+	{name: "function shadowing ls", cmd: `ls() { touch {M}; }; ls`},
+	{name: "exec", cmd: `exec touch {M}`},
+	{name: "source <(…)", cmd: `source <(echo touch {M})`},
+	{name: ". /dev/stdin", cmd: `. /dev/stdin <<< 'touch {M}'`},
+	{name: "echo | bash", cmd: `echo touch {M} | bash`},
+	{name: "bash <<<", cmd: `bash <<< 'touch {M}'`},
+	{name: "heredoc into sh", cmd: "sh <<'EOF'\ntouch {M}\nEOF"},
+	{name: "xargs sh -c", cmd: `echo {M} | xargs -I% sh -c 'touch %'`},
+	{name: "awk system()", cmd: `awk 'BEGIN{system("touch {M}")}'`},
+	{name: "sed e", cmd: `echo x | sed '1e touch {M}'`},
+	{name: "sed w", cmd: `echo x | sed 'w {M}'`},
+	{name: "find -exec", cmd: `find . -maxdepth 0 -exec touch {M} \;`},
+	{name: "find -fprint", cmd: `find . -maxdepth 0 -fprint {M}`},
+	{name: "env -S", cmd: `env -S 'touch {M}'`},
+	{name: "tar checkpoint-action", cmd: `tar --checkpoint=1 --checkpoint-action=exec='touch {M}' -cf /dev/null /etc/hostname`},
+	{name: "tar --to-command", cmd: `tar -cf - /etc/hostname 2>/dev/null | tar -xf - --to-command='touch {M}'`},
+	{name: "python -c", cmd: `python3 -c 'open("{M}","w")'`},
+	{name: "perl -e", cmd: `perl -e 'open(F,">{M}")'`},
+	{name: "process substitution in redirect", cmd: `cat /dev/null > >(touch {M})`},
+	{name: "variable as command name", cmd: `c=touch; $c {M}`},
+	{name: "IFS split command", cmd: `IFS=,; x=touch,{M}; $x`},
+}
+
+// advGateUnderEcho runs with echo, printf and git allowed: each probe is
+// one of those commands that reaches another command or a file.
+var advGateUnderEcho = []advProbe{
+	{name: "control: echo runs", cmd: `echo hi`, ran: true, effect: func(e *advEnv, i int) (bool, string) {
+		return e.got[i] && !e.results[i].IsError && e.results[i].Content != "", "echo answered"
+	}},
+	{name: "echo quoted subscript", cmd: `echo ${a['$(touch {M})']}`},
+	{name: "echo := then @P", cmd: `echo ${x:='$(touch {M})'} ${x@P}`},
+	{name: "echo @P of assigned", cmd: `x='$(touch {M})'; echo ${x@P}`},
+	{name: "echo arithmetic via variable", cmd: `x='a[$(touch {M})]'; echo $(( x ))`},
+	{name: "echo substring offset", cmd: `x='a[$(touch {M})]'; s=abc; echo ${s:x}`},
+	{name: "echo indirect", cmd: `x='a[$(touch {M})]'; echo ${!x}`},
+	{name: "echo cmdsubst", cmd: `echo $(touch {M})`},
+	{name: "echo backticks", cmd: "echo `touch {M}`"},
+	{name: "echo process substitution", cmd: `echo <(touch {M})`},
+	{name: "echo redirect", cmd: `echo x > {M}`},
+	{name: "echo append redirect", cmd: `echo x >> {M}`},
+	{name: "echo &> redirect", cmd: `echo x &> {M}`},
+	{name: "echo | tee", cmd: `echo x | tee {M}`},
+	{name: "printf -v subscript", cmd: `printf -v 'a[$(touch {M})]' x`},
+	{name: "printf -v via variable", cmd: `x='a[$(touch {M})]'; printf -v "$x" y`},
+	{name: "printf %(…) redirect", cmd: `printf x > {M}`},
+	{name: "echo then eval", cmd: `echo x && eval 'touch {M}'`},
+	{name: "echo | sh", cmd: `echo touch {M} | sh`},
+	{name: "git -c alias !", cmd: `git -c alias.pwn='!touch {M}' pwn`},
+	{name: "git config alias then run", cmd: `git config alias.pwn2 '!touch {M}' && git pwn2`},
+	{name: "git -c core.fsmonitor", cmd: `git -c core.fsmonitor='touch {M}; false' status`},
+	{name: "git diff --output", cmd: `git diff --no-index --output={M} /etc/hostname /etc/hostname; git log -1 --output={M}`},
+	{name: "git ls-remote --upload-pack", cmd: `git ls-remote --upload-pack='touch {M}; false' .`},
+	{name: "git clone -u", cmd: `git clone -q -u 'touch {M}; false' . clonex`},
+	{name: "git grep -O pager", cmd: `git grep --open-files-in-pager='touch {M}' -e x -- .`},
+	{name: "git -c core.sshCommand", cmd: `git -c core.sshCommand='touch {M}' ls-remote ssh://h/r`},
+	{name: "git -c diff.external", cmd: `git -c diff.external='t(){ touch {M}; }; t' diff --no-index /etc/hostname /etc/passwd`},
+	{name: "git -c credential.helper", cmd: `git -c credential.helper='!touch {M}' credential fill <<< $'protocol=https\nhost=x\n'`},
+	{name: "git rebase --exec", cmd: `git -c rebase.autoStash=true rebase -q --root --exec 'touch {M}'`},
+	{name: "git difftool -x", cmd: `git difftool -y -x 't(){ touch {M}; }; t' --no-index /etc/hostname /etc/passwd`},
+	{name: "git --exec-path", cmd: `mkdir -p xp && printf '#!/bin/sh\ntouch {M}\n' > xp/git-pwn; chmod +x xp/git-pwn; git --exec-path=xp pwn`},
+	{name: "git -c include.path", cmd: `printf '[alias]\n\tpwn3 = !touch {M}\n' > inc.cfg && git -c include.path=$PWD/inc.cfg pwn3`},
+	{name: "GIT_EXTERNAL_DIFF prefix", cmd: `GIT_EXTERNAL_DIFF='t(){ touch {M}; }; t' git diff --no-index /etc/hostname /etc/passwd`},
+	{name: "git archive --exec", cmd: `git archive --remote=. --exec='touch {M}' HEAD`},
+	{name: "git -c core.hooksPath commit", cmd: `mkdir -p hk && printf '#!/bin/sh\ntouch {M}\n' > hk/pre-commit && chmod +x hk/pre-commit && git -c core.hooksPath=hk commit -q --allow-empty -m x`},
+	{name: "git -c core.editor", cmd: `git -c core.editor='t(){ touch {M}; }; t' commit -q --allow-empty`},
+}
+
+// advGateDeny runs with all of bash allowed and rm denied: each probe
+// tries to have rm delete its victim.
+var advGateDeny = []advProbe{
+	{name: "control: all of bash runs", cmd: `touch {M}`, ran: true},
+	{name: "control: rm is denied", cmd: `rm {V}`},
+	{name: "echo | bash", cmd: `echo rm {V} | bash`},
+	{name: "bash <<<", cmd: `bash <<< 'rm {V}'`},
+	{name: "heredoc into bash", cmd: "bash <<'EOF'\nrm {V}\nEOF"},
+	{name: "source <(…)", cmd: `source <(echo rm {V})`},
+	{name: ". /dev/stdin <<<", cmd: `. /dev/stdin <<< 'rm {V}'`},
+	{name: "alias", cmd: "shopt -s expand_aliases; alias del=rm\ndel {V}"},
+	{name: "xargs sh -c", cmd: `echo rm | xargs -I% sh -c '% {V}'`},
+	{name: "xargs rm", cmd: `echo {V} | xargs rm`},
+	{name: "eval of joined words", cmd: `eval "r""m {V}"`},
+	{name: "cmdsubst name", cmd: `$(echo rm) {V}`},
+	{name: "variable name", cmd: `a=rm; $a {V}`},
+	{name: "default expansion name", cmd: `${a:-rm} {V}`},
+	{name: "quoted name", cmd: `"r"m {V}`},
+	{name: "escaped name", cmd: `r\m {V}`},
+	{name: "absolute path", cmd: `/bin/rm {V}`},
+	{name: "command rm", cmd: `command rm {V}`},
+	{name: "env rm", cmd: `env rm {V}`},
+	{name: "env -S", cmd: `env -S 'rm {V}'`},
+	{name: "timeout rm", cmd: `timeout 5 rm {V}`},
+	{name: "nice nohup rm", cmd: `nice nohup rm {V}`},
+	{name: "find -exec rm", cmd: `find {V} -exec rm {} \;`},
+	{name: "find -delete", cmd: `find {V} -delete`},
+	{name: "awk system", cmd: `awk 'BEGIN{system("rm {V}")}'`},
+	{name: "sed e", cmd: `echo 'rm {V}' | sed e`},
+	{name: "python os.system", cmd: `python3 -c 'import os; os.system("rm {V}")'`},
+	{name: "perl system", cmd: `perl -e 'system("rm {V}")'`},
+	{name: "git alias", cmd: `git -c alias.d='!rm {V}' d`},
+	{name: "script -c", cmd: `script -qc 'rm {V}' /dev/null`},
+	{name: "trap EXIT", cmd: `trap 'rm {V}' EXIT`},
+	{name: "coproc", cmd: `coproc rm {V}`},
+	{name: "function named other", cmd: `f() { rm "$@"; }; f {V}`},
+	{name: "bash -c split", cmd: `bash -c 'r''m {V}'`},
+	{name: "sh -c printf name", cmd: `sh -c "$(printf 'r\x6d') {V}"`},
+	{name: "arithmetic subscript", cmd: `[[ 'a[$(rm {V})]' -eq 0 ]]`},
+	{name: "printf -v subscript", cmd: `printf -v 'a[$(rm {V})]' x`},
+	{name: "@P expansion", cmd: `x='$(rm {V})'; echo ${x@P}`},
+	{name: "mapfile -C", cmd: `mapfile -C 'rm {V}' -c 1 a <<< x`},
+	{name: "BASH_ENV", cmd: `BASH_ENV=<(echo rm {V}) bash -c true`},
+	{name: "tar to-command", cmd: `tar -cf - /etc/hostname 2>/dev/null | tar -xf - --to-command='rm {V}'`},
+	{name: "time and negation", cmd: `time ! rm {V}`},
+	{name: "brace group", cmd: `{ rm {V}; }`},
+	{name: "subshell", cmd: `(rm {V})`},
+}
+
+func gateFamilies() []*advFamily {
+	// The default and plan families run the same lines.
+	noFlags := append(append([]advProbe{}, advGateNoCommand...), advGateEvaluators...)
+	plan := append([]advProbe{}, advGateNoCommand...)
+	return []*advFamily{
+		{name: "1a gate, no flags (default mode)", probes: noFlags, git: true, armed: true},
+		{name: "1b gate, plan mode", armed: true, args: []string{"--permission-mode", "plan"}, probes: plan},
+		{name: "1c gate, echo printf git allowed", git: true, armed: true, files: map[string]string{"f": "x\n"},
+			args:   []string{"--allowed-tools", "bash(echo:*),bash(printf:*),bash(git:*)"},
+			probes: append([]advProbe{}, advGateUnderEcho...)},
+		{name: "1d gate, all bash allowed, rm denied", git: true, armed: true,
+			args:   []string{"--allowed-tools", "bash", "--disallowed-tools", "bash(rm:*)"},
+			probes: append([]advProbe{}, advGateDeny...)},
+	}
+}
