@@ -91,13 +91,13 @@ type advFamily struct {
 
 // advEnv is what a family's run left for its probes to judge.
 type advEnv struct {
-	fam            *advFamily
-	ws, out, home  string
-	srv            *loopback.Server
-	run            result
-	results        []loopback.LogToolResult // per probe; zero when no result came
-	got            []bool                   // a result came back for the probe
-	state          map[string]any           // what prepare saw, for effects
+	fam           *advFamily
+	ws, out, home string
+	srv           *loopback.Server
+	run           result
+	results       []loopback.LogToolResult // per probe; zero when no result came
+	got           []bool                   // a result came back for the probe
+	state         map[string]any           // what prepare saw, for effects
 	// duds are the probes that had no effect in plain bash (armed).
 	duds map[int]string
 }
