@@ -28,21 +28,17 @@ const (
 // devices commands may read and write whatever the mode.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
-// escapeCaps are the capabilities a command run as root loses (from its
-// thread's bounding set, so for good): each would step around Landlock,
-// e.g. CAP_SYS_PTRACE reads Atomic's environment through /proc/PID/environ
-// and CAP_DAC_READ_SEARCH opens files by handle, bypassing paths.
-var escapeCaps = []uintptr{
-	unix.CAP_SYS_PTRACE, unix.CAP_DAC_READ_SEARCH, unix.CAP_SYS_MODULE, unix.CAP_SYS_RAWIO,
-	unix.CAP_SYS_ADMIN, unix.CAP_BPF, unix.CAP_PERFMON,
-}
-
 // kernel holds a session's Landlock ruleset and seccomp filter; each
 // command's thread is restricted with them.
 type kernel struct {
 	mu      sync.RWMutex
 	ruleset int // -1 once closed
 	filter  []unix.SockFilter
+	drop    capSet // the capabilities commands lose
+	// writable are the folders commands may write; with readOnly the
+	// rest of the file system is mounted read-only for them.
+	writable []string
+	readOnly bool
 }
 
 // landlockABI returns the kernel's Landlock ABI version, or an error.
@@ -66,14 +62,16 @@ func supported() error {
 	case abi < 1:
 		return &UnsupportedError{Reason: fmt.Sprintf("Landlock ABI %d is too old", abi)}
 	}
-	if seccompFilter(nil) == nil {
-		return &UnsupportedError{Reason: "no network filter for " + runtime.GOARCH}
+	if seccompFilter(nil, false) == nil {
+		return &UnsupportedError{Reason: "no syscall filter for " + runtime.GOARCH}
 	}
 	return nil
 }
 
-// newKernel builds the ruleset of rules once for the session.
-func newKernel(rules []rule, network bool) (*kernel, error) {
+// newKernel builds the ruleset of rules once for the session. folders are
+// the workspace and the --add-dir folders, whose owner decides whether
+// commands keep CAP_DAC_OVERRIDE (see dropCaps).
+func newKernel(rules []rule, network bool, folders []string) (*kernel, error) {
 	abi, err := landlockABI()
 	if err != nil {
 		return nil, &UnsupportedError{Reason: fmt.Sprintf("Landlock: %v", err)}
@@ -96,10 +94,7 @@ func newKernel(rules []rule, network bool) (*kernel, error) {
 	if errno != 0 {
 		return nil, fmt.Errorf("creating the Landlock ruleset: %w", errno)
 	}
-	k := &kernel{ruleset: int(fd)}
-	if !network {
-		k.filter = seccompFilter(nil)
-	}
+	k := &kernel{ruleset: int(fd), filter: seccompFilter(nil, network), drop: dropCaps(needsDAC(folders))}
 	add := func(path string, access uint64, must bool) error {
 		err := addRule(k.ruleset, path, access, handled)
 		if err != nil && must {
@@ -127,6 +122,12 @@ func newKernel(rules []rule, network bool) (*kernel, error) {
 	for _, d := range devices {
 		_ = add(d, deviceWrite, false)
 	}
+	for _, r := range rules {
+		if r.write {
+			k.writable = append(k.writable, r.path)
+		}
+	}
+	k.readOnly = readOnlyMounts(k.writable)
 	return k, nil
 }
 
@@ -200,23 +201,21 @@ func (k *kernel) confine() error {
 	if k.ruleset < 0 {
 		return errClosed
 	}
+	if k.readOnly {
+		if err := mountReadOnly(k.writable); err != nil {
+			return err
+		}
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("sandbox: setting no_new_privs: %w", err)
 	}
-	for _, c := range escapeCaps {
-		// EINVAL: a capability this kernel does not know; EPERM: not
-		// root, so no such capability to lose (no_new_privs keeps
-		// setuid and file capabilities from granting it).
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.EPERM) {
-			return fmt.Errorf("sandbox: dropping capability %d: %w", c, err)
-		}
+	if err := dropThreadCaps(k.drop); err != nil {
+		return err
 	}
-	if k.filter != nil {
-		prog := unix.SockFprog{Len: uint16(len(k.filter)), Filter: &k.filter[0]}
-		// No SECCOMP_FILTER_FLAG_TSYNC: this thread only.
-		if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); errno != 0 {
-			return fmt.Errorf("sandbox: installing the network filter: %w", errno)
-		}
+	prog := unix.SockFprog{Len: uint16(len(k.filter)), Filter: &k.filter[0]}
+	// No SECCOMP_FILTER_FLAG_TSYNC: this thread only.
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); errno != 0 {
+		return fmt.Errorf("sandbox: installing the syscall filter: %w", errno)
 	}
 	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(k.ruleset), 0, 0); errno != 0 {
 		return fmt.Errorf("sandbox: restricting the command's thread: %w", errno)

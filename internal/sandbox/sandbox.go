@@ -128,7 +128,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Mode == WorkspaceWrite {
 		writable = append(writable, cfg.Writable...)
 	}
-	s.kernel, err = newKernel(plan(writable, s.secrets), cfg.Network)
+	s.kernel, err = newKernel(plan(writable, s.secrets), cfg.Network, cfg.Writable)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
