@@ -8,6 +8,15 @@ import "syscall"
 // command's pid, so that everything it starts can be ended together.
 func Attr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
+// SessionAttr starts a command in a session of its own with no
+// controlling terminal: it cannot open /dev/tty, so it can neither write
+// to the user's terminal behind Atomic's back nor push input into it
+// (TIOCSTI) for the user's shell to run after Atomic exits. A new session
+// is also a new process group whose id is the command's pid, so Signal
+// ends it and everything it started as Attr's group does. For the
+// commands the model runs; the CLIs and servers Atomic starts keep Attr.
+func SessionAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
 // Signal sends sig to every process of group pgid; sig 0 only checks
 // that the group still has a process (syscall.ESRCH when it has none).
 func Signal(pgid int, sig syscall.Signal) error { return syscall.Kill(-pgid, sig) }
