@@ -16,6 +16,9 @@ func Attr() *syscall.SysProcAttr {
 // from.
 func SessionAttr() *syscall.SysProcAttr { return Attr() }
 
+// CommandAttr is Attr (see SessionAttr).
+func CommandAttr() *syscall.SysProcAttr { return Attr() }
+
 // Signal ends process pgid for any signal but 0 (Windows cannot deliver
 // SIGTERM: every signal terminates at once); sig 0 only checks that the
 // process exists (syscall.ESRCH when it does not).

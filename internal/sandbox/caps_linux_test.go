@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func skipUnlessRoot(t *testing.T) {
@@ -115,7 +117,8 @@ func TestAsRootWithoutMountNamespacesCommandsCannotChangeOtherUsersFiles(t *test
 	}
 	before := metaOf(t, target)
 	s := f.sandbox(t, WorkspaceWrite, false)
-	s.kernel.readOnly = false
+	unix.Close(s.kernel.mountNS)
+	s.kernel.mountNS = -1
 	for _, script := range []string{`chmod 777 "$OUT/file.txt"`, `chown 0 "$OUT/file.txt"`, `touch -d 2000-01-01 "$OUT/file.txt"`} {
 		if out, ok := f.run(t, s, script); ok {
 			t.Errorf("%s succeeded: %s", script, out)
@@ -135,7 +138,7 @@ func TestCommandsInAReadOnlyMountNamespaceStillRunGit(t *testing.T) {
 	skipUnlessRoot(t)
 	f := newFixture(t)
 	s := f.sandbox(t, WorkspaceWrite, false)
-	if !s.kernel.readOnly {
+	if s.kernel.mountNS < 0 {
 		t.Skip("no mount namespaces here")
 	}
 	script := `cd "$WS" && git init -q . && echo a > a && git add a && git -c user.name=a -c user.email=a@b commit -qm a && echo t > "$TMPDIR/t" && echo n > /dev/null && grep -q ' / .*ro,' /proc/self/mountinfo`

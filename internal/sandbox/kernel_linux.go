@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -35,10 +36,9 @@ type kernel struct {
 	ruleset int // -1 once closed
 	filter  []unix.SockFilter
 	drop    capSet // the capabilities commands lose
-	// writable are the folders commands may write; with readOnly the
-	// rest of the file system is mounted read-only for them.
-	writable []string
-	readOnly bool
+	// mountNS is the session's mount namespace, read-only but for the
+	// writable folders (-1: none, or closed).
+	mountNS int
 }
 
 // landlockABI returns the kernel's Landlock ABI version, or an error.
@@ -94,7 +94,7 @@ func newKernel(rules []rule, network bool, folders []string) (*kernel, error) {
 	if errno != 0 {
 		return nil, fmt.Errorf("creating the Landlock ruleset: %w", errno)
 	}
-	k := &kernel{ruleset: int(fd), filter: seccompFilter(nil, network), drop: dropCaps(needsDAC(folders))}
+	k := &kernel{ruleset: int(fd), mountNS: -1, filter: seccompFilter(nil, network), drop: dropCaps(needsDAC(folders))}
 	add := func(path string, access uint64, must bool) error {
 		err := addRule(k.ruleset, path, access, handled)
 		if err != nil && must {
@@ -122,12 +122,13 @@ func newKernel(rules []rule, network bool, folders []string) (*kernel, error) {
 	for _, d := range devices {
 		_ = add(d, deviceWrite, false)
 	}
+	var writable []string
 	for _, r := range rules {
 		if r.write {
-			k.writable = append(k.writable, r.path)
+			writable = append(writable, r.path)
 		}
 	}
-	k.readOnly = readOnlyMounts(k.writable)
+	k.mountNS = readOnlyNamespace(writable)
 	return k, nil
 }
 
@@ -174,6 +175,10 @@ func (k *kernel) close() {
 		unix.Close(k.ruleset)
 		k.ruleset = -1
 	}
+	if k.mountNS >= 0 {
+		unix.Close(k.mountNS)
+		k.mountNS = -1
+	}
 }
 
 // start starts cmd from a thread of its own that it confines first: Linux
@@ -182,6 +187,13 @@ func (k *kernel) close() {
 // while still locked to the thread, so the Go runtime ends the thread
 // instead of reusing it for other goroutines.
 func (k *kernel) start(cmd *exec.Cmd) error {
+	if cmd.Dir == "" { // joining the mount namespace moves the thread to /
+		dir, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("sandbox: the command's working directory: %w", err)
+		}
+		cmd.Dir = dir
+	}
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
@@ -201,8 +213,8 @@ func (k *kernel) confine() error {
 	if k.ruleset < 0 {
 		return errClosed
 	}
-	if k.readOnly {
-		if err := mountReadOnly(k.writable); err != nil {
+	if k.mountNS >= 0 {
+		if err := joinNamespace(k.mountNS); err != nil {
 			return err
 		}
 	}
