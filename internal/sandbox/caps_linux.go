@@ -57,8 +57,14 @@ func needsDAC(folders []string) bool {
 // With no_new_privs set, an execve cannot gain a capability the thread's
 // permitted set lacks, so the capset alone holds where the bounding set
 // cannot be changed (no CAP_SETPCAP).
-func dropThreadCaps(drop capSet) error {
+//
+// bounding is false when this process has no CAP_SETPCAP, so that the
+// bounding set cannot change: the loop of refused prctl calls is skipped.
+func dropThreadCaps(drop capSet, bounding bool) error {
 	for c := range 64 {
+		if !bounding {
+			break
+		}
 		if drop&(1<<c) == 0 {
 			continue
 		}

@@ -48,6 +48,9 @@ func TestAsRootASandboxedCommandCannotChangeMetadataOutsideTheWorkspace(t *testi
 	before := metaOf(t, target)
 	for _, network := range []bool{false, true} {
 		s := f.sandbox(t, WorkspaceWrite, network)
+		if s.kernel.mountNS < 0 {
+			t.Skip("no mount namespace (root without CAP_SYS_ADMIN): a root command still owns root's files outside; TestAsRootWithoutMountNamespacesCommandsCannotChangeOtherUsersFiles covers what holds")
+		}
 		for _, script := range []string{
 			`chmod 777 "$OUT/file.txt"`,
 			`chown 65534 "$OUT/file.txt"`,
@@ -74,7 +77,8 @@ func TestAsRootASandboxedCommandCannotChangeMetadataOutsideTheWorkspace(t *testi
 
 // As root in a workspace another user owns (a container on a bind-mounted
 // checkout), commands keep CAP_DAC_OVERRIDE so they can still write
-// there; metadata outside stays out of reach.
+// there; the metadata of another user's file outside stays out of reach,
+// mount namespace or not.
 func TestAsRootCommandsStillWriteAWorkspaceAnotherUserOwns(t *testing.T) {
 	skipUnlessRoot(t)
 	f := newFixture(t)
@@ -88,6 +92,9 @@ func TestAsRootCommandsStillWriteAWorkspaceAnotherUserOwns(t *testing.T) {
 		}
 	}
 	if err := os.Chmod(f.ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(filepath.Join(f.outside, "file.txt"), 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
 	before := metaOf(t, filepath.Join(f.outside, "file.txt"))

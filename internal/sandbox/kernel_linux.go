@@ -36,6 +36,8 @@ type kernel struct {
 	ruleset int // -1 once closed
 	filter  []unix.SockFilter
 	drop    capSet // the capabilities commands lose
+	// bounding: Atomic may change the bounding set (CAP_SETPCAP).
+	bounding bool
 	// mountNS is the session's mount namespace, read-only but for the
 	// writable folders (-1: none, or closed).
 	mountNS int
@@ -94,7 +96,7 @@ func newKernel(rules []rule, network bool, folders []string) (*kernel, error) {
 	if errno != 0 {
 		return nil, fmt.Errorf("creating the Landlock ruleset: %w", errno)
 	}
-	k := &kernel{ruleset: int(fd), mountNS: -1, filter: seccompFilter(nil, network), drop: dropCaps(needsDAC(folders))}
+	k := &kernel{ruleset: int(fd), mountNS: -1, filter: seccompFilter(nil, network), drop: dropCaps(needsDAC(folders)), bounding: hasCap(unix.CAP_SETPCAP)}
 	add := func(path string, access uint64, must bool) error {
 		err := addRule(k.ruleset, path, access, handled)
 		if err != nil && must {
@@ -221,7 +223,7 @@ func (k *kernel) confine() error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("sandbox: setting no_new_privs: %w", err)
 	}
-	if err := dropThreadCaps(k.drop); err != nil {
+	if err := dropThreadCaps(k.drop, k.bounding); err != nil {
 		return err
 	}
 	prog := unix.SockFprog{Len: uint16(len(k.filter)), Filter: &k.filter[0]}

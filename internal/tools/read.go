@@ -116,7 +116,7 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{}, err
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > readMaxWhole && in.Offset == nil && in.Limit == nil {
 		return Result{}, fmt.Errorf("%s changed while it was being opened; read it again", abs)
 	}
 	out, err := readLines(ctx, abs, f, offset, limit, fi.Size() <= readMaxWhole)
