@@ -29,8 +29,9 @@ const (
 // devices commands may read and write whatever the mode.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
-// kernel holds a session's Landlock ruleset and seccomp filter; each
-// command's thread is restricted with them.
+// kernel holds a session's Landlock ruleset, seccomp filter, the
+// capabilities commands lose and their mount namespace; each command's
+// thread is restricted with them.
 type kernel struct {
 	mu      sync.RWMutex
 	ruleset int // -1 once closed
