@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -269,10 +270,7 @@ func transport(s Server) (sdk.Transport, *exec.Cmd, error) {
 	switch s.Type {
 	case Stdio:
 		cmd := exec.Command(s.Command, s.Args...)
-		cmd.Env = os.Environ()
-		for k, v := range s.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
+		cmd.Env = serverEnv(os.Environ(), s.Env)
 		// Its own process group, so Close ends what it spawned too (npx,
 		// node wrappers).
 		cmd.SysProcAttr = procgroup.Attr()
@@ -284,6 +282,19 @@ func transport(s Server) (sdk.Transport, *exec.Cmd, error) {
 		return &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers)}, nil, nil
 	}
 	return nil, nil, fmt.Errorf("unknown transport %q", s.Type)
+}
+
+// serverEnv is a stdio server's environment: Atomic's without any
+// secret (no provider key: a server has no use for Atomic's model
+// credentials), plus the server's own env entries as written, which the
+// user gave it deliberately (a GITHUB_TOKEN, even an API key), in a
+// stable order.
+func serverEnv(environ []string, own map[string]string) []string {
+	env := tools.EnvFor(environ)
+	for _, k := range slices.Sorted(maps.Keys(own)) {
+		env = append(env, k+"="+own[k])
+	}
+	return env
 }
 
 // killGroup ends a stdio server's process group; the SDK's Close of the
