@@ -66,6 +66,23 @@ func mcpBudget(getenv func(string) string, f config.File) (time.Duration, error)
 	return mcp.DefaultStartupBudget, nil
 }
 
+// mcpToolTimeout is how long an MCP tool call may go unanswered:
+// MCP_TOOL_TIMEOUT (milliseconds, as Claude Code reads it), else the
+// config file's mcp_tool_timeout (seconds), else mcp.DefaultToolTimeout.
+func mcpToolTimeout(getenv func(string) string, f config.File) (time.Duration, error) {
+	if v := getenv("MCP_TOOL_TIMEOUT"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return 0, fmt.Errorf("MCP_TOOL_TIMEOUT: want a number of milliseconds above 0, got %q", v)
+		}
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	if d := f.MCPToolTimeout(); d > 0 {
+		return d, nil
+	}
+	return mcp.DefaultToolTimeout, nil
+}
+
 // startMCP reads the MCP configuration (problems become warnings, the bad
 // server or file skipped) and starts the servers in the background; warn
 // is told about a server that fails or is slow. The caller closes the
@@ -93,7 +110,11 @@ func (c *common) startMCP(ctx context.Context, ios IOStreams, s *setup, warn fun
 		budget = mcp.DefaultStartupBudget
 	}
 	s.mcpBudget = budget
-	s.mcp = mcp.Start(ctx, servers, mcp.Options{Warn: warn, Version: Version})
+	toolTimeout, err := mcpToolTimeout(ios.Getenv, s.file)
+	if err != nil {
+		s.warnings = append(s.warnings, err.Error())
+	}
+	s.mcp = mcp.Start(ctx, servers, mcp.Options{Warn: warn, Version: Version, ToolTimeout: toolTimeout})
 }
 
 // mcpTrust gathers what approves the workspace's project MCP servers:

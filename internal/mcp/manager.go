@@ -57,6 +57,22 @@ type Options struct {
 	// its tools by then (0: DefaultHandshakeTimeout). It is longer than
 	// the start-up budget: a slow server still joins later.
 	HandshakeTimeout time.Duration
+	// ToolTimeout ends a tools/call the server has not answered by then,
+	// as the tool's error (0: DefaultToolTimeout).
+	ToolTimeout time.Duration
+}
+
+// DefaultToolTimeout is how long a tools/call may go unanswered: long
+// enough for any tool that works (a build, a crawl), short of hanging a
+// run for good on a server that never answers. MCP_TOOL_TIMEOUT (ms, as
+// Claude Code reads it) or the config's mcp_tool_timeout change it.
+const DefaultToolTimeout = 10 * time.Minute
+
+func (o Options) toolTimeout() time.Duration {
+	if o.ToolTimeout > 0 {
+		return o.ToolTimeout
+	}
+	return DefaultToolTimeout
 }
 
 // DefaultHandshakeTimeout is when a server still starting is given up.
@@ -146,7 +162,7 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		timer := time.AfterFunc(m.opts.handshakeTimeout(), cancel)
-		sess, ts, err = connect(cctx, client, tr, s.cfg.Name)
+		sess, ts, err = connect(cctx, client, tr, s.cfg.Name, m.opts.toolTimeout())
 		if !timer.Stop() && err == nil {
 			err = fmt.Errorf("handshake: not done within %s", m.opts.handshakeTimeout())
 			_ = sess.Close()
@@ -186,7 +202,7 @@ func waitDone(sess *sdk.ClientSession) <-chan struct{} {
 	return done
 }
 
-func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name string) (*sdk.ClientSession, []*Tool, error) {
+func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name string, timeout time.Duration) (*sdk.ClientSession, []*Tool, error) {
 	sess, err := client.Connect(ctx, tr, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("handshake: %w", err)
@@ -198,7 +214,7 @@ func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name str
 				_ = sess.Close()
 				return nil, nil, fmt.Errorf("listing tools: %w", err)
 			}
-			ts = append(ts, newTool(name, t, sess))
+			ts = append(ts, newTool(name, t, sess, timeout))
 		}
 	}
 	return sess, ts, nil
@@ -249,7 +265,7 @@ func (m *Manager) refresh(ctx context.Context, s *server, sess *sdk.ClientSessio
 			if err != nil {
 				return // the next change, or a call, says more
 			}
-			ts = append(ts, newTool(s.cfg.Name, t, sess))
+			ts = append(ts, newTool(s.cfg.Name, t, sess, m.opts.toolTimeout()))
 		}
 		m.mu.Lock()
 		defer m.mu.Unlock()

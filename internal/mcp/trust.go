@@ -44,6 +44,9 @@ func LoadApprovals(path string) (*Approvals, error) {
 	return a, nil
 }
 
+// Path is the file the approvals are kept in.
+func (a *Approvals) Path() string { return a.path }
+
 // Fingerprint binds an approval to the workspace, the server's name and
 // its entry as written: a hash, so the file holds no header or token the
 // entry may carry.
