@@ -185,6 +185,10 @@ type setup struct {
 	// is how long the first request waits for them.
 	mcp       *mcp.Manager
 	mcpBudget time.Duration
+	// mcpHeld are the project's MCP servers not started for want of the
+	// user's approval; mcpHeldWarning names them and how to approve.
+	mcpHeld        []mcp.Server
+	mcpHeldWarning string
 	// sandbox confines bash commands (nil: off); closed at the end of
 	// the session.
 	sandbox *sandbox.Sandbox

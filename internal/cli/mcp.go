@@ -85,18 +85,18 @@ func mcpToolTimeout(getenv func(string) string, f config.File) (time.Duration, e
 
 // startMCP reads the MCP configuration (problems become warnings, the bad
 // server or file skipped) and starts the servers in the background; warn
-// is told about a server that fails or is slow. The caller closes the
-// manager (the runtime does, once it has it).
+// is told about a server that fails or is slow. The workspace's project
+// servers the user has not approved are not started: they are left in
+// s.mcpHeld, with the warning naming them in s.mcpHeldWarning (a headless
+// run prints it, the chat UI asks instead). The caller closes the manager
+// (the runtime does, once it has it).
 func (c *common) startMCP(ctx context.Context, ios IOStreams, s *setup, warn func(string)) {
 	servers, errs := mcp.Load(c.mcpSources(ios, s.file), envLookup(ios))
 	trust, terrs := c.mcpTrust(ios)
 	for _, err := range terrs {
 		s.warnings = append(s.warnings, err.Error())
 	}
-	servers, _, held := trust.Filter(servers)
-	if held != "" {
-		s.warnings = append(s.warnings, held)
-	}
+	servers, s.mcpHeld, s.mcpHeldWarning = trust.Filter(servers)
 	for _, x := range c.extraMCP { // an ACP client's: the user's own
 		servers = slices.DeleteFunc(servers, func(s mcp.Server) bool { return s.Name == x.Name })
 		servers = append(servers, x)

@@ -88,7 +88,9 @@ func (o Options) handshakeTimeout() time.Duration {
 // Manager runs the configured servers for one session. Safe for
 // concurrent use.
 type Manager struct {
-	opts    Options
+	opts Options
+	// ctx bounds the servers' lives, those Add starts later too.
+	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	started time.Time
@@ -116,17 +118,33 @@ type server struct {
 // bounds the servers' lives (Close ends them sooner).
 func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Manager{opts: opts, cancel: cancel, started: time.Now()}
+	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, started: time.Now()}
 	for _, cfg := range servers {
-		s := &server{cfg: cfg, state: Starting, ready: make(chan struct{})}
-		m.servers = append(m.servers, s)
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			m.run(ctx, s)
-		}()
+		m.Add(cfg)
 	}
 	return m
+}
+
+// Add starts one more server (one the user approved after the session
+// began); its tools join the sets when it is up. It reports false when
+// the manager is closed or a server of that name runs already.
+func (m *Manager) Add(cfg Server) bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || slices.ContainsFunc(m.servers, func(s *server) bool { return s.cfg.Name == cfg.Name }) {
+		return false
+	}
+	s := &server{cfg: cfg, state: Starting, ready: make(chan struct{})}
+	m.servers = append(m.servers, s)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		m.run(m.ctx, s)
+	}()
+	return true
 }
 
 // AddTo makes sets offer the servers' tools: those ready now at once, the
