@@ -42,7 +42,15 @@ func runMCP(_ context.Context, args []string, ios IOStreams) int {
 		fmt.Fprintf(ios.Err, "atomic mcp: "+format+"\n", a...)
 		return 2
 	}
-	names := fs.Args()
+	// Flags may come after names too (trust db --all is refused, not a
+	// server called "--all").
+	var names []string
+	for rest := fs.Args(); len(rest) > 0; rest = fs.Args() {
+		names = append(names, rest[0])
+		if err := fs.Parse(rest[1:]); err != nil {
+			return fail("%v", err)
+		}
+	}
 	switch verb {
 	case "list":
 		if len(names) > 0 || all {
