@@ -124,7 +124,14 @@ func (c *common) startMCP(ctx context.Context, ios IOStreams, s *setup, warn fun
 func (c *common) mcpTrust(ios IOStreams) (mcp.Trust, []error) {
 	t := mcp.Trust{Workspace: mcp.Workspace(ios.Dir), FlagAll: c.trustMCP.all, FlagNames: c.trustMCP.names}
 	var errs []error
+	// What the file tools can write (Atomic run in the home folder, or
+	// --add-dir ~) cannot approve: the model would approve itself.
+	writable := c.writableRoots(ios)
 	path := approvalsPath(ios)
+	if path != "" && mcp.Within(path, writable...) {
+		t.Unused = append(t.Unused, path+" is inside the workspace, where the model can write it, so its approvals are not used")
+		path = ""
+	}
 	if path != "" {
 		a, err := mcp.LoadApprovals(path)
 		if err != nil {
@@ -132,12 +139,30 @@ func (c *common) mcpTrust(ios IOStreams) (mcp.Trust, []error) {
 		}
 		t.Approvals = a
 	}
-	claude, cerrs := mcp.ReadClaudeSettings(mcp.ClaudeUserDir(ios.Getenv), ios.Dir)
+	claudeDir := mcp.ClaudeUserDir(ios.Getenv)
+	if claudeDir != "" && mcp.Within(filepath.Join(claudeDir, "settings.json"), writable...) {
+		t.Unused = append(t.Unused, filepath.Join(claudeDir, "settings.json")+" is inside the workspace, where the model can write it, so it approves nothing")
+		claudeDir = ""
+	}
+	claude, cerrs := mcp.ReadClaudeSettings(claudeDir, ios.Dir)
 	for _, err := range cerrs {
 		errs = append(errs, fmt.Errorf("claude settings %w", err))
 	}
 	t.Claude = claude
 	return t, errs
+}
+
+// writableRoots are the folders the file tools may write: the workspace
+// and each --add-dir.
+func (c *common) writableRoots(ios IOStreams) []string {
+	roots := []string{ios.Dir}
+	for _, d := range c.addDirs {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(ios.Dir, d)
+		}
+		roots = append(roots, d)
+	}
+	return roots
 }
 
 // approvalsPath is the file of remembered project server approvals, in

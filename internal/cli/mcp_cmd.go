@@ -108,6 +108,9 @@ func mcpTrustCmd(ios IOStreams, approve bool, names []string, all bool) int {
 		fmt.Fprintf(ios.Err, "atomic mcp: %v\n", err)
 		return 1
 	}
+	if mcp.Within(path, ios.Dir) {
+		fmt.Fprintf(ios.Err, "atomic mcp: warning: %s is inside this workspace, where the model can write it: runs here do not use its approvals (use --trust-project-mcp)\n", path)
+	}
 	ws := mcp.Workspace(ios.Dir)
 	file := filepath.Join(ios.Dir, ".mcp.json")
 	project, errs := mcp.Load([]mcp.Source{{Path: file, Optional: true, Project: true}}, envLookup(ios))
@@ -158,29 +161,8 @@ func mcpTrustCmd(ios IOStreams, approve bool, names []string, all bool) int {
 	return code
 }
 
-// what is what a server runs or where it connects.
-func what(s mcp.Server) string {
-	if s.Type != mcp.Stdio {
-		return s.Type + " " + s.URL
-	}
-	parts := []string{s.Command}
-	for _, a := range s.Args {
-		if a == "" || strings.ContainsAny(a, " \t\"'\\$") {
-			a = fmt.Sprintf("%q", a)
-		}
-		parts = append(parts, a)
-	}
-	out := strings.Join(parts, " ")
-	if len(s.Env) > 0 {
-		var keys []string
-		for k := range s.Env {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		out += " (env " + strings.Join(keys, ", ") + ")"
-	}
-	return out
-}
+// what is what a server runs or where it connects (mcp.Describe).
+func what(s mcp.Server) string { return mcp.Describe(s) }
 
 // envLookup is ios.Getenv for ${VAR} expansion: an empty variable counts
 // as unset, as in the shell's ${VAR:-default}.

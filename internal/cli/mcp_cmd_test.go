@@ -115,3 +115,35 @@ func writeFile(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+// Run in the home folder, the approvals file and ~/.claude/settings.json
+// are in the workspace, where the model can write them: neither approves
+// a project server, and the warning says why.
+func TestApprovalsTheModelCouldWriteDoNotCount(t *testing.T) {
+	ws := t.TempDir() // the workspace is the home folder
+	marker := filepath.Join(t.TempDir(), "ran")
+	writeFile(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers":{"p":{"command":"sh","args":["-c","touch `+marker+`"]}}}`)
+	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(ws, ".claude", "settings.json"), `{"enableAllProjectMcpServers": true}`)
+	env := map[string]string{"HOME": ws, "XDG_STATE_HOME": filepath.Join(t.TempDir(), "state")}
+	code, _, errOut := runEnvIn(t, ws, env, "mcp", "trust", "p")
+	if code != 0 || !strings.Contains(errOut, "is inside this workspace, where the model can write it") {
+		t.Fatalf("trust: code %d, stderr %s", code, errOut)
+	}
+	code, _, errOut = runEnvIn(t, ws, env, "run", "--demo", "-p", "hello", "--no-session-persistence")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"not starting the project's MCP server p",
+		filepath.Join(ws, ".config", "atomic", "trusted-mcp.json") + " is inside the workspace",
+		filepath.Join(ws, ".claude", "settings.json") + " is inside the workspace"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the server ran on approvals the model could have written")
+	}
+}

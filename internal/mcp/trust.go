@@ -134,6 +134,39 @@ func Workspace(dir string) string {
 	return abs
 }
 
+// Within reports whether path lies in one of roots (symbolic links
+// resolved, as far as they exist): a file there the model can write with
+// the file tools, so it cannot hold the user's approvals.
+func Within(path string, roots ...string) bool {
+	p := resolve(path)
+	for _, r := range roots {
+		rel, err := filepath.Rel(resolve(r), p)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve is path absolute with the symbolic links of its longest
+// existing prefix resolved.
+func resolve(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	rest := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
 // Verdict is whether a server may start, and why.
 type Verdict string
 
@@ -177,6 +210,9 @@ type Trust struct {
 	// those named.
 	FlagAll   bool
 	FlagNames []string
+	// Unused names approval sources left out because the model can
+	// write them (they lie in the workspace), for the warning.
+	Unused []string
 }
 
 // Check is s's verdict.
@@ -232,6 +268,9 @@ func (t Trust) Filter(servers []Server) (start []Server, held []Server, warning 
 	warning = fmt.Sprintf("mcp: not starting the project's MCP server%s %s from %s: not approved by you (a repository's .mcp.json runs programs as you); "+
 		"review them with 'atomic mcp', approve with 'atomic mcp trust NAME', or for this run only with --trust-project-mcp",
 		plural(len(held)), strings.Join(names, ", "), source)
+	for _, u := range t.Unused {
+		warning += "; " + u
+	}
 	if len(t.Claude.Ignored) > 0 {
 		warning += fmt.Sprintf("; %s in the workspace does not count, as the model can write it: approve in ~/.claude/settings.json",
 			strings.Join(t.Claude.Ignored, ", "))

