@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/mcp/mcptest"
 )
 
 // TestAProjectMcpServerTheModelPlantedStartsOnlyAfterTheUserTrustsIt
@@ -128,4 +131,55 @@ rules:
 	}
 	os.Remove(marker)
 	held(headless(), "after the one-run flag")
+}
+
+// TestAnMCPToolThatNeverAnswersEndsAtMCPToolTimeoutAndTheRunGoesOn: the
+// loopback model calls a tool whose server never answers; with
+// MCP_TOOL_TIMEOUT=700 the call ends as the tool's error naming the
+// server, the tool and how to raise the limit, and the run answers long
+// before --timeout.
+func TestAnMCPToolThatNeverAnswersEndsAtMCPToolTimeoutAndTheRunGoesOn(t *testing.T) {
+	srv := server(t, `
+rules:
+  - name: final
+    match: {tool_result_contains: "did not answer within 700ms"}
+    respond: {text: "the tool timed out; moving on"}
+  - name: call
+    match: {tools_include: [mcp__slow__hang]}
+    respond: {tool_calls: [{name: mcp__slow__hang, input: {}}]}
+`)
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"type": "http", "url": mcptest.HTTP(t)}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := command(t, ctx, srv, "anthropic", t.TempDir(), "-p", "call it", "--output-format", "stream-json",
+		"--mcp-config", string(cfg), "--allowed-tools", "mcp__slow__hang", "--timeout", "50s")
+	cmd.Env = append(cmd.Env, "MCP_TOOL_TIMEOUT=700")
+	r := runCmd(t, cmd)
+	if r.code != 0 {
+		t.Fatalf("code %d\nstderr: %s\nstdout: %s", r.code, r.stderr, r.stdout)
+	}
+	if r.elapsed > 30*time.Second {
+		t.Errorf("the run took %v", r.elapsed)
+	}
+	evs := events(t, r.stdout)
+	if last := evs[len(evs)-1]; last.Type != event.Complete || data[event.CompleteData](t, last).Result != "the tool timed out; moving on" {
+		t.Fatalf("last event %s %s", last.Type, last.Data)
+	}
+	found := false
+	for _, e := range evs {
+		if e.Type != event.ToolComplete {
+			continue
+		}
+		d := data[event.ToolCompleteData](t, e)
+		if d.Name == "mcp__slow__hang" {
+			found = true
+			msg := d.Error + d.Result
+			if d.Success || !strings.Contains(msg, "mcp server slow: tool hang did not answer within 700ms") || !strings.Contains(msg, "MCP_TOOL_TIMEOUT") {
+				t.Errorf("hang completed %+v, want the timeout error", d)
+			}
+		}
+	}
+	if !found {
+		t.Error("no tool.complete of mcp__slow__hang")
+	}
 }
