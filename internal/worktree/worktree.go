@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -89,28 +88,6 @@ func git(ctx context.Context, dir string, env []string, args ...string) (string,
 func gitIn(ctx context.Context, dir string, env []string, stdin []byte, args ...string) (string, error) {
 	out, err := Git(ctx, dir, env, stdin, args...)
 	return strings.TrimRight(string(out), "\n"), err
-}
-
-// Git runs git in dir with stdin (nil: none) and extra environment, and
-// returns its standard output as is (a binary patch stays whole); the
-// error carries git's standard error.
-func Git(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s: %w", args[0], msg, err)
-	}
-	return out.Bytes(), nil
 }
 
 // TopLevel returns the top level of the repository holding dir, or an
