@@ -159,7 +159,8 @@ func TestNoHookOrConfiguredProgramRunsWhenAtomicCreatesCommitsMergesAndDiscardsW
 				t.Fatalf("Atomic's git operations failed: %v", err)
 			}
 			if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
-				b, _ := os.ReadFile(marker); t.Fatalf("a program planted as %s ran during Atomic's git operations: %s", h.name, b)
+				b, _ := os.ReadFile(marker)
+				t.Fatalf("a program planted as %s ran during Atomic's git operations: %s", h.name, b)
 			}
 			if got := read(t, filepath.Join(repo, "a.txt")); got != "one, by the agent\n" {
 				t.Errorf("the merge did not land: a.txt is %q", got)
