@@ -113,12 +113,25 @@ func (c *rawClient) write(line string) {
 	_, _ = io.WriteString(c.w, line+"\n")
 }
 
+// send writes line; an agent that stopped reading (its connection gone)
+// fails the test instead of hanging it (the test's end closes the pipe,
+// which ends the write).
 func (c *rawClient) send(line string) {
 	c.t.Helper()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, err := io.WriteString(c.w, line+"\n"); err != nil {
-		c.t.Fatalf("writing to the agent: %v", err)
+	done := make(chan error, 1)
+	go func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, err := io.WriteString(c.w, line+"\n")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			c.t.Fatalf("writing to the agent: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		c.t.Fatalf("the agent no longer reads (a message of %d bytes)", len(line))
 	}
 }
 
