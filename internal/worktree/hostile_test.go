@@ -224,3 +224,36 @@ func TestGitRefusesASubcommandItDoesNotKnowHowToHarden(t *testing.T) {
 		}
 	}
 }
+
+func TestAWorkTreeMovedByCoreWorktreeIsRefusedSoNoFileOutsideIsSnapshottedOrWritten(t *testing.T) {
+	// A home folder kept in git (dotfiles), with a key git does not track.
+	home := newRepo(t, map[string]string{".bashrc": "# rc\n"})
+	write(t, filepath.Join(home, ".ssh", "id_x"), "PRIVATE KEY\n")
+	repo := filepath.Join(home, "project")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, repo, "init", "-q", "-b", "main")
+	run(t, repo, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "initial")
+	run(t, repo, "config", "core.worktree", home) // what a command in the project can do
+
+	_, err := Create(context.Background(), repo, "general-purpose-1", "edit")
+	if err == nil || !strings.Contains(err.Error(), "core.worktree") {
+		t.Fatalf("Create with the work tree moved to the home folder: %v, want a refusal naming core.worktree", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".atomic", "worktrees", "general-purpose-1", ".ssh", "id_x")); err == nil {
+		t.Error("the key outside the project was copied into a worktree")
+	}
+	if _, err := Open(context.Background(), repo); err == nil {
+		t.Error("Open accepted the moved work tree")
+	}
+}
+
+func TestTopLevelOfALinkedWorktreeIsAccepted(t *testing.T) {
+	repo := newRepo(t, map[string]string{"a.txt": "one\n"})
+	tr := create(t, repo, "general-purpose-1", "edit")
+	top, err := TopLevel(context.Background(), tr.Path)
+	if err != nil || top != tr.Path {
+		t.Fatalf("TopLevel in a linked worktree: %q, %v", top, err)
+	}
+}

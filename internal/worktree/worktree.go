@@ -93,11 +93,49 @@ func gitIn(ctx context.Context, dir string, env []string, stdin []byte, args ...
 // TopLevel returns the top level of the repository holding dir, or an
 // error saying that dir is not in one.
 func TopLevel(ctx context.Context, dir string) (string, error) {
-	top, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel")
+	out, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir")
 	if err != nil {
 		return "", fmt.Errorf("worktree isolation needs a git repository: %s is not in one (%w)", dir, err)
 	}
+	top, gitDir, _ := strings.Cut(out, "\n")
+	if !ownGitDir(top, gitDir) {
+		return "", fmt.Errorf("the work tree of the repository holding %s is set to %s, which is not the folder of its .git (core.worktree in %s/config?): Atomic's git works only in the repository's own folder", dir, top, gitDir)
+	}
 	return top, nil
+}
+
+// ownGitDir reports whether top/.git is gitDir (a directory, or a file
+// pointing to it as in a linked worktree). A work tree moved elsewhere by
+// core.worktree, which a command can set in .git/config, fails: Atomic's
+// snapshot would commit files of that folder (a home directory's keys)
+// and a merge would write there, outside the workspace.
+func ownGitDir(top, gitDir string) bool {
+	dotGit := filepath.Join(top, ".git")
+	fi, err := os.Lstat(dotGit)
+	if err != nil || gitDir == "" {
+		return false
+	}
+	want, err := filepath.EvalSymlinks(gitDir)
+	if err != nil {
+		return false
+	}
+	if fi.IsDir() {
+		got, err := filepath.EvalSymlinks(dotGit)
+		return err == nil && got == want
+	}
+	data, err := os.ReadFile(dotGit)
+	if err != nil {
+		return false
+	}
+	p, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(top, p)
+	}
+	got, err := filepath.EvalSymlinks(p)
+	return err == nil && got == want
 }
 
 // identity returns environment settings for a commit: none when the user
