@@ -67,7 +67,8 @@ func TestRunUsesMCPServersFromTheProjectsMcpJson(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := command(t, ctx, srv, "anthropic", ws, "-p", "LEAD go", "--output-format", "stream-json",
-		"--permission-mode", "bypassPermissions", "--disallowed-tools", "mcp__everything__get-*")
+		"--permission-mode", "bypassPermissions", "--disallowed-tools", "mcp__everything__get-*",
+		"--trust-project-mcp") // the project's servers are approved for this run
 	cmd.Env = append(cmd.Env, "MCP_TIMEOUT=1500")
 	home := strings.TrimPrefix(cmd.Env[slicesIndex(cmd.Env, "HOME=")], "HOME=")
 	r := runCmd(t, cmd)

@@ -75,13 +75,21 @@ type Config struct {
 	// over a provider that sends them): promptCapabilities.image, and
 	// image blocks are accepted.
 	Images bool
+	// MaxMessage is the longest message taken from the client, in bytes
+	// (0: DefaultMaxMessage); a longer one is answered with an error.
+	MaxMessage int
 }
 
 // Serve speaks ACP on in and out until the client closes in or ctx ends;
 // every session's run is ended before it returns.
 func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
-	a := &agent{cfg: cfg, sessions: map[sdk.SessionId]*session{}}
-	conn := sdk.NewAgentSideConnection(a, out, in)
+	limit := cfg.MaxMessage
+	if limit <= 0 {
+		limit = DefaultMaxMessage
+	}
+	a := &agent{cfg: cfg, sessions: map[sdk.SessionId]*session{}, large: newLargeStrings(2 * limit)}
+	w := &lockedWriter{w: out}
+	conn := sdk.NewAgentSideConnection(a, w, newLineReader(in, w, limit, a.large))
 	a.mu.Lock()
 	a.conn = conn
 	a.mu.Unlock()
@@ -102,6 +110,8 @@ type agent struct {
 	client   sdk.ClientCapabilities
 	sessions map[sdk.SessionId]*session
 	closing  bool
+	// large holds the long strings of messages too long for the SDK.
+	large *largeStrings
 }
 
 var (
@@ -174,7 +184,7 @@ func (a *agent) open(ctx context.Context, loadID, cwd string, servers []sdk.McpS
 	ask := &asker{conn: conn}
 	spec := Spec{LoadID: loadID, Cwd: filepath.Clean(cwd), MCPServers: mcps, Asker: ask}
 	if caps.Fs.ReadTextFile || caps.Fs.WriteTextFile {
-		spec.Files = newClientFiles(conn, caps.Fs.ReadTextFile, caps.Fs.WriteTextFile)
+		spec.Files = newClientFiles(conn, a.large, caps.Fs.ReadTextFile, caps.Fs.WriteTextFile)
 	}
 	run, err := a.cfg.Open(ctx, spec)
 	if err != nil {
@@ -209,6 +219,9 @@ func (a *agent) session(id sdk.SessionId) (*session, error) {
 }
 
 func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	if err := expand(a.large, &p); err != nil {
+		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
 	s, err := a.session(p.SessionId)
 	if err != nil {
 		return sdk.PromptResponse{}, err

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 
@@ -76,6 +77,7 @@ func (d *diskEdits) finished(callID, path string) (string, bool, string, bool) {
 // read and wrote, so an edit's diff needs no further request.
 type clientFiles struct {
 	conn        *sdk.AgentSideConnection
+	large       *largeStrings // a file too long for the SDK comes back through it
 	read, write bool
 	session     sdk.SessionId
 
@@ -93,8 +95,8 @@ type edit struct {
 	now string
 }
 
-func newClientFiles(conn *sdk.AgentSideConnection, read, write bool) *clientFiles {
-	return &clientFiles{conn: conn, read: read, write: write,
+func newClientFiles(conn *sdk.AgentSideConnection, large *largeStrings, read, write bool) *clientFiles {
+	return &clientFiles{conn: conn, large: large, read: read, write: write,
 		editing: map[string]int{}, lastRead: map[string]string{}, written: map[string]edit{}}
 }
 
@@ -105,6 +107,9 @@ func (f *clientFiles) ReadTextFile(ctx context.Context, path string) (string, er
 	resp, err := f.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: f.session, Path: path})
 	if err != nil {
 		return "", err
+	}
+	if err := expand(f.large, &resp); err != nil {
+		return "", fmt.Errorf("reading %s through the client: %w", path, err)
 	}
 	f.mu.Lock()
 	if f.editing[path] > 0 {

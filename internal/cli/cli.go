@@ -47,6 +47,7 @@ Usage:
   atomic acp [flags]             serve the Agent Client Protocol on stdio (Zed and other editors)
   atomic backends [--json]       list the backends (Claude Code, Codex, …): found, version, support
   atomic sessions [--json]       list the saved sessions; 'atomic sessions export ID', 'atomic sessions rm ID'
+  atomic mcp [trust|untrust NAME]  list the MCP servers; approve the project's .mcp.json ones
   atomic stats [--since D] [--json]  agents per type and backend: spawned, errors, p50/p95, tools, tokens, cost
   atomic worker --nats URL --workspace DIR  run sub-agents of leads started with --nats
   atomic nats --listen HOST:PORT  run an embedded NATS server with JetStream
@@ -76,6 +77,8 @@ func Run(ctx context.Context, args []string, io IOStreams) int {
 			return runSessions(ctx, args[1:], io)
 		case "stats":
 			return runStats(ctx, args[1:], io)
+		case "mcp":
+			return runMCP(ctx, args[1:], io)
 		case "version", "--version":
 			fmt.Fprintf(io.Out, "atomic %s\n", Version)
 			return 0

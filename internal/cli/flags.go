@@ -48,6 +48,8 @@ type common struct {
 	// them.
 	mcpConfigs pathList
 	strictMCP  bool
+	// trustMCP approves the workspace's .mcp.json servers for this run.
+	trustMCP trustFlag
 	// extraMCP are MCP servers an ACP client passes for its session, after
 	// the configured ones (a same-named one replaces a configured one).
 	extraMCP []mcp.Server
@@ -116,6 +118,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
 	fs.Var(&c.mcpConfigs, "mcp-config", "MCP servers `FILE` (or JSON) like Claude Code's .mcp.json, read after ~/.config/atomic/mcp.json and ./.mcp.json (repeatable)")
 	fs.BoolVar(&c.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
+	fs.Var(&c.trustMCP, "trust-project-mcp", "start the workspace's .mcp.json servers for this run without 'atomic mcp trust' (all, or =NAME,NAME)")
 	c.nats.register(fs)
 	fs.Var(&c.resume, "resume", "continue saved session `ID` (atomic sessions lists them; in the chat UI, without an ID: pick one)")
 }
@@ -182,6 +185,10 @@ type setup struct {
 	// is how long the first request waits for them.
 	mcp       *mcp.Manager
 	mcpBudget time.Duration
+	// mcpHeld are the project's MCP servers not started for want of the
+	// user's approval; mcpHeldWarning names them and how to approve.
+	mcpHeld        []mcp.Server
+	mcpHeldWarning string
 	// sandbox confines bash commands (nil: off); closed at the end of
 	// the session.
 	sandbox *sandbox.Sandbox

@@ -107,6 +107,9 @@ func (c *common) open(ctx context.Context, ios IOStreams, asker permission.Asker
 		return nil, err
 	}
 	c.startMCP(ctx, ios, s, warn)
+	if s.mcpHeldWarning != "" { // nobody here to ask: one warning says how to approve
+		s.warnings = append(s.warnings, s.mcpHeldWarning)
+	}
 	// release ends what resolve, startMCP and dialNATS began: the MCP
 	// servers, the sandbox (its temp dir) and the connection to the
 	// workers (after the runtime's Close, so remote tasks are cancelled

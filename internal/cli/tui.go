@@ -115,6 +115,10 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		return 1
 	}
 	defer observeRun(ios, rt, c.noPersistence, s.redactor())()
+	// The project's unapproved MCP servers are asked about in the UI
+	// (headless runs warn instead).
+	stopAsking := askMCPTrust(ctx, approvals, ios, s, note)
+	defer stopAsking()
 	err = ui.Run(ctx, ui.Options{
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
 		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out, Notes: notes,

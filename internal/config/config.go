@@ -38,6 +38,9 @@ type File struct {
 	// servers still starting, in seconds (a number, like
 	// retry.max_total_seconds); MCP_TIMEOUT (ms) overrides it.
 	MCPStartupSeconds float64 `json:"mcp_startup_timeout,omitempty"`
+	// MCPToolSeconds is how long an MCP tool call may go unanswered, in
+	// seconds; MCP_TOOL_TIMEOUT (ms) overrides it.
+	MCPToolSeconds float64 `json:"mcp_tool_timeout,omitempty"`
 	// Sandbox confines bash commands: read-only, workspace-write (default)
 	// or off; SandboxNetwork lets them use the network.
 	Sandbox        string `json:"sandbox,omitempty"`
@@ -47,6 +50,11 @@ type File struct {
 // MCPStartupTimeout is mcp_startup_timeout as a duration; 0 when unset.
 func (f File) MCPStartupTimeout() time.Duration {
 	return time.Duration(f.MCPStartupSeconds * float64(time.Second))
+}
+
+// MCPToolTimeout is mcp_tool_timeout as a duration; 0 when unset.
+func (f File) MCPToolTimeout() time.Duration {
+	return time.Duration(f.MCPToolSeconds * float64(time.Second))
 }
 
 // Retry configures provider retries.

@@ -93,6 +93,9 @@ func checkLimits(obj map[string]any, f File) error {
 	if _, set := obj["mcp_startup_timeout"]; set && f.MCPStartupSeconds <= 0 {
 		return fmt.Errorf("mcp_startup_timeout: must be more than 0 seconds, got %v", f.MCPStartupSeconds)
 	}
+	if _, set := obj["mcp_tool_timeout"]; set && f.MCPToolSeconds <= 0 {
+		return fmt.Errorf("mcp_tool_timeout: must be more than 0 seconds, got %v", f.MCPToolSeconds)
+	}
 	r, _ := obj["retry"].(map[string]any)
 	if r == nil || f.Retry == nil {
 		return nil

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/termtext"
 )
 
 // Encoder writes events as JSON lines (stream-json). It is safe for
@@ -21,7 +23,9 @@ type Encoder struct {
 // lines out; the headless runner flushes after each event it prints.
 func NewEncoder(w io.Writer) *Encoder {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
+	// encoding/json leaves the C1 controls (U+0080–U+009F) raw, and a
+	// terminal the lines are printed on may act on them.
+	enc := json.NewEncoder(termtext.JSONWriter(bw))
 	enc.SetEscapeHTML(false)
 	return &Encoder{w: bw, enc: enc}
 }

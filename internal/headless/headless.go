@@ -17,6 +17,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/termtext"
 )
 
 // Output formats.
@@ -180,7 +181,9 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 			text = said.String()
 		}
 		if out.Err == nil || reason != "" && text != "" {
-			fmt.Fprintln(st.Out, strings.TrimRight(text, "\n"))
+			// The model's text goes to a terminal as text: its escape
+			// sequences (clipboard, title, clear screen) are dropped.
+			fmt.Fprintln(st.Out, termtext.Sanitize(strings.TrimRight(text, "\n")))
 		}
 	case FormatJSON:
 		writeJSON(st.Out, buildResult(rt, out, dur, opts.Model))
@@ -195,7 +198,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 		}
 	}
 	if out.Err != nil {
-		fmt.Fprintf(st.Err, "atomic: %s\n", oneLine(out.Err.Error()))
+		fmt.Fprintf(st.Err, "atomic: %s\n", termtext.Sanitize(oneLine(out.Err.Error())))
 	}
 	return code
 }

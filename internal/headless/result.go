@@ -8,6 +8,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/termtext"
 )
 
 // Result is the json output, shaped like Claude Code's result object plus
@@ -82,8 +83,10 @@ func buildResult(rt *runtime.Runtime, out runtime.Outcome, dur time.Duration, mo
 	return r
 }
 
+// writeJSON writes v as one line of JSON, the C1 controls in its strings
+// escaped as well (encoding/json leaves them raw).
 func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(termtext.JSONWriter(w))
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }

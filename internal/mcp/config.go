@@ -34,6 +34,13 @@ type Server struct {
 	Headers map[string]string
 	// Source is the file the server came from.
 	Source string
+	// Project marks a server from the workspace's own .mcp.json: the
+	// repository (and so the model, which can edit it) wrote it, so it
+	// starts only once the user approved it (see Trust).
+	Project bool
+	// Entry is the server's entry as written, normalised (keys sorted, no
+	// spacing, variables not expanded): what an approval is bound to.
+	Entry string
 }
 
 // Source is one configuration file to read.
@@ -42,6 +49,9 @@ type Source struct {
 	// Optional sources may be absent (the user file, the project's
 	// .mcp.json); a missing required one (--mcp-config) is an error.
 	Optional bool
+	// Project marks the workspace's .mcp.json, whose servers need the
+	// user's approval; the user's own files and flags do not.
+	Project bool
 }
 
 // Load reads sources in order; a later server of the same name replaces an
@@ -67,6 +77,7 @@ func Load(sources []Source, getenv func(string) (string, bool)) ([]Server, []err
 		servers, perrs := Parse(name, data, getenv)
 		errs = append(errs, perrs...)
 		for _, s := range servers {
+			s.Project = src.Project
 			if _, seen := byName[s.Name]; !seen {
 				order = append(order, s.Name)
 			}
@@ -140,7 +151,7 @@ func parseServer(name string, raw json.RawMessage, getenv func(string) (string, 
 	if err := dec.Decode(&r); err != nil {
 		return Server{}, fmt.Errorf("bad server entry: %s", jsonProblem(raw, err))
 	}
-	s := Server{Name: name, Type: r.Type}
+	s := Server{Name: name, Type: r.Type, Entry: normalize(raw)}
 	switch r.Type {
 	case "", Stdio:
 		s.Type = Stdio
@@ -171,6 +182,20 @@ func parseServer(name string, raw json.RawMessage, getenv func(string) (string, 
 		return Server{}, ex.err
 	}
 	return s, nil
+}
+
+// normalize is raw with its keys sorted and no spacing; raw as it is when
+// it does not decode (parseServer has rejected it then).
+func normalize(raw json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
 }
 
 // jsonProblem says where a JSON error is, by line and column when the

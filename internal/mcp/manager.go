@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -56,6 +57,22 @@ type Options struct {
 	// its tools by then (0: DefaultHandshakeTimeout). It is longer than
 	// the start-up budget: a slow server still joins later.
 	HandshakeTimeout time.Duration
+	// ToolTimeout ends a tools/call the server has not answered by then,
+	// as the tool's error (0: DefaultToolTimeout).
+	ToolTimeout time.Duration
+}
+
+// DefaultToolTimeout is how long a tools/call may go unanswered: long
+// enough for any tool that works (a build, a crawl), short of hanging a
+// run for good on a server that never answers. MCP_TOOL_TIMEOUT (ms, as
+// Claude Code reads it) or the config's mcp_tool_timeout change it.
+const DefaultToolTimeout = 10 * time.Minute
+
+func (o Options) toolTimeout() time.Duration {
+	if o.ToolTimeout > 0 {
+		return o.ToolTimeout
+	}
+	return DefaultToolTimeout
 }
 
 // DefaultHandshakeTimeout is when a server still starting is given up.
@@ -71,7 +88,9 @@ func (o Options) handshakeTimeout() time.Duration {
 // Manager runs the configured servers for one session. Safe for
 // concurrent use.
 type Manager struct {
-	opts    Options
+	opts Options
+	// ctx bounds the servers' lives, those Add starts later too.
+	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	started time.Time
@@ -99,17 +118,33 @@ type server struct {
 // bounds the servers' lives (Close ends them sooner).
 func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Manager{opts: opts, cancel: cancel, started: time.Now()}
+	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, started: time.Now()}
 	for _, cfg := range servers {
-		s := &server{cfg: cfg, state: Starting, ready: make(chan struct{})}
-		m.servers = append(m.servers, s)
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			m.run(ctx, s)
-		}()
+		m.Add(cfg)
 	}
 	return m
+}
+
+// Add starts one more server (one the user approved after the session
+// began); its tools join the sets when it is up. It reports false when
+// the manager is closed or a server of that name runs already.
+func (m *Manager) Add(cfg Server) bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || slices.ContainsFunc(m.servers, func(s *server) bool { return s.cfg.Name == cfg.Name }) {
+		return false
+	}
+	s := &server{cfg: cfg, state: Starting, ready: make(chan struct{})}
+	m.servers = append(m.servers, s)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		m.run(m.ctx, s)
+	}()
+	return true
 }
 
 // AddTo makes sets offer the servers' tools: those ready now at once, the
@@ -145,7 +180,7 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		timer := time.AfterFunc(m.opts.handshakeTimeout(), cancel)
-		sess, ts, err = connect(cctx, client, tr, s.cfg.Name)
+		sess, ts, err = connect(cctx, client, tr, s.cfg.Name, m.opts.toolTimeout())
 		if !timer.Stop() && err == nil {
 			err = fmt.Errorf("handshake: not done within %s", m.opts.handshakeTimeout())
 			_ = sess.Close()
@@ -185,7 +220,7 @@ func waitDone(sess *sdk.ClientSession) <-chan struct{} {
 	return done
 }
 
-func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name string) (*sdk.ClientSession, []*Tool, error) {
+func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name string, timeout time.Duration) (*sdk.ClientSession, []*Tool, error) {
 	sess, err := client.Connect(ctx, tr, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("handshake: %w", err)
@@ -197,7 +232,7 @@ func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name str
 				_ = sess.Close()
 				return nil, nil, fmt.Errorf("listing tools: %w", err)
 			}
-			ts = append(ts, newTool(name, t, sess))
+			ts = append(ts, newTool(name, t, sess, timeout))
 		}
 	}
 	return sess, ts, nil
@@ -248,7 +283,7 @@ func (m *Manager) refresh(ctx context.Context, s *server, sess *sdk.ClientSessio
 			if err != nil {
 				return // the next change, or a call, says more
 			}
-			ts = append(ts, newTool(s.cfg.Name, t, sess))
+			ts = append(ts, newTool(s.cfg.Name, t, sess, m.opts.toolTimeout()))
 		}
 		m.mu.Lock()
 		defer m.mu.Unlock()
@@ -269,10 +304,7 @@ func transport(s Server) (sdk.Transport, *exec.Cmd, error) {
 	switch s.Type {
 	case Stdio:
 		cmd := exec.Command(s.Command, s.Args...)
-		cmd.Env = os.Environ()
-		for k, v := range s.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
+		cmd.Env = serverEnv(os.Environ(), s.Env)
 		// Its own process group, so Close ends what it spawned too (npx,
 		// node wrappers).
 		cmd.SysProcAttr = procgroup.Attr()
@@ -284,6 +316,19 @@ func transport(s Server) (sdk.Transport, *exec.Cmd, error) {
 		return &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers)}, nil, nil
 	}
 	return nil, nil, fmt.Errorf("unknown transport %q", s.Type)
+}
+
+// serverEnv is a stdio server's environment: Atomic's without any
+// secret (no provider key: a server has no use for Atomic's model
+// credentials), plus the server's own env entries as written, which the
+// user gave it deliberately (a GITHUB_TOKEN, even an API key), in a
+// stable order.
+func serverEnv(environ []string, own map[string]string) []string {
+	env := tools.EnvFor(environ)
+	for _, k := range slices.Sorted(maps.Keys(own)) {
+		env = append(env, k+"="+own[k])
+	}
+	return env
 }
 
 // killGroup ends a stdio server's process group; the SDK's Close of the

@@ -64,8 +64,8 @@ func TestServersOverEveryTransportOfferTheirToolsUnderMcpNames(t *testing.T) {
 				t.Errorf("echo = %+v", res)
 			}
 			st := m.Statuses()
-			if len(st) != 1 || st[0].State != mcp.Ready || st[0].Tools != 7 || st[0].Transport != srv.Type {
-				t.Errorf("status = %+v, want ready with 7 tools over %s", st, srv.Type)
+			if len(st) != 1 || st[0].State != mcp.Ready || st[0].Tools != 9 || st[0].Transport != srv.Type {
+				t.Errorf("status = %+v, want ready with 9 tools over %s", st, srv.Type)
 			}
 			if len(w.All()) > 0 {
 				t.Errorf("warnings: %v", w.All())
@@ -246,8 +246,8 @@ func TestToolsAServerAddsLaterJoinTheSets(t *testing.T) {
 			if res := run(t, set, "mcp__s__sprout", `{}`); res.Content != "I am sprout" {
 				t.Errorf("sprout = %+v", res)
 			}
-			if st := m.Statuses(); st[0].Tools != 8 {
-				t.Errorf("tool count %d, want 8", st[0].Tools)
+			if st := m.Statuses(); st[0].Tools != 10 {
+				t.Errorf("tool count %d, want 10", st[0].Tools)
 			}
 		})
 	}

@@ -3,8 +3,10 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,19 +38,21 @@ func sanitize(s string) string {
 
 // Tool is one server's tool as a tools.Tool.
 type Tool struct {
-	name   string
-	remote *sdk.Tool
-	schema json.RawMessage
-	sess   *sdk.ClientSession
+	name    string
+	server  string
+	remote  *sdk.Tool
+	schema  json.RawMessage
+	sess    *sdk.ClientSession
+	timeout time.Duration
 }
 
 // newTool adapts t; a schema that does not marshal becomes an open object.
-func newTool(server string, t *sdk.Tool, sess *sdk.ClientSession) *Tool {
+func newTool(server string, t *sdk.Tool, sess *sdk.ClientSession, timeout time.Duration) *Tool {
 	schema, err := json.Marshal(t.InputSchema)
 	if err != nil || t.InputSchema == nil {
 		schema = json.RawMessage(`{"type":"object"}`)
 	}
-	return &Tool{name: ToolName(server, t.Name), remote: t, schema: schema, sess: sess}
+	return &Tool{name: ToolName(server, t.Name), server: server, remote: t, schema: schema, sess: sess, timeout: timeout}
 }
 
 // Name implements tools.Tool.
@@ -82,7 +86,10 @@ func (t *Tool) Subject(input json.RawMessage) string {
 	return s
 }
 
-// Run calls the tool on its server.
+// Run calls the tool on its server. A call not answered within the
+// tool timeout is cancelled (the server is told) and reported as the
+// tool's error, naming the server, the tool, the timeout and how to raise
+// it; the session goes on.
 func (t *Tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	var args map[string]any
 	if len(call.Input) > 0 {
@@ -90,12 +97,22 @@ func (t *Tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 			return tools.Result{}, fmt.Errorf("%s: input is not a JSON object: %w", t.name, err)
 		}
 	}
-	res, err := t.sess.CallTool(ctx, &sdk.CallToolParams{Name: t.remote.Name, Arguments: args})
+	cctx, cancel := context.WithTimeoutCause(ctx, t.timeout, errToolTimeout)
+	defer cancel()
+	res, err := t.sess.CallTool(cctx, &sdk.CallToolParams{Name: t.remote.Name, Arguments: args})
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errToolTimeout) {
+		return tools.Result{IsError: true, Content: fmt.Sprintf(
+			"mcp server %s: tool %s did not answer within %s and was cancelled; if it needs longer, raise MCP_TOOL_TIMEOUT (milliseconds) or mcp_tool_timeout (seconds) in the config file",
+			t.server, t.remote.Name, t.timeout)}, nil
+	}
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("%s: %w", t.name, err)
 	}
 	return convert(res), nil
 }
+
+// errToolTimeout is the cause of a call's context past the tool timeout.
+var errToolTimeout = errors.New("mcp tool timeout")
 
 // convert passes a result on without flattening it: text joined, images
 // as images, resources as their text or a line naming them.

@@ -12,6 +12,13 @@ func Attr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }
 
+// SessionAttr is Attr: Windows has no controlling terminals to detach
+// from.
+func SessionAttr() *syscall.SysProcAttr { return Attr() }
+
+// CommandAttr is Attr (see SessionAttr).
+func CommandAttr() *syscall.SysProcAttr { return Attr() }
+
 // Signal ends process pgid for any signal but 0 (Windows cannot deliver
 // SIGTERM: every signal terminates at once); sig 0 only checks that the
 // process exists (syscall.ESRCH when it does not).

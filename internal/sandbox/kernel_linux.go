@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -28,21 +29,19 @@ const (
 // devices commands may read and write whatever the mode.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
-// escapeCaps are the capabilities a command run as root loses (from its
-// thread's bounding set, so for good): each would step around Landlock,
-// e.g. CAP_SYS_PTRACE reads Atomic's environment through /proc/PID/environ
-// and CAP_DAC_READ_SEARCH opens files by handle, bypassing paths.
-var escapeCaps = []uintptr{
-	unix.CAP_SYS_PTRACE, unix.CAP_DAC_READ_SEARCH, unix.CAP_SYS_MODULE, unix.CAP_SYS_RAWIO,
-	unix.CAP_SYS_ADMIN, unix.CAP_BPF, unix.CAP_PERFMON,
-}
-
-// kernel holds a session's Landlock ruleset and seccomp filter; each
-// command's thread is restricted with them.
+// kernel holds a session's Landlock ruleset, seccomp filter, the
+// capabilities commands lose and their mount namespace; each command's
+// thread is restricted with them.
 type kernel struct {
 	mu      sync.RWMutex
 	ruleset int // -1 once closed
 	filter  []unix.SockFilter
+	drop    capSet // the capabilities commands lose
+	// bounding: Atomic may change the bounding set (CAP_SETPCAP).
+	bounding bool
+	// mountNS is the session's mount namespace, read-only but for the
+	// writable folders (-1: none, or closed).
+	mountNS int
 }
 
 // landlockABI returns the kernel's Landlock ABI version, or an error.
@@ -66,14 +65,16 @@ func supported() error {
 	case abi < 1:
 		return &UnsupportedError{Reason: fmt.Sprintf("Landlock ABI %d is too old", abi)}
 	}
-	if seccompFilter(nil) == nil {
-		return &UnsupportedError{Reason: "no network filter for " + runtime.GOARCH}
+	if seccompFilter(nil, false) == nil {
+		return &UnsupportedError{Reason: "no syscall filter for " + runtime.GOARCH}
 	}
 	return nil
 }
 
-// newKernel builds the ruleset of rules once for the session.
-func newKernel(rules []rule, network bool) (*kernel, error) {
+// newKernel builds the ruleset of rules once for the session. folders are
+// the workspace and the --add-dir folders, whose owner decides whether
+// commands keep CAP_DAC_OVERRIDE (see dropCaps).
+func newKernel(rules []rule, network bool, folders []string) (*kernel, error) {
 	abi, err := landlockABI()
 	if err != nil {
 		return nil, &UnsupportedError{Reason: fmt.Sprintf("Landlock: %v", err)}
@@ -96,10 +97,7 @@ func newKernel(rules []rule, network bool) (*kernel, error) {
 	if errno != 0 {
 		return nil, fmt.Errorf("creating the Landlock ruleset: %w", errno)
 	}
-	k := &kernel{ruleset: int(fd)}
-	if !network {
-		k.filter = seccompFilter(nil)
-	}
+	k := &kernel{ruleset: int(fd), mountNS: -1, filter: seccompFilter(nil, network), drop: dropCaps(needsDAC(folders)), bounding: hasCap(unix.CAP_SETPCAP)}
 	add := func(path string, access uint64, must bool) error {
 		err := addRule(k.ruleset, path, access, handled)
 		if err != nil && must {
@@ -127,6 +125,13 @@ func newKernel(rules []rule, network bool) (*kernel, error) {
 	for _, d := range devices {
 		_ = add(d, deviceWrite, false)
 	}
+	var writable []string
+	for _, r := range rules {
+		if r.write {
+			writable = append(writable, r.path)
+		}
+	}
+	k.mountNS = readOnlyNamespace(writable)
 	return k, nil
 }
 
@@ -173,6 +178,10 @@ func (k *kernel) close() {
 		unix.Close(k.ruleset)
 		k.ruleset = -1
 	}
+	if k.mountNS >= 0 {
+		unix.Close(k.mountNS)
+		k.mountNS = -1
+	}
 }
 
 // start starts cmd from a thread of its own that it confines first: Linux
@@ -181,6 +190,13 @@ func (k *kernel) close() {
 // while still locked to the thread, so the Go runtime ends the thread
 // instead of reusing it for other goroutines.
 func (k *kernel) start(cmd *exec.Cmd) error {
+	if cmd.Dir == "" { // joining the mount namespace moves the thread to /
+		dir, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("sandbox: the command's working directory: %w", err)
+		}
+		cmd.Dir = dir
+	}
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
@@ -200,23 +216,21 @@ func (k *kernel) confine() error {
 	if k.ruleset < 0 {
 		return errClosed
 	}
+	if k.mountNS >= 0 {
+		if err := joinNamespace(k.mountNS); err != nil {
+			return err
+		}
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("sandbox: setting no_new_privs: %w", err)
 	}
-	for _, c := range escapeCaps {
-		// EINVAL: a capability this kernel does not know; EPERM: not
-		// root, so no such capability to lose (no_new_privs keeps
-		// setuid and file capabilities from granting it).
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.EPERM) {
-			return fmt.Errorf("sandbox: dropping capability %d: %w", c, err)
-		}
+	if err := dropThreadCaps(k.drop, k.bounding); err != nil {
+		return err
 	}
-	if k.filter != nil {
-		prog := unix.SockFprog{Len: uint16(len(k.filter)), Filter: &k.filter[0]}
-		// No SECCOMP_FILTER_FLAG_TSYNC: this thread only.
-		if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); errno != 0 {
-			return fmt.Errorf("sandbox: installing the network filter: %w", errno)
-		}
+	prog := unix.SockFprog{Len: uint16(len(k.filter)), Filter: &k.filter[0]}
+	// No SECCOMP_FILTER_FLAG_TSYNC: this thread only.
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); errno != 0 {
+		return fmt.Errorf("sandbox: installing the syscall filter: %w", errno)
 	}
 	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(k.ruleset), 0, 0); errno != 0 {
 		return fmt.Errorf("sandbox: restricting the command's thread: %w", errno)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,7 +12,11 @@ import (
 )
 
 // helperEnv makes the test binary a helper a sandboxed command runs:
-// "dial tcp ADDR" dials with Go's net package and reports the result.
+// "dial tcp ADDR" dials with Go's net package and reports the result;
+// "ioctl TIOCSTI TEXT" pushes TEXT into the input of the terminal on
+// stdin, "ioctl TIOCSTI-HIGH TEXT" the same with high bits set in the
+// request (which the kernel drops), "ioctl TIOCLINUX" asks the terminal
+// for a console paste.
 const helperEnv = "ATOMIC_SANDBOX_TEST_HELPER"
 
 func TestMain(m *testing.M) {
@@ -22,6 +27,9 @@ func TestMain(m *testing.M) {
 }
 
 func helper(args string) int {
+	if rest, ok := strings.CutPrefix(args, "ioctl "); ok {
+		return ioctlHelper(rest)
+	}
 	var network, addr string
 	if _, err := fmt.Sscanf(args, "dial %s %s", &network, &addr); err != nil {
 		fmt.Println("bad helper args:", args)

@@ -13,6 +13,6 @@ func supported() error {
 	return &UnsupportedError{Reason: "it needs Linux (Landlock), this is " + runtime.GOOS}
 }
 
-func newKernel([]rule, bool) (*kernel, error) { return nil, supported() }
-func (*kernel) close()                        {}
-func (*kernel) start(cmd *exec.Cmd) error     { return cmd.Start() }
+func newKernel([]rule, bool, []string) (*kernel, error) { return nil, supported() }
+func (*kernel) close()                                  {}
+func (*kernel) start(cmd *exec.Cmd) error               { return cmd.Start() }

@@ -1,7 +1,10 @@
 // Package sandbox confines the commands the agents run (the bash tool and
 // every process it starts) with the kernel: on Linux, Landlock for the file
-// system and a per-thread seccomp filter for the network. Only the thread
-// that starts a command is confined, so Atomic itself keeps its rights.
+// system, a per-thread seccomp filter for the network and the terminal
+// ioctls that type into a terminal, no capabilities and, where Atomic may
+// make one, a mount namespace read-only outside the writable folders (for
+// the metadata Landlock does not cover). Only the thread that starts a
+// command is confined, so Atomic itself keeps its rights.
 package sandbox
 
 import (
@@ -128,7 +131,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Mode == WorkspaceWrite {
 		writable = append(writable, cfg.Writable...)
 	}
-	s.kernel, err = newKernel(plan(writable, s.secrets), cfg.Network)
+	s.kernel, err = newKernel(plan(writable, s.secrets), cfg.Network, cfg.Writable)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err

@@ -106,7 +106,9 @@ func (t *bashTool) Subject(input json.RawMessage) string {
 	return in.Command
 }
 
-// Run runs the command in its own process group and, however it ends
+// Run runs the command in a process group of its own (and a session of
+// its own when Atomic has a terminal), with no controlling terminal and
+// stdin /dev/null, and, however it ends
 // (exit, timeout, cancellation), ends the whole group: SIGTERM, then
 // SIGKILL after a grace period. Processes that leave the group (setsid,
 // double-forked daemons that change their group) are beyond its reach.
@@ -138,7 +140,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = pw, pw // one *os.File: no copying goroutines in exec
 	cmd.Env = append(append(toolEnv(os.Environ()), toolEnv(t.ws.Env)...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.SysProcAttr = procgroup.Attr()
+	cmd.SysProcAttr = procgroup.CommandAttr() // no controlling terminal, a group of its own
 	if err := t.ws.Sandbox.Start(cmd); err != nil {
 		pr.Close()
 		pw.Close()

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -67,11 +67,11 @@ func (t *editTool) Diff(input json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	abs, err := t.ws.Resolve(in.FilePath)
+	tg, err := t.ws.target(in.FilePath)
 	if err != nil {
 		return "", err
 	}
-	p, err := planEdit(context.Background(), t.ws, abs, t.ws.display(abs), in)
+	p, err := planEdit(context.Background(), t.ws, tg, t.ws.display(tg.abs), in)
 	if err != nil {
 		return "", err
 	}
@@ -89,7 +89,15 @@ func EditDiff(path string, input json.RawMessage) (string, error) {
 	if path == "" {
 		path = in.FilePath
 	}
-	p, err := planEdit(context.Background(), Workspace{}, path, path, in)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("path %s: %w", path, err)
+	}
+	tg, err := outsideTarget(abs)
+	if err != nil {
+		return "", err
+	}
+	p, err := planEdit(context.Background(), Workspace{}, tg, path, in)
 	if err != nil {
 		return "", err
 	}
@@ -101,18 +109,19 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	abs, err := t.ws.Resolve(in.FilePath)
+	tg, err := t.ws.target(in.FilePath)
 	if err != nil {
 		return Result{}, err
 	}
-	p, err := planEdit(ctx, t.ws, abs, t.ws.display(abs), in)
+	abs := tg.abs
+	p, err := planEdit(ctx, t.ws, tg, t.ws.display(abs), in)
 	if err != nil {
 		return Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if err := t.ws.writeText(ctx, abs, []byte(p.content), p.mode); err != nil {
+	if err := t.ws.writeText(ctx, tg, []byte(p.content), p.mode); err != nil {
 		return Result{}, err
 	}
 	var what string
@@ -136,13 +145,14 @@ type editPlan struct {
 	diff    string
 }
 
-// planEdit works out the edit in of the file abs, named name in the diff,
+// planEdit works out the edit in of the file tg, named name in the diff,
 // reading it through ws.
-func planEdit(ctx context.Context, ws Workspace, abs, name string, in editInput) (editPlan, error) {
+func planEdit(ctx context.Context, ws Workspace, tg target, name string, in editInput) (editPlan, error) {
 	if err := checkEdit(in); err != nil {
 		return editPlan{}, err
 	}
-	content, mode, exists, err := ws.readEditTarget(ctx, abs)
+	abs := tg.abs
+	content, mode, exists, err := ws.readEditTarget(ctx, tg)
 	if err != nil {
 		return editPlan{}, err
 	}
@@ -180,18 +190,19 @@ func missingFileError(abs string) error {
 	return fmt.Errorf("%s does not exist; to create it, use write (or edit with an empty old_string)", abs)
 }
 
-// readEditTarget reads the text file abs for editing, through w.Files
+// readEditTarget reads the text file tg for editing, through w.Files
 // when that has it (an editor's unsaved buffer); exists is false (and err
 // nil) when there is no such file.
-func (w Workspace) readEditTarget(ctx context.Context, abs string) (content string, mode fs.FileMode, exists bool, err error) {
-	if text, ok := w.clientRead(ctx, abs); ok {
+func (w Workspace) readEditTarget(ctx context.Context, tg target) (content string, mode fs.FileMode, exists bool, err error) {
+	abs := tg.abs
+	if text, ok := w.clientRead(ctx, tg); ok {
 		mode := fs.FileMode(0o644)
-		if fi, err := os.Stat(abs); err == nil {
+		if fi, err := tg.stat(); err == nil {
 			mode = fi.Mode().Perm()
 		}
 		return text, mode, true, nil
 	}
-	fi, err := os.Stat(abs)
+	fi, err := tg.stat()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", 0o644, false, nil
@@ -202,9 +213,9 @@ func (w Workspace) readEditTarget(ctx context.Context, abs string) (content stri
 	case !fi.Mode().IsRegular():
 		return "", 0, false, fmt.Errorf("%s is not a regular file (%s); edit only changes files", abs, fi.Mode().Type())
 	}
-	data, err := os.ReadFile(abs)
+	data, fi, err := tg.readRegular()
 	if err != nil {
-		return "", 0, false, fmt.Errorf("reading %s: %w", abs, err)
+		return "", 0, false, err
 	}
 	if looksBinary(data[:min(len(data), sniffLen)]) {
 		return "", 0, false, fmt.Errorf("%s is a binary file; edit only changes text files", abs)

@@ -1,6 +1,10 @@
 package tools
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // droppedEnv are variables no command the model runs gets: the model
 // providers' credentials Atomic itself uses (a command that prints its
@@ -23,16 +27,40 @@ var atomicSecretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTI
 // toolEnv returns environ without droppedEnv and Atomic's own secrets
 // (ATOMIC_* names containing KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL).
 // Names compare case-insensitively, as a shell on another system might.
-func toolEnv(environ []string) []string {
+func toolEnv(environ []string) []string { return EnvFor(environ) }
+
+// EnvFor is the environment of a child Atomic starts (a command, an MCP
+// server, an external CLI): environ without every secret SecretEnv names,
+// except the variables named in keep, which that child needs (Claude
+// Code's ANTHROPIC_API_KEY, Codex's OPENAI_API_KEY). A child gets only the
+// provider keys it uses, so one that prints or leaks its environment
+// cannot hand over the others. Names compare case-insensitively.
+func EnvFor(environ []string, keep ...string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if SecretEnv(name) {
+		if SecretEnv(name) && !keeps(keep, name) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return out
+}
+
+// ProviderKeys are the model providers' credentials SecretEnv names (not
+// Atomic's own ATOMIC_* secrets), sorted: for a child that chooses its
+// provider from its own configuration.
+func ProviderKeys() []string {
+	return slices.Sorted(maps.Keys(droppedEnv))
+}
+
+func keeps(keep []string, name string) bool {
+	for _, k := range keep {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // SecretEnv reports whether the variable called name holds a secret no

@@ -92,3 +92,25 @@ func TestFileToolsUseTheDiskForWhatTheEditorDoesNotOffer(t *testing.T) {
 		t.Errorf("the edit of the disk's text should be written to the editor: buffer %q", b.text[path])
 	}
 }
+
+// The editor opens the paths it is sent by name itself: it is sent the
+// symlink-free path Atomic checked, not the one the model gave, so a
+// symlink on the way is not followed again on the editor's side.
+func TestTheEditorIsSentTheCheckedPathWithoutSymlinks(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"src/a.txt": "on disk\n"})
+	if err := os.Symlink("src", filepath.Join(ws.Root, "link")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	rootReal, err := filepath.EvalSymlinks(ws.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(rootReal, "src", "a.txt")
+	b := &buffers{text: map[string]string{real: "unsaved\n"}, read: true}
+	ws.Files = b
+	assertContains(t, mustSucceed(t, NewRead(ws), map[string]any{"file_path": "link/a.txt"}), "unsaved")
+	mustSucceed(t, NewWrite(ws), map[string]any{"file_path": "link/a.txt", "content": "written\n"})
+	if len(b.wrote) != 1 || b.wrote[0] != real {
+		t.Fatalf("the editor was sent %v, want %s", b.wrote, real)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -81,7 +80,7 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 	if strings.TrimSpace(in.Pattern) == "" {
 		return Result{}, errors.New("pattern is empty")
 	}
-	base, err := searchDir(t.ws, in.Path)
+	tg, err := searchDir(t.ws, in.Path)
 	if err != nil {
 		return Result{}, err
 	}
@@ -94,26 +93,32 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 	if dir != "" {
 		start := dir
 		if !path.IsAbs(start) {
-			start = filepath.Join(base, filepath.FromSlash(dir))
+			start = filepath.Join(tg.abs, filepath.FromSlash(dir))
 		}
-		if base, err = t.ws.Resolve(start); err != nil {
+		if tg, err = t.ws.target(start); err != nil {
 			return Result{}, err
 		}
 	}
+	base := tg.abs
 	g, err := compileGlob(rest)
 	if err != nil {
 		return Result{}, err
 	}
-	if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
+	if fi, err := tg.stat(); err != nil || !fi.IsDir() {
 		return Result{Content: fmt.Sprintf("No files found matching %q (%s is not a directory).", in.Pattern, base)}, nil
 	}
 	root, err := t.ws.root()
 	if err != nil {
 		return Result{}, err
 	}
+	tr, err := t.ws.openTree(tg)
+	if err != nil {
+		return Result{}, err
+	}
+	defer tr.close()
 	var hits []fileHit
 	capped := false
-	err = walkTree(ctx, base, root, func(abs string, d fs.DirEntry) error {
+	err = walkTree(ctx, tr, base, root, func(abs string, d fs.DirEntry) error {
 		rel, _ := relBelow(base, abs)
 		if t.ws.hidden(abs) {
 			if d.IsDir() {
@@ -130,7 +135,7 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 		if !g.match(rel) {
 			return nil
 		}
-		fi, ok := regularFile(t.ws, abs, d)
+		_, fi, ok := tr.file(abs, d)
 		if !ok {
 			return nil
 		}
@@ -165,29 +170,6 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 	return Result{Content: strings.TrimRight(b.String(), "\n")}, nil
 }
 
-// regularFile returns the file info of a walked non-directory entry if it
-// is a regular file, or a symlink to one inside the workspace.
-func regularFile(ws Workspace, abs string, d fs.DirEntry) (fs.FileInfo, bool) {
-	if d.Type()&fs.ModeSymlink != 0 {
-		if _, err := ws.Resolve(abs); err != nil {
-			return nil, false
-		}
-		fi, err := os.Stat(abs)
-		if err != nil || !fi.Mode().IsRegular() {
-			return nil, false
-		}
-		return fi, true
-	}
-	if !d.Type().IsRegular() {
-		return nil, false
-	}
-	fi, err := d.Info()
-	if err != nil {
-		return nil, false
-	}
-	return fi, true
-}
-
 // sortNewestFirst orders hits by modification time, newest first, then by
 // path.
 func sortNewestFirst(hits []fileHit) {
@@ -201,9 +183,9 @@ func sortNewestFirst(hits []fileHit) {
 
 // searchDir resolves the optional path of a search tool: empty means the
 // workspace root.
-func searchDir(ws Workspace, p string) (string, error) {
+func searchDir(ws Workspace, p string) (target, error) {
 	if strings.TrimSpace(p) == "" {
-		return ws.root()
+		p = "."
 	}
-	return ws.Resolve(p)
+	return ws.target(p)
 }

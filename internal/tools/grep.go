@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"regexp"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 const grepDescription = `Searches file contents with a regular expression, in a directory tree of any size.
@@ -96,6 +96,7 @@ type grepMatch struct {
 // grepFile is what one file yielded.
 type grepFile struct {
 	abs     string
+	mtime   time.Time
 	count   int
 	matches []grepMatch // content mode only
 }
@@ -116,21 +117,22 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	base, err := searchDir(t.ws, in.Path)
+	tg, err := searchDir(t.ws, in.Path)
 	if err != nil {
 		return Result{}, err
 	}
-	fi, err := os.Stat(base)
+	base := tg.abs
+	fi, err := tg.stat()
 	if err != nil {
 		return Result{}, statError(t.ws, base, err)
 	}
-	var files []string
+	var files []target
 	if fi.IsDir() {
-		if files, err = t.listFiles(ctx, base, in.Glob); err != nil {
+		if files, err = t.listFiles(ctx, tg, in.Glob); err != nil {
 			return Result{}, err
 		}
 	} else if !t.ws.hidden(base) {
-		files = []string{base} // an explicit file is searched whatever ignores it
+		files = []target{tg} // an explicit file is searched whatever ignores it
 	}
 	found, err := searchFiles(ctx, re, files, mode)
 	if err != nil {
@@ -160,7 +162,8 @@ func compileGrep(pattern string, caseInsensitive bool) (*regexp.Regexp, error) {
 
 // listFiles walks base for the files to search: regular, not ignored, and
 // matching the glob filter (by base name, or by path when it has a "/").
-func (t *grepTool) listFiles(ctx context.Context, base, glob string) ([]string, error) {
+func (t *grepTool) listFiles(ctx context.Context, top target, glob string) ([]target, error) {
+	base := top.abs
 	var g *globPattern
 	byPath := strings.Contains(glob, "/")
 	if glob != "" {
@@ -173,8 +176,13 @@ func (t *grepTool) listFiles(ctx context.Context, base, glob string) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	var files []string
-	err = walkTree(ctx, base, root, func(abs string, d fs.DirEntry) error {
+	tr, err := t.ws.openTree(top)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.close()
+	var files []target
+	err = walkTree(ctx, tr, base, root, func(abs string, d fs.DirEntry) error {
 		if t.ws.hidden(abs) {
 			if d.IsDir() {
 				return fs.SkipDir
@@ -193,8 +201,8 @@ func (t *grepTool) listFiles(ctx context.Context, base, glob string) ([]string, 
 				return nil
 			}
 		}
-		if fi, ok := regularFile(t.ws, abs, d); ok && fi.Size() <= grepMaxFileSize {
-			files = append(files, abs)
+		if f, fi, ok := tr.file(abs, d); ok && fi.Size() <= grepMaxFileSize {
+			files = append(files, f)
 		}
 		return nil
 	})
@@ -203,7 +211,7 @@ func (t *grepTool) listFiles(ctx context.Context, base, glob string) ([]string, 
 
 // searchFiles searches files concurrently and returns those with matches,
 // in the order given. mode says how much to find in each file.
-func searchFiles(ctx context.Context, re *regexp.Regexp, files []string, mode string) ([]grepFile, error) {
+func searchFiles(ctx context.Context, re *regexp.Regexp, files []target, mode string) ([]grepFile, error) {
 	results := make([]grepFile, len(files))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -237,12 +245,13 @@ func searchFiles(ctx context.Context, re *regexp.Regexp, files []string, mode st
 // binary files yield nothing. The whole file is scanned for a candidate
 // first and only candidate lines are checked, which keeps files without
 // matches cheap.
-func searchFile(re *regexp.Regexp, abs, mode string) grepFile {
-	r := grepFile{abs: abs}
-	data, err := os.ReadFile(abs)
+func searchFile(re *regexp.Regexp, f target, mode string) grepFile {
+	r := grepFile{abs: f.abs}
+	data, fi, err := f.readRegular()
 	if err != nil || bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
 		return r
 	}
+	r.mtime = fi.ModTime()
 	lineNo, counted := 1, 0 // line number of byte offset counted
 	for pos := 0; pos < len(data); {
 		loc := re.FindIndex(data[pos:])
@@ -284,10 +293,7 @@ func (t *grepTool) format(mode string, found []grepFile, limit int, userLimit bo
 	case grepFiles:
 		hits := make([]fileHit, len(found))
 		for i, f := range found {
-			hits[i].abs = f.abs
-			if fi, err := os.Stat(f.abs); err == nil {
-				hits[i].mtime = fi.ModTime()
-			}
+			hits[i].abs, hits[i].mtime = f.abs, f.mtime
 		}
 		sortNewestFirst(hits)
 		for _, h := range hits {

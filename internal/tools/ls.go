@@ -62,18 +62,24 @@ func (t *lsTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	dir, err := searchDir(t.ws, in.Path)
+	tg, err := searchDir(t.ws, in.Path)
 	if err != nil {
 		return Result{}, err
 	}
-	fi, err := os.Stat(dir)
+	dir := tg.abs
+	fi, err := tg.stat()
 	if err != nil {
 		return Result{}, statError(t.ws, dir, err)
 	}
 	if !fi.IsDir() {
 		return Result{}, fmt.Errorf("%s is a file, not a directory; use read to see its content", dir)
 	}
-	entries, err := os.ReadDir(dir)
+	tr, err := t.ws.openTree(tg)
+	if err != nil {
+		return Result{}, err
+	}
+	entries, err := tr.readDir(dir)
+	tr.close()
 	if err != nil {
 		return Result{}, fmt.Errorf("listing %s: %w", dir, err)
 	}

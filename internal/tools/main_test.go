@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +11,47 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/atomic-agent/atomic/internal/sandbox"
+)
+
+// bashHelperEnv makes the test binary run one bash tool call, the
+// command in this variable, in its working directory, and print the
+// result; bashHelperSandbox names the sandbox mode ("": off).
+const (
+	bashHelperEnv     = "ATOMIC_TOOLS_TEST_BASH"
+	bashHelperSandbox = "ATOMIC_TOOLS_TEST_SANDBOX"
 )
 
 func TestMain(m *testing.M) {
+	if command := os.Getenv(bashHelperEnv); command != "" {
+		os.Exit(bashHelper(command, sandbox.Mode(os.Getenv(bashHelperSandbox))))
+	}
 	goleak.VerifyTestMain(m)
+}
+
+func bashHelper(command string, mode sandbox.Mode) int {
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Println(err)
+		return 2
+	}
+	ws := Workspace{Root: dir}
+	if mode != "" {
+		if ws.Sandbox, err = sandbox.New(sandbox.Config{Mode: mode, Writable: []string{dir}}); err != nil {
+			fmt.Println(err)
+			return 2
+		}
+		defer ws.Sandbox.Close()
+	}
+	in, _ := json.Marshal(map[string]string{"command": command})
+	res, err := NewBash(ws).Run(context.Background(), Call{ID: "c", Input: in})
+	if err != nil {
+		fmt.Println(err)
+		return 2
+	}
+	fmt.Println(res.Content)
+	return 0
 }
 
 // newWorkspace returns a workspace rooted in a fresh temporary directory

@@ -72,14 +72,15 @@ func (t *multiEditTool) Diff(input json.RawMessage) (string, error) {
 }
 
 func (t *multiEditTool) Run(ctx context.Context, call Call) (Result, error) {
-	p, abs, err := t.plan(ctx, call.Input)
+	p, tg, err := t.plan(ctx, call.Input)
 	if err != nil {
 		return Result{}, err
 	}
+	abs := tg.abs
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if err := t.ws.writeText(ctx, abs, []byte(p.content), p.mode); err != nil {
+	if err := t.ws.writeText(ctx, tg, []byte(p.content), p.mode); err != nil {
 		return Result{}, err
 	}
 	verb := "Edited"
@@ -102,34 +103,35 @@ type multiEditPlan struct {
 
 // plan applies the edits of input one after another to the file's
 // content in memory; the first that fails fails the whole call.
-func (t *multiEditTool) plan(ctx context.Context, input json.RawMessage) (multiEditPlan, string, error) {
+func (t *multiEditTool) plan(ctx context.Context, input json.RawMessage) (multiEditPlan, target, error) {
 	in, err := decodeInput[multiEditInput](t.Name(), input)
 	if err != nil {
-		return multiEditPlan{}, "", err
+		return multiEditPlan{}, target{}, err
 	}
 	if len(in.Edits) == 0 {
-		return multiEditPlan{}, "", errors.New("edits is empty; give at least one {old_string, new_string}")
+		return multiEditPlan{}, target{}, errors.New("edits is empty; give at least one {old_string, new_string}")
 	}
-	abs, err := t.ws.Resolve(in.FilePath)
+	tg, err := t.ws.target(in.FilePath)
 	if err != nil {
-		return multiEditPlan{}, "", err
+		return multiEditPlan{}, target{}, err
 	}
-	original, mode, exists, err := t.ws.readEditTarget(ctx, abs)
+	abs := tg.abs
+	original, mode, exists, err := t.ws.readEditTarget(ctx, tg)
 	if err != nil {
-		return multiEditPlan{}, "", err
+		return multiEditPlan{}, target{}, err
 	}
 	p := multiEditPlan{mode: mode, created: !exists, edits: len(in.Edits)}
 	if !exists && in.Edits[0].OldString != "" {
-		return multiEditPlan{}, "", fmt.Errorf("%s does not exist; to create it, give the first edit an empty old_string and the content as new_string (or use write)", abs)
+		return multiEditPlan{}, target{}, fmt.Errorf("%s does not exist; to create it, give the first edit an empty old_string and the content as new_string (or use write)", abs)
 	}
 	content := original
 	for i, e := range in.Edits {
 		if i > 0 && e.OldString == "" {
-			return multiEditPlan{}, "", editFailed(i, len(in.Edits), errors.New("old_string is empty; only the first edit may have an empty old_string, to create the file"))
+			return multiEditPlan{}, target{}, editFailed(i, len(in.Edits), errors.New("old_string is empty; only the first edit may have an empty old_string, to create the file"))
 		}
 		r, err := replaceIn(abs, content, e)
 		if err != nil {
-			return multiEditPlan{}, "", editFailed(i, len(in.Edits), err)
+			return multiEditPlan{}, target{}, editFailed(i, len(in.Edits), err)
 		}
 		content = r.content
 		p.count += len(r.offsets)
@@ -142,7 +144,7 @@ func (t *multiEditTool) plan(ctx context.Context, input json.RawMessage) (multiE
 		old := splitLines(original)
 		p.diff = formatDiff("a/"+name, "b/"+name, old, lineDiff(old, splitLines(content)))
 	}
-	return p, abs, nil
+	return p, tg, nil
 }
 
 func editFailed(i, n int, err error) error {

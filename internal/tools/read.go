@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 )
 
@@ -79,10 +78,11 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	abs, err := t.ws.Resolve(in.FilePath)
+	tg, err := t.ws.target(in.FilePath)
 	if err != nil {
 		return Result{}, err
 	}
+	abs := tg.abs
 	offset, limit := 1, readDefaultLimit
 	if in.Offset != nil && *in.Offset > 1 {
 		offset = *in.Offset
@@ -90,14 +90,14 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 	if in.Limit != nil {
 		limit = *in.Limit
 	}
-	if text, ok := t.ws.clientRead(ctx, abs); ok { // the editor's buffer, saved or not
+	if text, ok := t.ws.clientRead(ctx, tg); ok { // the editor's buffer, saved or not
 		out, err := readLines(ctx, abs, strings.NewReader(text), offset, limit, true)
 		if err != nil {
 			return Result{}, err
 		}
 		return Result{Content: out}, nil
 	}
-	fi, err := os.Stat(abs)
+	fi, err := tg.stat()
 	if err != nil {
 		return Result{}, statError(t.ws, abs, err)
 	}
@@ -111,11 +111,14 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{}, fmt.Errorf("%s is %s, over the %s limit for reading a whole file; read a part with offset and limit, or find what you need with grep",
 			abs, humanBytes(fi.Size()), humanBytes(readMaxWhole))
 	}
-	f, err := os.Open(abs)
+	f, err := tg.open()
 	if err != nil {
-		return Result{}, fmt.Errorf("opening %s: %w", abs, err)
+		return Result{}, err
 	}
 	defer f.Close()
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > readMaxWhole && in.Offset == nil && in.Limit == nil {
+		return Result{}, fmt.Errorf("%s changed while it was being opened; read it again", abs)
+	}
 	out, err := readLines(ctx, abs, f, offset, limit, fi.Size() <= readMaxWhole)
 	if err != nil {
 		return Result{}, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 )
@@ -18,19 +17,22 @@ type walkFunc func(abs string, d fs.DirEntry) error
 // (those below start, and those of its ancestors up to the repository root
 // or ceiling). Symlinked directories are reported but not followed, so a
 // walk cannot loop or leave the tree. Unreadable directories are skipped.
-func walkTree(ctx context.Context, start, ceiling string, fn walkFunc) error {
-	err := walkDir(ctx, start, ancestorIgnores(start, ceiling), fn)
+//
+// Folders are listed through tr (opened on start), so a folder swapped for
+// a symlink during the walk cannot lead it outside the workspace.
+func walkTree(ctx context.Context, tr *tree, start, ceiling string, fn walkFunc) error {
+	err := walkDir(ctx, tr, start, ancestorIgnores(start, ceiling), fn)
 	if errors.Is(err, fs.SkipAll) {
 		return nil
 	}
 	return err
 }
 
-func walkDir(ctx context.Context, dir string, stack ignoreStack, fn walkFunc) error {
+func walkDir(ctx context.Context, tr *tree, dir string, stack ignoreStack, fn walkFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := tr.readDir(dir)
 	if err != nil {
 		return nil // unreadable: nothing to report from it
 	}
@@ -53,7 +55,7 @@ func walkDir(ctx context.Context, dir string, stack ignoreStack, fn walkFunc) er
 			return err
 		}
 		if e.IsDir() {
-			if err := walkDir(ctx, abs, stack, fn); err != nil {
+			if err := walkDir(ctx, tr, abs, stack, fn); err != nil {
 				return err
 			}
 		}

@@ -233,29 +233,3 @@ type Files interface {
 
 // ErrNoFiles is a Files method's answer for what it does not offer.
 var ErrNoFiles = errors.New("not offered by the client")
-
-// clientRead reads abs through w.Files; ok is false when there is none or
-// it does not have the file (the caller reads the disk, which says what
-// is wrong).
-func (w Workspace) clientRead(ctx context.Context, abs string) (text string, ok bool) {
-	if w.Files == nil {
-		return "", false
-	}
-	text, err := w.Files.ReadTextFile(ctx, abs)
-	return text, err == nil
-}
-
-// writeText writes data to abs through w.Files when set (the editor then
-// holds the change, saved or not), else to the disk.
-func (w Workspace) writeText(ctx context.Context, abs string, data []byte, mode fs.FileMode) error {
-	if w.Files != nil {
-		err := w.Files.WriteTextFile(ctx, abs, string(data))
-		if !errors.Is(err, ErrNoFiles) {
-			if err != nil {
-				return fmt.Errorf("writing %s through the editor: %w", abs, err)
-			}
-			return nil
-		}
-	}
-	return writeFile(abs, data, mode)
-}

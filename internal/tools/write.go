@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 )
 
 const writeDescription = `Writes a file to the local file system, creating it or replacing its whole content.
@@ -52,15 +50,16 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	abs, err := t.ws.Resolve(in.FilePath)
+	tg, err := t.ws.target(in.FilePath)
 	if err != nil {
 		return Result{}, err
 	}
+	abs := tg.abs
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
 	mode := fs.FileMode(0o644)
-	prev, err := os.Stat(abs)
+	prev, err := tg.stat()
 	switch {
 	case err == nil && prev.IsDir():
 		return Result{}, fmt.Errorf("%s is a directory; give the path of a file inside it", abs)
@@ -71,26 +70,13 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return Result{}, fmt.Errorf("cannot access %s: %w", abs, err)
 	}
-	if err := t.ws.writeText(ctx, abs, []byte(in.Content), mode); err != nil {
+	if err := t.ws.writeText(ctx, tg, []byte(in.Content), mode); err != nil {
 		return Result{}, err
 	}
 	if prev == nil {
 		return Result{Content: fmt.Sprintf("Created %s (%d bytes).", abs, len(in.Content))}, nil
 	}
 	return Result{Content: fmt.Sprintf("Overwrote %s (%d bytes; it had %d).", abs, len(in.Content), prev.Size())}, nil
-}
-
-// writeFile writes data to abs, creating parent directories. It writes in
-// place rather than renaming a temporary file over abs, so hard links,
-// symlinks and ownership of an existing file survive.
-func writeFile(abs string, data []byte, mode fs.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return fmt.Errorf("creating the directory for %s: %w", abs, err)
-	}
-	if err := os.WriteFile(abs, data, mode); err != nil {
-		return fmt.Errorf("writing %s: %w", abs, err)
-	}
-	return nil
 }
 
 // fileTool gives the tools whose input names one file_path (write, edit,

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -91,36 +90,52 @@ func gitIn(ctx context.Context, dir string, env []string, stdin []byte, args ...
 	return strings.TrimRight(string(out), "\n"), err
 }
 
-// Git runs git in dir with stdin (nil: none) and extra environment, and
-// returns its standard output as is (a binary patch stays whole); the
-// error carries git's standard error.
-func Git(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s: %w", args[0], msg, err)
-	}
-	return out.Bytes(), nil
-}
-
 // TopLevel returns the top level of the repository holding dir, or an
 // error saying that dir is not in one.
 func TopLevel(ctx context.Context, dir string) (string, error) {
-	top, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel")
+	out, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir")
 	if err != nil {
 		return "", fmt.Errorf("worktree isolation needs a git repository: %s is not in one (%w)", dir, err)
 	}
+	top, gitDir, _ := strings.Cut(out, "\n")
+	if !ownGitDir(top, gitDir) {
+		return "", fmt.Errorf("the work tree of the repository holding %s is set to %s, which is not the folder of its .git (core.worktree in %s/config?): Atomic's git works only in the repository's own folder", dir, top, gitDir)
+	}
 	return top, nil
+}
+
+// ownGitDir reports whether top/.git is gitDir (a directory, or a file
+// pointing to it as in a linked worktree). A work tree moved elsewhere by
+// core.worktree, which a command can set in .git/config, fails: Atomic's
+// snapshot would commit files of that folder (a home directory's keys)
+// and a merge would write there, outside the workspace.
+func ownGitDir(top, gitDir string) bool {
+	dotGit := filepath.Join(top, ".git")
+	fi, err := os.Lstat(dotGit)
+	if err != nil || gitDir == "" {
+		return false
+	}
+	want, err := filepath.EvalSymlinks(gitDir)
+	if err != nil {
+		return false
+	}
+	if fi.IsDir() {
+		got, err := filepath.EvalSymlinks(dotGit)
+		return err == nil && got == want
+	}
+	data, err := os.ReadFile(dotGit)
+	if err != nil {
+		return false
+	}
+	p, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(top, p)
+	}
+	got, err := filepath.EvalSymlinks(p)
+	return err == nil && got == want
 }
 
 // identity returns environment settings for a commit: none when the user

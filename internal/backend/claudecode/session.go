@@ -21,6 +21,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/inbox"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/tools"
 )
 
 // Package is the npm package that installs the CLI, for the message a
@@ -120,12 +121,21 @@ func (s *Session) args(model, resume string) []string {
 	return a
 }
 
-// env is the process environment: the user's, with Atomic's provider
-// settings in the CLI's own terms when given. The CLI never updates
-// itself under a run, and pointed at another server it sends nothing
-// else to Anthropic.
+// anthropicKeys are the credentials Claude Code may use; every other
+// provider key (OPENAI_API_KEY…) and Atomic's own secrets stay out of its
+// environment (tools.EnvFor).
+var anthropicKeys = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
+
+// env is the process environment: the user's without the secrets Claude
+// Code does not use, with Atomic's provider settings in the CLI's own
+// terms when given. The CLI never updates itself under a run, and pointed
+// at another server it sends nothing else to Anthropic.
 func (s *Session) env(model string) []string {
-	env := append(os.Environ(), "DISABLE_AUTOUPDATER=1")
+	return s.envFrom(os.Environ(), model)
+}
+
+func (s *Session) envFrom(environ []string, model string) []string {
+	env := append(tools.EnvFor(environ, anthropicKeys...), "DISABLE_AUTOUPDATER=1")
 	if s.cfg.BaseURL != "" {
 		env = append(env, "ANTHROPIC_BASE_URL="+s.cfg.BaseURL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 	}

@@ -89,7 +89,7 @@ func New(cfg backend.Config) (*Session, error) {
 	cfg = cfg.WithDefaults()
 	s := &Session{cfg: cfg, model: cfg.Model, resume: cfg.ResumeCLI, stderr: &backend.Tail{}, exited: make(chan struct{}), interruptWait: interruptTimeout,
 		ours: map[string]bool{}, ended: map[string]*TurnEnd{}, changed: make(chan struct{})}
-	env := os.Environ()
+	env := userEnv(os.Environ())
 	if cfg.BaseURL != "" || cfg.APIKey != "" {
 		home, err := writeHome(cfg.CLIHome, cfg.BaseURL, cfg.Model)
 		if err != nil {
@@ -98,11 +98,7 @@ func New(cfg backend.Config) (*Session, error) {
 		if cfg.CLIHome == "" {
 			s.home = home
 		}
-		key := cfg.APIKey
-		if key == "" {
-			key = "none" // a local server wants none, Codex wants the variable set
-		}
-		env = append(env, "CODEX_HOME="+home, keyEnv+"="+key)
+		env = generatedEnv(os.Environ(), home, cfg.APIKey)
 	}
 	cmd := exec.Command(bin, "app-server")
 	cmd.Dir, cmd.Env, cmd.Stderr = cfg.Workspace, env, s.stderr

@@ -83,13 +83,9 @@ func New(cfg backend.Config) (*Session, error) {
 	_, _ = rand.Read(b[:])
 	s := &Session{cfg: cfg, tr: NewTranslator(cfg), mark: hex.EncodeToString(b[:]), model: cfg.Model, resume: cfg.ResumeCLI,
 		dead: make(chan struct{}), stop: make(chan struct{})}
-	env := append(os.Environ(), markEnv+"="+s.mark)
+	env := processEnv(os.Environ(), s.mark, cfg)
 	opts := &sdk.ClientOptions{WorkingDirectory: cfg.Workspace}
 	if cfg.BaseURL != "" {
-		env = append(env, "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+cfg.BaseURL, "COPILOT_PROVIDER_API_KEY="+apiKey(cfg.APIKey))
-		if cfg.Model != "" {
-			env = append(env, "COPILOT_MODEL="+cfg.Model)
-		}
 		no := false
 		opts.UseLoggedInUser = &no
 	}

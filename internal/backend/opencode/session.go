@@ -1,7 +1,6 @@
 package opencode
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,13 +80,7 @@ func New(cfg backend.Config) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, dir: dir, model: cfg.Model, resume: cfg.ResumeCLI, generated: cfg.BaseURL != "" || cfg.APIKey != "",
 		changed: make(chan struct{}), reading: make(chan struct{}), tr: NewTranslator(cfg)}
-	env := append(os.Environ(), "OPENCODE_CONFIG="+file, "OPENCODE_DISABLE_AUTOUPDATE=1",
-		"OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS=1")
-	if s.generated {
-		// Atomic's endpoint: nothing else leaves the machine.
-		env = append(env, keyEnv+"="+cmp.Or(cfg.APIKey, "none"), "OPENCODE_DISABLE_MODELS_FETCH=1",
-			"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1")
-	}
+	env := processEnv(os.Environ(), file, s.generated, cfg.APIKey)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.srv, err = startServer(s.ctx, bin, cfg.Workspace, env)
 	if err != nil {

@@ -37,7 +37,9 @@ var TinyPNG = []byte("\x89PNG\r\n\x1a\n-mcptest-")
 // text), add (a+b), pid (the serving process's pid), picture (an image),
 // document (an embedded text resource and a resource link), grow (adds a
 // tool, so the server announces a changed tool list), fail (an error
-// result).
+// result), env (the value of a variable in the serving process's
+// environment, or "unset") and hang (never answers until the call is
+// cancelled).
 func NewServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
@@ -80,6 +82,21 @@ func NewServer() *sdk.Server {
 					return text("I am " + in.Name), nil, nil
 				})
 			return text("added " + in.Name), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "A variable of the server's environment.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in struct {
+			Name string `json:"name"`
+		}) (*sdk.CallToolResult, any, error) {
+			v, ok := os.LookupEnv(in.Name)
+			if !ok {
+				return text("unset"), nil, nil
+			}
+			return text(v), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "hang", Description: "Never answers."},
+		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			<-ctx.Done()
+			return nil, nil, ctx.Err()
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Always fails."},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {

@@ -49,7 +49,7 @@ rules:
 `)
 	s := launchIn(t, tmp, []string{"ANTHROPIC_API_KEY=test-key"},
 		"--provider", "anthropic", "--base-url", shellQuote(srv.URL()), "--model", "test-model",
-		"--allowed-tools", shellQuote("mcp__everything__*"))
+		"--allowed-tools", shellQuote("mcp__everything__*"), "--trust-project-mcp")
 	s.waitFor("Ask anything")
 
 	s.typeLine("/help")
