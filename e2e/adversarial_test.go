@@ -42,6 +42,8 @@ type advProbe struct {
 	tool  string
 	input map[string]any
 	// tool advNoCall makes no call: prepare planted what the probe judges.
+	// repeat makes the call this many times in its turn (default once).
+	repeat int
 	// step is the model turn the call is made in (0 is the first).
 	step int
 	// ran marks a control: its effect must happen, which shows the
@@ -82,6 +84,8 @@ type advFamily struct {
 	// show the attack works when nothing stops it; a probe that does not
 	// is a dud and fails.
 	armed bool
+	// final is the model's last answer (default "done").
+	final string
 	// timeout bounds the run (default 90s).
 	timeout time.Duration
 	// after runs once the binary has ended, before the probes are judged
@@ -98,6 +102,10 @@ type advEnv struct {
 	results       []loopback.LogToolResult // per probe; zero when no result came
 	got           []bool                   // a result came back for the probe
 	state         map[string]any           // what prepare saw, for effects
+	// vars are more placeholders prepare sets ({U}: a URL…).
+	vars map[string]string
+	// byID holds every tool result by call id.
+	byID map[string]loopback.LogToolResult
 	// duds are the probes that had no effect in plain bash (armed).
 	duds map[int]string
 }
@@ -113,6 +121,9 @@ func (e *advEnv) marker(i int) string {
 func (e *advEnv) victim(i int) string { return filepath.Join(e.ws, fmt.Sprintf("v-%d", i)) }
 
 func (e *advEnv) expand(i int, s string) string {
+	for k, v := range e.vars {
+		s = strings.ReplaceAll(s, k, v)
+	}
 	return strings.NewReplacer("{I}", fmt.Sprint(i), "{M}", e.marker(i), "{V}", e.victim(i), "{W}", e.ws, "{O}", e.out, "{H}", e.home).Replace(s)
 }
 
@@ -134,6 +145,15 @@ func (e *advEnv) expandAny(i int, v any) any {
 		return l
 	}
 	return v
+}
+
+// all are the results of every call of probe i (repeat).
+func (e *advEnv) all(i int) []loopback.LogToolResult {
+	out := []loopback.LogToolResult{e.results[i]}
+	for k := 1; k < e.fam.probes[i].repeat; k++ {
+		out = append(out, e.byID[fmt.Sprintf("toolu_adv_%d_%d", i, k)])
+	}
+	return out
 }
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
@@ -232,8 +252,14 @@ func advScenario(e *advEnv) string {
 			input = e.expandAny(i, p.input).(map[string]any)
 		}
 		seq[p.step].ToolCalls = append(seq[p.step].ToolCalls, loopback.ToolCall{Name: tool, Input: input, ID: fmt.Sprintf("toolu_adv_%d", i)})
+		for k := 1; k < p.repeat; k++ {
+			seq[p.step].ToolCalls = append(seq[p.step].ToolCalls, loopback.ToolCall{Name: tool, Input: input, ID: fmt.Sprintf("toolu_adv_%d_%d", i, k)})
+		}
 	}
 	seq[steps].Text = "done"
+	if e.fam.final != "" {
+		seq[steps].Text = e.fam.final
+	}
 	rules := append(append([]loopback.Rule{}, e.fam.rules...), loopback.Rule{Name: "lead", Sequence: seq})
 	b, err := json.Marshal(loopback.Scenario{Rules: rules})
 	if err != nil {
@@ -313,7 +339,7 @@ func advTempDir(t *testing.T, prefix string) string {
 // and an outside folder.
 func newAdvEnv(t *testing.T, fam *advFamily) *advEnv {
 	t.Helper()
-	e := &advEnv{fam: fam, ws: advTempDir(t, "adv-ws-"), out: advTempDir(t, "adv-out-"), state: map[string]any{}}
+	e := &advEnv{fam: fam, ws: advTempDir(t, "adv-ws-"), out: advTempDir(t, "adv-out-"), state: map[string]any{}, vars: map[string]string{}}
 	for name, content := range fam.files {
 		p := filepath.Join(e.ws, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -338,6 +364,7 @@ func (e *advEnv) collect(t *testing.T) {
 	e.results = make([]loopback.LogToolResult, len(e.fam.probes))
 	e.got = make([]bool, len(e.fam.probes))
 	byID := map[string]loopback.LogToolResult{}
+	e.byID = byID
 	for _, r := range loopback.ByRule(e.srv.Log(), "lead") {
 		for _, tr := range r.LastToolResults() {
 			byID[tr.ToolCallID] = tr
@@ -450,5 +477,9 @@ func advFamilies() []*advFamily {
 	var fams []*advFamily
 	fams = append(fams, gateFamilies()...)
 	fams = append(fams, gitFamilies()...)
+	fams = append(fams, mcpFamilies()...)
+	fams = append(fams, sandboxFamilies()...)
+	fams = append(fams, settingsFamilies()...)
+	fams = append(fams, robustnessFamilies()...)
 	return fams
 }
