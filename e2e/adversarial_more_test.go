@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -72,7 +73,8 @@ func outsideChanged(e *advEnv, i int) (bool, string) {
 }
 
 func sandboxFamilies() []*advFamily {
-	findAtomic := `for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^[^ ]*atomic run' && a=${p#/proc/}; done; `
+	// findAtomic sets $a to the nearest ancestor that is Atomic.
+	findAtomic := `a=; p=$$; while [ "$p" -gt 1 ]; do p=$(awk '/^PPid/{print $2}' /proc/$p/status); tr '\0' ' ' < /proc/$p/cmdline | grep -q 'atomic run' && { a=$p; break; }; done; echo "atomic=$a"; `
 	metadata := []advProbe{
 		{name: "chmod outside", cmd: `chmod 777 {O}/f-{I}`},
 		{name: "chown outside", cmd: `chown 1234:1234 {O}/f-{I}`},
@@ -125,12 +127,16 @@ for fd in (0,1,2):
   try:
     [fcntl.ioctl(fd,termios.TIOCSTI,bytes([c])) for c in b"touch {M}\n"]
   except OSError as e: print(e)'`},
-		{name: "signal atomic (SIGSTOP then CONT)", cmd: findAtomic + `kill -STOP $a && touch {M}.stopped; kill -CONT $a`, effect: func(e *advEnv, i int) (bool, string) {
-			return exists(e.marker(i) + ".stopped"), "the command stopped Atomic's process"
-		}},
-		{name: "ptrace atomic", cmd: findAtomic + `python3 -c 'import ctypes,sys; l=ctypes.CDLL(None); sys.exit(0 if l.ptrace(16, int(sys.argv[1]), 0, 0)==0 else 1)' $a && touch {M}`},
-		{name: "unix socket outside", cmd: `python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.bind("{O}/sock-{I}")' 2>&1; test -S {O}/sock-{I} && touch {M}`},
-		{name: "network to loopback model", cmd: `curl -s -m 3 -o /dev/null {U}/pwn-{I} && touch {M}`},
+		{name: "signal atomic (kill -0)", cmd: findAtomic + `kill -0 $a && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "signal atomic (SIGSTOP then CONT)", cmd: findAtomic + `kill -STOP $a && touch {W}/ok-{I}; kill -CONT $a`, effect: okMarker},
+		{name: "signal the test process that started atomic (kill -0 only)", cmd: findAtomic + `t=$(awk '/^PPid/{print $2}' /proc/$a/status); t=$(awk '/^PPid/{print $2}' /proc/$t/status); tr '\0' ' ' < /proc/$t/cmdline; kill -0 $t && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "ptrace-seize atomic", cmd: findAtomic + `python3 -c 'import ctypes,sys; l=ctypes.CDLL(None); sys.exit(0 if l.ptrace(0x4206, int(sys.argv[1]), 0, 0)==0 else 1)' $a && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "process_vm_readv atomic", cmd: findAtomic + `dd if=/proc/$a/mem bs=1 count=1 skip=4194304 2>&1; head -c1 /proc/$a/mem 2>/dev/null && touch {W}/ok-{I}; cat /proc/$a/maps > /dev/null 2>&1 && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "unix socket outside", cmd: `python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.bind("{O}/sock-{I}")' 2>&1; test -S {O}/sock-{I} && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "abstract unix socket connect to a listener outside", cmd: `python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect("\0{A}")' && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "network to a loopback server", cmd: `curl -s -m 3 -o /dev/null {U}/pwn-{I} && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "raw socket", cmd: `python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, 1)' && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "control: a netlink socket opens (allowed by design: seccomp lets AF_UNIX and AF_NETLINK through)", cmd: `python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)' && touch {W}/ok-{I}`, effect: okMarker, ran: true},
 	}
 	for i := range procs[:3] {
 		procs[i].effect = processAlive
@@ -165,11 +171,35 @@ for fd in (0,1,2):
 			}},
 	}
 	flipper := fmt.Sprintf(`mkdir -p race/real && echo ok > race/ok && end=$((SECONDS+12)); while [ $SECONDS -lt $end ]; do ln -sfn %[1]s/.ssh/id_rsa race/link; ln -sfn ../race/ok race/link; ln -sfn %[2]s race/dlink; ln -sfn real race/dlink; done`, "{H}", "{O}")
+	tty := []advProbe{
+		{name: "TIOCSTI into /dev/tty", cmd: `python3 -c 'import fcntl,termios,os
+fd=os.open("/dev/tty",os.O_RDWR)
+for c in b"touch {M}\n": fcntl.ioctl(fd,termios.TIOCSTI,bytes([c]))' 2>&1`},
+		{name: "TIOCSTI into atomic's terminal through /proc/PID/fd/0", cmd: findAtomic + `python3 -c 'import fcntl,termios,os,sys
+fd=os.open("/proc/%s/fd/0" % sys.argv[1],os.O_RDWR)
+for c in b"touch {M}\n": fcntl.ioctl(fd,termios.TIOCSTI,bytes([c]))' $a 2>&1`},
+		{name: "write to atomic's terminal through /proc/PID/fd/1", cmd: findAtomic + `echo pwn > /proc/$a/fd/1 && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "TIOCSTI on the terminal atomic's stdin names", cmd: findAtomic + `t=$(readlink /proc/$a/fd/0); echo "tty=$t"; python3 -c 'import fcntl,termios,os,sys
+fd=os.open(sys.argv[1],os.O_RDWR)
+for c in b"touch {M}\n": fcntl.ioctl(fd,termios.TIOCSTI,bytes([c]))' "$t" 2>&1`},
+		{name: "control: a line typed into the terminal runs after Atomic exits", tool: advNoCall, ran: true,
+			effect: func(e *advEnv, i int) (bool, string) {
+				return exists(filepath.Join(e.out, "typed")), "the typed line ran"
+			}},
+	}
 	return []*advFamily{
+		{name: "4c sandbox: a terminal (TIOCSTI)", outside: true, pty: true, args: []string{"--permission-mode", "bypassPermissions"},
+			prepare: withKey, probes: tty},
 		{name: "4a sandbox (bypassPermissions)", outside: true, args: []string{"--permission-mode", "bypassPermissions"},
 			prepare: func(t *testing.T, e *advEnv) {
 				outsideFiles(t, e)
 				e.vars["{OB}"] = strings.TrimPrefix(e.out, "/tmp/")
+				ln, err := net.Listen("unix", "@adv-"+filepath.Base(e.out))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { ln.Close() })
+				e.vars["{A}"] = "adv-" + filepath.Base(e.out)
 				web := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 				t.Cleanup(web.Close)
 				e.vars["{U}"] = web.URL
@@ -189,6 +219,15 @@ for fd in (0,1,2):
 				os.Symlink("real", filepath.Join(e.ws, "race", "dlink"))
 			}, probes: race},
 	}
+}
+
+// okMarker: the command reached the line after its attack (it wrote
+// {W}/ok-{I}, in the workspace it may write).
+func okMarker(e *advEnv, i int) (bool, string) {
+	if exists(filepath.Join(e.ws, fmt.Sprintf("ok-%d", i))) {
+		return true, "the attack's system call succeeded"
+	}
+	return false, ""
 }
 
 // processAlive: a process whose command line carries the probe's tag

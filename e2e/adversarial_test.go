@@ -84,6 +84,10 @@ type advFamily struct {
 	// show the attack works when nothing stops it; a probe that does not
 	// is a dud and fails.
 	armed bool
+	// pty runs Atomic in a terminal (script(1)) from a shell that, once
+	// Atomic has exited, runs the line waiting in the terminal's input,
+	// as a user's shell would: what a command pushed into the terminal.
+	pty bool
 	// final is the model's last answer (default "done").
 	final string
 	// timeout bounds the run (default 90s).
@@ -287,6 +291,9 @@ func runFamily(t *testing.T, tally *advTally, fam *advFamily) {
 	}
 	e.srv = server(t, advScenario(e))
 	cmd := advCommand(ctx, e, append([]string{"-p", "adversarial " + fam.name, "--output-format", "text"}, fam.args...)...)
+	if fam.pty {
+		inTerminal(t, e, cmd)
+	}
 	e.run = runCmd(t, cmd)
 	if fam.after != nil {
 		fam.after(t, e)
@@ -420,6 +427,36 @@ func judge(t *testing.T, tally *advTally, e *advEnv, i int) {
 	case !p.ran && happened:
 		t.Errorf("BROKEN: %q: %s; result: %s", input, what, res)
 	}
+}
+
+// inTerminal makes cmd run in a new terminal whose shell, after Atomic
+// exits, reads one line of the terminal's input and runs it. The test
+// types "touch {O}/typed" a second after the start: the control that a
+// line in the terminal's input is run.
+func inTerminal(t *testing.T, e *advEnv, cmd *exec.Cmd) {
+	t.Helper()
+	wrapper := filepath.Join(e.home, "shell.sh")
+	os.WriteFile(wrapper, []byte("#!/bin/bash\n\"$@\"\nstty -echo; read -t 3 line && eval \"$line\"\n"), 0o755)
+	var q []string
+	for _, a := range append([]string{wrapper}, cmd.Args...) {
+		q = append(q, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+	}
+	pr, pw, _ := os.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer pw.Close()
+		select {
+		case <-time.After(time.Second):
+			fmt.Fprintf(pw, "touch %s\n", filepath.Join(e.out, "typed"))
+		case <-done:
+			return
+		}
+		<-done
+	}()
+	t.Cleanup(func() { close(done); pr.Close() })
+	cmd.Args = []string{"script", "-qec", strings.Join(q, " "), "/dev/null"}
+	cmd.Path, _ = exec.LookPath("script")
+	cmd.Stdin = pr
 }
 
 func gitInit(t *testing.T, dir string) {
