@@ -188,6 +188,7 @@ func gateFamilies() []*advFamily {
 	plan := append([]advProbe{}, advGateNoCommand...)
 	return []*advFamily{
 		{name: "1a gate, no flags (default mode)", probes: noFlags, git: true, armed: true},
+		{name: "1e gate, ACP (the editor rejects every request)", probes: append([]advProbe{}, noFlags...), git: true, armed: true, acp: true},
 		{name: "1b gate, plan mode", armed: true, args: []string{"--permission-mode", "plan"}, probes: plan},
 		{name: "1c gate, echo printf git allowed", git: true, armed: true, files: map[string]string{"f": "x\n"},
 			args:   []string{"--allowed-tools", "bash(echo:*),bash(printf:*),bash(git:*)"},

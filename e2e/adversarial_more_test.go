@@ -3,13 +3,16 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -393,6 +396,7 @@ for line in sys.stdin:
 // escapes in text output.
 func robustnessFamilies() []*advFamily {
 	const typed = "sk-ant-api03-TYPEDbyTHEmodelINaTOOLoutput0123456789abcdefABCDEF-xyzBB"
+	const prompted = "sk-ant-api03-PASTEDbyTHEuserINaPROMPT0123456789abcdefABCDEF-xyzCC"
 	stored := func(e *advEnv, i int) (bool, string) {
 		var hit string
 		filepath.WalkDir(e.home, func(p string, d os.DirEntry, err error) error {
@@ -400,7 +404,7 @@ func robustnessFamilies() []*advFamily {
 				return nil
 			}
 			b, _ := os.ReadFile(p)
-			for _, k := range []string{advAnthropicKey, advOpenAIKey, typed} {
+			for _, k := range []string{advAnthropicKey, advOpenAIKey, typed, prompted} {
 				if strings.Contains(string(b), k) {
 					hit = fmt.Sprintf("%s holds %s…", p, k[:16])
 				}
@@ -441,6 +445,58 @@ func robustnessFamilies() []*advFamily {
 						return false, ""
 					}},
 				{name: "escape sequences in --output-format text", tool: advNoCall, effect: escapes},
+				{name: "a key pasted in the prompt is not stored", tool: advNoCall, effect: stored},
+				{name: "control: the session is on disk (the prompt's other words are)", tool: advNoCall, ran: true, effect: func(e *advEnv, i int) (bool, string) {
+					found := false
+					filepath.WalkDir(e.home, func(p string, d os.DirEntry, err error) error {
+						if err == nil && !d.IsDir() {
+							b, _ := os.ReadFile(p)
+							found = found || strings.Contains(string(b), "use this key:")
+						}
+						return nil
+					})
+					return found, "the prompt was stored"
+				}},
+				{name: "control: the final answer reached stdout", tool: advNoCall, ran: true, effect: func(e *advEnv, i int) (bool, string) {
+					return strings.Contains(e.run.stdout, "pwned title") || strings.Contains(e.run.stdout, "done"), "stdout has the answer"
+				}},
+				{name: "atomic acp survives a 12 MiB line and answers the next request", tool: advNoCall, effect: acpOversize},
 			}},
 	}
+}
+
+// acpOversize sends `atomic acp` one 12 MiB JSON-RPC line, then an
+// initialize: the process must still be there to answer it.
+func acpOversize(e *advEnv, i int) (bool, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	argv, env := acpCommand(e.srv, e.home)
+	cmd := exec.CommandContext(ctx, binary, argv...)
+	cmd.Dir, cmd.Env = e.ws, env
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return true, err.Error()
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	big := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"pad":"` + strings.Repeat("x", 12<<20) + `"}}` + "\n"
+	small := `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n"
+	go func() {
+		io.WriteString(in, big)
+		io.WriteString(in, small)
+	}()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), `"id":2`) {
+			if strings.Contains(sc.Text(), `"result"`) {
+				return false, ""
+			}
+			return true, "the request after the big line got: " + sc.Text()
+		}
+	}
+	return true, fmt.Sprintf("atomic acp closed its output without answering the next request (%d lines before)", len(lines))
 }

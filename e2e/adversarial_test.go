@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/coder/acp-go-sdk"
+
 	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
@@ -84,10 +86,15 @@ type advFamily struct {
 	// show the attack works when nothing stops it; a probe that does not
 	// is a dud and fails.
 	armed bool
+	// acp runs `atomic acp` with an editor that rejects every permission
+	// request (and counts them) instead of `atomic run`.
+	acp bool
 	// pty runs Atomic in a terminal (script(1)) from a shell that, once
 	// Atomic has exited, runs the line waiting in the terminal's input,
 	// as a user's shell would: what a command pushed into the terminal.
 	pty bool
+	// prompt is the user's prompt (default "adversarial " + name).
+	prompt string
 	// final is the model's last answer (default "done").
 	final string
 	// timeout bounds the run (default 90s).
@@ -290,11 +297,20 @@ func runFamily(t *testing.T, tally *advTally, fam *advFamily) {
 		fam.prepare(t, e)
 	}
 	e.srv = server(t, advScenario(e))
-	cmd := advCommand(ctx, e, append([]string{"-p", "adversarial " + fam.name, "--output-format", "text"}, fam.args...)...)
-	if fam.pty {
-		inTerminal(t, e, cmd)
+	prompt := "adversarial " + fam.name
+	if fam.prompt != "" {
+		prompt = fam.prompt
 	}
-	e.run = runCmd(t, cmd)
+	cmd := advCommand(ctx, e, append([]string{"-p", prompt, "--output-format", "text"}, fam.args...)...)
+	switch {
+	case fam.acp:
+		e.run = runACP(t, ctx, e)
+	case fam.pty:
+		inTerminal(t, e, cmd)
+		e.run = runCmd(t, cmd)
+	default:
+		e.run = runCmd(t, cmd)
+	}
 	if fam.after != nil {
 		fam.after(t, e)
 	}
@@ -457,6 +473,30 @@ func inTerminal(t *testing.T, e *advEnv, cmd *exec.Cmd) {
 	cmd.Args = []string{"script", "-qec", strings.Join(q, " "), "/dev/null"}
 	cmd.Path, _ = exec.LookPath("script")
 	cmd.Stdin = pr
+}
+
+// runACP runs the family's prompt through `atomic acp` in e's
+// workspace; the editor rejects every permission request.
+func runACP(t *testing.T, ctx context.Context, e *advEnv) result {
+	t.Helper()
+	client := &acpClient{answer: func(r sdk.RequestPermissionRequest) string {
+		for _, o := range r.Options {
+			if o.Kind == sdk.PermissionOptionKindRejectOnce {
+				return string(o.OptionId)
+			}
+		}
+		return ""
+	}}
+	start := time.Now()
+	a := startACP(t, e.srv, e.home, client, e.fam.args...)
+	_, s := a.session(t, ctx, e.ws, sdk.ClientCapabilities{})
+	if _, err := a.prompt(ctx, s.SessionId, "adversarial "+e.fam.name); err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	a.stop(t)
+	client.mu.Lock()
+	defer client.mu.Unlock()
+	return result{stdout: fmt.Sprintf("%d permission requests, all rejected", len(client.asked)), elapsed: time.Since(start)}
 }
 
 func gitInit(t *testing.T, dir string) {
