@@ -182,18 +182,22 @@ var advGateDeny = []advProbe{
 	{name: "subshell", cmd: `(rm {V})`},
 }
 
+// advGatePending is set while issue 20 §1 and §2 (the gate reads every
+// construct, a deny holds against scripts fed to a shell) have not landed.
+const advGatePending = "issue 20 §1/§2: the gate"
+
 func gateFamilies() []*advFamily {
 	// The default and plan families run the same lines.
 	noFlags := append(append([]advProbe{}, advGateNoCommand...), advGateEvaluators...)
 	plan := append([]advProbe{}, advGateNoCommand...)
 	return []*advFamily{
-		{name: "1a gate, no flags (default mode)", probes: noFlags, git: true, armed: true},
-		{name: "1e gate, ACP (the editor rejects every request)", probes: append([]advProbe{}, noFlags...), git: true, armed: true, acp: true},
-		{name: "1b gate, plan mode", armed: true, args: []string{"--permission-mode", "plan"}, probes: plan},
-		{name: "1c gate, echo printf git allowed", git: true, armed: true, files: map[string]string{"f": "x\n"},
+		{name: "1a gate, no flags (default mode)", probes: noFlags, git: true, armed: true, pending: advGatePending},
+		{name: "1e gate, ACP (the editor rejects every request)", probes: append([]advProbe{}, noFlags...), git: true, armed: true, pending: advGatePending, acp: true},
+		{name: "1b gate, plan mode", armed: true, pending: advGatePending, args: []string{"--permission-mode", "plan"}, probes: plan},
+		{name: "1c gate, echo printf git allowed", git: true, armed: true, pending: advGatePending, files: map[string]string{"f": "x\n"},
 			args:   []string{"--allowed-tools", "bash(echo:*),bash(printf:*),bash(git:*)"},
 			probes: append([]advProbe{}, advGateUnderEcho...)},
-		{name: "1d gate, all bash allowed, rm denied", git: true, armed: true,
+		{name: "1d gate, all bash allowed, rm denied", git: true, armed: true, pending: advGatePending,
 			args:   []string{"--allowed-tools", "bash", "--disallowed-tools", "bash(rm:*)"},
 			probes: append([]advProbe{}, advGateDeny...)},
 	}
