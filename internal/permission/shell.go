@@ -1,8 +1,10 @@
 package permission
 
 import (
+	"cmp"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -35,6 +37,17 @@ type command struct {
 	// literal line: its commands, listed after it, stand for it; it needs
 	// no allowance of its own, though deny rules still see it.
 	Transparent bool
+	// Exact is set for the forms of a program that run other programs or
+	// write files through their arguments (sed -i, git -c, find -delete,
+	// python -c …; see programs): a prefix rule does not cover them, only
+	// an exact rule or all of bash.
+	Exact bool
+	// Hidden is set when the command runs commands no deny rule can see
+	// (awk's system(), a code-bearing variable such as PS4 or PATH): with
+	// a deny rule in force the line is asked, whatever allows it.
+	Hidden bool
+	// Why says what makes the command opaque, exact or hidden.
+	Why string
 }
 
 // maxShellDepth bounds how deep bash -c, sh -c and eval arguments are
@@ -46,6 +59,11 @@ const maxShellDepth = 4
 // function bodies, $(…), backquotes, process substitutions and the
 // literal arguments of bash -c, sh -c and eval. A line that does not parse
 // is an error: nothing can be said about it.
+//
+// The analysis is an allow-list: every node, word part and expansion of
+// the line must be one walker.visit fully understands. Anything else
+// (arithmetic on names, subscripts, let, coproc, ${x@P}, ${!x}, …) becomes
+// an opaque pseudo-command, so the whole line is asked rather than run.
 func splitCommands(line string) ([]command, error) {
 	return splitDepth(line, 0)
 }
@@ -55,35 +73,157 @@ func splitDepth(line string, depth int) ([]command, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []command
-	// writes is a stack with one entry per node being visited: the file
-	// redirections in force there.
-	var writes [][]string
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if n == nil {
-			writes = writes[:len(writes)-1]
-			return true
-		}
-		var w []string
-		if len(writes) > 0 {
-			w = writes[len(writes)-1]
-		}
-		switch n := n.(type) {
-		case *syntax.Stmt:
-			if r := fileRedirects(line, n.Redirs); len(r) > 0 {
-				w = append(append([]string{}, w...), r...)
-			}
-		case *syntax.CmdSubst, *syntax.ProcSubst:
-			w = nil // their output is captured, not written by the outer redirection
-		case *syntax.CallExpr:
-			out = append(out, callCommands(line, n, w, depth)...)
-		case *syntax.DeclClause:
-			out = append(out, declCommand(line, n, w))
-		}
-		writes = append(writes, w)
+	w := &walker{src: line, depth: depth}
+	syntax.Walk(f, w.visit)
+	return w.out, nil
+}
+
+// walker collects the commands of one parsed line.
+type walker struct {
+	src   string
+	depth int
+	out   []command
+	// frames has one entry per node being visited.
+	frames []frame
+}
+
+// frame is what is in force at one node of the walk.
+type frame struct {
+	// writes are the file redirections applying to the commands inside.
+	writes []string
+	// arith is set inside an arithmetic expression already checked to
+	// hold only literal numbers (literalArithm).
+	arith bool
+}
+
+// unknown records a construct the analysis does not fully understand: an
+// opaque pseudo-command no rule short of all of bash covers.
+func (w *walker) unknown(n syntax.Node, why string) {
+	w.out = append(w.out, command{Text: source(w.src, n), Opaque: true, Why: why})
+}
+
+// visit is the allow-list. Each case is a node kind whose meaning the
+// analysis knows in full; the checks inside reject its forms that make
+// bash evaluate text as code. The default case is everything else.
+func (w *walker) visit(n syntax.Node) bool {
+	if n == nil {
+		w.frames = w.frames[:len(w.frames)-1]
 		return true
+	}
+	var f frame
+	if len(w.frames) > 0 {
+		f = w.frames[len(w.frames)-1]
+	}
+	switch n := n.(type) {
+	case *syntax.File, *syntax.Comment, *syntax.Word, *syntax.Lit, *syntax.SglQuoted,
+		*syntax.Block, *syntax.Subshell, *syntax.BinaryCmd, *syntax.IfClause, *syntax.WhileClause,
+		*syntax.CaseClause, *syntax.CaseItem, *syntax.WordIter, *syntax.ExtGlob, *syntax.TimeClause,
+		*syntax.ArrayExpr, *syntax.ParenTest:
+		// Structure and plain words: their parts are checked on their own.
+	case *syntax.DblQuoted:
+		if n.Dollar {
+			w.unknown(n, "a $\"…\" string is translated through a message catalog and expanded again")
+		}
+	case *syntax.Stmt:
+		if n.Coprocess || n.Disown {
+			w.unknown(n, "not bash syntax")
+		}
+		if r := fileRedirects(w.src, n.Redirs); len(r) > 0 {
+			f.writes = append(append([]string{}, f.writes...), r...)
+		}
+	case *syntax.Redirect:
+		if why := redirectProblem(n); why != "" {
+			w.unknown(n, why)
+		}
+	case *syntax.CmdSubst:
+		if n.TempFile || n.ReplyVar {
+			w.unknown(n, "not bash syntax")
+		}
+		f.writes = nil // its output is captured, not written by the outer redirection
+	case *syntax.ProcSubst:
+		f.writes = nil
+	case *syntax.ForClause:
+		if n.Select {
+			w.unknown(n, "select reads its choice from standard input")
+		}
+	case *syntax.CallExpr:
+		w.out = append(w.out, callCommands(w.src, n, f.writes, w.depth)...)
+	case *syntax.DeclClause:
+		w.out = append(w.out, declCommand(w.src, n, f.writes))
+	case *syntax.Assign:
+		if why := assignProblem(n); why != "" {
+			w.unknown(n, why)
+		} else if n.Index != nil {
+			f.arith = true
+		}
+	case *syntax.ArrayElem:
+		if n.Index != nil && !literalArithm(n.Index) {
+			w.unknown(n, subscriptWhy)
+		} else if n.Index != nil {
+			f.arith = true
+		}
+	case *syntax.ParamExp:
+		if why := paramProblem(n); why != "" {
+			w.unknown(n, why)
+		} else if n.Index != nil || n.Slice != nil {
+			f.arith = true
+		}
+	case *syntax.ArithmExp:
+		if !literalArithm(n.X) {
+			w.unknown(n, arithWhy)
+		}
+		f.arith = true // checked: reported once, not again for each operand
+	case *syntax.ArithmCmd:
+		if !literalArithm(n.X) {
+			w.unknown(n, arithWhy)
+		} else {
+			w.keyword(n, "((", f.writes)
+		}
+		f.arith = true
+	case *syntax.BinaryArithm, *syntax.UnaryArithm, *syntax.ParenArithm:
+		if !f.arith {
+			w.unknown(n, arithWhy)
+		}
+	case *syntax.TestClause:
+		w.keyword(n, "[[", f.writes)
+	case *syntax.BinaryTest:
+		if why := binaryTestProblem(n); why != "" {
+			w.unknown(n, why)
+		}
+	case *syntax.UnaryTest:
+		if why := unaryTestProblem(n); why != "" {
+			w.unknown(n, why)
+		}
+	case *syntax.FuncDecl:
+		if n.Name == nil || len(n.Names) > 0 || special(n.Name.Value) {
+			w.unknown(n, "a function named like a command the analysis gives a meaning to would change what that command runs")
+		}
+	case *syntax.LetClause:
+		w.unknown(n, "let evaluates its arguments as arithmetic, whose array subscripts may run commands")
+		f.arith = true
+	case *syntax.CoprocClause:
+		w.unknown(n, "coproc runs a command beside the line, fed from it")
+	case *syntax.CStyleLoop:
+		w.unknown(n, arithWhy)
+		f.arith = true
+	default:
+		w.unknown(n, "a construct the permission analysis does not understand")
+	}
+	w.frames = append(w.frames, f)
+	return true
+}
+
+// keyword records [[ … ]] and (( … )) with literal operands: they run
+// nothing and need no approval, unless redirected into a file, which they
+// create.
+func (w *walker) keyword(n syntax.Node, name string, writes []string) {
+	if len(writes) == 0 {
+		return
+	}
+	w.out = append(w.out, command{
+		Text:  strings.Join(append([]string{source(w.src, n)}, writes...), " "),
+		Words: []string{name}, Writes: true,
 	})
-	return out, nil
 }
 
 // fileRedirects returns the redirections that write to a file, as source
@@ -110,53 +250,109 @@ func fileRedirects(src string, rs []*syntax.Redirect) []string {
 	return out
 }
 
-// callCommands analyses one simple command: the command itself, and the
-// commands inside a literal bash -c / eval argument.
+// callCommands analyses one simple command: the command itself, the
+// commands inside a literal bash -c / eval argument and those a wrapper
+// (timeout, xargs, find -exec …) runs.
 func callCommands(src string, c *syntax.CallExpr, writes []string, depth int) []command {
-	var text []string
+	var prefix []string
+	code := ""
 	for _, a := range c.Assigns {
-		text = append(text, assignText(src, a))
+		prefix = append(prefix, assignText(src, a))
+		if a.Name != nil && codeVar(a.Name.Value) && code == "" {
+			code = a.Name.Value
+		}
 	}
-	cmd := command{Writes: len(writes) > 0}
-	words := make([]string, len(c.Args))
-	lits := make([]bool, len(c.Args))
-	for i, w := range c.Args {
+	cmds := wordsCommands(newCall(src, c.Args), prefix, writes, depth)
+	if code != "" {
+		cmds[0].Exact, cmds[0].Hidden = true, true
+		cmds[0].Why = code + " decides which programs run or runs code of its own"
+		cmds[0].Transparent = false
+	}
+	return cmds
+}
+
+// call is the words of one simple command as the analysis reads them.
+type call struct {
+	words []string // unquoted; the source text where not literal
+	lits  []bool   // the word is literal
+	plain []bool   // literal, with no unquoted glob, brace or tilde
+}
+
+func newCall(src string, args []*syntax.Word) call {
+	c := call{words: make([]string, len(args)), lits: make([]bool, len(args)), plain: make([]bool, len(args))}
+	for i, w := range args {
 		s, ok := literal(w)
 		if !ok {
 			s = source(src, w)
 		}
-		words[i], lits[i] = s, ok
-		text = append(text, s)
+		c.words[i], c.lits[i], c.plain[i] = s, ok, ok && plainName(w)
 	}
-	cmd.Text = strings.Join(append(text, writes...), " ")
-	cmd.Words = words
-	if len(c.Args) == 0 {
+	return c
+}
+
+func (c call) slice(from, to int) call {
+	return call{words: c.words[from:to], lits: c.lits[from:to], plain: c.plain[from:to]}
+}
+
+// wordsCommands analyses the words of one command, with its leading
+// assignments (prefix) and the file redirections in force (writes).
+func wordsCommands(c call, prefix, writes []string, depth int) []command {
+	cmd := command{Writes: len(writes) > 0, Words: c.words}
+	cmd.Text = strings.Join(slices.Concat(prefix, c.words, writes), " ")
+	if len(c.words) == 0 {
 		return []command{cmd} // only assignments: X=1
 	}
-	if !lits[0] || !plainName(c.Args[0]) {
-		cmd.Opaque = true
+	if !c.plain[0] {
+		cmd.Opaque, cmd.Why = true, "its name is known only when it runs"
 		return []command{cmd}
 	}
-	cmd.DenyAlso = denyForms(words, lits, depth, 0)
-	sh := shellString(words, lits)
-	if !sh.found {
-		return []command{cmd}
+	var hidden string
+	cmd.DenyAlso, hidden = denyForms(c.words, c.lits, depth, 0)
+	if hidden != "" {
+		cmd.Hidden, cmd.Why = true, hidden
 	}
-	inner, ok := sh.commands(depth)
-	if !ok {
-		cmd.Opaque = true
-		return []command{cmd}
-	}
-	for i := range inner {
-		inner[i].Writes = inner[i].Writes || cmd.Writes
-		if cmd.Writes {
-			inner[i].Text = strings.Join(append([]string{inner[i].Text}, writes...), " ")
+	sh := shellString(c.words, c.lits)
+	if sh.found {
+		inner, ok := sh.commands(depth)
+		if !ok {
+			cmd.Opaque = true
+			cmd.Why = cmp.Or(sh.why, "the command line it runs is known only when it runs")
+			return []command{cmd}
 		}
+		for i := range inner {
+			inner[i].Writes = inner[i].Writes || cmd.Writes
+			if cmd.Writes {
+				inner[i].Text = strings.Join(append([]string{inner[i].Text}, writes...), " ")
+			}
+		}
+		// bash -c 'go test' runs just what go test runs: its commands stand
+		// for it, and the line is allowed when they are.
+		cmd.Transparent = sh.transparent && len(prefix) == 0
+		return append([]command{cmd}, inner...)
 	}
-	// bash -c 'go test' runs just what go test runs: its commands stand
-	// for it, and the line is allowed when they are.
-	cmd.Transparent = sh.transparent && len(c.Assigns) == 0
-	return append([]command{cmd}, inner...)
+	v := classify(c)
+	if v.opaque {
+		cmd.Opaque, cmd.Why = true, v.why
+		return []command{cmd}
+	}
+	if v.exact || v.hidden {
+		cmd.Exact, cmd.Hidden = cmd.Exact || v.exact, cmd.Hidden || v.hidden
+		cmd.Why = cmp.Or(v.why, cmd.Why)
+	}
+	out := []command{cmd}
+	for _, s := range v.inner {
+		inner := wordsCommands(c.slice(s.from, s.to), s.prefix, writes, depth)
+		for _, ic := range inner {
+			if ic.Opaque && !v.transparent {
+				// What a sudo or find runs cannot be known: neither can
+				// what it does.
+				out[0].Opaque, out[0].Why = true, ic.Why
+			}
+		}
+		out = append(out, inner...)
+	}
+	out[0].Transparent = v.transparent && len(prefix) == 0 && !out[0].Exact && !out[0].Opaque
+	return out
 }
 
 // maxWrapperStarts bounds how many places in one wrapper command
@@ -168,9 +364,10 @@ const maxWrapperStarts = 64
 // commands a wrapper may run (sudo, env, xargs, timeout, find -exec …)
 // and the commands of their literal shell strings. level counts wrappers
 // already looked through: a wrapper's every non-option word is a start
-// already, so only find -exec needs a second level.
-func denyForms(words []string, lits []bool, depth, level int) []string {
-	var out []string
+// already, so only find -exec needs a second level. hidden, when not
+// empty, says why a wrapped command may run what no deny rule can see (a
+// shell reading its script from standard input, awk's system() …).
+func denyForms(words []string, lits []bool, depth, level int) (out []string, hidden string) {
 	name := path.Base(words[0])
 	if name != words[0] {
 		out = append(out, strings.Join(append([]string{name}, words[1:]...), " "))
@@ -181,12 +378,19 @@ func denyForms(words []string, lits []bool, depth, level int) []string {
 				for _, c := range cmds {
 					out = append(out, c.Text)
 					out = append(out, c.DenyAlso...)
+					if c.Opaque || c.Hidden {
+						hidden = cmp.Or(hidden, c.Why)
+					}
 				}
+			} else {
+				hidden = cmp.Or(hidden, sh.why, "it runs a command line known only when it runs")
 			}
+		} else if v := classify(call{words: words, lits: lits, plain: lits}); v.opaque || v.hidden {
+			hidden = cmp.Or(hidden, v.why)
 		}
 	}
 	if level > 1 {
-		return out
+		return out, hidden
 	}
 	starts := wrappedStarts(name, words)
 	if len(starts) > maxWrapperStarts {
@@ -201,9 +405,11 @@ func denyForms(words []string, lits []bool, depth, level int) []string {
 		if name != "find" {
 			next = 2 // later starts are in this list already
 		}
-		out = append(out, denyForms(words[s:], lits[s:], depth, next)...)
+		more, h := denyForms(words[s:], lits[s:], depth, next)
+		out = append(out, more...)
+		hidden = cmp.Or(hidden, h)
 	}
-	return out
+	return out, hidden
 }
 
 // shellCommand is the command line a shell, su or eval is told to run.
@@ -214,6 +420,8 @@ type shellCommand struct {
 	// transparent: running it is just running the line (bash -c '…',
 	// sh -c '…', eval …), unlike su -c, which changes user.
 	transparent bool
+	// why says where the line comes from when it is not literal.
+	why string
 }
 
 // commands parses the command line; ok is false when it is not literal,
@@ -230,19 +438,39 @@ func (s shellCommand) commands(depth int) ([]command, bool) {
 }
 
 // shells run their -c argument as a command line.
-var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true}
+var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true, "csh": true, "tcsh": true, "yash": true, "posh": true, "rbash": true}
 
-// shellString finds the command line a shell, su or eval would run.
+// bashSyntax are the shells whose -c scripts parse as bash scripts mean
+// what they say (zsh's glob qualifiers and fish's (…) run commands bash
+// would read as plain words).
+var bashSyntax = map[string]bool{"bash": true, "sh": true, "dash": true, "ash": true, "rbash": true, "posh": true, "yash": true}
+
+const stdinScript = "it reads the commands it runs from standard input (a pipe, a here-string or a here-document), which no rule can see"
+
+// stdinFile reports whether a script file name is standard input or a
+// descriptor (a pipe, a process substitution).
+func stdinFile(s string) bool {
+	return s == "-" || strings.HasPrefix(s, "/dev/stdin") || strings.HasPrefix(s, "/dev/fd/") ||
+		strings.HasPrefix(s, "/proc/") || strings.HasPrefix(s, "/dev/tcp/") || strings.HasPrefix(s, "/dev/udp/")
+}
+
+// shellString finds the command line a shell, su, eval or source would
+// run. A shell reading its script from standard input, a descriptor or
+// a variable is found but not ok.
 func shellString(words []string, lits []bool) shellCommand {
 	name := path.Base(words[0])
 	switch {
 	case name == "eval":
 		for _, l := range lits[1:] {
 			if !l {
-				return shellCommand{found: true}
+				return shellCommand{found: true, why: "eval runs a command line known only when it runs"}
 			}
 		}
 		return shellCommand{script: strings.Join(words[1:], " "), found: true, ok: true, transparent: true}
+	case name == "source" || name == ".":
+		if len(words) < 2 || !lits[1] || stdinFile(words[1]) {
+			return shellCommand{found: true, why: "it runs a script read from standard input, a descriptor or a variable"}
+		}
 	case name == "su":
 		for i := 1; i+1 < len(words); i++ {
 			if !lits[i] {
@@ -261,15 +489,34 @@ func shellString(words []string, lits []bool) shellCommand {
 			switch {
 			case w == "-o" || w == "+o" || w == "-O" || w == "+O" || w == "--rcfile" || w == "--init-file":
 				i++ // the option's value
-			case w == "--" || !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "+"):
+			case w == "--version" || w == "--help":
+				return shellCommand{}
+			case w == "-s" || w == "-" || w == "--" && i+1 == len(words):
+				return shellCommand{found: true, why: stdinScript}
+			case w == "--":
+				if stdinFile(words[i+1]) {
+					return shellCommand{found: true, why: stdinScript}
+				}
 				return shellCommand{} // a script file: the command itself is what runs
+			case !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "+"):
+				if stdinFile(w) {
+					return shellCommand{found: true, why: stdinScript}
+				}
+				return shellCommand{} // a script file: the command itself is what runs
+			case !strings.HasPrefix(w, "--") && strings.Contains(w, "s"):
+				return shellCommand{found: true, why: stdinScript}
 			case !strings.HasPrefix(w, "--") && strings.Contains(w, "c"):
 				if i+1 >= len(words) {
 					return shellCommand{}
 				}
+				if !bashSyntax[name] {
+					return shellCommand{found: true, why: name + " -c takes a script in a syntax other than bash's, which the analysis does not read"}
+				}
 				return shellCommand{script: words[i+1], found: true, ok: lits[i+1], transparent: i == 1 && w == "-c"}
 			}
 		}
+		// No script and no -c: the shell reads its commands from stdin.
+		return shellCommand{found: true, why: stdinScript}
 	}
 	return shellCommand{}
 }
@@ -313,12 +560,24 @@ func wrappedStarts(name string, words []string) []int {
 }
 
 // declCommand is export/declare/local/readonly: it needs approval like any
-// other command (export PATH=… changes what later commands run).
+// other command (export PATH=… changes what later commands run). The forms
+// that make bash evaluate text (declare -i, -n namerefs, a quoted
+// 'a[…]=v' that declare parses again) are opaque.
 func declCommand(src string, d *syntax.DeclClause, writes []string) command {
-	return command{
+	c := command{
 		Text:  strings.Join(append([]string{source(src, d)}, writes...), " "),
 		Words: []string{d.Variant.Value}, Writes: len(writes) > 0,
 	}
+	if why := declProblem(d); why != "" {
+		c.Opaque, c.Why = true, why
+		return c
+	}
+	for _, a := range d.Args {
+		if a.Name != nil && codeVar(a.Name.Value) {
+			c.Exact, c.Hidden, c.Why = true, true, a.Name.Value+" decides which programs run or runs code of its own"
+		}
+	}
+	return c
 }
 
 func (c command) String() string { return c.Text }
@@ -374,6 +633,9 @@ func literal(w *syntax.Word) (string, bool) {
 // plainName reports whether a literal command name means itself: no
 // unquoted glob, brace or tilde that bash would expand into another name.
 func plainName(w *syntax.Word) bool {
+	if s, ok := bareLit(w); ok && s == "[" {
+		return true // test's other name: a lone [ is no glob
+	}
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[{~") {
 			return false
