@@ -149,7 +149,7 @@ func has(c call, flags ...string) bool {
 			switch {
 			case w == f:
 				return true
-			case strings.HasPrefix(f, "--") && strings.HasPrefix(w, f+"="):
+			case len(f) > 2 && strings.HasPrefix(w, f+"="):
 				return true
 			case len(f) == 2 && f[0] == '-' && len(w) > 2 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w[1:], f[1]) == 0:
 				return true // -Ffile, -e'code': the flag with its value attached

@@ -137,10 +137,7 @@ func printfCheck(c call) verdict {
 	for i := 1; i < len(c.words); i++ {
 		w := c.words[i]
 		if !c.lits[i] {
-			if strings.HasPrefix(w, "-") {
-				return opaqueV("printf takes an option known only when it runs")
-			}
-			continue
+			return opaqueV("printf takes its first word, which may be -v, only when it runs")
 		}
 		if w == "--" || !strings.HasPrefix(w, "-v") {
 			return verdict{} // the format: options end here

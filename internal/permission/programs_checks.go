@@ -322,6 +322,10 @@ func gitCheck(c call) verdict {
 		if has(args, "-u", "-c") {
 			return exactHidden("git " + sub + " -u and -c name a program git runs")
 		}
+	case "grep":
+		if has(args, "-O") {
+			return exactHidden("git grep -O runs the pager it is given on the files found")
+		}
 	case "rebase":
 		if has(args, "-x", "-i", "--interactive") {
 			return exactHidden("git rebase -x runs the command it is given")

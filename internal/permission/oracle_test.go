@@ -1,0 +1,130 @@
+package permission
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/sandbox"
+)
+
+// oracle runs a bash line for real and reports the programs it ran: an
+// account of "what bash would run" independent of the gate's parser.
+//
+// The line runs under /bin/bash -c in a throwaway directory, confined by
+// Atomic's kernel sandbox (writes only there, no network), with a short
+// timeout. PATH holds only shims: one per program name on the system,
+// which logs its words instead of running; bash and sh, which re-run the
+// real bash; and the wrappers the gate looks through (timeout, env,
+// xargs …), which run for real and start what they wrap through PATH. A
+// name found nowhere makes bash call command_not_found_handle, which
+// BASH_ENV defines in every bash of the run to log it too. Programs run by absolute path do run (inside the sandbox); the
+// check of the directory afterwards (writes) catches those that wrote.
+type oracle struct {
+	dir, bin, env, log string
+	sb                 *sandbox.Sandbox
+}
+
+func newOracle(t testing.TB) *oracle {
+	t.Helper()
+	if _, err := os.Stat("/bin/bash"); err != nil {
+		t.Skip("no /bin/bash to run lines with")
+	}
+	root := t.TempDir()
+	o := &oracle{dir: filepath.Join(root, "work"), bin: filepath.Join(root, "bin"), env: filepath.Join(root, "trace.bash"), log: filepath.Join(root, "log")}
+	for _, d := range []string{o.dir, o.bin} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every program name on the system logs itself instead of running; a
+	// name that is not there at all is logged by command_not_found_handle.
+	logger := filepath.Join(root, "logger")
+	if err := os.WriteFile(logger, []byte("#!/bin/bash\nprintf '%s\\x1f' \"${0##*/}\" \"$@\" >> \"$ORACLE_LOG\"; printf '\\x1e' >> \"$ORACLE_LOG\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			os.Symlink(logger, filepath.Join(o.bin, e.Name()))
+		}
+	}
+	// The shells re-run the real bash, and the wrappers the gate looks
+	// through (timeout 5 ls) run for real, starting what they wrap by
+	// its name, so that it is logged too.
+	shim := func(name, script string) {
+		p := filepath.Join(o.bin, name)
+		os.Remove(p)
+		if err := os.WriteFile(p, []byte("#!/bin/bash\n"+script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shim("bash", `exec /bin/bash "$@"`)
+	shim("sh", `exec /bin/bash "$@"`)
+	shim("busybox", `exec "$@"`)
+	for _, w := range []string{"timeout", "nice", "nohup", "stdbuf", "ionice", "setsid", "env", "xargs"} {
+		if real, err := exec.LookPath(w); err == nil {
+			shim(w, "exec "+real+` "$@"`)
+		}
+	}
+	trace := `command_not_found_handle() { printf '%s\x1f' "$@" >> "$ORACLE_LOG"; printf '\x1e' >> "$ORACLE_LOG"; return 127; }
+readonly -f command_not_found_handle
+`
+	if err := os.WriteFile(o.env, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.WorkspaceWrite, Writable: []string{o.dir, root}})
+	var unsupported *sandbox.UnsupportedError
+	if errors.As(err, &unsupported) {
+		t.Skipf("the oracle runs lines only inside the kernel sandbox: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.sb = sb
+	t.Cleanup(func() { sb.Close() })
+	return o
+}
+
+// run runs line and returns the commands it ran (their words) and the
+// files it left in its directory.
+func (o *oracle) run(t testing.TB, line string) (ran [][]string, wrote []string) {
+	t.Helper()
+	os.RemoveAll(o.dir)
+	os.Mkdir(o.dir, 0o755)
+	os.Remove(o.log)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/bash", "-c", line)
+	cmd.Dir = o.dir
+	cmd.Env = []string{"PATH=" + o.bin, "BASH_ENV=" + o.env, "ORACLE_LOG=" + o.log, "HOME=" + o.dir, "LANG=C"}
+	cmd.Stdin = strings.NewReader("rm f\n")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	if err := o.sb.Start(cmd); err != nil {
+		t.Fatalf("starting bash: %v", err)
+	}
+	_ = cmd.Wait()
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left in the background
+	data, _ := os.ReadFile(o.log)
+	for _, rec := range bytes.Split(data, []byte{0x1e}) {
+		if len(rec) == 0 {
+			continue
+		}
+		words := strings.Split(strings.TrimSuffix(string(rec), "\x1f"), "\x1f")
+		ran = append(ran, words)
+	}
+	entries, _ := os.ReadDir(o.dir)
+	for _, e := range entries {
+		wrote = append(wrote, e.Name())
+	}
+	return ran, wrote
+}
