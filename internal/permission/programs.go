@@ -130,13 +130,6 @@ func classify(c call) verdict {
 	return verdict{}
 }
 
-// special reports names the analysis gives a meaning to: a function of
-// that name would change what the analysis read.
-func special(name string) bool {
-	_, ok := programIndex[name]
-	return ok || shells[name] || wrappers[name] || exactOnly[name] || name == "eval" || name == "source" || name == "."
-}
-
 // has reports whether a word of c (after the name) is one of flags, or
 // starts with a long flag followed by =, or is a short cluster holding a
 // one-letter flag (-xe for -e).

@@ -2,8 +2,8 @@ package permission
 
 import (
 	"path"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 )
 

