@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,15 +22,18 @@ import (
 // The line runs under /bin/bash -c in a throwaway directory, confined by
 // Atomic's kernel sandbox (writes only there, no network), with a short
 // timeout. PATH holds only shims: one per program name on the system,
-// which logs its words instead of running; bash and sh, which re-run the
-// real bash; and the wrappers the gate looks through (timeout, env,
+// which logs its words instead of running; bash and sh, links to the real
+// bash; and the wrappers the gate looks through (timeout, env,
 // xargs …), which run for real and start what they wrap through PATH. A
 // name found nowhere makes bash call command_not_found_handle, which
-// BASH_ENV defines in every bash of the run to log it too. Programs run by absolute path do run (inside the sandbox); the
+// BASH_ENV defines in every bash of the run to log it too (sh is bash in
+// POSIX mode, which skips BASH_ENV: a name found nowhere runs nothing
+// there either). Programs run by absolute path do run (inside the sandbox); the
 // check of the directory afterwards (writes) catches those that wrote.
 type oracle struct {
-	dir, bin, env, log string
-	sb                 *sandbox.Sandbox
+	root, dir, bin, env string
+	runs                int // each run logs to a file of its own: one left running cannot write into the next
+	sb                  *sandbox.Sandbox
 }
 
 func newOracle(t testing.TB) *oracle {
@@ -38,7 +42,7 @@ func newOracle(t testing.TB) *oracle {
 		t.Skip("no /bin/bash to run lines with")
 	}
 	root := t.TempDir()
-	o := &oracle{dir: filepath.Join(root, "work"), bin: filepath.Join(root, "bin"), env: filepath.Join(root, "trace.bash"), log: filepath.Join(root, "log")}
+	o := &oracle{root: root, dir: filepath.Join(root, "work"), bin: filepath.Join(root, "bin"), env: filepath.Join(root, "trace.bash")}
 	for _, d := range []string{o.dir, o.bin} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -66,8 +70,13 @@ func newOracle(t testing.TB) *oracle {
 			t.Fatal(err)
 		}
 	}
-	shim("bash", `exec /bin/bash "$@"`)
-	shim("sh", `exec /bin/bash "$@"`)
+	for _, sh := range []string{"bash", "sh"} {
+		p := filepath.Join(o.bin, sh)
+		os.Remove(p)
+		if err := os.Symlink("/bin/bash", p); err != nil {
+			t.Fatal(err)
+		}
+	}
 	shim("busybox", `exec "$@"`)
 	for _, w := range []string{"timeout", "nice", "nohup", "stdbuf", "ionice", "setsid", "env", "xargs"} {
 		if real, err := exec.LookPath(w); err == nil {
@@ -99,12 +108,14 @@ func (o *oracle) run(t testing.TB, line string) (ran [][]string, wrote []string)
 	t.Helper()
 	os.RemoveAll(o.dir)
 	os.Mkdir(o.dir, 0o755)
-	os.Remove(o.log)
+	o.runs++
+	log := filepath.Join(o.root, fmt.Sprintf("log%d", o.runs))
+	defer os.Remove(log)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/bash", "-c", line)
 	cmd.Dir = o.dir
-	cmd.Env = []string{"PATH=" + o.bin, "BASH_ENV=" + o.env, "ORACLE_LOG=" + o.log, "HOME=" + o.dir, "LANG=C"}
+	cmd.Env = []string{"PATH=" + o.bin, "BASH_ENV=" + o.env, "ORACLE_LOG=" + log, "HOME=" + o.dir, "LANG=C"}
 	cmd.Stdin = strings.NewReader("rm f\n")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -114,7 +125,7 @@ func (o *oracle) run(t testing.TB, line string) (ran [][]string, wrote []string)
 	}
 	_ = cmd.Wait()
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left in the background
-	data, _ := os.ReadFile(o.log)
+	data, _ := os.ReadFile(log)
 	for _, rec := range bytes.Split(data, []byte{0x1e}) {
 		if len(rec) == 0 {
 			continue

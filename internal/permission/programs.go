@@ -122,12 +122,38 @@ var programIndex = func() map[string]func(call) verdict {
 	return m
 }()
 
-// classify looks a call up in the programs table.
+// ownArgs are the table's programs whose checks read arguments known only
+// at run time themselves (test "$x", printf '%s' *, timeout 5 ls *).
+var ownArgs = map[string]bool{
+	"test": true, "[": true, "printf": true, "read": true, "mapfile": true, "readarray": true, "unset": true,
+	"getopts": true, "wait": true, "trap": true, "alias": true, "shopt": true, "hash": true, "enable": true,
+	"complete": true, "compgen": true, "declare": true, "typeset": true, "local": true, "export": true,
+	"readonly": true, "let": true, "fc": true, "bind": true, "timeout": true, "nice": true, "nohup": true,
+	"stdbuf": true, "ionice": true, "setsid": true, "time": true, "command": true, "builtin": true, "exec": true,
+	"busybox": true, "env": true, "xargs": true, "find": true,
+}
+
+// classify looks a call up in the programs table. An argument of such a
+// program that bash expands only when it runs (a variable, a
+// substitution, a glob matching a file named --to-command=…) may be any
+// of its options: the call is then exact and hidden, up to a literal --.
 func classify(c call) verdict {
-	if check, ok := programIndex[path.Base(c.words[0])]; ok {
-		return check(c)
+	name := path.Base(c.words[0])
+	check, ok := programIndex[name]
+	if !ok {
+		return verdict{}
 	}
-	return verdict{}
+	if !ownArgs[name] {
+		for i := 1; i < len(c.words); i++ {
+			if c.lits[i] && c.words[i] == "--" {
+				break
+			}
+			if !c.fixed[i] {
+				return exactHidden(name + " gets an argument known only when it runs (" + c.words[i] + "), which may be one of its options that run programs or write files")
+			}
+		}
+	}
+	return check(c)
 }
 
 // has reports whether a word of c (after the name) is one of flags, or
@@ -195,7 +221,7 @@ func wrapperCheck(valueOpts string, positional int) func(call) verdict {
 		i := 1
 		for ; i < len(c.words); i++ {
 			w := c.words[i]
-			if !c.lits[i] {
+			if !c.fixed[i] {
 				return exactHidden(c.words[0] + " runs a command known only when it runs")
 			}
 			if w == "--" {
@@ -215,6 +241,11 @@ func wrapperCheck(valueOpts string, positional int) func(call) verdict {
 				len(w) > 1 && isDigits(w[1:]) && c.words[0] == "nice":
 			default:
 				return exactHidden(c.words[0] + " " + w + ": an option the analysis does not know may hide the command it runs")
+			}
+		}
+		for j := i; j < min(i+positional+1, len(c.words)); j++ {
+			if !c.fixed[j] {
+				return exactHidden(c.words[0] + " runs a command known only when it runs")
 			}
 		}
 		i += positional
@@ -250,6 +281,9 @@ func privilegedCheck(c call) verdict {
 	starts := wrappedStarts(path.Base(c.words[0]), c.words)
 	if len(starts) > 0 {
 		v.inner = []span{{from: starts[0], to: len(c.words)}}
+		if slices.Contains(c.fixed[:starts[0]+1], false) {
+			v.hidden = true
+		}
 	}
 	return v
 }

@@ -242,6 +242,9 @@ func sedDelimited(s string, i int, d byte) (int, bool) {
 func findCheck(c call) verdict {
 	var v verdict
 	for i := 1; i < len(c.words); i++ {
+		if !c.fixed[i] {
+			return exactHidden("find gets a word known only when it runs (" + c.words[i] + "), which may be an expression such as -delete or -exec")
+		}
 		switch w := c.words[i]; {
 		case w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir":
 			end := i + 1
@@ -378,7 +381,7 @@ func envCheck(c call) verdict {
 	var prefix []string
 	for i := 1; i < len(c.words); i++ {
 		w := c.words[i]
-		if !c.lits[i] {
+		if !c.fixed[i] {
 			return exactHidden("env runs a command known only when it runs")
 		}
 		switch {
@@ -412,7 +415,7 @@ func xargsCheck(c call) verdict {
 	i := 1
 	for ; i < len(c.words); i++ {
 		w := c.words[i]
-		if !c.lits[i] {
+		if !c.fixed[i] {
 			return exactHidden("xargs runs a command known only when it runs")
 		}
 		switch {
@@ -445,6 +448,9 @@ func xargsCheck(c call) verdict {
 	}
 	if i >= len(c.words) {
 		return verdict{} // xargs alone runs echo
+	}
+	if !c.fixed[i] {
+		return exactHidden("xargs runs a command known only when it runs")
 	}
 	inner := c.words[i]
 	name := path.Base(inner)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -74,6 +75,11 @@ func splitDepth(line string, depth int) ([]command, error) {
 		return nil, err
 	}
 	w := &walker{src: line, depth: depth}
+	if strings.ContainsRune(line, '\r') {
+		// The parser takes a carriage return for a blank; bash takes it
+		// for a letter of the word, so they disagree on what runs.
+		w.out = append(w.out, command{Text: line, Opaque: true, Why: "a carriage return, which bash reads as part of a word and the analysis as a blank"})
+	}
 	syntax.Walk(f, w.visit)
 	return w.out, nil
 }
@@ -277,22 +283,26 @@ type call struct {
 	words []string // unquoted; the source text where not literal
 	lits  []bool   // the word is literal
 	plain []bool   // literal, with no unquoted glob, brace or tilde
+	// fixed: literal, and bash expands it to itself alone (no glob,
+	// brace expansion or leading tilde), so it cannot turn into options.
+	fixed []bool
 }
 
 func newCall(src string, args []*syntax.Word) call {
-	c := call{words: make([]string, len(args)), lits: make([]bool, len(args)), plain: make([]bool, len(args))}
+	n := len(args)
+	c := call{words: make([]string, n), lits: make([]bool, n), plain: make([]bool, n), fixed: make([]bool, n)}
 	for i, w := range args {
 		s, ok := literal(w)
 		if !ok {
 			s = source(src, w)
 		}
-		c.words[i], c.lits[i], c.plain[i] = s, ok, ok && plainName(w)
+		c.words[i], c.lits[i], c.plain[i], c.fixed[i] = s, ok, ok && plainName(w), ok && fixedArg(w)
 	}
 	return c
 }
 
 func (c call) slice(from, to int) call {
-	return call{words: c.words[from:to], lits: c.lits[from:to], plain: c.plain[from:to]}
+	return call{words: c.words[from:to], lits: c.lits[from:to], plain: c.plain[from:to], fixed: c.fixed[from:to]}
 }
 
 // wordsCommands analyses the words of one command, with its leading
@@ -386,7 +396,7 @@ func denyForms(words []string, lits []bool, depth, level int) (out []string, hid
 			} else {
 				hidden = cmp.Or(hidden, sh.why, "it runs a command line known only when it runs")
 			}
-		} else if v := classify(call{words: words, lits: lits, plain: lits}); v.opaque || v.hidden {
+		} else if v := classify(call{words: words, lits: lits, plain: lits, fixed: lits}); v.opaque || v.hidden {
 			hidden = cmp.Or(hidden, v.why)
 		}
 	}
@@ -639,6 +649,24 @@ func plainName(w *syntax.Word) bool {
 	}
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[{~") {
+			return false
+		}
+	}
+	return true
+}
+
+// braceExp matches an unquoted brace expansion: {a,b} or {1..3}.
+var braceExp = regexp.MustCompile(`\{[^{}]*(,|\.\.)[^{}]*\}`)
+
+// fixedArg reports whether a literal argument expands to itself alone:
+// no unquoted glob character, brace expansion or leading tilde.
+func fixedArg(w *syntax.Word) bool {
+	for i, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		if strings.ContainsAny(l.Value, "*?[") || braceExp.MatchString(l.Value) || i == 0 && strings.HasPrefix(l.Value, "~") {
 			return false
 		}
 	}
