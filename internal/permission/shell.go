@@ -51,9 +51,10 @@ type command struct {
 	Why string
 }
 
-// maxShellDepth bounds how deep bash -c, sh -c and eval arguments are
-// parsed; deeper nesting is treated as opaque.
-const maxShellDepth = 4
+// maxShellDepth bounds how deep bash -c, sh -c and eval arguments and
+// the commands of wrappers (sudo, timeout, find -exec …) are read; deeper
+// nesting is treated as opaque.
+const maxShellDepth = 6
 
 // splitCommands parses a bash command line into its simple commands: those
 // joined by ;, &&, || and pipes, and those in subshells, blocks, loops,
@@ -313,6 +314,10 @@ func wordsCommands(c call, prefix, writes []string, depth int) []command {
 	if len(c.words) == 0 {
 		return []command{cmd} // only assignments: X=1
 	}
+	if depth > maxShellDepth {
+		cmd.Opaque, cmd.Why = true, "wrappers and shells nested too deeply to read"
+		return []command{cmd}
+	}
 	if !c.plain[0] {
 		cmd.Opaque, cmd.Why = true, "its name is known only when it runs"
 		return []command{cmd}
@@ -352,7 +357,7 @@ func wordsCommands(c call, prefix, writes []string, depth int) []command {
 	}
 	out := []command{cmd}
 	for _, s := range v.inner {
-		inner := wordsCommands(c.slice(s.from, s.to), s.prefix, writes, depth)
+		inner := wordsCommands(c.slice(s.from, s.to), s.prefix, writes, depth+1)
 		for _, ic := range inner {
 			if ic.Opaque && !v.transparent {
 				// What a sudo or find runs cannot be known: neither can
