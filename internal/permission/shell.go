@@ -563,6 +563,20 @@ func wrappedStarts(name string, words []string) []int {
 		}
 	case name == "command" && len(words) > 1 && (words[1] == "-v" || words[1] == "-V"):
 		// command -v only names a command
+	case shells[name] || name == "source" || name == ".":
+		// sh NAME runs the script NAME, found on PATH when it has no
+		// slash: what a deny rule on NAME means to stop.
+		for i := 1; i < len(words); i++ {
+			switch w := words[i]; {
+			case w == "-o" || w == "+o" || w == "-O" || w == "+O" || w == "--rcfile" || w == "--init-file":
+				i++
+			case w == "--":
+			case strings.HasPrefix(w, "-") && strings.Contains(w, "c") && !strings.HasPrefix(w, "--"):
+				return out // -c: the line is read as a script already
+			case !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "+"):
+				return append(out, i)
+			}
+		}
 	case wrappers[name]:
 		for i := 1; i < len(words); i++ {
 			w := words[i]
