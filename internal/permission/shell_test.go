@@ -35,6 +35,10 @@ func TestDenyRuleForRmSeesThroughDisguises(t *testing.T) {
 		"case x in x) rm f;; esac",
 		"while true; do rm f; done",
 		"coproc rm f",
+		"sh rm f",
+		"bash -x rm f",
+		"source rm",
+		"echo\rrm f",
 	}
 	for _, cmd := range denied {
 		if d := g.Decide(context.Background(), bashReq(cmd)); d.Allow {
