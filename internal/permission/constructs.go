@@ -38,8 +38,7 @@ var numeric = regexp.MustCompile(`^([0-9]+|0[xX][0-9a-fA-F]+|[0-9]{1,2}#[0-9a-zA
 func literalArithm(x syntax.ArithmExpr) bool {
 	switch x := x.(type) {
 	case *syntax.Word:
-		s, ok := bareLit(x)
-		return ok && numeric.MatchString(s)
+		return numericOperand(x)
 	case *syntax.BinaryArithm:
 		if x.Op >= syntax.Assgn && x.Op <= syntax.PowAssgn {
 			return false
@@ -135,7 +134,7 @@ func redirectProblem(r *syntax.Redirect) string {
 	return "not bash syntax"
 }
 
-// numericOperand accepts what bash's [[ -eq ]] may evaluate safely: a
+// numericOperand accepts what bash's arithmetic may evaluate safely: a
 // literal number, $#, $?, $$, $! or ${#x}, whose values are numbers.
 func numericOperand(w *syntax.Word) bool {
 	if s, ok := bareLit(w); ok {

@@ -130,6 +130,7 @@ func TestEverydayLinesStayAllowedByTheirRules(t *testing.T) {
 		{`test -f x`, ""},
 		{`[ -n "$x" ] || echo empty`, "bash(echo:*)"},
 		{`echo $((1+2)) $(( (4*5) % 3 ))`, "bash(echo:*)"},
+		{`(( $# > 0 )) && echo "$(( ${#HOME} + 1 ))"`, "bash(echo:*)"},
 		{`if [[ $# -eq 0 && -z ${x:-} ]]; then echo none; fi`, "bash(echo:*)"},
 		{`echo ${HOME%/*} ${#HOME} ${PATH//:/ } ${HOME:0:4}`, "bash(echo:*)"},
 		{`arr=(a b c); echo "${arr[@]}" ${arr[1]}`, "bash(echo:*) bash(arr=(a b c))"},
