@@ -23,11 +23,14 @@ type bashVerdict struct {
 // deny rule matching any command, or a wrapped or nested one, denies the
 // line. The line is allowed when every command is: by the mode
 // (bypassPermissions), by an allow of all of bash, or by an allow or
-// session rule of its own. A command writing to a file is covered only by
-// an exact rule or all of bash. A line that does not parse, or has a
-// command whose name cannot be known before it runs, is allowed only by
-// all of bash, and not even then when a deny rule might match what it
-// hides.
+// session rule of its own. A command writing to a file, or in a form that
+// runs other programs or writes through its arguments (Exact, see
+// programs.go), is covered only by an exact rule or all of bash. A line
+// that does not parse, or holds an opaque command (a name known only when
+// it runs, a construct the analysis does not understand, a script read
+// from standard input), is allowed only by all of bash; and no line with
+// an opaque or hidden command (one running what deny rules cannot see) is
+// allowed while a scoped bash deny rule is in force.
 func (g *Gate) bash(req Request) bashVerdict {
 	const flagsHint = "no one can answer a prompt in headless mode"
 	scopedDeny := false

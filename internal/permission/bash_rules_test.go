@@ -66,6 +66,8 @@ func TestBashRulesSeeEverySimpleCommandOfTheLine(t *testing.T) {
 		{"redirection to a file is a write", "cat /etc/hostname > out", false, "> out", false},
 		{"appending redirection is a write", "echo hi >> log", false, ">> log", false},
 		{"redirection of a block writes for all inside", "{ echo a; echo b; } > out", false, "> out", false},
+		{"a redirection alone writes", ">out", false, ">out", false},
+		{"a redirection of a statement running nothing writes", "case x in esac > out", false, "> out", false},
 		{"redirection to /dev/null is not a write", "go test ./x > /dev/null 2>&1", true, "", false},
 		{"descriptor duplication is not a write", "go test ./x 2>&1 | cat", true, "", false},
 		{"input redirection is not a write", "cat < in", true, "", false},

@@ -22,6 +22,11 @@ type frame struct {
 	// arith is set inside an arithmetic expression already checked to
 	// hold only literal numbers (literalArithm).
 	arith bool
+	// own are a statement's own file redirections, and mark the number of
+	// commands found before it: a statement that writes but yields no
+	// command (>out, case x in esac >out) is a write of its own.
+	own  []string
+	mark int
 }
 
 // unknown records a construct the analysis does not fully understand: an
@@ -35,13 +40,18 @@ func (w *walker) unknown(n syntax.Node, why string) {
 // bash evaluate text as code. The default case is everything else.
 func (w *walker) visit(n syntax.Node) bool {
 	if n == nil {
+		top := w.frames[len(w.frames)-1]
 		w.frames = w.frames[:len(w.frames)-1]
+		if len(top.own) > 0 && len(w.out) == top.mark {
+			w.out = append(w.out, command{Text: strings.Join(top.own, " "), Writes: true})
+		}
 		return true
 	}
 	var f frame
 	if len(w.frames) > 0 {
 		f = w.frames[len(w.frames)-1]
 	}
+	f.own = nil
 	switch n := n.(type) {
 	case *syntax.File, *syntax.Comment, *syntax.Word, *syntax.Lit, *syntax.SglQuoted,
 		*syntax.Block, *syntax.Subshell, *syntax.BinaryCmd, *syntax.IfClause, *syntax.WhileClause,
@@ -58,6 +68,7 @@ func (w *walker) visit(n syntax.Node) bool {
 		}
 		if r := fileRedirects(w.src, n.Redirs); len(r) > 0 {
 			f.writes = append(append([]string{}, f.writes...), r...)
+			f.own, f.mark = r, len(w.out)
 		}
 	case *syntax.Redirect:
 		if why := redirectProblem(n); why != "" {
