@@ -91,7 +91,7 @@ func programTable() []program {
 		{[]string{"docker", "podman", "nerdctl"}, dockerCheck},
 		{[]string{"nc", "ncat", "netcat"}, flagCheck(exactHidden("nc -e runs a program on the connection"), "-e", "-c", "--exec", "--sh-exec", "--lua-exec")},
 		{[]string{"sort"}, sortCheck},
-		{[]string{"rg"}, flagCheck(exactHidden("rg --pre runs a program on every file"), "--pre")},
+		{[]string{"rg"}, flagCheck(exactHidden("rg --pre, --hostname-bin and --search-zip run programs"), "--pre", "--hostname-bin", "-z", "--search-zip")},
 		{[]string{"fd", "fdfind"}, flagCheck(exactHidden("fd --exec runs a program on every file"), "-x", "--exec", "-X", "--exec-batch")},
 		{[]string{"sqlite3"}, sqliteCheck},
 		{[]string{"test", "["}, testCheck},

