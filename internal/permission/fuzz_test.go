@@ -75,6 +75,12 @@ var issueProbes = []string{
 	`env rm f`,
 	`timeout 5 rm f`,
 	`git -c alias.x='!rm f' x`,
+	`test -f x > out`,
+	`bash -c '' > out`,
+	`>out`,
+	`case x in esac > out`,
+	"echo\rrm f",
+	`sh rm f`,
 }
 
 // everydayLines must stay allowed by matching rules.

@@ -194,7 +194,7 @@ func wordsCommands(c call, prefix, writes []string, depth int) []command {
 		}
 		// bash -c 'go test' runs just what go test runs: its commands stand
 		// for it, and the line is allowed when they are.
-		cmd.Transparent = sh.transparent && len(prefix) == 0
+		cmd.Transparent = sh.transparent && len(prefix) == 0 && !cmd.Writes
 		return append([]command{cmd}, inner...)
 	}
 	v := classify(c)
@@ -218,7 +218,9 @@ func wordsCommands(c call, prefix, writes []string, depth int) []command {
 		}
 		out = append(out, inner...)
 	}
-	out[0].Transparent = v.transparent && len(prefix) == 0 && !out[0].Exact && !out[0].Opaque
+	// Redirected into a file, it writes that file itself (test -f x > out
+	// runs nothing, but makes out): then it needs a rule of its own.
+	out[0].Transparent = v.transparent && len(prefix) == 0 && !out[0].Exact && !out[0].Opaque && !out[0].Writes
 	return out
 }
 
