@@ -175,6 +175,10 @@ func wordsCommands(c call, prefix, writes []string, depth int) []command {
 	}
 	var hidden string
 	cmd.DenyAlso, hidden = denyForms(c.words, c.lits, depth, 0)
+	if len(prefix) > 0 {
+		// X=1 rm f runs rm: deny rules see it without its assignments.
+		cmd.DenyAlso = append(cmd.DenyAlso, strings.Join(c.words, " "))
+	}
 	if hidden != "" {
 		cmd.Hidden, cmd.Why = true, hidden
 	}
