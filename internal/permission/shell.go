@@ -245,6 +245,10 @@ func denyForms(words []string, lits []bool, depth, level int) (out []string, hid
 	if name != words[0] {
 		out = append(out, strings.Join(append([]string{name}, words[1:]...), " "))
 	}
+	if i := subcommandAt(name, words); i > 1 {
+		// git --no-pager push is git push to a bash(git push:*) deny rule.
+		out = append(out, strings.Join(append([]string{name}, words[i:]...), " "))
+	}
 	if level > 0 {
 		if sh := shellString(words, lits); sh.found {
 			if cmds, ok := sh.commands(depth); ok {
@@ -283,6 +287,23 @@ func denyForms(words []string, lits []bool, depth, level int) (out []string, hid
 		hidden = cmp.Or(hidden, h)
 	}
 	return out, hidden
+}
+
+// subcommandAt returns where the first word after a program's leading
+// options is (its subcommand: git -C dir push → push), or 0.
+func subcommandAt(name string, words []string) int {
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case name == "git" && (w == "-C" || w == "-c" || w == "--git-dir" || w == "--work-tree" || w == "--namespace" ||
+			w == "--config-env" || w == "--super-prefix"):
+			i++
+		case strings.HasPrefix(w, "-"):
+		default:
+			return i
+		}
+	}
+	return 0
 }
 
 // shellCommand is the command line a shell, su or eval is told to run.

@@ -56,6 +56,24 @@ func TestDenyRuleForRmSeesThroughDisguises(t *testing.T) {
 	}
 }
 
+// A deny rule naming a subcommand holds when options come before it.
+func TestDenyRuleOnASubcommandSeesPastLeadingOptions(t *testing.T) {
+	g, err := NewGate(Options{Mode: BypassPermissions, Disallowed: []string{"bash(git push:*)", "bash(npm publish:*)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"git --no-pager push", "git -C . push origin", "git -c x=y push", "/usr/bin/git --no-pager push", "npm --silent publish"} {
+		if d := g.Decide(context.Background(), bashReq(cmd)); d.Allow {
+			t.Errorf("%q was allowed past the deny rules", cmd)
+		}
+	}
+	for _, cmd := range []string{"git commit -m push", "git status", "npm --silent test"} {
+		if d := g.Decide(context.Background(), bashReq(cmd)); !d.Allow {
+			t.Errorf("%q was denied: %s", cmd, d.Reason)
+		}
+	}
+}
+
 func TestSplitCommandsListsEachSimpleCommandWithItsWrites(t *testing.T) {
 	cmds, err := splitCommands(`FOO=1 go test ./... 2>&1 | tee log.txt > /dev/null; { echo a; } >> out && echo "$(date)"`)
 	if err != nil {
