@@ -174,7 +174,9 @@ func wordsCommands(c call, prefix, writes []string, depth int) []command {
 		return []command{cmd}
 	}
 	var hidden string
-	cmd.DenyAlso, hidden = denyForms(c.words, c.lits, depth, 0)
+	// Words a glob or brace may expand (sh /***/**din is sh /dev/stdin)
+	// count as unknown to the shell and wrapper readings below.
+	cmd.DenyAlso, hidden = denyForms(c.words, c.fixed, depth, 0)
 	if len(prefix) > 0 {
 		// X=1 rm f runs rm: deny rules see it without its assignments.
 		cmd.DenyAlso = append(cmd.DenyAlso, strings.Join(c.words, " "))
@@ -182,7 +184,7 @@ func wordsCommands(c call, prefix, writes []string, depth int) []command {
 	if hidden != "" {
 		cmd.Hidden, cmd.Why = true, hidden
 	}
-	sh := shellString(c.words, c.lits)
+	sh := shellString(c.words, c.fixed)
 	if sh.found {
 		inner, ok := sh.commands(depth)
 		if !ok {

@@ -88,6 +88,9 @@ var stdinScripts = []string{
 	`echo 'rm f' | python3`,
 	`echo 'system("rm f")' | perl`,
 	`zsh -c 'echo *(e:rm f:)'`,
+	`echo rm f | sh /***/**din`,
+	`. /dev/std{in,out} <<< 'rm f'`,
+	`eval *`,
 }
 
 // With a deny rule in force, or only rules narrower than all of bash, a
