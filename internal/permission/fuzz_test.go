@@ -81,6 +81,10 @@ var issueProbes = []string{
 	`case x in esac > out`,
 	"echo\rrm f",
 	`sh rm f`,
+	`test *`,
+	`[ * ]`,
+	`read * <<< 1`,
+	`sh /***/**din`,
 }
 
 // everydayLines must stay allowed by matching rules.

@@ -3,13 +3,14 @@
 package permission
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -53,7 +54,7 @@ func newOracle(t testing.TB) *oracle {
 	// Every program name on the system logs itself instead of running; a
 	// name that is not there at all is logged by command_not_found_handle.
 	logger := filepath.Join(root, "logger")
-	if err := os.WriteFile(logger, []byte("#!/bin/bash\nprintf '%s\\x1f' \"${0##*/}\" \"$@\" >> \"$ORACLE_LOG\"; printf '\\x1e' >> \"$ORACLE_LOG\"\n"), 0o755); err != nil {
+	if err := os.WriteFile(logger, []byte("#!/bin/bash\nprintf '%d\\0' $(($# + 1)) >> \"$ORACLE_LOG\"; printf '%s\\0' \"${0##*/}\" \"$@\" >> \"$ORACLE_LOG\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"} {
@@ -85,7 +86,7 @@ func newOracle(t testing.TB) *oracle {
 			shim(w, "exec "+real+` "$@"`)
 		}
 	}
-	trace := `command_not_found_handle() { printf '%s\x1f' "$@" >> "$ORACLE_LOG"; printf '\x1e' >> "$ORACLE_LOG"; return 127; }
+	trace := `command_not_found_handle() { printf '%d\0' $# >> "$ORACLE_LOG"; printf '%s\0' "$@" >> "$ORACLE_LOG"; return 127; }
 readonly -f command_not_found_handle
 `
 	if err := os.WriteFile(o.env, []byte(trace), 0o644); err != nil {
@@ -110,6 +111,9 @@ func (o *oracle) run(t testing.TB, line string) (ran [][]string, wrote []string)
 	t.Helper()
 	os.RemoveAll(o.dir)
 	os.Mkdir(o.dir, 0o755)
+	for _, name := range plantedFiles {
+		os.WriteFile(filepath.Join(o.dir, name), nil, 0o644)
+	}
 	o.runs++
 	log := filepath.Join(o.root, fmt.Sprintf("log%d", o.runs))
 	defer os.Remove(log)
@@ -128,16 +132,33 @@ func (o *oracle) run(t testing.TB, line string) (ran [][]string, wrote []string)
 	_ = cmd.Wait()
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left in the background
 	data, _ := os.ReadFile(log)
-	for _, rec := range bytes.Split(data, []byte{0x1e}) {
-		if len(rec) == 0 {
-			continue
+	// Each record is its word count, then its words, each ended by a NUL
+	// (which no word of a command can hold).
+	fields := strings.Split(string(data), "\x00")
+	for i := 0; i+1 < len(fields); {
+		n, err := strconv.Atoi(fields[i])
+		if err != nil || n < 0 || i+1+n > len(fields) {
+			t.Fatalf("the oracle's log is malformed at field %d: %q", i, data)
 		}
-		words := strings.Split(strings.TrimSuffix(string(rec), "\x1f"), "\x1f")
-		ran = append(ran, words)
+		ran = append(ran, fields[i+1:i+1+n])
+		i += 1 + n
 	}
 	entries, _ := os.ReadDir(o.dir)
+	left := map[string]bool{}
 	for _, e := range entries {
-		wrote = append(wrote, e.Name())
+		left[e.Name()] = true
+		if !slices.Contains(plantedFiles, e.Name()) {
+			wrote = append(wrote, e.Name())
+		}
+	}
+	for _, name := range plantedFiles {
+		if !left[name] {
+			wrote = append(wrote, "removed "+name)
+		}
 	}
 	return ran, wrote
 }
+
+// plantedFiles are in the directory every line runs in: names a glob
+// turns into options or code (test * is test -v 'a[$(touch pwned)]').
+var plantedFiles = []string{"-v", "a[$(touch pwned)]", "-delete", "--to-command=touch pwned", "-e", "-i", "f"}

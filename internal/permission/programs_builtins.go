@@ -10,7 +10,7 @@ import "strings"
 // double-quoted word, which field splitting cannot turn into several.
 func wholeWord(c call, i int) bool {
 	w := c.words[i]
-	return c.lits[i] || len(w) > 1 && strings.HasPrefix(w, `"`) && strings.HasSuffix(w, `"`)
+	return c.fixed[i] || len(w) > 1 && strings.HasPrefix(w, `"`) && strings.HasSuffix(w, `"`)
 }
 
 // testCheck: test and [ with literal operators run nothing and need no
@@ -21,7 +21,7 @@ func testCheck(c call) verdict {
 	args := c.slice(1, len(c.words))
 	if c.words[0] == "[" {
 		n := len(args.words)
-		if n == 0 || args.words[n-1] != "]" || !args.lits[n-1] {
+		if n == 0 || args.words[n-1] != "]" || !args.fixed[n-1] {
 			return opaqueV("[ without its closing ]")
 		}
 		args = args.slice(0, n-1)
@@ -31,18 +31,18 @@ func testCheck(c call) verdict {
 		if !wholeWord(args, i) {
 			return opaqueV(why)
 		}
-		if args.lits[i] && (a == "-v" || a == "-R") &&
-			(i+1 >= n || !args.lits[i+1] || !identifier.MatchString(args.words[i+1])) {
+		if args.fixed[i] && (a == "-v" || a == "-R") &&
+			(i+1 >= n || !args.fixed[i+1] || !identifier.MatchString(args.words[i+1])) {
 			return opaqueV(why)
 		}
 	}
 	switch {
-	case n == 2 && !args.lits[0], n == 3 && !args.lits[1] && !(args.lits[0] && args.words[0] == "!"),
-		n == 3 && args.lits[0] && args.words[0] == "!" && !args.lits[1]:
+	case n == 2 && !args.fixed[0], n == 3 && !args.fixed[1] && !(args.fixed[0] && args.words[0] == "!"),
+		n == 3 && args.fixed[0] && args.words[0] == "!" && !args.fixed[1]:
 		return opaqueV(why)
 	case n >= 4:
 		for i := range args.words {
-			if !args.lits[i] && (i == 0 || i == n-1 || !args.lits[i-1] || !args.lits[i+1]) {
+			if !args.fixed[i] && (i == 0 || i == n-1 || !args.fixed[i-1] || !args.fixed[i+1]) {
 				return opaqueV(why)
 			}
 		}
@@ -53,10 +53,10 @@ func testCheck(c call) verdict {
 // trapCheck: a trap's action is code bash runs later, on a signal or
 // at exit.
 func trapCheck(c call) verdict {
-	if len(c.words) < 3 || c.words[1] == "-p" || c.words[1] == "-l" || c.lits[1] && (c.words[1] == "-" || c.words[1] == "") {
+	if len(c.words) < 3 || c.words[1] == "-p" || c.words[1] == "-l" || c.fixed[1] && (c.words[1] == "-" || c.words[1] == "") {
 		return verdict{}
 	}
-	if !c.lits[1] {
+	if !c.fixed[1] {
 		return opaqueV("trap runs a command line known only when it runs")
 	}
 	return exactHidden("trap runs its action later, where deny rules do not look")
@@ -64,7 +64,7 @@ func trapCheck(c call) verdict {
 
 func aliasCheck(c call) verdict {
 	for i, w := range c.words[1:] {
-		if !c.lits[i+1] || strings.Contains(w, "=") {
+		if !c.fixed[i+1] || strings.Contains(w, "=") {
 			return opaqueV("an alias makes a name run other commands")
 		}
 	}
@@ -73,7 +73,7 @@ func aliasCheck(c call) verdict {
 
 func shoptCheck(c call) verdict {
 	for i, w := range c.words[1:] {
-		if !c.lits[i+1] || w == "expand_aliases" || w == "extdebug" {
+		if !c.fixed[i+1] || w == "expand_aliases" || w == "extdebug" {
 			return opaqueV("shopt expand_aliases lets aliases run other commands than the ones written")
 		}
 	}
@@ -88,7 +88,7 @@ func namedArgs(c call, valueOpts, nameOpts string, names bool) verdict {
 	why := c.words[0] + " evaluates the subscript of a variable name, which may run commands"
 	for i := 1; i < len(c.words); i++ {
 		w := c.words[i]
-		if !c.lits[i] {
+		if !c.fixed[i] {
 			return opaqueV(why)
 		}
 		if strings.HasPrefix(w, "-") && len(w) > 1 && w != "--" {
@@ -98,7 +98,7 @@ func namedArgs(c call, valueOpts, nameOpts string, names bool) verdict {
 					name := w[j+1:]
 					if name == "" && i+1 < len(c.words) {
 						i++
-						if !c.lits[i] {
+						if !c.fixed[i] {
 							return opaqueV(why)
 						}
 						name = c.words[i]
@@ -136,7 +136,7 @@ func readCheck(c call) verdict { return namedArgs(c, "dinNptu", "a", true) }
 func printfCheck(c call) verdict {
 	for i := 1; i < len(c.words); i++ {
 		w := c.words[i]
-		if !c.lits[i] {
+		if !c.fixed[i] {
 			return opaqueV("printf takes its first word, which may be -v, only when it runs")
 		}
 		if w == "--" || !strings.HasPrefix(w, "-v") {
@@ -155,7 +155,7 @@ func namesCheck(c call) verdict {
 		return namedArgs(c, "", "p", false)
 	}
 	// getopts OPTSTRING NAME [ARGS]
-	if len(c.words) >= 3 && (!c.lits[2] || !identifier.MatchString(c.words[2])) {
+	if len(c.words) >= 3 && (!c.fixed[2] || !identifier.MatchString(c.words[2])) {
 		return opaqueV("getopts evaluates the subscript of the variable name it is given")
 	}
 	return verdict{}
@@ -165,7 +165,7 @@ func namesCheck(c call) verdict {
 // declare …, command export …) parse every word as a declaration.
 func declWordsCheck(c call) verdict {
 	for i, w := range c.words[1:] {
-		if !c.lits[i+1] {
+		if !c.fixed[i+1] {
 			return opaqueV(c.words[0] + " parses a word known only when it runs as a declaration")
 		}
 		if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "+") {

@@ -34,6 +34,11 @@ var unreadable = []string{
 	`exec {fd}>out`,
 	`trap "$C" EXIT`,
 	`echo() { touch x; }; echo hi`,
+	`test *`,
+	`[ * ]`,
+	`read *`,
+	`printf -v * x`,
+	`builtin declare *`,
 }
 
 // Every unreadable line needs approval under prefix rules, is denied in
