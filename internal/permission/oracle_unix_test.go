@@ -31,7 +31,8 @@ import (
 // name found nowhere makes bash call command_not_found_handle, which
 // BASH_ENV defines in every bash of the run to log it too (sh is bash in
 // POSIX mode, which skips BASH_ENV: a name found nowhere runs nothing
-// there either). Programs run by absolute path do run (inside the sandbox); the
+// there either). Each bash waits for what it started in the background
+// before it exits, so that gets logged too. Programs run by absolute path do run (inside the sandbox); the
 // check of the directory afterwards (writes) catches those that wrote.
 type oracle struct {
 	root, dir, bin, env string
@@ -54,7 +55,7 @@ func newOracle(t testing.TB) *oracle {
 	// Every program name on the system logs itself instead of running; a
 	// name that is not there at all is logged by command_not_found_handle.
 	logger := filepath.Join(root, "logger")
-	if err := os.WriteFile(logger, []byte("#!/bin/bash\nprintf '%d\\0' $(($# + 1)) >> \"$ORACLE_LOG\"; printf '%s\\0' \"${0##*/}\" \"$@\" >> \"$ORACLE_LOG\"\n"), 0o755); err != nil {
+	if err := os.WriteFile(logger, []byte("#!/bin/bash\nprintf '%s\\0' $(($# + 1)) \"${0##*/}\" \"$@\" >> \"$ORACLE_LOG\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"} {
@@ -86,8 +87,9 @@ func newOracle(t testing.TB) *oracle {
 			shim(w, "exec "+real+` "$@"`)
 		}
 	}
-	trace := `command_not_found_handle() { printf '%d\0' $# >> "$ORACLE_LOG"; printf '%s\0' "$@" >> "$ORACLE_LOG"; return 127; }
+	trace := `command_not_found_handle() { printf '%s\0' $# "$@" >> "$ORACLE_LOG"; return 127; }
 readonly -f command_not_found_handle
+trap wait EXIT
 `
 	if err := os.WriteFile(o.env, []byte(trace), 0o644); err != nil {
 		t.Fatal(err)
@@ -133,7 +135,9 @@ func (o *oracle) run(t testing.TB, line string) (ran [][]string, wrote []string)
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left in the background
 	data, _ := os.ReadFile(log)
 	// Each record is its word count, then its words, each ended by a NUL
-	// (which no word of a command can hold).
+	// (which no word of a command can hold), written by one printf to a
+	// file opened for appending, so records of commands running at once
+	// do not interleave.
 	fields := strings.Split(string(data), "\x00")
 	for i := 0; i+1 < len(fields); {
 		n, err := strconv.Atoi(fields[i])
