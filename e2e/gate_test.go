@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,23 +26,11 @@ func TestArithmeticSubscriptsThatRunCommandsAreDeniedHeadlessWithNoFlags(t *test
 		{"plan", []string{"--permission-mode", "plan"}, "not allowed in plan mode"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			var calls []string
+			var commands, descriptions []string
 			for _, l := range lines {
-				in, _ := json.Marshal(map[string]string{"command": l.command, "description": "probe"})
-				calls = append(calls, fmt.Sprintf("        - {name: bash, input: %s}", in))
+				commands = append(commands, l.command)
 			}
-			srv := server(t, `
-rules:
-  - name: calls
-    match: {has_tool_results: false}
-    respond:
-      text: "Trying."
-      tool_calls:
-`+strings.Join(calls, "\n")+`
-  - name: answer
-    match: {has_tool_results: true}
-    respond: {text: "Done."}
-`)
+			srv := bashCallsServer(t, commands, descriptions)
 			ws := workspace(t, nil)
 			r := atomic(t, srv, "anthropic", ws, append([]string{"-p", "probe the gate"}, mode.args...)...)
 			if r.code != 0 {
