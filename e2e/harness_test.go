@@ -170,3 +170,31 @@ func readFile(dir, name string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, name))
 	return string(b), err
 }
+
+// bashCallsServer is a loopback model that calls bash once for each of
+// commands (named by descriptions, or "probe"), all in one turn, then
+// answers "Done.".
+func bashCallsServer(t testing.TB, commands, descriptions []string) *loopback.Server {
+	t.Helper()
+	var calls []string
+	for i, c := range commands {
+		desc := "probe"
+		if i < len(descriptions) {
+			desc = descriptions[i]
+		}
+		in, _ := json.Marshal(map[string]string{"command": c, "description": desc})
+		calls = append(calls, fmt.Sprintf("        - {name: bash, input: %s}", in))
+	}
+	return server(t, `
+rules:
+  - name: calls
+    match: {has_tool_results: false}
+    respond:
+      text: "Trying."
+      tool_calls:
+`+strings.Join(calls, "\n")+`
+  - name: answer
+    match: {has_tool_results: true}
+    respond: {text: "Done."}
+`)
+}

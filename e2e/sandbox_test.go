@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -27,23 +26,12 @@ type sandboxCheck struct {
 // returned to the model.
 func runSandboxed(t *testing.T, checks []sandboxCheck, prepare func(home string), args ...string) {
 	t.Helper()
-	var calls []string
+	var commands, descriptions []string
 	for _, c := range checks {
-		in, _ := json.Marshal(map[string]string{"command": c.command, "description": c.name})
-		calls = append(calls, fmt.Sprintf("        - {name: bash, input: %s}", in))
+		commands = append(commands, c.command)
+		descriptions = append(descriptions, c.name)
 	}
-	srv := server(t, `
-rules:
-  - name: calls
-    match: {has_tool_results: false}
-    respond:
-      text: "Trying."
-      tool_calls:
-`+strings.Join(calls, "\n")+`
-  - name: answer
-    match: {has_tool_results: true}
-    respond: {text: "Done."}
-`)
+	srv := bashCallsServer(t, commands, descriptions)
 	ws := workspace(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

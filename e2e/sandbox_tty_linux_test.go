@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -47,23 +46,12 @@ func TestTheModelsCommandsCannotTypeIntoTheUsersTerminalNorChangeFilesOutside(t 
 			check{"chmod outside as root", "chmod 777 " + outside, "chmod"},
 			check{"touch -d outside as root", "touch -d 2000-01-01 " + outside, "touch"})
 	}
-	var calls []string
+	var commands, descriptions []string
 	for _, c := range checks {
-		in, _ := json.Marshal(map[string]string{"command": c.command, "description": c.name})
-		calls = append(calls, fmt.Sprintf("        - {name: bash, input: %s}", in))
+		commands = append(commands, c.command)
+		descriptions = append(descriptions, c.name)
 	}
-	srv := server(t, `
-rules:
-  - name: calls
-    match: {has_tool_results: false}
-    respond:
-      text: "Trying."
-      tool_calls:
-`+strings.Join(calls, "\n")+`
-  - name: answer
-    match: {has_tool_results: true}
-    respond: {text: "Done."}
-`)
+	srv := bashCallsServer(t, commands, descriptions)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := command(t, ctx, srv, "anthropic", workspace(t, nil), "-p", "try the terminal", "--permission-mode", "bypassPermissions")

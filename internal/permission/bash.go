@@ -23,11 +23,14 @@ type bashVerdict struct {
 // deny rule matching any command, or a wrapped or nested one, denies the
 // line. The line is allowed when every command is: by the mode
 // (bypassPermissions), by an allow of all of bash, or by an allow or
-// session rule of its own. A command writing to a file is covered only by
-// an exact rule or all of bash. A line that does not parse, or has a
-// command whose name cannot be known before it runs, is allowed only by
-// all of bash, and not even then when a deny rule might match what it
-// hides.
+// session rule of its own. A command writing to a file, or in a form that
+// runs other programs or writes through its arguments (Exact, see
+// programs.go), is covered only by an exact rule or all of bash. A line
+// that does not parse, or holds an opaque command (a name known only when
+// it runs, a construct the analysis does not understand, a script read
+// from standard input), is allowed only by all of bash; and no line with
+// an opaque or hidden command (one running what deny rules cannot see) is
+// allowed while a scoped bash deny rule is in force.
 func (g *Gate) bash(req Request) bashVerdict {
 	const flagsHint = "no one can answer a prompt in headless mode"
 	scopedDeny := false
@@ -68,18 +71,18 @@ func (g *Gate) bash(req Request) bashVerdict {
 		}
 		return bashVerdict{headless: fmt.Sprintf("permission denied: %s; %s; fix the command's syntax", why, flagsHint)}
 	}
-	var opaque []string
+	var hidden []string
 	for _, c := range cmds {
-		if c.Opaque {
-			opaque = append(opaque, "`"+c.Text+"`")
+		if c.Opaque || c.Hidden {
+			hidden = append(hidden, explain(c))
 		}
 	}
-	if len(opaque) > 0 && scopedDeny {
+	if len(hidden) > 0 && scopedDeny {
 		if mode == Plan {
 			return bashVerdict{decision: planDenial(req), decided: true}
 		}
-		return bashVerdict{headless: fmt.Sprintf("permission denied: %s runs %s, whose command cannot be known before it runs, and a deny rule might match it; %s; write the command out literally",
-			describe(req), strings.Join(opaque, ", "), flagsHint)}
+		return bashVerdict{headless: fmt.Sprintf("permission denied: %s runs %s, so a deny rule might match what it runs; %s; write the commands out literally",
+			describe(req), strings.Join(hidden, ", "), flagsHint)}
 	}
 	if allBash {
 		return bashVerdict{decision: Decision{Allow: true}, decided: true}
@@ -98,9 +101,13 @@ func (g *Gate) bash(req Request) bashVerdict {
 		return bashVerdict{decision: planDenial(req), decided: true}
 	}
 	var rules []Pattern
-	var names, texts []string
+	var names, texts, opaque []string
 	for _, c := range need {
-		texts = append(texts, "`"+c.Text+"`")
+		if c.Opaque {
+			opaque = append(opaque, explain(c))
+			continue
+		}
+		texts = append(texts, explain(c))
 		r, ok := bashRule(c)
 		if !ok || slices.Contains(rules, r) {
 			continue
@@ -108,15 +115,27 @@ func (g *Gate) bash(req Request) bashVerdict {
 		rules = append(rules, r)
 		names = append(names, r.String())
 	}
+	if len(opaque) > 0 {
+		// Only all of bash covers what cannot be read: name that, not
+		// rules that would not be enough.
+		return bashVerdict{rules: rules, headless: fmt.Sprintf("permission denied: %s runs %s, which the permission analysis cannot read, so it needs approval, and %s; allow it with --allowed-tools bash or --permission-mode bypassPermissions",
+			describe(req), strings.Join(append(opaque, texts...), ", "), flagsHint)}
+	}
 	allow := "--permission-mode bypassPermissions"
 	if len(names) > 0 {
 		allow = fmt.Sprintf("--allowed-tools '%s' or %s", strings.Join(names, ","), allow)
 	}
 	why := "needs approval for " + strings.Join(texts, ", ")
-	if len(opaque) > 0 {
-		why += fmt.Sprintf(" (%s cannot be known before it runs: only --allowed-tools bash covers it)", strings.Join(opaque, ", "))
-	}
 	return bashVerdict{rules: rules, headless: fmt.Sprintf("permission denied: %s %s and %s; allow it with %s", describe(req), why, flagsHint, allow)}
+}
+
+// explain quotes a command for a message, with why it needs more than a
+// prefix rule.
+func explain(c command) string {
+	if c.Why == "" {
+		return "`" + c.Text + "`"
+	}
+	return "`" + c.Text + "` (" + c.Why + ")"
 }
 
 func deniedBy(req Request, cmd string, p Pattern) bashVerdict {
@@ -140,7 +159,7 @@ func covered(c command, rules []Pattern) bool {
 		case coversAllBash(p):
 			return true
 		case c.Opaque:
-		case c.Writes:
+		case c.Writes || c.Exact:
 			if !p.Wildcard && p.Prefix == c.Text {
 				return true
 			}
@@ -175,7 +194,7 @@ func bashRule(c command) (Pattern, bool) {
 		return Pattern{}, false
 	}
 	name := path.Base(c.Words[0])
-	exact := c.Writes || !strings.HasPrefix(c.Text, c.Words[0]) || exactOnly[name] || wrappers[name] ||
+	exact := c.Writes || c.Exact || c.Hidden || !strings.HasPrefix(c.Text, c.Words[0]) || exactOnly[name] || wrappers[name] ||
 		name == "find" && slices.ContainsFunc(c.Words, func(w string) bool {
 			return w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir" || w == "-delete"
 		})

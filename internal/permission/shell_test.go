@@ -35,6 +35,13 @@ func TestDenyRuleForRmSeesThroughDisguises(t *testing.T) {
 		"case x in x) rm f;; esac",
 		"while true; do rm f; done",
 		"coproc rm f",
+		"sh rm f",
+		"X=1 rm f",
+		"A= /bin/rm f",
+		"env X=1 rm f",
+		"bash -x rm f",
+		"source rm",
+		"echo\rrm f",
 	}
 	for _, cmd := range denied {
 		if d := g.Decide(context.Background(), bashReq(cmd)); d.Allow {
@@ -43,6 +50,24 @@ func TestDenyRuleForRmSeesThroughDisguises(t *testing.T) {
 	}
 	allowed := []string{"echo rm", "grep rm notes.txt", "command -v rm", "rmdir empty", "ls | wc -l"}
 	for _, cmd := range allowed {
+		if d := g.Decide(context.Background(), bashReq(cmd)); !d.Allow {
+			t.Errorf("%q was denied: %s", cmd, d.Reason)
+		}
+	}
+}
+
+// A deny rule naming a subcommand holds when options come before it.
+func TestDenyRuleOnASubcommandSeesPastLeadingOptions(t *testing.T) {
+	g, err := NewGate(Options{Mode: BypassPermissions, Disallowed: []string{"bash(git push:*)", "bash(npm publish:*)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"git --no-pager push", "git -C . push origin", "git -c x=y push", "/usr/bin/git --no-pager push", "npm --silent publish"} {
+		if d := g.Decide(context.Background(), bashReq(cmd)); d.Allow {
+			t.Errorf("%q was allowed past the deny rules", cmd)
+		}
+	}
+	for _, cmd := range []string{"git commit -m push", "git status", "npm --silent test"} {
 		if d := g.Decide(context.Background(), bashReq(cmd)); !d.Allow {
 			t.Errorf("%q was denied: %s", cmd, d.Reason)
 		}

@@ -5,6 +5,7 @@ package testkit
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,4 +58,20 @@ func Loopback(t testing.TB, scenario string) *loopback.Server {
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	return srv
+}
+
+// CheckEnv fails t for each entry of want that env lacks and each entry
+// of avoid that it has (entries are whole NAME=value strings).
+func CheckEnv(t testing.TB, env, want, avoid []string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.Contains(env, w) {
+			t.Errorf("env lacks %s: %q", w, env)
+		}
+	}
+	for _, a := range avoid {
+		if slices.Contains(env, a) {
+			t.Errorf("env has %s", a)
+		}
+	}
 }

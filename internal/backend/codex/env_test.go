@@ -1,9 +1,9 @@
 package codex
 
 import (
+	"github.com/atomic-agent/atomic/internal/testkit"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 )
 
@@ -28,17 +28,6 @@ func TestCodexGetsOpenAIsKeyAndItsConfigsEnvKeysButNotAnthropics(t *testing.T) {
 			[]string{"OPENAI_API_KEY=sk-openai", "ANTHROPIC_API_KEY=sk-ant", "OPENROUTER_API_KEY=or", "ATOMIC_NATS_TOKEN=nats"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for _, w := range tt.want {
-				if !slices.Contains(tt.env, w) {
-					t.Errorf("env lacks %s: %q", w, tt.env)
-				}
-			}
-			for _, a := range tt.avoid {
-				if slices.Contains(tt.env, a) {
-					t.Errorf("env has %s", a)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { testkit.CheckEnv(t, tt.env, tt.want, tt.avoid) })
 	}
 }

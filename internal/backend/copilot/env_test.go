@@ -1,7 +1,7 @@
 package copilot
 
 import (
-	"slices"
+	"github.com/atomic-agent/atomic/internal/testkit"
 	"testing"
 
 	"github.com/atomic-agent/atomic/internal/backend"
@@ -23,17 +23,6 @@ func TestCopilotGetsOnlyItsOwnCredentials(t *testing.T) {
 			[]string{"COPILOT_PROVIDER_API_KEY=byok", "COPILOT_GITHUB_TOKEN=cgh", "OPENAI_API_KEY=sk-openai", "ANTHROPIC_API_KEY=sk-ant", "ATOMIC_NATS_TOKEN=nats"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for _, w := range tt.want {
-				if !slices.Contains(tt.env, w) {
-					t.Errorf("env lacks %s: %q", w, tt.env)
-				}
-			}
-			for _, a := range tt.avoid {
-				if slices.Contains(tt.env, a) {
-					t.Errorf("env has %s", a)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { testkit.CheckEnv(t, tt.env, tt.want, tt.avoid) })
 	}
 }

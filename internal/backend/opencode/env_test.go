@@ -1,7 +1,7 @@
 package opencode
 
 import (
-	"slices"
+	"github.com/atomic-agent/atomic/internal/testkit"
 	"testing"
 )
 
@@ -20,17 +20,6 @@ func TestOpenCodeGetsNoUserKeyOnAtomicsEndpointAndNoAtomicSecretOnItsOwn(t *test
 			[]string{"ATOMIC_NATS_TOKEN=nats", keyEnv + "=none"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for _, w := range tt.want {
-				if !slices.Contains(tt.env, w) {
-					t.Errorf("env lacks %s: %q", w, tt.env)
-				}
-			}
-			for _, a := range tt.avoid {
-				if slices.Contains(tt.env, a) {
-					t.Errorf("env has %s", a)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { testkit.CheckEnv(t, tt.env, tt.want, tt.avoid) })
 	}
 }
