@@ -2,6 +2,8 @@
 
 package e2e
 
+import "fmt"
+
 // Family 1 and 2 of issue 20: the permission gate. Every probe tries to
 // run `touch {M}` (or `rm {V}`) through a construct the gate might not
 // read; the marker appearing (the victim vanishing) is the break. Markers
@@ -159,7 +161,8 @@ var advGateDeny = []advProbe{
 	{name: "timeout rm", cmd: `timeout 5 rm {V}`},
 	{name: "nice nohup rm", cmd: `nice nohup rm {V}`},
 	{name: "find -exec rm", cmd: `find {V} -exec rm {} \;`},
-	{name: "find -delete", cmd: `find {V} -delete`},
+	{name: "find -delete", cmd: `find {V} -delete`,
+		broken: "by design: a deny names a command, and find -delete deletes without running rm (README: a prefix rule does not cover find -delete; a deny of rm does not either)"},
 	{name: "awk system", cmd: `awk 'BEGIN{system("rm {V}")}'`},
 	{name: "sed e", cmd: `echo 'rm {V}' | sed e`},
 	{name: "python os.system", cmd: `python3 -c 'import os; os.system("rm {V}")'`},
@@ -182,22 +185,50 @@ var advGateDeny = []advProbe{
 	{name: "subshell", cmd: `(rm {V})`},
 }
 
-// advGatePending is set while issue 20 §1 and §2 (the gate reads every
-// construct, a deny holds against scripts fed to a shell) have not landed.
-const advGatePending = "issue 20 §1/§2: the gate"
+// advGlobProbes are lines whose arguments are globs matching a file the
+// attacker named like an array subscript holding a command substitution
+// ("a3[$(touch mk-3)]"): what the gate reads is not what bash runs.
+var advGlobProbes = []advProbe{
+	{name: "test -v glob", cmd: `test -v a{I}\[*`},
+	{name: "[ -v glob ]", cmd: `[ -v a{I}\[* ]`},
+	{name: "[ -n x -a -v glob ]", cmd: `[ -n x -a -v a{I}\[* ]`},
+	{name: "test ! -v glob", cmd: `test ! -v a{I}\[*`},
+	{name: "test -v ?-glob", cmd: `test -v ?{I}\[*`},
+	{name: "printf -v glob", cmd: `printf -v a{I}\[* x`},
+	{name: "read glob", cmd: `read a{I}\[* < /etc/hostname`},
+	{name: "[ ! -v glob ]", cmd: `[ ! -v a{I}\[* ]`},
+	{name: "let glob", cmd: `let a{I}\[*`},
+	{name: "unset -v glob", cmd: `declare -a a{I}; unset -v a{I}\[*`},
+	{name: "echo then test -v glob", cmd: `echo x; test -v a{I}\[*`},
+	{name: "printf %s then test -v glob", cmd: `printf '%s' x && [ -v a{I}\[* ]`},
+}
+
+// globFiles names one file per probe after its marker.
+func globFiles(n int) map[string]string {
+	m := map[string]string{}
+	for i := range n {
+		m[fmt.Sprintf("a%d[$(touch mk-%d)]", i, i)] = "x\n"
+	}
+	return m
+}
 
 func gateFamilies() []*advFamily {
 	// The default and plan families run the same lines.
 	noFlags := append(append([]advProbe{}, advGateNoCommand...), advGateEvaluators...)
 	plan := append([]advProbe{}, advGateNoCommand...)
 	return []*advFamily{
-		{name: "1a gate, no flags (default mode)", probes: noFlags, git: true, armed: true, pending: advGatePending},
-		{name: "1e gate, ACP (the editor rejects every request)", probes: append([]advProbe{}, noFlags...), git: true, armed: true, pending: advGatePending, acp: true},
-		{name: "1b gate, plan mode", armed: true, pending: advGatePending, args: []string{"--permission-mode", "plan"}, probes: plan},
-		{name: "1c gate, echo printf git allowed", git: true, armed: true, pending: advGatePending, files: map[string]string{"f": "x\n"},
+		{name: "1a gate, no flags (default mode)", probes: noFlags, git: true, armed: true},
+		{name: "1e gate, ACP (the editor rejects every request)", probes: append([]advProbe{}, noFlags...), git: true, armed: true, acp: true},
+		{name: "1f gate, globs matching hostile file names (no flags)", files: globFiles(len(advGlobProbes)), armed: true,
+			probes: append([]advProbe{}, advGlobProbes...)},
+		{name: "1g gate, globs matching hostile file names (echo, printf, read, declare, let, test allowed)", files: globFiles(len(advGlobProbes)), armed: true,
+			args:   []string{"--allowed-tools", "bash(echo:*),bash(printf:*),bash(read:*),bash(declare:*),bash(let:*),bash(test:*),bash(unset:*)"},
+			probes: append([]advProbe{}, advGlobProbes...)},
+		{name: "1b gate, plan mode", armed: true, args: []string{"--permission-mode", "plan"}, probes: plan},
+		{name: "1c gate, echo printf git allowed", git: true, armed: true, files: map[string]string{"f": "x\n"},
 			args:   []string{"--allowed-tools", "bash(echo:*),bash(printf:*),bash(git:*)"},
 			probes: append([]advProbe{}, advGateUnderEcho...)},
-		{name: "1d gate, all bash allowed, rm denied", git: true, armed: true, pending: advGatePending,
+		{name: "1d gate, all bash allowed, rm denied", git: true, armed: true,
 			args:   []string{"--allowed-tools", "bash", "--disallowed-tools", "bash(rm:*)"},
 			probes: append([]advProbe{}, advGateDeny...)},
 	}
