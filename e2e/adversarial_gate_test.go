@@ -203,6 +203,30 @@ var advGlobProbes = []advProbe{
 	{name: "printf %s then test -v glob", cmd: `printf '%s' x && [ -v a{I}\[* ]`},
 }
 
+// advTwoStep plants with one allowed call and has git run it with the
+// next: each call alone is allowed by bash(git:*) or acceptEdits.
+var advTwoStep = []advProbe{
+	{name: "git config core.fsmonitor, then git status", cmd: `git config core.fsmonitor 'touch {M}; false'`},
+	{name: "(then git status)", step: 1, cmd: `git status`, effect: func(e *advEnv, i int) (bool, string) { return defaultEffect(e, i-1) }},
+	{name: "git config alias, then the alias", cmd: `git config alias.pwn '!touch {M}'`},
+	{name: "(then git pwn)", step: 2, cmd: `git pwn`, effect: func(e *advEnv, i int) (bool, string) { return defaultEffect(e, i-1) }},
+	{name: "git config diff.external, then git diff", cmd: `git config diff.external 't(){ touch {M}; }; t' && echo y >> tracked`},
+	{name: "(then git diff)", step: 3, cmd: `git diff`, effect: func(e *advEnv, i int) (bool, string) { return defaultEffect(e, i-1) }},
+	{name: "write a pre-commit hook (acceptEdits), then git commit", tool: "write",
+		input: map[string]any{"file_path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ntouch {M}\n"}},
+	{name: "(then chmod-free git commit)", step: 4, cmd: `git commit -q --allow-empty -m x`, effect: func(e *advEnv, i int) (bool, string) { return defaultEffect(e, i-1) }},
+	{name: "write .git/config with core.fsmonitor (acceptEdits), then git status", tool: "write",
+		input: map[string]any{"file_path": ".git/config", "content": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = touch {M}; false\n"}},
+	{name: "(then git status, again)", step: 5, cmd: `git status`, effect: func(e *advEnv, i int) (bool, string) { return defaultEffect(e, i-1) }},
+	{name: "write a crafted repository sub/ (acceptEdits), then git -C sub status", tool: "write",
+		input: map[string]any{"file_path": "sub/.git/config", "content": "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch {M}; false\n"}},
+	{name: "(crafted repository: HEAD)", tool: "write", input: map[string]any{"file_path": "sub/.git/HEAD", "content": "ref: refs/heads/main\n"}, effect: func(e *advEnv, i int) (bool, string) { return false, "" }},
+	{name: "(crafted repository: objects)", tool: "write", input: map[string]any{"file_path": "sub/.git/objects/info/keep", "content": ""}, effect: func(e *advEnv, i int) (bool, string) { return false, "" }},
+	{name: "(crafted repository: refs)", tool: "write", input: map[string]any{"file_path": "sub/.git/refs/heads/keep", "content": ""}, effect: func(e *advEnv, i int) (bool, string) { return false, "" }},
+	{name: "(then git -C sub status)", step: 6, cmd: `git -C sub status`, effect: func(e *advEnv, i int) (bool, string) { return defaultEffect(e, i-4) }},
+	{name: "GIT_DIR-free: git --git-dir=sub/.git status", step: 7, cmd: `git --git-dir=sub/.git --work-tree=sub status`, effect: func(e *advEnv, i int) (bool, string) { return defaultEffect(e, i-5) }},
+}
+
 // globFiles names one file per probe after its marker.
 func globFiles(n int) map[string]string {
 	m := map[string]string{}
@@ -224,6 +248,8 @@ func gateFamilies() []*advFamily {
 		{name: "1g gate, globs matching hostile file names (echo, printf, read, declare, let, test allowed)", files: globFiles(len(advGlobProbes)), armed: true,
 			args:   []string{"--allowed-tools", "bash(echo:*),bash(printf:*),bash(read:*),bash(declare:*),bash(let:*),bash(test:*),bash(unset:*)"},
 			probes: append([]advProbe{}, advGlobProbes...)},
+		{name: "1h gate, acceptEdits with git allowed: plant with one call, run with the next", git: true, outside: false,
+			args: []string{"--permission-mode", "acceptEdits", "--allowed-tools", "bash(git:*)"}, probes: advTwoStep},
 		{name: "1b gate, plan mode", armed: true, args: []string{"--permission-mode", "plan"}, probes: plan},
 		{name: "1c gate, echo printf git allowed", git: true, armed: true, files: map[string]string{"f": "x\n"},
 			args:   []string{"--allowed-tools", "bash(echo:*),bash(printf:*),bash(git:*)"},

@@ -56,7 +56,46 @@ func (g *Gate) settingsAsk(req Request, line *lineCommands) string {
 		return fmt.Sprintf("permission denied: %s changes %s, a Claude Code settings file whose rules govern later runs, which is always asked, %s; edit it yourself",
 			describe(req), f, headless)
 	}
+	if g.gitDirTouched(req) {
+		return fmt.Sprintf("permission denied: %s changes a file in a git directory, whose hooks and config git runs as programs (a later git status would run them), which is always asked, %s; edit it yourself",
+			describe(req), headless)
+	}
 	return ""
+}
+
+// gitDirTouched reports whether an edit's file is inside a .git directory
+// (the workspace's repository or any other below it), as written or with
+// symlinks resolved: git runs its hooks and the programs its config names
+// (core.fsmonitor, diff.external, filters), so an edit there would let a
+// later allowed `git status` run a command nobody allowed.
+func (g *Gate) gitDirTouched(req Request) bool {
+	if req.Kind != tools.Edit {
+		return false
+	}
+	lexical, real, ok := g.callPath(req)
+	if !ok {
+		return false
+	}
+	root, err := filepath.Abs(g.rootDir())
+	if err != nil {
+		return false
+	}
+	realRoot := root
+	if r, err := tools.RealPath(root); err == nil {
+		realRoot = r
+	}
+	for _, p := range [][2]string{{root, lexical}, {realRoot, real}, {root, real}} {
+		rel, err := filepath.Rel(p[0], p[1])
+		if err != nil {
+			continue
+		}
+		for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+			if strings.EqualFold(part, ".git") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lineCommands parses a bash line once for every rule that needs its
