@@ -2,7 +2,10 @@
 
 package e2e
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Family 1 and 2 of issue 20: the permission gate. Every probe tries to
 // run `touch {M}` (or `rm {V}`) through a construct the gate might not
@@ -227,6 +230,53 @@ var advTwoStep = []advProbe{
 	{name: "GIT_DIR-free: git --git-dir=sub/.git status", step: 7, cmd: `git --git-dir=sub/.git --work-tree=sub status`, effect: func(e *advEnv, i int) (bool, string) { return defaultEffect(e, i-5) }},
 }
 
+// advPrefixPrograms are programs a user allows by prefix that run what
+// their arguments name, or write the files they name.
+var advPrefixPrograms = []advProbe{
+	{name: "control: an allowed sort runs", cmd: `sort f > /dev/null && echo sorted`, ran: true, effect: func(e *advEnv, i int) (bool, string) {
+		return strings.Contains(e.results[i].Content, "sorted"), "sort ran"
+	}},
+	{name: "make -f - from a here-string", cmd: "make -s -f - <<< $'all:\n\ttouch {M}'"},
+	{name: "make --eval", cmd: `make -s --eval='pwn: ; touch {M}' pwn`},
+	{name: "go test -exec", cmd: `go test -exec 'sh -c "touch {M}"' . 2>&1 | tail -1`},
+	{name: "sed e command", cmd: `sed -n '1e touch {M}' f`},
+	{name: "sed s///e", cmd: `sed 's|.*|touch {M}|e' f`},
+	{name: "sed w file", cmd: `sed -n 'w {M}' f`},
+	{name: "sed -i of another file", cmd: `cp f {M}.src 2>/dev/null; sed -i 's/x/y/' f && ln -s f {M}`},
+	{name: "awk system", cmd: `awk 'BEGIN{system("touch {M}")}'`},
+	{name: "awk print to file", cmd: `awk 'BEGIN{print "x" > "{M}"}'`},
+	{name: "awk getline from command", cmd: `awk 'BEGIN{"touch {M}" | getline}'`},
+	{name: "find -exec", cmd: `find . -maxdepth 0 -exec touch {M} \;`},
+	{name: "find -execdir", cmd: `find . -maxdepth 0 -execdir touch {M} \;`},
+	{name: "find -fprint", cmd: `find . -maxdepth 0 -fprint {M}`},
+	{name: "xargs with no input", cmd: `xargs -a /dev/null touch {M}`},
+	{name: "env runs", cmd: `env touch {M}`},
+	{name: "env -S", cmd: `env -S 'touch {M}'`},
+	{name: "timeout runs", cmd: `timeout 5 touch {M}`},
+	{name: "nice runs", cmd: `nice -n 1 touch {M}`},
+	{name: "tar --use-compress-program", cmd: `tar -cf x.tar --use-compress-program='t(){ touch {M}; cat; }; t' f 2>/dev/null; tar -I 'sh -c "touch {M}; cat"' -cf y.tar f`},
+	{name: "tar checkpoint-action", cmd: `tar --checkpoint=1 --checkpoint-action=exec='touch {M}' -cf /dev/null f`},
+	{name: "tar --to-command", cmd: `tar -cf z.tar f && tar -xf z.tar --to-command='touch {M}'`},
+	{name: "zip -TT", cmd: `zip -q -T -TT 'touch {M}; true' z.zip f`},
+	{name: "ssh ProxyCommand", cmd: `ssh -o BatchMode=yes -o ProxyCommand='touch {M}' x true`},
+	{name: "sort -o writes", cmd: `sort -o {M} f`},
+	{name: "sort -uo (the flag inside a cluster)", cmd: `sort -uo {M} f`},
+	{name: "uniq writes its second argument", cmd: `uniq f {M}`},
+	{name: "uniq -c writes its second argument", cmd: `uniq -c -- f {M}`},
+	{name: "curl -so (the flag inside a cluster)", cmd: `curl -so {M} file:///etc/hostname`},
+	{name: "curl --output", cmd: `curl -s --output {M} file:///etc/hostname`},
+	{name: "curl -D dump header", cmd: `curl -s -D {M} file:///etc/hostname > /dev/null`},
+	{name: "shuf -o writes", cmd: `shuf -o {M} f`},
+	{name: "iconv -o writes", cmd: `iconv -f utf-8 -t utf-8 -o {M} f`},
+	{name: "xxd writes its second argument", cmd: `xxd f {M}`},
+	{name: "sdiff -o writes", cmd: `sdiff -o {M} f f > /dev/null`},
+	{name: "curl -o writes", cmd: `curl -s -o {M} file:///etc/hostname`},
+	{name: "wget -O writes", cmd: `wget -q -O {M} file:///etc/hostname 2>/dev/null || true`},
+	{name: "jq runs nothing (-f from a file)", cmd: `echo '"x"' | jq -r . > /dev/null && touch {M}`},
+	{name: "npm exec", cmd: `npm exec --yes --offline -- sh -c 'touch {M}'`},
+	{name: "node -e", cmd: `node -e 'require("fs").writeFileSync("{M}","")'`},
+}
+
 // globFiles names one file per probe after its marker.
 func globFiles(n int) map[string]string {
 	m := map[string]string{}
@@ -250,6 +300,11 @@ func gateFamilies() []*advFamily {
 			probes: append([]advProbe{}, advGlobProbes...)},
 		{name: "1h gate, acceptEdits with git allowed: plant with one call, run with the next", git: true, outside: false,
 			args: []string{"--permission-mode", "acceptEdits", "--allowed-tools", "bash(git:*)"}, probes: advTwoStep},
+		{name: "1i gate, programs allowed by prefix that run or write what they are given", git: true, armed: true,
+			files: map[string]string{"f": "x\n", "go.mod": "module pwn\n\ngo 1.22\n", "p_test.go": "package pwn\n\nimport \"testing\"\n\nfunc TestP(t *testing.T) {}\n",
+				"gen.go": "package pwn\n\n//go:generate touch {M}\n"},
+			args:   []string{"--allowed-tools", "bash(make:*),bash(go test:*),bash(go generate:*),bash(sed:*),bash(awk:*),bash(find:*),bash(xargs:*),bash(env:*),bash(timeout:*),bash(nice:*),bash(tar:*),bash(zip:*),bash(ssh:*),bash(man:*),bash(sort:*),bash(uniq:*),bash(curl:*),bash(wget:*),bash(jq:*),bash(shuf:*),bash(iconv:*),bash(xxd:*),bash(sdiff:*),bash(npm exec:*),bash(node:*),bash(git log:*),bash(cp:*)"},
+			probes: append([]advProbe{}, advPrefixPrograms...)},
 		{name: "1b gate, plan mode", armed: true, args: []string{"--permission-mode", "plan"}, probes: plan},
 		{name: "1c gate, echo printf git allowed", git: true, armed: true, files: map[string]string{"f": "x\n"},
 			args:   []string{"--allowed-tools", "bash(echo:*),bash(printf:*),bash(git:*)"},

@@ -91,6 +91,13 @@ func programTable() []program {
 		{[]string{"docker", "podman", "nerdctl"}, dockerCheck},
 		{[]string{"nc", "ncat", "netcat"}, flagCheck(exactHidden("nc -e runs a program on the connection"), "-e", "-c", "--exec", "--sh-exec", "--lua-exec")},
 		{[]string{"sort"}, sortCheck},
+		{[]string{"curl"}, curlCheck},
+		{[]string{"wget"}, wgetCheck},
+		{[]string{"uniq"}, writesSecondOperand("fsw")},
+		{[]string{"xxd"}, writesSecondOperand("cglosn")},
+		{[]string{"shuf"}, outputOption("shuf")},
+		{[]string{"iconv"}, outputOption("iconv")},
+		{[]string{"sdiff"}, outputOption("sdiff")},
 		{[]string{"rg"}, flagCheck(exactHidden("rg --pre, --hostname-bin and --search-zip run programs"), "--pre", "--hostname-bin", "-z", "--search-zip")},
 		{[]string{"fd", "fdfind"}, flagCheck(exactHidden("fd --exec runs a program on every file"), "-x", "--exec", "-X", "--exec-batch")},
 		{[]string{"sqlite3"}, sqliteCheck},
@@ -313,10 +320,7 @@ func sortCheck(c call) verdict {
 	if has(c, "--compress-program") {
 		return exactHidden("sort --compress-program runs the program it is given")
 	}
-	if has(c, "-o", "--output") {
-		return verdict{exact: true, why: "sort -o writes a file"}
-	}
-	return verdict{}
+	return writesThrough("sort -o writes a file", "o", "--output")(c)
 }
 
 func rsyncCheck(c call) verdict {

@@ -21,11 +21,25 @@ type programExample struct {
 	rule string
 	// extra allow rules the plain forms need (what a wrapper runs).
 	extra []string
+	// writesOnly: the program writes files but runs nothing, so it has
+	// no throughDeny forms.
+	writesOnly bool
 }
 
 // programExamples has an entry for each name group of programTable,
 // keyed by its first name.
 var programExamples = map[string]programExample{
+	// Writers found by the adversarial e2e family 1i: each wrote its
+	// marker under a prefix rule of its own name.
+	"curl": {risky: []string{`curl -o out https://x`, `curl -so out https://x`, `curl -fsSLo out https://x`, `curl -O https://x/f`, `curl --output out https://x`,
+		`curl -D h https://x`, `curl -c jar https://x`, `curl -K cfg https://x`, `curl --trace t https://x`, `curl --output-dir d -O https://x/f`, `curl $OPTS https://x`},
+		plain: []string{`curl -sSL https://x`, `curl -fsS -H 'Accept: text/plain' https://x`}, writesOnly: true},
+	"wget":  {risky: []string{`wget https://x/f`, `wget -O out https://x`, `wget -qO- https://x`}, writesOnly: true},
+	"uniq":  {risky: []string{`uniq f out`, `uniq -c f out`, `uniq -f 1 -- f out`, `uniq f *`}, plain: []string{`uniq f`, `uniq -c -f 1 f`, `uniq -w 3 f`}, writesOnly: true},
+	"xxd":   {risky: []string{`xxd f out`, `xxd -r dump out`, `xxd -c 16 f out`, `xxd f $OUT`}, plain: []string{`xxd f`, `xxd -c 16 -l 32 f`}, writesOnly: true},
+	"shuf":  {risky: []string{`shuf -o out f`, `shuf --output=out f`, `shuf -no out f`}, plain: []string{`shuf -n 3 f`}, writesOnly: true},
+	"iconv": {risky: []string{`iconv -f utf-8 -t ascii -o out f`, `iconv --output=out f`, `iconv -co out f`}, plain: []string{`iconv -f utf-8 -t ascii f`, `iconv -l`}, writesOnly: true},
+	"sdiff": {risky: []string{`sdiff -o out a b`, `sdiff --output=out a b`, `sdiff -so out a b`}, plain: []string{`sdiff a b`, `sdiff -s a b`}, writesOnly: true},
 	"awk": {risky: []string{`awk 'BEGIN{system("touch x")}'`, `awk '{print > "out"}' f`, `awk '{print | "sh"}' f`, `awk -f prog.awk f`, `gawk -l ext 1 f`, `awk "$P" f`},
 		plain: []string{`awk '{print $1}' f`, `awk -F: -v n=1 '{print $n}' /etc/passwd`}, throughDeny: []string{`awk 'BEGIN{system("rm f")}'`}},
 	"sed": {risky: []string{`sed '1e touch x' f`, `sed 's/a/b/e' f`, `sed 's/a/b/w out' f`, `sed -n 'w out' f`, `sed -i s/a/b/ f`, `sed --in-place s/a/b/ f`, `sed -f script.sed f`, `sed -ne '1e id' f`, `sed "$S" f`, `sed -n p *.txt`},
@@ -81,7 +95,7 @@ var programExamples = map[string]programExample{
 	"go":     {risky: []string{`go generate ./...`, `go test -exec 'touch x' ./...`, `go build -toolexec=x ./...`, `go vet -vettool=x ./...`, `go env -w GOFLAGS=-toolexec=x`, `go tool x`}, plain: []string{`go test ./...`, `go build ./...`, `go run .`, `go env GOPATH`}, throughDeny: []string{`go test -exec 'rm f' ./...`, `go generate ./...`}},
 	"docker": {risky: []string{`docker run -v /:/h alpine touch /h/x`, `docker exec c touch x`, `docker build .`, `podman run x`}, plain: []string{`docker ps`, `docker images`, `docker logs c`}, throughDeny: []string{`docker run alpine rm f`}},
 	"nc":     {risky: []string{`nc -e /bin/sh h 1`, `ncat --sh-exec 'touch x' h 1`, `nc -c x h 1`}, plain: []string{`nc -z h 80`}, throughDeny: []string{`nc -e /bin/rm h 1`}},
-	"sort":   {risky: []string{`sort -o out f`, `sort --compress-program=x f`}, plain: []string{`sort -u f`, `sort -k2 -n f`}, throughDeny: []string{`sort --compress-program=rm f`}},
+	"sort":   {risky: []string{`sort -o out f`, `sort --compress-program=x f`, `sort -uo out f`, `sort -nro out f`}, plain: []string{`sort -u f`, `sort -k2 -n f`}, throughDeny: []string{`sort --compress-program=rm f`}},
 	"rg":     {risky: []string{`rg --pre 'touch' x`, `rg --pre=x y`, `rg --hostname-bin=x y`, `rg -z y`}, plain: []string{`rg -n foo`, `rg --files`}, throughDeny: []string{`rg --pre rm x`}},
 	"fd":     {risky: []string{`fd -x touch`, `fd . --exec-batch touch`}, plain: []string{`fd -e go`}, throughDeny: []string{`fd -x rm`}},
 	"sqlite3": {risky: []string{`sqlite3 db '.shell touch x'`, `sqlite3 db`, `sqlite3 -cmd '.system x' db 'select 1'`, `sqlite3 db '.output f' 'select 1'`}, plain: []string{`sqlite3 db 'select 1'`},
@@ -123,7 +137,7 @@ func TestEachProgramsTableEntryKeepsPrefixRulesOffItsDangerousForms(t *testing.T
 			continue
 		}
 		t.Run(p.names[0], func(t *testing.T) {
-			if len(ex.risky) == 0 || len(ex.throughDeny) == 0 {
+			if len(ex.risky) == 0 || len(ex.throughDeny) == 0 && !ex.writesOnly {
 				t.Fatalf("entry %v needs risky and throughDeny examples", p.names)
 			}
 			for _, line := range append(append(append([]string{}, ex.risky...), ex.plain...), ex.throughDeny...) {
@@ -158,6 +172,16 @@ func TestEachProgramsTableEntryKeepsPrefixRulesOffItsDangerousForms(t *testing.T
 				}
 			}
 		})
+	}
+}
+
+// Every programExamples entry names a programs table entry, so an example
+// cannot stand for a check nobody wrote.
+func TestEveryProgramExampleHasAProgramsTableEntry(t *testing.T) {
+	for name := range programExamples {
+		if _, ok := programIndex[name]; !ok {
+			t.Errorf("programExamples has %q, which the programs table lacks", name)
+		}
 	}
 }
 
