@@ -341,6 +341,13 @@ func gitCheck(c call) verdict {
 		if slices.Contains(args.words, "run") {
 			return exactHidden("git bisect run runs the command it is given")
 		}
+	case "checkout-index":
+		// --prefix writes the tracked files, modes included, under any
+		// path: an executable into .git/hooks (found by the adversarial
+		// e2e family 1j).
+		if has(args, "--prefix") {
+			return verdict{exact: true, why: "git checkout-index --prefix writes files, executables included, under the path it is given (.git/hooks/)"}
+		}
 	case "config":
 		if !gitConfigRead(args) {
 			return exactHidden("git config sets configuration that decides which programs later git commands run")
