@@ -290,7 +290,12 @@ var gitSubcommands = map[string]bool{
 
 // gitRunsPrograms are options that name a program git runs.
 var gitRunsPrograms = []string{"--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--extcmd", "--tool",
-	"--open-files-in-pager", "--template", "--config", "--textconv", "--run", "--filter", "--strategy", "-s", "-X", "--strategy-option"}
+	"--open-files-in-pager", "--template", "--config", "--textconv", "--run", "--filter"}
+
+// gitStrategyOptions name a merge strategy, which git runs as the program
+// git-merge-NAME from its exec path or PATH; only subcommands that merge
+// take them (git status -s, git log -s mean short and no patch).
+var gitStrategyOptions = []string{"--strategy", "-s", "-X", "--strategy-option"}
 
 func gitCheck(c call) verdict {
 	i := 1
@@ -319,6 +324,12 @@ func gitCheck(c call) verdict {
 	args := c.slice(i, len(c.words))
 	if has(args, gitRunsPrograms...) {
 		return exactHidden("git " + sub + " runs the program or configuration an option names (--upload-pack, --exec, --ext-diff …)")
+	}
+	switch sub {
+	case "merge", "pull", "rebase", "cherry-pick", "revert", "stash":
+		if has(args, gitStrategyOptions...) {
+			return exactHidden("git " + sub + " -s and -X name a merge strategy, which git runs as a program found on PATH")
+		}
 	}
 	switch sub {
 	case "fetch", "pull", "clone", "ls-remote", "archive":
