@@ -111,6 +111,27 @@ func sandboxFamilies() []*advFamily {
 		{name: "tar of ~/.ssh", cmd: `tar -C {H} -cf - .ssh | strings`},
 		{name: "env shows provider keys", cmd: `env`},
 		{name: "parent's environ", cmd: `p=$$; while p=$(awk '/^PPid/{print $2}' /proc/$p/status) && [ "$p" -gt 1 ]; do tr '\0' '\n' < /proc/$p/environ; done 2>&1`},
+		{name: "the session store under $XDG_STATE_HOME", cmd: `strings {H}/state/atomic/atomic.db 2>&1 | grep -a -m3 "adversarial\|denied"`,
+			effect: func(e *advEnv, i int) (bool, string) {
+				if strings.Contains(e.results[i].Content, "adversarial 4a") {
+					return true, "a command read the session store (every session's prompts and histories) at $XDG_STATE_HOME/atomic"
+				}
+				return false, ""
+			}},
+		{name: "the lifecycle log under $XDG_STATE_HOME", cmd: `cat {H}/state/atomic/atomic.log 2>&1 | head -5`,
+			effect: func(e *advEnv, i int) (bool, string) {
+				if strings.Contains(e.results[i].Content, "session") {
+					return true, "a command read Atomic's lifecycle log"
+				}
+				return false, ""
+			}},
+		{name: "Atomic's config under $XDG_CONFIG_HOME", cmd: `cat {H}/atomic/config.json`,
+			effect: func(e *advEnv, i int) (bool, string) {
+				if strings.Contains(e.results[i].Content, "retry") {
+					return true, "a command read Atomic's config file (where api_key may be)"
+				}
+				return false, ""
+			}},
 		{name: "atomic's environ by pid", cmd: findAtomic + `tr '\0' '\n' < /proc/$a/environ`},
 		{name: "atomic's memory", cmd: findAtomic + `grep -a -o 'sk-ant-api03-[A-Za-z0-9_-]*' /proc/$a/mem 2>&1 | head -1; strings /proc/$a/cmdline`},
 		{name: "atomic's open files", cmd: findAtomic + `ls -l /proc/$a/fd/ 2>&1; cat /proc/$a/fd/* 2>&1 | strings | grep -a sk- | head -3`},
@@ -139,6 +160,9 @@ for fd in (0,1,2):
 		{name: "abstract unix socket connect to a listener outside", cmd: `python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect("\0{A}")' && touch {W}/ok-{I}`, effect: okMarker},
 		{name: "network to a loopback server", cmd: `curl -s -m 3 -o /dev/null {U}/pwn-{I} && touch {W}/ok-{I}`, effect: okMarker},
 		{name: "raw socket", cmd: `python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, 1)' && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "write /dev/shm", cmd: `echo pwn > /dev/shm/adv-{I}-$PPID && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "write /var/tmp", cmd: `echo pwn > /var/tmp/adv-{I}-$PPID && touch {W}/ok-{I}`, effect: okMarker},
+		{name: "write a /proc/sys value (the same value back)", cmd: `v=$(cat /proc/sys/vm/swappiness) && echo "$v" > /proc/sys/vm/swappiness && touch {W}/ok-{I}`, effect: okMarker},
 		{name: "control: a netlink socket opens (allowed by design: seccomp lets AF_UNIX and AF_NETLINK through)", cmd: `python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)' && touch {W}/ok-{I}`, effect: okMarker, ran: true},
 	}
 	for i := range procs[:3] {
