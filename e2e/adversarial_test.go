@@ -280,7 +280,8 @@ func advScenario(e *advEnv) string {
 	if err != nil {
 		panic(err)
 	}
-	return string(b)
+	// The sub-agents' rules name the folders too.
+	return strings.NewReplacer("{O}", e.out, "{H}", e.home, "{W}", e.ws).Replace(string(b))
 }
 
 // runFamily runs fam's binary once and judges every probe as a subtest.
