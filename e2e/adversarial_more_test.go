@@ -214,7 +214,34 @@ for c in b"touch {M}\n": fcntl.ioctl(fd,termios.TIOCSTI,bytes([c]))' "$t" 2>&1`}
 				return exists(filepath.Join(e.out, "typed")), "the typed line ran"
 			}},
 	}
+	acpWrote := func(e *advEnv, i int) (bool, string) {
+		w, _ := e.state["acp writes"].(map[string]string)
+		for p := range w {
+			if !strings.HasPrefix(p, e.ws+"/") {
+				return true, "Atomic asked the editor to write " + p + ", outside the workspace"
+			}
+		}
+		return false, ""
+	}
+	acpFS := []advProbe{
+		{name: "control: fs/read_text_file serves a workspace buffer", tool: "read", input: map[string]any{"file_path": "{W}/buf.txt"}, ran: true,
+			effect: func(e *advEnv, i int) (bool, string) {
+				return strings.Contains(e.results[i].Content, "editor buffer"), "the editor's buffer came back"
+			}},
+		{name: "read ~/.ssh/id_rsa through the editor", tool: "read", input: map[string]any{"file_path": "{H}/.ssh/id_rsa"}, effect: keyIn},
+		{name: "read ../ outside the workspace through the editor", tool: "read", input: map[string]any{"file_path": "../" + "{OB}/secret"}, effect: keyIn},
+		{name: "read a workspace symlink to ~/.ssh through the editor", step: 1, tool: "read", input: map[string]any{"file_path": "kl"}, effect: keyIn},
+		{name: "(make the symlink)", cmd: `ln -s {H}/.ssh/id_rsa kl`, effect: never},
+		{name: "write outside the workspace through the editor", tool: "write", input: map[string]any{"file_path": "{O}/w", "content": "pwn"}, effect: acpWrote},
+		{name: "write ../ through the editor", tool: "write", input: map[string]any{"file_path": "../" + "{OB}/w2", "content": "pwn"}, effect: acpWrote},
+	}
 	return []*advFamily{
+		{name: "4d ACP fs/*: paths outside the workspace", acp: true, outside: true, args: []string{"--permission-mode", "bypassPermissions"},
+			prepare: func(t *testing.T, e *advEnv) {
+				withKey(t, e)
+				e.vars["{OB}"] = strings.TrimPrefix(e.out, "/tmp/")
+				e.fam.acpFS = map[string]string{"{W}/buf.txt": "editor buffer", "{H}/.ssh/id_rsa": advSSHKey, "{O}/secret": "SECRET-DOTENV-VALUE"}
+			}, probes: acpFS},
 		{name: "4c sandbox: a terminal (TIOCSTI)", outside: true, pty: true, args: []string{"--permission-mode", "bypassPermissions"},
 			prepare: withKey, probes: tty},
 		{name: "4a sandbox (bypassPermissions)", outside: true, args: []string{"--permission-mode", "bypassPermissions"},

@@ -93,6 +93,10 @@ type advFamily struct {
 	// acp runs `atomic acp` with an editor that rejects every permission
 	// request (and counts them) instead of `atomic run`.
 	acp bool
+	// acpFS: the editor offers fs/* and serves these buffers (absolute
+	// path → text, placeholders expanded); what Atomic writes through it is
+	// kept in e.state["acp writes"].
+	acpFS map[string]string
 	// pty runs Atomic in a terminal (script(1)) from a shell that, once
 	// Atomic has exited, runs the line waiting in the terminal's input,
 	// as a user's shell would: what a command pushed into the terminal.
@@ -494,15 +498,24 @@ func runACP(t *testing.T, ctx context.Context, e *advEnv) result {
 		}
 		return ""
 	}}
+	caps := sdk.ClientCapabilities{}
+	if e.fam.acpFS != nil {
+		caps.Fs = sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
+		client.files = map[string]string{}
+		for p, text := range e.fam.acpFS {
+			client.files[e.expand(0, p)] = text
+		}
+	}
 	start := time.Now()
 	a := startACP(t, e.srv, e.home, client, e.fam.args...)
-	_, s := a.session(t, ctx, e.ws, sdk.ClientCapabilities{})
+	_, s := a.session(t, ctx, e.ws, caps)
 	if _, err := a.prompt(ctx, s.SessionId, "adversarial "+e.fam.name); err != nil {
 		t.Fatalf("session/prompt: %v", err)
 	}
 	a.stop(t)
 	client.mu.Lock()
 	defer client.mu.Unlock()
+	e.state["acp writes"] = client.writes
 	return result{stdout: fmt.Sprintf("%d permission requests, all rejected", len(client.asked)), elapsed: time.Since(start)}
 }
 
