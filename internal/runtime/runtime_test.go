@@ -72,11 +72,23 @@ func (h *harness) await(t *testing.T) Outcome {
 	t.Helper()
 	select {
 	case o := <-h.rt.Completed():
+		h.flush(t)
 		return o
 	case <-time.After(20 * time.Second):
 		t.Fatal("the run never completed")
 	}
 	return Outcome{}
+}
+
+// flush waits until the harness's recorder (every subscriber) has every
+// event emitted so far: the bus delivers on each subscriber's goroutine.
+func (h *harness) flush(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.rt.Bus().Flush(ctx); err != nil {
+		t.Fatalf("subscribers never caught up: %v", err)
+	}
 }
 
 // checkGating replays the events through a fresh reducer and checks that
