@@ -117,7 +117,7 @@ type Runtime struct {
 	completed chan Outcome
 	journal   *bus.Subscription // the session store's; nil without one
 	own       *bus.Subscription // the runtime's own subscriber
-	resumed   *resumed // nil: a new session
+	resumed   *resumed          // nil: a new session
 	mcpReady  sync.Once
 
 	mu         sync.Mutex
