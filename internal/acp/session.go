@@ -113,7 +113,8 @@ func (s *session) replayPrompt(p Prompt) {
 	}
 }
 
-// onEvent runs under the bus's lock: it only translates and queues.
+// onEvent runs on the session's bus subscription goroutine, in bus order: it
+// only translates and queues for the sender.
 func (s *session) onEvent(e event.Event) {
 	for _, u := range s.tr.updates(e) {
 		s.push(u)
