@@ -30,6 +30,7 @@ type Bus struct {
 	seq      uint64                      // of the last event delivered
 	subs     []*Subscription             // copy on write: Emit reads it under mu
 	direct   []*Subscription             // For's sink: delivered in the emitter's goroutine
+	slab     []event.Event               // where queued events are kept (hold)
 
 	// The direct subscribers are called outside mu, in bus order: each
 	// Emit takes a ticket under mu and delivers when served reaches it.
@@ -101,9 +102,27 @@ func (b *Bus) Emit(e event.Event) {
 // subscriber; b.mu is held.
 func (b *Bus) enqueue(e event.Event) {
 	b.seq++
-	for _, s := range b.subs {
-		s.enqueue(item{seq: b.seq, e: e})
+	if len(b.subs) == 0 {
+		return
 	}
+	p := b.hold(e) // one copy, shared by every queue
+	for _, s := range b.subs {
+		s.enqueue(item{seq: b.seq, e: p})
+	}
+}
+
+// slabSize is how many events one allocation holds for the queues.
+const slabSize = 64
+
+// hold copies e into the current slab and returns its place: one
+// allocation per slabSize events, not per event. A slab stays in memory
+// while any queue holds one of its events. b.mu is held.
+func (b *Bus) hold(e event.Event) *event.Event {
+	if len(b.slab) == cap(b.slab) {
+		b.slab = make([]event.Event, 0, slabSize)
+	}
+	b.slab = append(b.slab, e)
+	return &b.slab[len(b.slab)-1]
 }
 
 // deliverDirect calls the direct subscribers once every earlier Emit's

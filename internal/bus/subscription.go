@@ -59,8 +59,8 @@ const idleSpins = 2
 // item is one queued event, or a resync owed to a Coalesce subscriber.
 type item struct {
 	seq    uint64
-	e      event.Event
-	resync []lifecycle.Record // non-nil: deliver these records, e is the cause
+	e      *event.Event        // shared by every subscriber's queue: never changed
+	resync *[]lifecycle.Record // non-nil: deliver these records, e is the cause
 }
 
 // Subscription is one subscriber: its queue, and the goroutine that
@@ -95,7 +95,7 @@ func (s *Subscription) enqueue(it item) {
 	if s.stopped {
 		return
 	}
-	if s.opt.Policy == Coalesce && int(s.pending.Load()) >= s.opt.Bound && droppable(it.e) {
+	if s.opt.Policy == Coalesce && int(s.pending.Load()) >= s.opt.Bound && droppable(*it.e) {
 		s.dropped++
 		if last := s.queue.last(); last == nil || last.resync == nil {
 			// A resync owed here: the state as it stands at this point of
@@ -105,7 +105,7 @@ func (s *Subscription) enqueue(it item) {
 			if recs == nil {
 				recs = []lifecycle.Record{}
 			}
-			s.push(item{seq: it.seq, e: it.e, resync: recs})
+			s.push(item{seq: it.seq, e: it.e, resync: &recs})
 		}
 		return
 	}
@@ -189,11 +189,11 @@ func (s *Subscription) drain(batch *chunks) {
 // handle calls fn with one item.
 func (s *Subscription) handle(it *item) {
 	if it.resync == nil {
-		s.fn(it.e)
+		s.fn(*it.e)
 		return
 	}
-	for _, r := range it.resync {
-		s.fn(lifecycle.StatusEvent(it.e, r))
+	for _, r := range *it.resync {
+		s.fn(lifecycle.StatusEvent(*it.e, r))
 	}
 }
 
@@ -280,7 +280,7 @@ func (s *Subscription) Stats() Stats {
 
 // chunkSize is how many items a queue chunk holds: a queue grows by
 // chunks, so a long backlog is never copied to grow.
-const chunkSize = 128
+const chunkSize = 32
 
 // chunk is a piece of a subscriber's queue.
 type chunk struct {
