@@ -190,7 +190,8 @@ func (b *Bus) last() uint64 {
 // Flush waits until every subscriber has handled every event emitted
 // before the call, or ctx ends (its error is returned). A stuck subscriber
 // holds Flush until ctx ends: wait on the one subscription you need
-// (Subscription.Flush) where another may be slow.
+// (Subscription.Flush) where another may be slow. No subscriber's callback
+// may call it (it would wait for itself).
 func (b *Bus) Flush(ctx context.Context) error {
 	b.mu.Lock()
 	subs, target := b.subs, b.seq

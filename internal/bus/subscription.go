@@ -232,7 +232,8 @@ func (s *Subscription) wait(ctx context.Context, seq uint64) error {
 
 // Flush waits until s has handled every event emitted before the call
 // (or was closed), or ctx ends (its error is returned). The reducer's
-// state needs no Flush: it is current when Emit returns.
+// state needs no Flush: it is current when Emit returns. Called from s's
+// own callback it would wait for itself: it must not be.
 func (s *Subscription) Flush(ctx context.Context) error {
 	if s.direct {
 		return nil
