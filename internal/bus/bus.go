@@ -10,7 +10,10 @@
 // itself — never the emitting agents nor the other subscribers. Each
 // subscriber still sees every event in the one bus order. Code that needs
 // a subscriber to have handled what was emitted so far says so with a
-// barrier: Subscription.Flush (one subscriber) or Bus.Flush (all).
+// barrier: Subscription.Flush (one subscriber) or Bus.Flush (all). A
+// subscriber whose effect must be in place when Emit returns, and that
+// never blocks, may subscribe Inline instead (ACP does): the emitter calls
+// it, still outside the lock and in bus order.
 package bus
 
 import (
@@ -138,6 +141,9 @@ func (b *Bus) deliverDirect(ticket uint64, direct []*Subscription, e event.Event
 		b.dcond.Broadcast()
 	}()
 	for _, s := range direct {
+		if s.isStopped() {
+			continue
+		}
 		s.fn(e)
 		for _, se := range statuses {
 			s.fn(se)
@@ -160,6 +166,13 @@ func (b *Bus) SubscribeWith(fn func(event.Event), opt Options) *Subscription {
 		opt.Bound = DefaultBound
 	}
 	s := &Subscription{b: b, fn: fn, opt: opt, changed: make(chan struct{})}
+	if opt.Inline {
+		s.direct = true
+		b.mu.Lock()
+		b.direct = append(b.direct[:len(b.direct):len(b.direct)], s)
+		b.mu.Unlock()
+		return s
+	}
 	b.mu.Lock()
 	s.first = b.seq + 1
 	b.subs = append(b.subs[:len(b.subs):len(b.subs)], s)
@@ -171,13 +184,47 @@ func (b *Bus) SubscribeWith(fn func(event.Event), opt Options) *Subscription {
 func (b *Bus) remove(s *Subscription) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for i, x := range b.subs {
+	b.subs = without(b.subs, s)
+	b.direct = without(b.direct, s)
+}
+
+// without is subs less s, a new slice when s was there (Emit may be
+// reading the old one).
+func without(subs []*Subscription, s *Subscription) []*Subscription {
+	for i, x := range subs {
 		if x == s {
-			subs := make([]*Subscription, 0, len(b.subs)-1)
-			b.subs = append(append(subs, b.subs[:i]...), b.subs[i+1:]...)
-			return
+			out := make([]*Subscription, 0, len(subs)-1)
+			return append(append(out, subs[:i]...), subs[i+1:]...)
 		}
 	}
+	return subs
+}
+
+// tickets taken so far by emitters with inline subscribers.
+func (b *Bus) taken() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tickets
+}
+
+// waitInline returns once every inline delivery of the first n tickets is
+// done, or ctx ends.
+func (b *Bus) waitInline(ctx context.Context, n uint64) error {
+	stop := context.AfterFunc(ctx, func() {
+		b.dmu.Lock()
+		b.dcond.Broadcast()
+		b.dmu.Unlock()
+	})
+	defer stop()
+	b.dmu.Lock()
+	defer b.dmu.Unlock()
+	for b.served < n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b.dcond.Wait()
+	}
+	return nil
 }
 
 // last is the sequence number of the last event emitted.
@@ -194,14 +241,14 @@ func (b *Bus) last() uint64 {
 // may call it (it would wait for itself).
 func (b *Bus) Flush(ctx context.Context) error {
 	b.mu.Lock()
-	subs, target := b.subs, b.seq
+	subs, target, tickets := b.subs, b.seq, b.tickets
 	b.mu.Unlock()
 	for _, s := range subs {
 		if err := s.wait(ctx, target); err != nil {
 			return err
 		}
 	}
-	return nil
+	return b.waitInline(ctx, tickets)
 }
 
 // Close closes every subscription (Subscription.Close: each drains what

@@ -402,3 +402,50 @@ func TestASlowViewDropsDeltasThenResyncsFromTheReducerAndLosesNoStatusChange(t *
 	all.Close()
 	v.Close()
 }
+
+func TestAnInlineSubscriberHasEachEventWhenEmitReturnsInBusOrderOutsideTheLock(t *testing.T) {
+	b := New()
+	var rec recorder
+	var sawState []int
+	inline := b.SubscribeWith(func(e event.Event) {
+		rec.Emit(e)
+		sawState = append(sawState, len(b.Agents())) // would deadlock under the bus's lock
+	}, Options{Inline: true})
+	for _, e := range spawn("general-purpose-1", "c1") {
+		b.Emit(e)
+		if got := rec.events(); got[len(got)-1].Type != e.Type && got[len(got)-1].Type != event.AgentStatus {
+			t.Fatalf("after Emit(%s) the inline subscriber's last event is %s", e.Type, got[len(got)-1].Type)
+		}
+	}
+	if len(rec.events()) != 3 || sawState[0] != 1 {
+		t.Fatalf("inline subscriber got %d events (want tool.start, agent.status, subagent.start), state %v", len(rec.events()), sawState)
+	}
+	inline.Close()
+	b.Emit(finish("general-purpose-1", "c1"))
+	if len(rec.events()) != 3 {
+		t.Fatal("an inline subscriber got an event after Close")
+	}
+	var wg sync.WaitGroup
+	var order recorder
+	o := b.SubscribeWith(order.Emit, Options{Inline: true})
+	for w := range 4 {
+		wg.Go(func() {
+			for n := range 200 {
+				b.Emit(numbered(w, n))
+			}
+		})
+	}
+	wg.Wait()
+	if err := b.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	next := map[string]int{}
+	for _, e := range order.events() {
+		n := e.Data.(event.MessageDeltaData).Text
+		if n != fmt.Sprint(next[e.AgentID]) {
+			t.Fatalf("%s's event %s came when %d was due", e.AgentID, n, next[e.AgentID])
+		}
+		next[e.AgentID]++
+	}
+	o.Close()
+}

@@ -50,6 +50,15 @@ type Options struct {
 	// handled it: stream-json prints an event only after the session
 	// store was handed it, so the store's Mark covers it.
 	After *Subscription
+	// Inline has fn called by the emitter, after the bus's lock is
+	// released, in bus order, and before Emit returns: no queue, no
+	// goroutine, and no protection from a slow fn, which delays every
+	// emitter. Only for a subscriber whose effect must be in place when
+	// Emit returns and that never blocks (ACP's translator: it maps a
+	// permission request before the asker looks it up, and notes an
+	// edit's file before the tool writes it). Policy, Bound and After do
+	// not apply.
+	Inline bool
 }
 
 // idleSpins is how many times a subscription's goroutine yields, finding
@@ -236,7 +245,7 @@ func (s *Subscription) wait(ctx context.Context, seq uint64) error {
 // own callback it would wait for itself: it must not be.
 func (s *Subscription) Flush(ctx context.Context) error {
 	if s.direct {
-		return nil
+		return s.b.waitInline(ctx, s.b.taken())
 	}
 	return s.wait(ctx, s.b.last())
 }
@@ -247,6 +256,9 @@ func (s *Subscription) Flush(ctx context.Context) error {
 // and it waits as long as the callback blocks; Stop does not wait.
 func (s *Subscription) Close() {
 	s.b.remove(s)
+	if s.direct {
+		_ = s.b.waitInline(context.Background(), s.b.taken())
+	}
 	_ = s.wait(context.Background(), s.b.last())
 	s.Stop()
 }
