@@ -20,8 +20,8 @@ const (
 	// subscribers. The cost is memory: a subscriber that stops for good
 	// holds every later event of the run (HighWater reports the deepest
 	// the queue got). The session store, stream-json, observe and the
-	// runtime's own subscriber are Lossless, and so are the TUI and ACP
-	// (they render deltas as they come; see the README).
+	// runtime's own subscriber are Lossless, and so is the TUI (it renders
+	// deltas as they come and keeps no resync path yet); ACP is Inline.
 	Lossless Policy = iota
 	// Coalesce is for views that can rebuild from the reducer's state:
 	// while the queue is at its bound, message.delta events are dropped
