@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/provider"
 )
@@ -71,7 +72,9 @@ func start(id sdk.SessionId, conn notifier, run *Run, root string, ed edits, ask
 	s.replay(run.Past, run.Prompts)
 	s.tr.edits = ed // the past's edits get no diff: their files changed since
 	ask.s = s
-	s.unsub = run.Runtime.Bus().Subscribe(s.onEvent)
+	// Inline: onEvent only translates and queues, and the asker and the
+	// edit diffs need its effect in place when the event's Emit returns.
+	s.unsub = run.Runtime.Bus().SubscribeWith(s.onEvent, bus.Options{Name: "acp", Inline: true}).Close
 	ctx, cancel := context.WithCancel(context.Background())
 	s.serveCancel = cancel
 	go func() {
@@ -113,7 +116,8 @@ func (s *session) replayPrompt(p Prompt) {
 	}
 }
 
-// onEvent runs under the bus's lock: it only translates and queues.
+// onEvent is called by the emitter (an inline subscription), outside the
+// bus's lock, in bus order: it only translates and queues for the sender.
 func (s *session) onEvent(e event.Event) {
 	for _, u := range s.tr.updates(e) {
 		s.push(u)

@@ -1,49 +1,79 @@
 // Package bus is the one place events fan in: every agent emits into the
 // Bus, which applies the lifecycle reducer, adds an agent.status event for
 // each status the reducer changed, and hands every event, in one order, to
-// the subscribers (TUI, headless output, runtime).
+// the subscribers (TUI, headless output, the session store, runtime).
+//
+// Discipline: the reducer's state is applied under the bus's lock, so
+// Agents, Agent and Unsettled are current the moment Emit returns. Delivery
+// is not: each subscriber has its own queue and its own goroutine, and
+// none runs under the bus's lock, so a slow or stuck subscriber delays only
+// itself — never the emitting agents nor the other subscribers. Each
+// subscriber still sees every event in the one bus order. Code that needs
+// a subscriber to have handled what was emitted so far says so with a
+// barrier: Subscription.Flush (one subscriber) or Bus.Flush (all). A
+// subscriber whose effect must be in place when Emit returns, and that
+// never blocks, may subscribe Inline instead (ACP does): the emitter calls
+// it, still outside the lock and in bus order.
 package bus
 
 import (
+	"context"
 	"sync"
 
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
 
-// Bus serialises events. Subscribers run under the bus's lock, in order, and
-// must not emit into the bus themselves nor block for long: a slow consumer
-// (a UI) should queue and return.
+// Bus serialises events and fans them out to subscribers (see the package
+// doc for the delivery discipline).
 type Bus struct {
 	mu       sync.Mutex
 	state    lifecycle.State
 	statuses map[string]lifecycle.Status // by task tool call id: last status reported
-	subs     []*sub
+	seq      uint64                      // of the last event delivered
+	subs     []*Subscription             // copy on write: Emit reads it under mu
+	direct   []*Subscription             // For's sink: delivered in the emitter's goroutine
+	slab     []event.Event               // where queued events are kept (hold)
+
+	// The direct subscribers are called outside mu, in bus order: each
+	// Emit takes a ticket under mu and delivers when served reaches it.
+	dmu     sync.Mutex
+	dcond   *sync.Cond
+	tickets uint64
+	served  uint64
 }
 
-type sub struct{ fn func(event.Event) }
-
 // New returns an empty Bus.
-func New() *Bus { return &Bus{statuses: map[string]lifecycle.Status{}} }
+func New() *Bus {
+	b := &Bus{statuses: map[string]lifecycle.Status{}}
+	b.dcond = sync.NewCond(&b.dmu)
+	return b
+}
 
 // For returns sink itself when it is a Bus, else a new Bus that hands every
 // event on to sink: a component given a plain sink still reads the one
-// lifecycle state of the events it emits.
+// lifecycle state of the events it emits. sink is called in the emitting
+// goroutine, in bus order, outside the bus's lock, and the event has
+// reached it when Emit returns: it is the caller's own sink (a recorder in
+// a test, a queue), which must not block.
 func For(sink event.Sink) *Bus {
 	if b, ok := sink.(*Bus); ok {
 		return b
 	}
 	b := New()
-	b.Subscribe(sink.Emit)
+	s := &Subscription{b: b, fn: sink.Emit, direct: true}
+	b.direct = []*Subscription{s}
 	return b
 }
 
-// Emit implements event.Sink.
+// Emit implements event.Sink. It applies e to the lifecycle state and
+// queues e, then an agent.status event for each status e changed, to every
+// subscriber; it never waits for a queued subscriber.
 func (b *Bus) Emit(e event.Event) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	changed := b.state.Apply(e) // first, so subscribers see the state e made
-	b.deliver(e)
+	b.enqueue(e)
+	var statuses []event.Event
 	for _, r := range changed {
 		key := r.ToolCallID
 		if key == "" {
@@ -53,31 +83,182 @@ func (b *Bus) Emit(e event.Event) {
 			continue
 		}
 		b.statuses[key] = r.Status
-		b.deliver(lifecycle.StatusEvent(e, r))
-	}
-}
-
-func (b *Bus) deliver(e event.Event) {
-	for _, s := range b.subs {
-		s.fn(e)
-	}
-}
-
-// Subscribe adds fn; the returned func removes it.
-func (b *Bus) Subscribe(fn func(event.Event)) (unsubscribe func()) {
-	s := &sub{fn: fn}
-	b.mu.Lock()
-	b.subs = append(b.subs, s)
-	b.mu.Unlock()
-	return func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		for i, x := range b.subs {
-			if x == s {
-				b.subs = append(b.subs[:i], b.subs[i+1:]...)
-				return
-			}
+		se := lifecycle.StatusEvent(e, r)
+		b.enqueue(se)
+		if len(b.direct) > 0 {
+			statuses = append(statuses, se)
 		}
+	}
+	direct := b.direct
+	var ticket uint64
+	if len(direct) > 0 {
+		ticket = b.tickets
+		b.tickets++
+	}
+	b.mu.Unlock()
+	if len(direct) > 0 {
+		b.deliverDirect(ticket, direct, e, statuses)
+	}
+}
+
+// enqueue gives e the next sequence number and queues it for every
+// subscriber; b.mu is held.
+func (b *Bus) enqueue(e event.Event) {
+	b.seq++
+	if len(b.subs) == 0 {
+		return
+	}
+	p := b.hold(e) // one copy, shared by every queue
+	for _, s := range b.subs {
+		s.enqueue(item{seq: b.seq, e: p})
+	}
+}
+
+// slabSize is how many events one allocation holds for the queues.
+const slabSize = 64
+
+// hold copies e into the current slab and returns its place: one
+// allocation per slabSize events, not per event. A slab stays in memory
+// while any queue holds one of its events. b.mu is held.
+func (b *Bus) hold(e event.Event) *event.Event {
+	if len(b.slab) == cap(b.slab) {
+		b.slab = make([]event.Event, 0, slabSize)
+	}
+	b.slab = append(b.slab, e)
+	return &b.slab[len(b.slab)-1]
+}
+
+// deliverDirect calls the direct subscribers once every earlier Emit's
+// direct delivery is done.
+func (b *Bus) deliverDirect(ticket uint64, direct []*Subscription, e event.Event, statuses []event.Event) {
+	b.dmu.Lock()
+	defer b.dmu.Unlock()
+	for b.served != ticket {
+		b.dcond.Wait()
+	}
+	defer func() {
+		b.served++
+		b.dcond.Broadcast()
+	}()
+	for _, s := range direct {
+		if s.isStopped() {
+			continue
+		}
+		s.fn(e)
+		for _, se := range statuses {
+			s.fn(se)
+		}
+	}
+}
+
+// Subscribe adds fn as a Lossless subscriber. The returned func is its
+// Close: it waits until fn has handled every event emitted before the
+// call, and fn gets nothing after.
+func (b *Bus) Subscribe(fn func(event.Event)) (unsubscribe func()) {
+	return b.SubscribeWith(fn, Options{}).Close
+}
+
+// SubscribeWith adds fn with its own queue, policy and bound. fn runs on
+// the subscription's goroutine (one at a time, in bus order), which exists
+// while events wait for it, so an idle subscription holds no goroutine.
+func (b *Bus) SubscribeWith(fn func(event.Event), opt Options) *Subscription {
+	if opt.Bound <= 0 {
+		opt.Bound = DefaultBound
+	}
+	s := &Subscription{b: b, fn: fn, opt: opt, changed: make(chan struct{})}
+	if opt.Inline {
+		s.direct = true
+		b.mu.Lock()
+		b.direct = append(b.direct[:len(b.direct):len(b.direct)], s)
+		b.mu.Unlock()
+		return s
+	}
+	b.mu.Lock()
+	s.first = b.seq + 1
+	b.subs = append(b.subs[:len(b.subs):len(b.subs)], s)
+	b.mu.Unlock()
+	return s
+}
+
+// remove takes s off the bus; nothing is queued for it afterwards.
+func (b *Bus) remove(s *Subscription) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.subs = without(b.subs, s)
+	b.direct = without(b.direct, s)
+}
+
+// without is subs less s, a new slice when s was there (Emit may be
+// reading the old one).
+func without(subs []*Subscription, s *Subscription) []*Subscription {
+	for i, x := range subs {
+		if x == s {
+			out := make([]*Subscription, 0, len(subs)-1)
+			return append(append(out, subs[:i]...), subs[i+1:]...)
+		}
+	}
+	return subs
+}
+
+// tickets taken so far by emitters with inline subscribers.
+func (b *Bus) taken() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tickets
+}
+
+// waitInline returns once every inline delivery of the first n tickets is
+// done, or ctx ends.
+func (b *Bus) waitInline(ctx context.Context, n uint64) error {
+	stop := context.AfterFunc(ctx, func() {
+		b.dmu.Lock()
+		b.dcond.Broadcast()
+		b.dmu.Unlock()
+	})
+	defer stop()
+	b.dmu.Lock()
+	defer b.dmu.Unlock()
+	for b.served < n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b.dcond.Wait()
+	}
+	return nil
+}
+
+// last is the sequence number of the last event emitted.
+func (b *Bus) last() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seq
+}
+
+// Flush waits until every subscriber has handled every event emitted
+// before the call, or ctx ends (its error is returned). A stuck subscriber
+// holds Flush until ctx ends: wait on the one subscription you need
+// (Subscription.Flush) where another may be slow. No subscriber's callback
+// may call it (it would wait for itself).
+func (b *Bus) Flush(ctx context.Context) error {
+	b.mu.Lock()
+	subs, target, tickets := b.subs, b.seq, b.tickets
+	b.mu.Unlock()
+	for _, s := range subs {
+		if err := s.wait(ctx, target); err != nil {
+			return err
+		}
+	}
+	return b.waitInline(ctx, tickets)
+}
+
+// Close closes every subscription (Subscription.Close: each drains what
+// was emitted before the call).
+func (b *Bus) Close() {
+	b.mu.Lock()
+	subs := b.subs
+	b.mu.Unlock()
+	for _, s := range subs {
+		s.Close()
 	}
 }
 

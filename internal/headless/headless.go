@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/termtext"
@@ -115,16 +116,23 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 	start := time.Now()
 	var stream *streamWriter
 	var writeFailed <-chan struct{}
+	// flushOut waits until the output's subscriber has every event emitted
+	// so far (complete included): the bus delivers on its own goroutine.
+	flushOut := func(context.Context) error { return nil }
 	if opts.OutputFormat == FormatStreamJSON {
 		stream = newStreamWriter(st.Out, opts.Durable)
 		writeFailed = stream.Failed()
-		unsub := rt.Bus().Subscribe(stream.Emit)
-		defer unsub()
+		// After the store's subscription: the store was handed an event
+		// before stream-json takes its Mark for it.
+		sub := rt.Bus().SubscribeWith(stream.Emit, bus.Options{Name: "stream-json", After: rt.JournalSubscription()})
+		defer sub.Stop()
+		flushOut = sub.Flush
 	}
 	var said leadText
 	if opts.OutputFormat == FormatText {
-		unsub := rt.Bus().Subscribe(said.Emit)
-		defer unsub()
+		sub := rt.Bus().SubscribeWith(said.Emit, bus.Options{Name: "text"})
+		defer sub.Stop()
+		flushOut = sub.Flush
 	}
 
 	serveCtx, stopServe := context.WithCancel(context.Background())
@@ -170,6 +178,9 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 		out.Err = errors.New(reason)
 	}
 	dur := time.Since(start)
+	fctx, cancelFlush := context.WithTimeout(context.Background(), opts.DrainGrace)
+	_ = flushOut(fctx)
+	cancelFlush()
 
 	if out.Err == nil {
 		code = ExitOK

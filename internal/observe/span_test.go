@@ -14,10 +14,11 @@ import (
 func throughBus(events []event.Event) []event.Event {
 	b := bus.New()
 	var seen []event.Event
-	b.Subscribe(func(e event.Event) { seen = append(seen, e) })
+	unsub := b.Subscribe(func(e event.Event) { seen = append(seen, e) })
 	for _, e := range events {
 		b.Emit(e)
 	}
+	unsub() // the bus delivers on the subscriber's goroutine: drain it
 	return seen
 }
 

@@ -24,6 +24,7 @@ func (h *harness) awaitResult(t *testing.T, want string) Outcome {
 		select {
 		case o := <-h.rt.Completed():
 			if o.Result == want {
+				h.flush(t)
 				return o
 			}
 		case <-deadline:

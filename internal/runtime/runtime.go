@@ -115,8 +115,9 @@ type Runtime struct {
 	inputs    chan input
 	wake      chan struct{}
 	completed chan Outcome
-	unsub     func()
-	resumed   *resumed // nil: a new session
+	journal   *bus.Subscription // the session store's; nil without one
+	own       *bus.Subscription // the runtime's own subscriber
+	resumed   *resumed          // nil: a new session
 	mcpReady  sync.Once
 
 	mu         sync.Mutex
@@ -158,7 +159,7 @@ func Open(cfg Config) (*Runtime, error) {
 	r := &Runtime{cfg: cfg, bus: bus.New(), meter: usage.NewMeter(),
 		inputs: make(chan input, 16), wake: make(chan struct{}, 1), completed: make(chan Outcome, 4)}
 	if cfg.Journal != nil {
-		r.bus.Subscribe(cfg.Journal.Emit)
+		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
 	}
 	core := CoreTools(cfg.Workspace)
 	var leadHistory []provider.Message
@@ -168,7 +169,12 @@ func Open(cfg Config) (*Runtime, error) {
 	}
 	var history func(string, []provider.Message)
 	if cfg.Journal != nil {
-		history = cfg.Journal.History
+		// In the store's order after every event emitted before it, as
+		// when the bus delivered under its lock.
+		history = func(agentID string, msgs []provider.Message) {
+			_ = r.journal.Flush(context.Background())
+			cfg.Journal.History(agentID, msgs)
+		}
 	}
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
@@ -228,7 +234,7 @@ func Open(cfg Config) (*Runtime, error) {
 		r.restore(r.resumed)
 	}
 	external := cfg.NewLead != nil
-	r.unsub = r.bus.Subscribe(func(e event.Event) {
+	r.own = r.bus.SubscribeWith(func(e event.Event) {
 		switch e.Type {
 		case event.SubagentComplete, event.TeammateStatus, event.TeamMessage:
 			r.signal()
@@ -244,7 +250,7 @@ func Open(cfg Config) (*Runtime, error) {
 				cfg.Remote.Changed(e.AgentID == LeadID)
 			}
 		}
-	})
+	}, bus.Options{Name: "runtime"})
 	return r, nil
 }
 
@@ -288,6 +294,11 @@ func NewSessionID(now time.Time) string {
 
 // Bus is the run's event bus: subscribe to see every event.
 func (r *Runtime) Bus() *bus.Bus { return r.bus }
+
+// JournalSubscription is the session store's subscription to the bus (nil
+// without a journal): output that must not get ahead of the store
+// (stream-json) subscribes After it.
+func (r *Runtime) JournalSubscription() *bus.Subscription { return r.journal }
 
 // Manager is the sub-agent manager.
 func (r *Runtime) Manager() *subagent.Manager { return r.mgr }
@@ -336,6 +347,8 @@ func (r *Runtime) SubmitImages(prompt string, images []provider.Image) {
 		r.cfg.Remote.Changed(true) // the user may have edited files meanwhile
 	}
 	if r.cfg.Journal != nil {
+		// The store gets the prompt after every event emitted before it.
+		_ = r.journal.Flush(context.Background())
 		r.cfg.Journal.Prompt(withImageNote(prompt, len(images)))
 	}
 	r.mu.Lock()
@@ -431,7 +444,7 @@ func (r *Runtime) onTaskFinish(t *subagent.Task, out subagent.Outcome) {
 // Serve drives the lead until ctx ends. It returns after closing every
 // sub-agent.
 func (r *Runtime) Serve(ctx context.Context) error {
-	defer r.unsub()
+	defer r.own.Close()
 	if r.resumed != nil {
 		r.interruptStale(r.resumed)
 		r.resumed = nil
@@ -546,6 +559,9 @@ func (r *Runtime) settle() {
 	if busy || len(r.inputs) > 0 || !dirty {
 		return
 	}
+	// The runtime's subscriber meters an external lead's usage: it has
+	// handled every event of the turn before the meter is read.
+	_ = r.own.Flush(context.Background())
 	if n := r.bus.Unsettled(); n > 0 || r.lead.Pending() {
 		r.Emit(event.UsageUpdate, event.UsageUpdateData{Usage: r.meter.Agent(LeadID), Total: r.meter.Total(), Active: n})
 		if r.lead.Pending() {
@@ -696,12 +712,17 @@ func (r *Runtime) Model() string { return r.lead.Model() }
 func (r *Runtime) Provider() provider.Provider { return r.cfg.Provider }
 
 // Close cancels everything and waits for sub-agents, teammates, the
-// lead's session (an external CLI's process) and the MCP servers to end.
+// lead's session (an external CLI's process) and the MCP servers to end,
+// then closes the bus: it returns once every subscriber has handled every
+// event, so the session store, closed after it, keeps the last ones.
 func (r *Runtime) Close() {
 	r.mgr.Close()
 	r.team.Close()
 	_ = r.lead.Close()
 	r.cfg.MCP.Close()
+	// Every subscriber (the store first) has every event emitted so far
+	// before Close returns, and gets none after.
+	r.bus.Close()
 }
 
 // sandboxMode names the sandbox of ws's commands for subagent.start: ""

@@ -72,11 +72,23 @@ func (h *harness) await(t *testing.T) Outcome {
 	t.Helper()
 	select {
 	case o := <-h.rt.Completed():
+		h.flush(t)
 		return o
 	case <-time.After(20 * time.Second):
 		t.Fatal("the run never completed")
 	}
 	return Outcome{}
+}
+
+// flush waits until the harness's recorder (every subscriber) has every
+// event emitted so far: the bus delivers on each subscriber's goroutine.
+func (h *harness) flush(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.rt.Bus().Flush(ctx); err != nil {
+		t.Fatalf("subscribers never caught up: %v", err)
+	}
 }
 
 // checkGating replays the events through a fresh reducer and checks that
@@ -225,5 +237,56 @@ rules:
 	}
 	if r := h.rt.Bus().Agents()[0]; r.Status != lifecycle.Interrupted {
 		t.Fatalf("background agent after /clear: %s", r.Status)
+	}
+}
+
+func TestARunAndItsSubagentCarryOnWhileOneSubscriberIsStuck(t *testing.T) {
+	h := start(t, `
+rules:
+  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "all done"}}
+  - {name: fanout, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "look", prompt: "SUB"}}]}}
+  - {name: sub, respond: {text: "found"}}
+`, Config{})
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	var once sync.Once
+	unsubscribe := h.rt.Bus().Subscribe(func(event.Event) {
+		once.Do(func() { close(entered) })
+		<-release // a view that stopped reading
+	})
+	defer unsubscribe()
+	defer close(release)
+	h.rt.Submit("go")
+	select {
+	case out := <-h.rt.Completed():
+		if out.Err != nil || out.Result != "all done" {
+			t.Fatalf("outcome %+v", out)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run never completed while one subscriber was stuck")
+	}
+	<-entered
+	// The harness's recorder, subscribed before the stuck one, has the
+	// whole run although the stuck one has not got past its first event.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		evs := h.events()
+		if len(evs) > 0 && evs[len(evs)-1].Type == event.Complete {
+			var sub bool
+			for _, e := range evs {
+				sub = sub || e.Type == event.SubagentComplete && e.AgentID == "general-purpose-1"
+			}
+			if !sub {
+				t.Fatalf("the recorder has no subagent.complete: %v", evs)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other subscriber stopped at %d events", len(evs))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st := h.rt.Bus().Agents(); len(st) != 1 || st[0].Status != lifecycle.Completed {
+		t.Fatalf("the reducer's state %+v", st)
 	}
 }

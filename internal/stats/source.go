@@ -62,6 +62,7 @@ func SessionSpans(events []event.Event) []observe.Span {
 		}
 		b.Emit(e)
 	}
+	b.Close() // every event handled: spans is complete
 	return append(spans, t.Close(last)...)
 }
 

@@ -47,7 +47,7 @@ func elsewhere(p provider.Provider, o *opened, started func(backend.Config)) bac
 func mixedManager(t *testing.T, p provider.Provider, f backend.Factory, meter *usage.Meter) (*Manager, *bus.Bus, *sink) {
 	t.Helper()
 	b := bus.New()
-	rec := &sink{}
+	rec := &sink{of: b}
 	t.Cleanup(b.Subscribe(rec.Emit))
 	types := agenttype.NewRegistry(agenttype.Type{Name: "outsider", Description: "runs elsewhere", Backend: "elsewhere",
 		Prompt: "OUTSIDER-INSTRUCTIONS", Source: "outsider.md"})
@@ -58,6 +58,9 @@ func mixedManager(t *testing.T, p provider.Provider, f backend.Factory, meter *u
 }
 
 func (s *sink) events() []event.Event {
+	if s.of != nil {
+		_ = s.of.Flush(context.Background())
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]event.Event(nil), s.evs...)

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -21,6 +22,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type sink struct {
 	mu  sync.Mutex
 	evs []event.Event
+	// of is the bus the sink subscribes to (nil: it is the bus's direct
+	// sink): events waits until the bus has delivered all it was given.
+	of *bus.Bus
 }
 
 func (s *sink) Emit(e event.Event) {

@@ -112,6 +112,11 @@ func (h *harness) complete(within time.Duration) runtime.Outcome {
 	h.t.Helper()
 	select {
 	case out := <-h.rt.Completed():
+		// The bus delivers on the recorder's own goroutine: wait until it
+		// has everything up to complete.
+		if err := h.rt.Bus().Flush(context.Background()); err != nil {
+			h.t.Fatal(err)
+		}
 		return out
 	case <-time.After(within):
 		h.t.Fatalf("no complete within %s; teammates %+v\nevents:\n%s\nserver log:\n%s",

@@ -32,7 +32,9 @@ type feed struct {
 
 func newFeed() *feed { return &feed{signal: make(chan struct{}, 1)} }
 
-// Emit queues e (it implements event.Sink and is safe under the bus lock).
+// Emit queues e (it implements event.Sink; the bus calls it on the feed's
+// own subscription goroutine, and it never blocks, so the frame batching
+// below is all the queueing the UI adds).
 func (f *feed) Emit(e event.Event) {
 	f.mu.Lock()
 	f.buf = append(f.buf, e)

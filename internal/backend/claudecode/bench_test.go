@@ -45,9 +45,10 @@ func benchmarkAdapter(b *testing.B, capture string, throughBus bool) {
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		sink := event.SinkFunc(func(event.Event) { emitted++; delivered++ })
+		unsub := func() {}
 		if throughBus {
 			bs := bus.New()
-			bs.Subscribe(func(event.Event) { delivered++ })
+			unsub = bs.Subscribe(func(event.Event) { delivered++ })
 			sink = func(e event.Event) { emitted++; bs.Emit(e) }
 		}
 		tr := newTranslator("s1", "lead", sink, time.Now)
@@ -57,6 +58,7 @@ func benchmarkAdapter(b *testing.B, capture string, throughBus bool) {
 			}
 		}
 		tr.endOpen(true, "end of the replay")
+		unsub() // every event delivered
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()

@@ -91,6 +91,11 @@ func (s *session) ask(prompt string) runtime.Outcome {
 	s.rt.Submit(prompt)
 	select {
 	case out := <-s.rt.Completed():
+		// The bus delivers on the recorder's own goroutine: wait until it
+		// has everything up to complete.
+		if err := s.rt.Bus().Flush(context.Background()); err != nil {
+			s.t.Fatal(err)
+		}
 		return out
 	case <-time.After(20 * time.Second):
 		s.t.Fatalf("the demo never completed %q", prompt)
