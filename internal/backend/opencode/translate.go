@@ -47,6 +47,7 @@ type agent struct {
 	model               string
 	background, done    bool
 	aborted             bool
+	failed              string // why its model call failed, until taken
 	toolUses            int
 	current             string
 	usage               event.Usage
@@ -157,6 +158,21 @@ func (t *Translator) EndAll() {
 	}
 }
 
+// TakeLeadError returns, and forgets, why the lead's last model call
+// failed (OpenCode's session.error: the API refused, the endpoint is
+// wrong); "" when it did not. OpenCode goes idle after such an error as
+// after a finished turn, so only this tells the two apart.
+func (t *Translator) TakeLeadError() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lead == nil {
+		return ""
+	}
+	why := t.lead.failed
+	t.lead.failed = ""
+	return why
+}
+
 // Handle translates one event.
 func (t *Translator) Handle(e Event) Note {
 	t.mu.Lock()
@@ -206,7 +222,8 @@ func (t *Translator) handle(e Event) Note {
 			a.aborted = true
 			break
 		}
-		t.emit(a, event.Error, "", event.ErrorData{Message: cmp.Or(p.Error.Data.Message, p.Error.Name)})
+		a.failed = cmp.Or(p.Error.Data.Message, p.Error.Name)
+		t.emit(a, event.Error, "", event.ErrorData{Message: a.failed})
 	case "message.updated":
 		if p.Info.ID != "" && p.Info.Role != "" {
 			t.roles[p.Info.ID] = p.Info.Role

@@ -1,0 +1,109 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/testkit"
+)
+
+// The conformance suite: the same scenarios, run through the built binary,
+// against every backend. Each scenario is a loopback script that any of
+// the five backends can follow (the loopback speaks the Messages API, Chat
+// Completions and Responses on one port), and the checks are SPEC §1/§2
+// seen from the outside: stream-json, the exit status, the model requests.
+
+// conformBackend is one backend as the suite runs it.
+type conformBackend struct {
+	name string
+	// cli is the CLI under test (skips, or fails under CI=true, when it is
+	// not installed); nil for native.
+	cli func(testing.TB) string
+	// api is the model API the backend speaks to the loopback.
+	api string
+	// model is the --model the run names.
+	model string
+}
+
+// conformBackends are the five backends, native first.
+var conformBackends = []conformBackend{
+	{name: "native", api: "anthropic", model: "claude-test-model"},
+	{name: "claude-code", cli: testkit.ClaudeCLI, api: "anthropic", model: "claude-test-model"},
+	{name: "codex", cli: testkit.CodexCLI, api: "openai", model: "gpt-test"},
+	{name: "opencode", cli: testkit.OpenCodeCLI, api: "openai", model: "gpt-test"},
+	{name: "copilot", cli: testkit.CopilotCLI, api: "openai", model: "gpt-test"},
+}
+
+// eachBackend runs f as a subtest per backend.
+func eachBackend(t *testing.T, f func(t *testing.T, b conformBackend)) {
+	for _, b := range conformBackends {
+		t.Run(b.name, func(t *testing.T) { f(t, b) })
+	}
+}
+
+// conformRun is one `atomic run` of the suite, with its own home (every
+// process it starts inherits HOME) and workspace.
+type conformRun struct {
+	cmd       *exec.Cmd
+	home, dir string
+}
+
+// command builds `atomic run` on backend b against baseURL, as a user
+// would: --backend (none for native), --model, --base-url, then args. The
+// environment has only what the run needs: keys for both APIs, throwaway
+// homes for the CLIs, and no telemetry.
+func (b conformBackend) command(t *testing.T, ctx context.Context, baseURL string, args ...string) conformRun {
+	t.Helper()
+	home, dir := t.TempDir(), t.TempDir()
+	full := []string{"run", "--model", b.model, "--base-url", baseURL}
+	if b.cli == nil {
+		full = append(full, "--provider", b.api)
+		// Fast retries, so that an error the provider retries costs
+		// milliseconds.
+		cfg := filepath.Join(home, ".config", "atomic")
+		if err := os.MkdirAll(cfg, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cfg, "config.json"), []byte(`{"retry":{"max_attempts":2,"base_delay_ms":20,"max_delay_ms":100}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		full = append(full, "--backend", b.name, "--backend-bin", b.cli(t))
+	}
+	cmd := exec.CommandContext(ctx, binary, append(full, args...)...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local/share"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local/state"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
+		"ANTHROPIC_API_KEY=test-key", "OPENAI_API_KEY=test-key",
+		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_AUTOUPDATER=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "NO_COLOR=1", "LANG=C.UTF-8"}
+	return conformRun{cmd: cmd, home: home, dir: dir}
+}
+
+// run runs `atomic run` on b to its end (at most two minutes).
+func (b conformBackend) run(t *testing.T, baseURL string, args ...string) (result, []event.Raw) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	r := runCmd(t, b.command(t, ctx, baseURL, args...).cmd)
+	return r, events(t, r.stdout)
+}
+
+// lastOf is the last event of type typ, and whether there is one.
+func lastOf(evs []event.Raw, typ event.Type) (event.Raw, bool) {
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Type == typ {
+			return evs[i], true
+		}
+	}
+	return event.Raw{}, false
+}

@@ -1,0 +1,67 @@
+//go:build unix
+
+package e2e
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/atomic-agent/atomic/internal/event"
+)
+
+// conformRefused answers every model request with the HTTP error status.
+func conformRefused(status int, typ string) string {
+	return `
+rules:
+  - name: refused
+    respond: {error: {status: ` + strconv.Itoa(status) + `, type: ` + typ + `, message: "CONFORM-REFUSED"}}
+`
+}
+
+// checkFailedRun checks a run whose model call failed: the lead's
+// turn.end says stop_reason error, the one complete (last) says is_error,
+// and atomic exits 1.
+func checkFailedRun(t *testing.T, r result, evs []event.Raw) {
+	t.Helper()
+	if r.code != 1 {
+		t.Errorf("exit status %d, want 1; stderr %q", r.code, r.stderr)
+	}
+	te, ok := lastOf(evs, event.TurnEnd)
+	if !ok {
+		t.Errorf("no turn.end in the stream")
+	} else if d := data[event.TurnEndData](t, te); d.StopReason != "error" {
+		t.Errorf("turn.end %+v, want stop_reason error", d)
+	}
+	completes := 0
+	for _, e := range evs {
+		if e.Type == event.Complete {
+			completes++
+		}
+	}
+	if completes != 1 || evs[len(evs)-1].Type != event.Complete {
+		t.Fatalf("%d complete events (stream of %d), want one, last", completes, len(evs))
+	}
+	if d := data[event.CompleteData](t, evs[len(evs)-1]); !d.IsError {
+		t.Errorf("complete %+v, want is_error", d)
+	}
+}
+
+func TestConformanceAFailedModelCallEndsTheTurnWithAnErrorAndExits1(t *testing.T) {
+	// The loopback refuses every request: once with 400, once with 401;
+	// then a base URL under which nothing is served (404).
+	bad := server(t, conformRefused(400, "invalid_request_error"))
+	unauth := server(t, conformRefused(401, "authentication_error"))
+	fine := server(t, "rules:\n  - name: fine\n    respond: {text: CONFORM-OK}\n")
+	eachBackend(t, func(t *testing.T, b conformBackend) {
+		for _, c := range []struct{ name, url string }{
+			{"400", bad.URL() + "/v1"},
+			{"401", unauth.URL() + "/v1"},
+			{"404", fine.URL() + "/no-such-api/v1"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				r, evs := b.run(t, c.url, "-p", "CONFORM: say hello.", "--output-format", "stream-json")
+				checkFailedRun(t, r, evs)
+			})
+		}
+	})
+}
