@@ -3,7 +3,9 @@
 package e2e
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/atomic-agent/atomic/internal/event"
@@ -61,6 +63,39 @@ func TestConformanceAFailedModelCallEndsTheTurnWithAnErrorAndExits1(t *testing.T
 			t.Run(c.name, func(t *testing.T) {
 				r, evs := b.run(t, c.url, "-p", "CONFORM: say hello.", "--output-format", "stream-json")
 				checkFailedRun(t, r, evs)
+			})
+		}
+	})
+}
+
+// conformPaths are the request paths of each API under the loopback's root.
+var conformPaths = map[string][]string{
+	"anthropic": {"/v1/messages"},
+	"openai":    {"/v1/chat/completions", "/v1/responses"},
+}
+
+func TestConformanceEveryBackendReachesTheAPIWhetherTheBaseURLEndsInV1OrNot(t *testing.T) {
+	srv := server(t, "rules:\n  - name: fine\n    respond: {text: CONFORM-OK}\n")
+	eachBackend(t, func(t *testing.T, b conformBackend) {
+		for name, base := range map[string]string{"host": srv.URL(), "v1": srv.URL() + "/v1/"} {
+			t.Run(name, func(t *testing.T) {
+				n := len(srv.Log())
+				r, evs := b.run(t, base, "-p", "CONFORM: say hello.", "--output-format", "stream-json")
+				if r.code != 0 || len(evs) == 0 || evs[len(evs)-1].Type != event.Complete {
+					t.Fatalf("--base-url %s: exit %d, stderr %q: want a finished run", base, r.code, r.stderr)
+				}
+				if d := data[event.CompleteData](t, evs[len(evs)-1]); d.IsError || !strings.Contains(d.Result, "CONFORM-OK") {
+					t.Errorf("--base-url %s: complete %+v, want the model's answer", base, d)
+				}
+				log := srv.Log()[n:]
+				if len(log) == 0 {
+					t.Fatalf("--base-url %s: no model request reached the loopback", base)
+				}
+				for _, e := range log {
+					if !slices.Contains(conformPaths[b.api], e.Path) {
+						t.Errorf("--base-url %s: %s %s (status %d), want %v", base, e.Method, e.Path, e.Status, conformPaths[b.api])
+					}
+				}
 			})
 		}
 	})

@@ -26,8 +26,9 @@ func (c *common) backendName(s *setup) string {
 
 // leadBackend returns how to build the lead's session on the chosen
 // backend, nil for the native loop. Atomic's provider settings pass through
-// in the CLI's own terms when given (flags, then the config file); when
-// none is, the CLI's own login and config are used untouched.
+// in the CLI's own terms when given (flags, then the config file), the base
+// URL normalised for the CLI's API as the native providers normalise it;
+// when none is, the CLI's own login and config are used untouched.
 func (c *common) leadBackend(s *setup) (func(backend.Config) (backend.Session, error), error) {
 	name := c.backendName(s)
 	if name == backend.Native {
@@ -38,10 +39,13 @@ func (c *common) leadBackend(s *setup) (func(backend.Config) (backend.Session, e
 	}
 	bin := firstNonEmpty(c.backendBin, s.file.BackendBin)
 	model := firstNonEmpty(c.model, s.file.Model)
-	baseURL := firstNonEmpty(c.baseURL, s.file.BaseURL)
 	apiKey := s.file.APIKey
 	if _, err := openBackend(name, backend.Config{}, true); err != nil {
 		return nil, err
+	}
+	baseURL, err := config.BaseURLFor(apiOf(name), firstNonEmpty(c.baseURL, s.file.BaseURL))
+	if err != nil {
+		return nil, fmt.Errorf("--backend %s: %w", name, err)
 	}
 	return func(cfg backend.Config) (backend.Session, error) {
 		cfg.Bin, cfg.Model, cfg.BaseURL, cfg.APIKey = bin, model, baseURL, apiKey
@@ -81,7 +85,11 @@ func openBackend(name string, cfg backend.Config, check bool) (backend.Session, 
 func (c *common) treeBackends(ios IOStreams, s *setup) backend.Factory {
 	return func(name string, cfg backend.Config) (backend.Session, error) {
 		ps := cliSettings(apiOf(name), s, ios.Getenv)
-		cfg.BaseURL, cfg.APIKey = ps.BaseURL, ps.APIKey
+		base, err := config.BaseURLFor(apiOf(name), ps.BaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("%s sub-agent: %w", name, err)
+		}
+		cfg.BaseURL, cfg.APIKey = base, ps.APIKey
 		if cfg.Model == "" {
 			cfg.Model = ps.Model
 		}
