@@ -30,16 +30,47 @@ type conformBackend struct {
 	api string
 	// model is the --model the run names.
 	model string
+	// fanOut is a loopback scenario in this backend's terms in which the
+	// lead starts three sync sub-agents (SUBTASK-ALPHA, -BETA, -GAMMA,
+	// answering "done X" after 2 s) and sums up once all are in;
+	// fanOutPrompt starts it.
+	fanOut, fanOutPrompt string
 }
 
 // conformBackends are the five backends, native first.
 var conformBackends = []conformBackend{
-	{name: "native", api: "anthropic", model: "claude-test-model"},
-	{name: "claude-code", cli: testkit.ClaudeCLI, api: "anthropic", model: "claude-test-model"},
-	{name: "codex", cli: testkit.CodexCLI, api: "openai", model: "gpt-test"},
-	{name: "opencode", cli: testkit.OpenCodeCLI, api: "openai", model: "gpt-test"},
-	{name: "copilot", cli: testkit.CopilotCLI, api: "openai", model: "gpt-test"},
+	{name: "native", api: "anthropic", model: "claude-test-model", fanOut: nativeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel."},
+	{name: "claude-code", cli: testkit.ClaudeCLI, api: "anthropic", model: "claude-test-model", fanOut: claudeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel."},
+	{name: "codex", cli: testkit.CodexCLI, api: "openai", model: "gpt-test", fanOut: testkit.CodexFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up."},
+	{name: "opencode", cli: testkit.OpenCodeCLI, api: "openai", model: "gpt-test", fanOut: testkit.OpenCodeFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up."},
+	{name: "copilot", cli: testkit.CopilotCLI, api: "openai", model: "gpt-test", fanOut: testkit.CopilotFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up."},
 }
+
+// nativeFanOut is claudeFanOut for Atomic's own task tool.
+const nativeFanOut = `
+rules:
+  - name: sub-alpha
+    match: {last_user_contains: "SUBTASK-ALPHA"}
+    respond: {delay_ms: 2000, text: "done ALPHA"}
+  - name: sub-beta
+    match: {last_user_contains: "SUBTASK-BETA"}
+    respond: {delay_ms: 2000, text: "done BETA"}
+  - name: sub-gamma
+    match: {last_user_contains: "SUBTASK-GAMMA"}
+    respond: {delay_ms: 2000, text: "done GAMMA"}
+  - name: lead-final
+    match: {last_user_contains: "FANOUT", has_tool_results: true}
+    respond: {text: "All three are done."}
+  - name: lead-spawn
+    match: {last_user_contains: "FANOUT", has_tool_results: false}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "Subtask alpha", prompt: "SUBTASK-ALPHA: report that you are finished.", subagent_type: general-purpose}}
+        - {name: task, input: {description: "Subtask beta", prompt: "SUBTASK-BETA: report that you are finished.", subagent_type: general-purpose}}
+        - {name: task, input: {description: "Subtask gamma", prompt: "SUBTASK-GAMMA: report that you are finished.", subagent_type: general-purpose}}
+  - name: other
+    respond: {text: "OK."}
+`
 
 // eachBackend runs f as a subtest per backend.
 func eachBackend(t *testing.T, f func(t *testing.T, b conformBackend)) {

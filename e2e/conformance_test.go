@@ -100,3 +100,33 @@ func TestConformanceEveryBackendReachesTheAPIWhetherTheBaseURLEndsInV1OrNot(t *t
 		}
 	})
 }
+
+func TestConformanceTheRunsTokenTotalOnlyRisesAndEqualsCompleteUsage(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b conformBackend) {
+		srv := server(t, b.fanOut)
+		r, evs := b.run(t, srv.URL(), "-p", b.fanOutPrompt, "--output-format", "stream-json", "--permission-mode", "bypassPermissions")
+		if r.code != 0 || len(evs) == 0 || evs[len(evs)-1].Type != event.Complete {
+			t.Fatalf("exit %d, stderr %q: want a finished run", r.code, r.stderr)
+		}
+		var last event.Usage
+		updates := 0
+		for i, e := range evs {
+			if e.Type != event.UsageUpdate {
+				continue
+			}
+			updates++
+			d := data[event.UsageUpdateData](t, e)
+			if d.Total.Total() < last.Total() || d.Total.InputTokens < last.InputTokens || d.Total.OutputTokens < last.OutputTokens {
+				t.Errorf("event %d (usage.update of %s): the run's total fell from %+v to %+v", i, e.AgentID, last, d.Total)
+			}
+			last = d.Total
+		}
+		done := data[event.CompleteData](t, evs[len(evs)-1])
+		if updates == 0 || last.Total() == 0 {
+			t.Fatalf("%d usage.update events, last total %+v: the run's tokens are not counted", updates, last)
+		}
+		if done.Usage.Total() != last.Total() || done.Usage.InputTokens != last.InputTokens || done.Usage.OutputTokens != last.OutputTokens {
+			t.Errorf("complete.usage %+v, the last usage.update's total %+v: want them equal", done.Usage, last)
+		}
+	})
+}

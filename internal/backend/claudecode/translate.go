@@ -513,18 +513,23 @@ func (t *translator) result(l *line) *turnResult {
 	u := l.Usage.apiUsage
 	turn := event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens}
+	// The run's total is the sum of what each agent's usage.update says
+	// (the lead's turns, each sub-agent's total at its end), as the
+	// runtime's meter sums it for complete.usage: it only rises, and the
+	// two agree. (modelUsage, cumulative over the CLI's session, splits
+	// the same tokens otherwise and counts a sub-agent before its end, so
+	// a total taken from it falls back and disagrees with the sum.)
 	t.leadUsage = t.leadUsage.Add(turn)
-	// modelUsage is cumulative over the session (sub-agents included), as
-	// is total_cost_usd: the run's total is taken from it as is.
-	if len(l.ModelUsage) > 0 {
-		var total event.Usage
-		for _, m := range l.ModelUsage {
-			total = total.Add(event.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
-				CacheReadTokens: m.CacheReadTokens, CacheCreationTokens: m.CacheCreationTokens,
-				ContextWindow: m.ContextWindow})
-		}
-		total.CostUSD = l.TotalCostUSD
-		t.total = total
+	t.total = t.total.Add(turn)
+	// total_cost_usd is cumulative over the session, sub-agents included:
+	// the lead carries it, so that the run counts it once.
+	if l.TotalCostUSD > t.leadUsage.CostUSD {
+		t.total.CostUSD += l.TotalCostUSD - t.leadUsage.CostUSD
+		t.leadUsage.CostUSD = l.TotalCostUSD
+	}
+	for _, m := range l.ModelUsage {
+		t.leadUsage.ContextWindow = max(t.leadUsage.ContextWindow, m.ContextWindow)
+		t.total.ContextWindow = max(t.total.ContextWindow, m.ContextWindow)
 	}
 	if st := &t.leadText; len(st.blocks) > 0 {
 		// Text that streamed but no assistant line confirmed: the turn
