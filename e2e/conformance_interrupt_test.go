@@ -42,8 +42,10 @@ type interruptedRun struct {
 // goes to atomic once the sub-agent's sleep runs, and atomic must exit 130.
 func interruptWhileSubagentSleeps(t *testing.T, b conformBackend) interruptedRun {
 	t.Helper()
-	sleep := fmt.Sprintf("sleep 91.%d", time.Now().UnixNano()%100000)
-	srv := server(t, b.interruptScenario(sleep))
+	// A long command (Claude Code refuses a sleep) whose command line is
+	// the run's own.
+	sleep := fmt.Sprintf("timeout 91.%d", time.Now().UnixNano()%100000)
+	srv := server(t, b.interruptScenario(sleep+" tail -f /dev/null"))
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	run := b.command(t, ctx, srv.URL(), "-p", "CONFORM-INT: hand the slow part to a sub-agent.", "--output-format", "stream-json",
@@ -57,7 +59,11 @@ func interruptWhileSubagentSleeps(t *testing.T, b conformBackend) interruptedRun
 		if time.Now().After(deadline) {
 			_ = run.cmd.Process.Kill()
 			_ = run.cmd.Wait()
-			t.Fatalf("the sub-agent's %q never ran; stderr %q; requests %d", sleep, errb.String(), len(srv.Log()))
+			var rules []string
+			for _, e := range srv.Log() {
+				rules = append(rules, fmt.Sprintf("%s %s→%s %d", e.Path, e.Model, e.Rule, e.Status))
+			}
+			t.Fatalf("the sub-agent's %q never ran; stderr %q; requests %q; stdout %s", sleep, errb.String(), rules, out.String())
 		}
 	}
 	time.Sleep(500 * time.Millisecond) // the CLI reports the running call
