@@ -143,7 +143,10 @@ func (b conformBackend) command(t *testing.T, ctx context.Context, baseURL strin
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
 		"ANTHROPIC_API_KEY=test-key", "OPENAI_API_KEY=test-key",
 		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_AUTOUPDATER=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "NO_COLOR=1", "LANG=C.UTF-8"}
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "NO_COLOR=1", "LANG=C.UTF-8",
+		// Claude Code retries even a 401 ten times, backing off for
+		// minutes; the failure it then reports is the same.
+		"CLAUDE_CODE_MAX_RETRIES=1"}
 	return conformRun{cmd: cmd, home: home, dir: dir}
 }
 

@@ -26,7 +26,7 @@ rules:
 func checkFailedRun(t *testing.T, r result, evs []event.Raw) {
 	t.Helper()
 	if r.code != 1 {
-		t.Errorf("exit status %d, want 1; stderr %q", r.code, r.stderr)
+		t.Errorf("exit status %d, want 1; stderr %q; stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
 	te, ok := lastOf(evs, event.TurnEnd)
 	if !ok {
