@@ -26,8 +26,9 @@ func (c *common) backendName(s *setup) string {
 
 // leadBackend returns how to build the lead's session on the chosen
 // backend, nil for the native loop. Atomic's provider settings pass through
-// in the CLI's own terms when given (flags, then the config file); when
-// none is, the CLI's own login and config are used untouched.
+// in the CLI's own terms when given (flags, then the config file), the base
+// URL normalised for the CLI's API as the native providers normalise it;
+// when none is, the CLI's own login and config are used untouched.
 func (c *common) leadBackend(s *setup) (func(backend.Config) (backend.Session, error), error) {
 	name := c.backendName(s)
 	if name == backend.Native {
@@ -38,10 +39,13 @@ func (c *common) leadBackend(s *setup) (func(backend.Config) (backend.Session, e
 	}
 	bin := firstNonEmpty(c.backendBin, s.file.BackendBin)
 	model := firstNonEmpty(c.model, s.file.Model)
-	baseURL := firstNonEmpty(c.baseURL, s.file.BaseURL)
 	apiKey := s.file.APIKey
 	if _, err := openBackend(name, backend.Config{}, true); err != nil {
 		return nil, err
+	}
+	baseURL, err := config.BaseURLFor(apiOf(name), firstNonEmpty(c.baseURL, s.file.BaseURL))
+	if err != nil {
+		return nil, fmt.Errorf("--backend %s: %w", name, err)
 	}
 	return func(cfg backend.Config) (backend.Session, error) {
 		cfg.Bin, cfg.Model, cfg.BaseURL, cfg.APIKey = bin, model, baseURL, apiKey
@@ -72,21 +76,37 @@ func openBackend(name string, cfg backend.Config, check bool) (backend.Session, 
 }
 
 // treeBackends builds the sessions of sub-agents whose agent type names
-// another backend (a mixed tree). Each CLI takes the provider settings of
-// its own API: the lead's when the lead uses that API, else the
-// environment's (ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, or
-// OPENAI_BASE_URL and OPENAI_API_KEY), else the config file's when it names
-// that provider; with none, the CLI's own login. The CLIs are found on
-// PATH; the agent file's model: wins over the lead's.
+// another backend (a mixed tree). Every CLI, whichever it is, inherits the
+// same way (cliSettings): the endpoint and key of its own API, and the
+// lead's model unless its agent file names one. The base URL is normalised
+// for the CLI's API as the native providers normalise theirs. The CLIs are
+// found on PATH.
 func (c *common) treeBackends(ios IOStreams, s *setup) backend.Factory {
 	return func(name string, cfg backend.Config) (backend.Session, error) {
-		ps := cliSettings(apiOf(name), s, ios.Getenv)
-		cfg.BaseURL, cfg.APIKey = ps.BaseURL, ps.APIKey
+		api := apiOf(name)
+		ps := cliSettings(api, c.leadSettings(s), s, ios.Getenv)
+		base, err := config.BaseURLFor(api, ps.BaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("%s sub-agent: %w", name, err)
+		}
+		cfg.BaseURL, cfg.APIKey = base, ps.APIKey
 		if cfg.Model == "" {
 			cfg.Model = ps.Model
 		}
 		return openBackend(name, cfg, false)
 	}
+}
+
+// leadSettings are the model, endpoint and key the lead was given on the
+// command line or in the config file (not the providers' defaults), with
+// the API the lead speaks.
+func (c *common) leadSettings(s *setup) config.ProviderSettings {
+	ps := config.ProviderSettings{Provider: s.ps.Provider, Model: firstNonEmpty(c.model, s.file.Model),
+		BaseURL: firstNonEmpty(c.baseURL, s.file.BaseURL), APIKey: s.ps.APIKey}
+	if name := c.backendName(s); name != backend.Native {
+		ps.Provider, ps.APIKey = apiOf(name), s.file.APIKey
+	}
+	return ps
 }
 
 // apiOf is the model API a backend's CLI speaks.
@@ -97,19 +117,38 @@ func apiOf(name string) string {
 	return "openai"
 }
 
-// cliSettings picks the provider settings a CLI speaking api gets.
-func cliSettings(api string, s *setup, getenv func(string) string) config.ProviderSettings {
-	if s.ps.Provider == api {
-		return config.ProviderSettings{Model: s.ps.Model, BaseURL: s.ps.BaseURL, APIKey: s.ps.APIKey}
-	}
+// cliSettings picks the provider settings a CLI speaking api gets in a
+// tree whose lead has the settings lead:
+//   - the lead's resolved settings when the lead speaks api;
+//   - else the environment's (ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY,
+//     or OPENAI_BASE_URL and OPENAI_API_KEY);
+//   - else the lead's endpoint (--base-url) with its key, when it names
+//     one: a user who points the run at one server (a proxy speaking both
+//     APIs) means every agent;
+//   - else the config file's when it names that provider;
+//   - else none: the CLI's own login.
+//
+// The model is the lead's (--model or the config file's) whenever the
+// chosen settings name none, so that a sub-agent whose file names no
+// model runs the model the user asked for, on every backend (OpenCode,
+// given an endpoint, cannot run without one).
+func cliSettings(api string, lead config.ProviderSettings, s *setup, getenv func(string) string) config.ProviderSettings {
+	var ps config.ProviderSettings
 	env := map[string][2]string{"anthropic": {"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"}, "openai": {"OPENAI_BASE_URL", "OPENAI_API_KEY"}}[api]
-	if u, k := getenv(env[0]), getenv(env[1]); u != "" || k != "" {
-		return config.ProviderSettings{BaseURL: u, APIKey: k}
+	switch u, k := getenv(env[0]), getenv(env[1]); {
+	case s.ps.Provider == api:
+		ps = config.ProviderSettings{Model: s.ps.Model, BaseURL: s.ps.BaseURL, APIKey: s.ps.APIKey}
+	case u != "" || k != "":
+		ps = config.ProviderSettings{BaseURL: u, APIKey: k}
+	case lead.BaseURL != "":
+		ps = config.ProviderSettings{BaseURL: lead.BaseURL, APIKey: lead.APIKey}
+	case s.file.Provider == api:
+		ps = config.ProviderSettings{Model: s.file.Model, BaseURL: s.file.BaseURL, APIKey: s.file.APIKey}
 	}
-	if s.file.Provider == api {
-		return config.ProviderSettings{Model: s.file.Model, BaseURL: s.file.BaseURL, APIKey: s.file.APIKey}
+	if ps.Model == "" {
+		ps.Model = lead.Model
 	}
-	return config.ProviderSettings{}
+	return ps
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,7 +42,8 @@ type translator struct {
 	// Bash), by task id: whether each runs in the background.
 	toolTasks map[string]bool
 	agents    []*agent          // in the order they were named
-	tools     map[string]string // tool_use id → our tool name
+	tools     map[string]string // tool_use id → our tool name, while the call is open
+	callers   map[string]*agent // tool_use id → the sub-agent that made the call (absent: the lead)
 
 	// leadText is the lead's streamed text not yet confirmed by its
 	// assistant line; a sub-agent's is on its agent.
@@ -101,7 +103,7 @@ func newTranslator(sessionID, lead string, sink event.Sink, now func() time.Time
 	return &translator{
 		sessionID: sessionID, lead: lead, sink: sink, now: now,
 		counts: map[string]int{}, byCall: map[string]*agent{},
-		byTask: map[string]*agent{}, tools: map[string]string{}, toolTasks: map[string]bool{},
+		byTask: map[string]*agent{}, tools: map[string]string{}, callers: map[string]*agent{}, toolTasks: map[string]bool{},
 	}
 }
 
@@ -270,6 +272,7 @@ func (t *translator) system(l *line) step {
 		default:
 			d.Error = firstNonEmpty(l.Summary, "sub-agent "+firstNonEmpty(l.Status, "failed"))
 		}
+		t.closeCalls(a)
 		if a.usage != (event.Usage{}) {
 			t.total = t.total.Add(a.usage)
 			t.emit(event.UsageUpdate, a, "", event.UsageUpdateData{Usage: a.usage, Total: t.total})
@@ -397,6 +400,9 @@ func (t *translator) toolUse(a *agent, b block) {
 	if !isAgentTool(b.Name) {
 		name := ourToolName(b.Name)
 		t.tools[b.ID] = name
+		if a != nil {
+			t.callers[b.ID] = a
+		}
 		t.emit(event.ToolStart, a, b.ID, event.ToolStartData{Name: name, Input: b.Input})
 		if todos, ok := todoList(b.Input); ok && b.Name == "TodoWrite" {
 			// The CLI's plan, announced as our todo_write's is.
@@ -408,6 +414,9 @@ func (t *translator) toolUse(a *agent, b block) {
 		return
 	}
 	t.tools[b.ID] = "task"
+	if a != nil {
+		t.callers[b.ID] = a
+	}
 	var in struct {
 		Description     string `json:"description"`
 		Prompt          string `json:"prompt"`
@@ -470,6 +479,7 @@ func (t *translator) user(l *line) {
 			continue
 		}
 		delete(t.tools, b.ToolUseID)
+		delete(t.callers, b.ToolUseID)
 		text := b.Content.text()
 		d := event.ToolCompleteData{Name: name, Success: !b.IsError}
 		if name == "task" {
@@ -513,18 +523,23 @@ func (t *translator) result(l *line) *turnResult {
 	u := l.Usage.apiUsage
 	turn := event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens}
+	// The run's total is the sum of what each agent's usage.update says
+	// (the lead's turns, each sub-agent's total at its end), as the
+	// runtime's meter sums it for complete.usage: it only rises, and the
+	// two agree. (modelUsage, cumulative over the CLI's session, splits
+	// the same tokens otherwise and counts a sub-agent before its end, so
+	// a total taken from it falls back and disagrees with the sum.)
 	t.leadUsage = t.leadUsage.Add(turn)
-	// modelUsage is cumulative over the session (sub-agents included), as
-	// is total_cost_usd: the run's total is taken from it as is.
-	if len(l.ModelUsage) > 0 {
-		var total event.Usage
-		for _, m := range l.ModelUsage {
-			total = total.Add(event.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
-				CacheReadTokens: m.CacheReadTokens, CacheCreationTokens: m.CacheCreationTokens,
-				ContextWindow: m.ContextWindow})
-		}
-		total.CostUSD = l.TotalCostUSD
-		t.total = total
+	t.total = t.total.Add(turn)
+	// total_cost_usd is cumulative over the session, sub-agents included:
+	// the lead carries it, so that the run counts it once.
+	if l.TotalCostUSD > t.leadUsage.CostUSD {
+		t.total.CostUSD += l.TotalCostUSD - t.leadUsage.CostUSD
+		t.leadUsage.CostUSD = l.TotalCostUSD
+	}
+	for _, m := range l.ModelUsage {
+		t.leadUsage.ContextWindow = max(t.leadUsage.ContextWindow, m.ContextWindow)
+		t.total.ContextWindow = max(t.total.ContextWindow, m.ContextWindow)
 	}
 	if st := &t.leadText; len(st.blocks) > 0 {
 		// Text that streamed but no assistant line confirmed: the turn
@@ -558,13 +573,49 @@ func (t *translator) open() []*agent {
 	return out
 }
 
+// closeCalls ends a's tool calls still open, before a's own end: the CLI
+// sends the result of a call its stopped agent was running (a Bash) after
+// the agent's notification, or never; every call must close before its
+// agent ends, and the late result is dropped.
+func (t *translator) closeCalls(a *agent) {
+	var ids []string
+	for id, c := range t.callers {
+		if c == a {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		name := t.tools[id]
+		delete(t.tools, id)
+		delete(t.callers, id)
+		t.emit(event.ToolComplete, a, id, event.ToolCompleteData{Name: name, Cancelled: true,
+			Error: "interrupted: the agent ended before the call returned"})
+	}
+}
+
 // endOpen reports every sub-agent still open as ended (the process went
 // away): cancelled when the session closed it, an error when it died.
 func (t *translator) endOpen(cancel bool, why string) {
 	for _, a := range t.open() {
 		a.done = true
+		t.closeCalls(a)
 		d := event.SubagentCompleteData{ToolUses: a.toolUses(), Usage: a.usage, Error: why, Cancelled: cancel}
 		t.emit(event.SubagentComplete, a, a.callID, d)
+	}
+	// The lead's calls the process took with it (a task call whose
+	// sub-agent just ended, a Bash) close too.
+	var ids []string
+	for id := range t.tools {
+		if t.callers[id] == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		name := t.tools[id]
+		delete(t.tools, id)
+		t.emit(event.ToolComplete, nil, id, event.ToolCompleteData{Name: name, Cancelled: true, Error: why})
 	}
 }
 

@@ -35,7 +35,8 @@ type Translator struct {
 	counts map[string]int        // agent type → sub-agents so far
 	early  map[string][]inbound  // notifications of threads not yet known
 	files  map[string][]string   // fileChange item id → paths it changes
-	open   map[string]event.Type // "thread/item" → started tool call
+	open   map[string]event.Type // "thread/item" → started tool call (ToolComplete: closed by closeOpen)
+	names  map[string]string     // "thread/item" → the call's tool name
 	// statesEnd: a wait's agents_states end sub-agents (exec, whose
 	// stream has no child threads; see ExecTranslator).
 	statesEnd bool
@@ -95,7 +96,7 @@ func NewTranslator(cfg backend.Config, reply func(id json.RawMessage, result any
 	return &Translator{
 		cfg: cfg, reply: reply,
 		agents: map[string]*agent{}, spawns: map[string]*agent{}, counts: map[string]int{},
-		early: map[string][]inbound{}, files: map[string][]string{}, open: map[string]event.Type{},
+		early: map[string][]inbound{}, files: map[string][]string{}, open: map[string]event.Type{}, names: map[string]string{},
 	}
 }
 
@@ -140,6 +141,32 @@ func (t *Translator) EndAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.endChildren()
+	if t.lead != nil {
+		t.closeOpen(t.lead)
+	}
+}
+
+// closeOpen ends a's tool calls still open, before a's own end (a
+// sub-agent's subagent.complete, the lead's turn end): Codex reports no
+// end of a command still running in a turn it interrupted, and every call
+// must close before its agent ends. A later report of the call is dropped.
+func (t *Translator) closeOpen(a *agent) {
+	prefix := a.thread + "/"
+	var keys []string
+	for k, st := range t.open {
+		if st == event.ToolStart && strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	if len(keys) > 0 {
+		a.current = ""
+	}
+	for _, k := range keys {
+		t.open[k] = event.ToolComplete
+		t.emit(a, event.ToolComplete, strings.TrimPrefix(k, prefix),
+			event.ToolCompleteData{Name: t.names[k], Cancelled: true, Error: "interrupted: the agent ended before the call returned"})
+	}
 }
 
 // RunningTurns lists the threads and ids of the turns under way (the
@@ -235,6 +262,7 @@ func (t *Translator) turnCompleted(a *agent, tu turn) Note {
 	if tu.Status == "interrupted" {
 		t.endChildren()
 	}
+	t.closeOpen(a)
 	if tu.Status == "failed" && errText != "" {
 		t.emit(a, event.Error, "", event.ErrorData{Message: errText})
 	}
@@ -323,6 +351,7 @@ func (t *Translator) finish(a *agent, status, errText string) {
 	a.done = true
 	close(a.ended)
 	a.current = ""
+	t.closeOpen(a)
 	d := event.SubagentCompleteData{ToolUses: a.toolUses, Usage: a.usage, Result: a.last}
 	switch status {
 	case "completed":
@@ -508,7 +537,7 @@ func (t *Translator) toolStart(a *agent, id, name string, input any) {
 	if _, dup := t.open[key]; dup {
 		return
 	}
-	t.open[key] = event.ToolStart
+	t.open[key], t.names[key] = event.ToolStart, name
 	in, _ := json.Marshal(input)
 	a.toolUses++
 	a.current = name
@@ -518,7 +547,11 @@ func (t *Translator) toolStart(a *agent, id, name string, input any) {
 
 func (t *Translator) toolComplete(a *agent, id, name string, input any, ok bool, result, errText string) {
 	key := a.thread + "/" + id
-	if _, started := t.open[key]; !started {
+	st, started := t.open[key]
+	if st == event.ToolComplete {
+		return // closed when its agent ended
+	}
+	if !started {
 		t.toolStart(a, id, name, input) // a call reported only when it ended
 	}
 	delete(t.open, key)

@@ -177,6 +177,7 @@ func (t *Translator) EndAll() {
 	for _, c := range kids {
 		t.interrupt(c)
 	}
+	t.closeOpen(t.lead)
 	t.wake = false
 	if t.active {
 		t.endTurn(TurnEnd{Text: t.text, Aborted: true})
@@ -191,10 +192,36 @@ func (t *Translator) interrupt(c *agent) {
 	}
 	if c.started {
 		t.finish(c, false, true, "")
-		return
+	} else {
+		c.done = true
 	}
-	c.done = true
-	t.emit(t.lead, event.ToolComplete, c.call, event.ToolCompleteData{Name: "task", Cancelled: true, Error: "interrupted"})
+	// Its task call ends with it: Copilot reports no end of a call it
+	// stopped.
+	if key := t.lead.id + "/" + c.call; t.open[key] == nil {
+		t.open[key] = &call{name: "task", ended: true}
+		t.emit(t.lead, event.ToolComplete, c.call, event.ToolCompleteData{Name: "task", Cancelled: true, Error: "interrupted"})
+	}
+}
+
+// closeOpen ends a's tool calls still open, before a's own end: Copilot
+// reports no end of a command still running (a bash call) in an agent it
+// stopped, and every call must close before its agent ends. A later
+// report of the call is dropped.
+func (t *Translator) closeOpen(a *agent) {
+	prefix := a.id + "/"
+	var keys []string
+	for k, c := range t.open {
+		if !c.ended && strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		c := t.open[k]
+		c.ended = true
+		t.emit(a, event.ToolComplete, strings.TrimPrefix(k, prefix),
+			event.ToolCompleteData{Name: c.name, Cancelled: true, Error: "interrupted: the agent ended before the call returned"})
+	}
 }
 
 // Handle translates one session event.
@@ -411,6 +438,7 @@ func (t *Translator) finish(c *agent, ok, cancelled bool, errText string) {
 		return
 	}
 	c.done, c.current = true, ""
+	t.closeOpen(c)
 	if c.background && !cancelled && !t.active {
 		t.active, t.wake, t.text = true, true, ""
 	}

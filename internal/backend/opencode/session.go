@@ -206,6 +206,9 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			}
 			return false
 		})
+		if err == nil {
+			err = s.failed()
+		}
 		if err != nil || (prompt == "" && !s.inbox.Live()) {
 			return s.result(usage0, tools0), err
 		}
@@ -237,7 +240,20 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 		}
 		return false
 	})
+	if err == nil {
+		err = s.failed()
+	}
 	return s.result(usage0, tools0), err
+}
+
+// failed is the error of a turn whose model call failed: OpenCode reports
+// it (session.error) and then goes idle as after any turn, which must not
+// pass for success.
+func (s *Session) failed() error {
+	if why := s.tr.TakeLeadError(); why != "" {
+		return fmt.Errorf("opencode: the turn failed: %s", why)
+	}
+	return nil
 }
 
 // autoPending reports a turn the lead began (or will begin) by itself.

@@ -35,6 +35,7 @@ type Translator struct {
 	kinds  map[string]string  // part id → part type
 	said   map[string]bool    // text parts already completed
 	open   map[string]bool    // "session/callID" of tool calls started, not ended
+	names  map[string]string  // "session/callID" → the call's tool name
 }
 
 // agent is the lead or one sub-agent, as its OpenCode session.
@@ -47,6 +48,7 @@ type agent struct {
 	model               string
 	background, done    bool
 	aborted             bool
+	failed              string // why its model call failed, until taken
 	toolUses            int
 	current             string
 	usage               event.Usage
@@ -67,7 +69,7 @@ func NewTranslator(cfg backend.Config) *Translator {
 	cfg = cfg.WithDefaults()
 	return &Translator{cfg: cfg, agents: map[string]*agent{}, calls: map[string]*agent{}, counts: map[string]int{},
 		early: map[string][]Event{}, roles: map[string]string{}, kinds: map[string]string{}, said: map[string]bool{},
-		open: map[string]bool{}}
+		open: map[string]bool{}, names: map[string]string{}}
 }
 
 // SetLead makes OpenCode session id the lead's (a Reset creates a new one).
@@ -157,6 +159,21 @@ func (t *Translator) EndAll() {
 	}
 }
 
+// TakeLeadError returns, and forgets, why the lead's last model call
+// failed (OpenCode's session.error: the API refused, the endpoint is
+// wrong); "" when it did not. OpenCode goes idle after such an error as
+// after a finished turn, so only this tells the two apart.
+func (t *Translator) TakeLeadError() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lead == nil {
+		return ""
+	}
+	why := t.lead.failed
+	t.lead.failed = ""
+	return why
+}
+
 // Handle translates one event.
 func (t *Translator) Handle(e Event) Note {
 	t.mu.Lock()
@@ -206,7 +223,8 @@ func (t *Translator) handle(e Event) Note {
 			a.aborted = true
 			break
 		}
-		t.emit(a, event.Error, "", event.ErrorData{Message: cmp.Or(p.Error.Data.Message, p.Error.Name)})
+		a.failed = cmp.Or(p.Error.Data.Message, p.Error.Name)
+		t.emit(a, event.Error, "", event.ErrorData{Message: a.failed})
 	case "message.updated":
 		if p.Info.ID != "" && p.Info.Role != "" {
 			t.roles[p.Info.ID] = p.Info.Role
@@ -306,7 +324,7 @@ func (t *Translator) toolStart(a *agent, key, call, name string, input json.RawM
 	if t.open[key] || t.said[key] {
 		return
 	}
-	t.open[key] = true
+	t.open[key], t.names[key] = true, name
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
@@ -382,7 +400,7 @@ func (t *Translator) newChild(parent *agent, key, call string, st *toolState) *a
 	}
 	raw, _ := json.Marshal(input)
 	parent.toolUses++
-	t.open[key] = true
+	t.open[key], t.names[key] = true, "task"
 	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: raw, SubagentID: id, SubagentSessionID: c.session})
 	t.emit(c, event.SubagentStart, call, t.startData(c))
 	t.emit(c, event.SessionStart, "", event.SessionStartData{Model: c.model, Provider: backend.OpenCode, Name: kind})
@@ -422,6 +440,7 @@ func (t *Translator) finish(c *agent, status, errText string) {
 		return
 	}
 	c.done, c.current = true, ""
+	t.closeOpen(c)
 	d := event.SubagentCompleteData{ToolUses: c.toolUses, Usage: c.usage, Result: c.last}
 	switch {
 	case status == "completed":
@@ -432,6 +451,26 @@ func (t *Translator) finish(c *agent, status, errText string) {
 		d.Error = cmp.Or(errText, "sub-agent "+status)
 	}
 	t.emit(c, event.SubagentComplete, c.call, d)
+}
+
+// closeOpen ends a's tool calls still open, before a's own end: OpenCode
+// reports no end of a call (a running bash) in a session it aborted, and
+// every call must close before its agent ends.
+func (t *Translator) closeOpen(a *agent) {
+	prefix := a.oc + "/"
+	var keys []string
+	for k := range t.open {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		delete(t.open, k)
+		t.said[k] = true
+		t.emit(a, event.ToolComplete, strings.TrimPrefix(k, prefix),
+			event.ToolCompleteData{Name: t.names[k], Cancelled: true, Error: "interrupted: the agent ended before the call returned"})
+	}
 }
 
 // update reports a sub-agent's progress (the lead has none).

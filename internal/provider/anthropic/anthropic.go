@@ -69,7 +69,7 @@ func New(cfg Config) (*Provider, error) {
 		option.WithMaxRetries(0),
 	}
 	if cfg.BaseURL != "" {
-		base, err := normaliseBaseURL(cfg.BaseURL)
+		base, err := NormaliseBaseURL(cfg.BaseURL)
 		if err != nil {
 			return nil, err
 		}

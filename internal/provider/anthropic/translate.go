@@ -12,9 +12,9 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
-// normaliseBaseURL checks raw and returns it as the host root the SDK wants,
-// dropping a trailing "/" or "/v1".
-func normaliseBaseURL(raw string) (string, error) {
+// NormaliseBaseURL checks raw and returns it as the host root the SDK (and
+// Claude Code's ANTHROPIC_BASE_URL) wants, dropping a trailing "/" or "/v1".
+func NormaliseBaseURL(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("anthropic: base URL %q is not an http(s) URL", raw)
