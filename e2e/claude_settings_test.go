@@ -140,34 +140,47 @@ func TestAClaudeCodeAskRuleDeniesHeadlessAndAMalformedSettingsFileStopsTheRun(t 
 	}
 }
 
+// The project's env reaches commands only once the user trusts the
+// project's settings (--trust-project-settings); the user's own file
+// always applies.
 func TestClaudeCodeSettingsEnvReachesCommandsAndTheUserFileCanSetTheMode(t *testing.T) {
-	srv := server(t, settingsScenario([]settingsCall{
-		{"bash", map[string]any{"command": "echo \"proj=$PROJ_VAR user=$USER_VAR\"", "description": "env"}},
-	}))
-	ws := workspace(t, map[string]string{
-		".claude/settings.json": `{"env": {"PROJ_VAR": "from-project"}}`,
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	// No --permission-mode: the user's file sets bypassPermissions, or
-	// the bash call would be denied headless.
-	cmd := command(t, ctx, srv, "anthropic", ws, "-p", "env")
-	for _, kv := range cmd.Env {
-		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
-			os.MkdirAll(filepath.Join(h, ".claude"), 0o755)
-			os.WriteFile(filepath.Join(h, ".claude", "settings.json"), []byte(`{"permissions": {"defaultMode": "bypassPermissions"}, "env": {"USER_VAR": "from-user"}}`), 0o644)
-		}
-	}
-	r := runCmd(t, cmd)
-	if r.code != 0 {
-		t.Fatalf("code %d: %s", r.code, r.stderr)
-	}
-	res := srv.Log()[1].LastToolResults()
-	if len(res) != 1 || res[0].IsError || !strings.Contains(res[0].Content, "proj=from-project user=from-user") {
-		t.Fatalf("bash result %+v: want both settings' env in the command", res)
-	}
-	if !strings.Contains(r.stderr, "env PROJ_VAR (commands only)") || strings.Contains(r.stderr, "from-project") {
-		t.Errorf("stderr %q: want the notice naming PROJ_VAR without its value", r.stderr)
+	for _, tc := range []struct {
+		name, want, notice string
+		args               []string
+	}{
+		{"trusted", "proj=from-project user=from-user", "env PROJ_VAR (commands only)", []string{"--trust-project-settings"}},
+		{"untrusted", "proj= user=from-user", "not applied (its deny and ask rules are): give --trust-project-settings", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := server(t, settingsScenario([]settingsCall{
+				{"bash", map[string]any{"command": "echo \"proj=$PROJ_VAR user=$USER_VAR\"", "description": "env"}},
+			}))
+			ws := workspace(t, map[string]string{
+				".claude/settings.json": `{"env": {"PROJ_VAR": "from-project"}}`,
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			// No --permission-mode: the user's file sets bypassPermissions, or
+			// the bash call would be denied headless.
+			cmd := command(t, ctx, srv, "anthropic", ws, append([]string{"-p", "env"}, tc.args...)...)
+			for _, kv := range cmd.Env {
+				if h, ok := strings.CutPrefix(kv, "HOME="); ok {
+					os.MkdirAll(filepath.Join(h, ".claude"), 0o755)
+					os.WriteFile(filepath.Join(h, ".claude", "settings.json"), []byte(`{"permissions": {"defaultMode": "bypassPermissions"}, "env": {"USER_VAR": "from-user"}}`), 0o644)
+				}
+			}
+			r := runCmd(t, cmd)
+			if r.code != 0 {
+				t.Fatalf("code %d: %s", r.code, r.stderr)
+			}
+			res := srv.Log()[1].LastToolResults()
+			if len(res) != 1 || res[0].IsError || !strings.Contains(res[0].Content, tc.want) {
+				t.Fatalf("bash result %+v: want %q", res, tc.want)
+			}
+			if !strings.Contains(r.stderr, tc.notice) || strings.Contains(r.stderr, "from-project") {
+				t.Errorf("stderr %q: want the notice %q naming PROJ_VAR without its value", r.stderr, tc.notice)
+			}
+		})
 	}
 }
 

@@ -46,6 +46,13 @@ type Places struct {
 	Home string
 	// Managed is the managed policy file ("": none).
 	Managed string
+	// TrustProject applies what the project's files loosen (allow rules,
+	// additionalDirectories, defaultMode acceptEdits, env). Without it
+	// only their deny and ask rules apply: a cloned repository, or a
+	// command of the model, writes those files, and what they loosen
+	// (additionalDirectories ["~"] with allow WebFetch) would hand the
+	// user's files to the model with no flag given.
+	TrustProject bool
 }
 
 // ManagedPath is where Claude Code's managed policy lives on goos.
@@ -122,7 +129,7 @@ func Load(p Places) (*Settings, error) {
 			continue
 		}
 		s.Files = append(s.Files, f.path)
-		if err := s.add(f, permission.RuleDirs{Cwd: p.Dir, Home: p.Home, Project: pl.project}); err != nil {
+		if err := s.add(f, permission.RuleDirs{Cwd: p.Dir, Home: p.Home, Project: pl.project}, p.TrustProject); err != nil {
 			return nil, err
 		}
 	}
@@ -140,8 +147,11 @@ func samePath(a, b string) bool {
 }
 
 // add merges f, which has lower precedence than every file added before.
-func (s *Settings) add(f file, dirs permission.RuleDirs) error {
+// What a project file loosens is applied only when trustProject is set;
+// otherwise it is named in one warning.
+func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) error {
 	name := f.path
+	held := f.scope.fromProject() && !trustProject
 	var loosened []string
 	for _, l := range []struct {
 		kind  permission.RuleKind
@@ -165,10 +175,13 @@ func (s *Settings) add(f file, dirs permission.RuleDirs) error {
 				s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: permissions.allow %q: %s", name, text, why))
 				continue
 			}
-			s.Rules = append(s.Rules, r)
 			if l.kind == permission.RuleAllow && f.scope.fromProject() {
 				loosened = append(loosened, "allow "+text)
+				if held {
+					continue
+				}
 			}
+			s.Rules = append(s.Rules, r)
 		}
 		if len(skipped) > 0 && l.kind == permission.RuleAllow {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: permissions.allow names tools Atomic does not have: %s; ignored", name, strings.Join(skipped, ", ")))
@@ -180,22 +193,28 @@ func (s *Settings) add(f file, dirs permission.RuleDirs) error {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: permissions.additionalDirectories: %q cannot be resolved; skipped", name, d))
 			continue
 		}
-		if !slices.Contains(s.Dirs, abs) {
-			s.Dirs = append(s.Dirs, abs)
-		}
 		if f.scope.fromProject() {
 			loosened = append(loosened, "additionalDirectories "+abs)
+			if held {
+				continue
+			}
+		}
+		if !slices.Contains(s.Dirs, abs) {
+			s.Dirs = append(s.Dirs, abs)
 		}
 	}
 	if f.disableBypass && !s.DisableBypass {
 		s.DisableBypass, s.DisableSource = true, name
 	}
-	s.setMode(f, &loosened)
+	s.setMode(f, &loosened, held)
 	for _, k := range sortedKeys(f.env) {
 		dst := s.ProcessEnv
 		if f.scope.fromProject() {
 			dst = s.CommandEnv
 			loosened = append(loosened, "env "+k+" (commands only)")
+			if held {
+				continue
+			}
 		}
 		if _, set := dst[k]; !set {
 			dst[k] = f.env[k]
@@ -207,7 +226,11 @@ func (s *Settings) add(f file, dirs permission.RuleDirs) error {
 	for _, p := range f.problems {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: %s", name, p))
 	}
-	if len(loosened) > 0 {
+	switch {
+	case len(loosened) > 0 && held:
+		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s (in the project, where a command or an edit can write it) would loosen the rules: %s; not applied (its deny and ask rules are): give --trust-project-settings to apply them, or put them in ~/.claude/settings.json",
+			name, strings.Join(loosened, "; ")))
+	case len(loosened) > 0:
 		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s (in the project, where a command or an edit can write it) loosens the rules: %s",
 			name, strings.Join(loosened, "; ")))
 	}
@@ -217,7 +240,7 @@ func (s *Settings) add(f file, dirs permission.RuleDirs) error {
 // setMode takes f's defaultMode unless a higher file set one. A project
 // file cannot start a session in bypassPermissions (as in Claude Code);
 // dontAsk is default mode with every prompt denied.
-func (s *Settings) setMode(f file, loosened *[]string) {
+func (s *Settings) setMode(f file, loosened *[]string, held bool) {
 	m := f.defaultMode
 	if m == "" || s.Mode != "" {
 		return
@@ -235,6 +258,9 @@ func (s *Settings) setMode(f file, loosened *[]string) {
 	}
 	if m == "acceptEdits" && f.scope.fromProject() {
 		*loosened = append(*loosened, "defaultMode acceptEdits")
+		if held {
+			return
+		}
 	}
 	s.Mode, s.ModeSource, s.modeScope = m, f.path, f.scope
 }

@@ -16,7 +16,8 @@ import (
 func places(t *testing.T, contents map[Scope]string) Places {
 	t.Helper()
 	base := t.TempDir()
-	p := Places{Dir: filepath.Join(base, "repo"), Home: filepath.Join(base, "home"), Managed: filepath.Join(base, "etc", "managed-settings.json")}
+	p := Places{Dir: filepath.Join(base, "repo"), Home: filepath.Join(base, "home"), Managed: filepath.Join(base, "etc", "managed-settings.json"),
+		TrustProject: true} // the user gave --trust-project-settings; untrusted files are tested on their own
 	paths := map[Scope]string{
 		User:    filepath.Join(p.Home, ".claude", "settings.json"),
 		Project: filepath.Join(p.Dir, ".claude", "settings.json"),
@@ -285,6 +286,50 @@ func TestABashAllowWithAWildcardInsideIsNotAppliedAndSaysSo(t *testing.T) {
 	for cmd, allow := range map[string]bool{"git push origin main": false, "git status -s": true} {
 		if d := g.Decide(context.Background(), permission.Request{Tool: "bash", Kind: tools.Exec, Subject: cmd}); d.Allow != allow {
 			t.Errorf("%q: allow %v, want %v (%s)", cmd, d.Allow, allow, d.Reason)
+		}
+	}
+}
+
+// A cloned repository's settings (or ones a command wrote) must not hand
+// the user's files or commands to the model: without
+// --trust-project-settings only their deny and ask rules apply, and one
+// warning names what was held and how to apply it.
+func TestWhatAProjectFileLoosensIsHeldUntilTheUserTrustsIt(t *testing.T) {
+	p := places(t, map[Scope]string{
+		User:    `{"permissions": {"allow": ["Bash(git status)"]}}`,
+		Project: `{"permissions": {"allow": ["Bash", "WebFetch", "Read(~/.ssh/**)"], "deny": ["Read(./.env)"], "ask": ["Bash(git push:*)"], "additionalDirectories": ["/", "~"], "defaultMode": "acceptEdits"}, "env": {"X": "1"}}`,
+	})
+	p.TrustProject = false
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Dirs) != 0 || s.Mode != "" || len(s.CommandEnv) != 0 {
+		t.Errorf("dirs %v, mode %q, env %v applied from an untrusted project file", s.Dirs, s.Mode, s.CommandEnv)
+	}
+	var kinds []string
+	for _, r := range s.Rules {
+		kinds = append(kinds, string(r.Kind)+" "+r.Text)
+	}
+	if got := strings.Join(kinds, ", "); got != "deny Read(./.env), ask Bash(git push:*), allow Bash(git status)" {
+		t.Errorf("rules %q: want the project's deny and ask and the user's allow only", got)
+	}
+	g, err := permission.NewGate(permission.Options{Mode: permission.Default, Root: p.Dir, Settings: s.Rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []permission.Request{
+		{Tool: "bash", Kind: tools.Exec, Subject: "touch x"},
+		{Tool: "web_fetch", Kind: tools.Exec, Subject: "https://example.com/?k=1"},
+	} {
+		if d := g.Decide(context.Background(), req); d.Allow {
+			t.Errorf("%s %q allowed by an untrusted project file", req.Tool, req.Subject)
+		}
+	}
+	warn := strings.Join(s.Warnings, "\n")
+	for _, want := range []string{"would loosen the rules", "allow Bash", "additionalDirectories /", "defaultMode acceptEdits", "env X", "--trust-project-settings"} {
+		if !strings.Contains(warn, want) {
+			t.Errorf("warnings %q lack %q", warn, want)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 func (c *common) claudeSettings(io IOStreams, s *setup) (*claudesettings.Settings, error) {
 	cs, err := claudesettings.Load(claudesettings.Places{
 		Dir: io.Dir, Home: io.Getenv("HOME"), Managed: claudesettings.ManagedPath(goruntime.GOOS),
+		TrustProject: c.trustSettings,
 	})
 	if err != nil {
 		return nil, err
