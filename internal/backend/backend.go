@@ -79,15 +79,6 @@ type AgentCanceller interface {
 	CancelAgent(id string) error
 }
 
-// AgentsStopper is implemented by sessions that stop all their own
-// sub-agents at once on an interrupt, and must: a CLI told to stop its
-// sub-agents one by one may wake its lead with their ends and make a model
-// request after the interrupt (Claude Code does). StopAgents returns once
-// they have ended and nothing of the session works until the next Run.
-type AgentsStopper interface {
-	StopAgents()
-}
-
 // Factory builds a session on the named backend (a mixed tree's sub-agents
 // and teammates run on the backend their agent type names).
 type Factory func(name string, cfg Config) (Session, error)

@@ -625,13 +625,8 @@ func (r *Runtime) leadAgents() []string {
 
 // cancelLeadAgents stops the lead backend's sub-agents ids: an interrupt
 // also ends the background work a CLI lead started, which its own
-// interrupt leaves running; all at once where the backend must
-// (backend.AgentsStopper), so that no model request follows.
+// interrupt leaves running.
 func (r *Runtime) cancelLeadAgents(ids []string) {
-	if st, ok := r.lead.(backend.AgentsStopper); ok && len(ids) > 0 {
-		st.StopAgents()
-		return
-	}
 	c, ok := r.lead.(backend.AgentCanceller)
 	if !ok {
 		return

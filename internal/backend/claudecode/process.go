@@ -108,20 +108,6 @@ func (p *process) stop() {
 	<-p.exited
 }
 
-// kill ends the process and its group at once (SIGKILL), without the
-// grace stop gives: a CLI left to wind down may still act (ask its model)
-// meanwhile. It returns once the process is reaped.
-func (p *process) kill() {
-	p.stopOnce.Do(func() {
-		p.stopping.Store(true)
-		pgid := p.cmd.Process.Pid
-		_ = procgroup.Signal(pgid, syscall.SIGKILL)
-		<-p.exited
-		_ = procgroup.Signal(pgid, syscall.SIGKILL)
-	})
-	<-p.exited
-}
-
 func (p *process) waitFor(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

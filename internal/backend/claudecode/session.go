@@ -81,10 +81,7 @@ type turnWait struct {
 	done chan *turnResult // receives the last result, or nil if the process ended
 }
 
-var (
-	_ backend.Session       = (*Session)(nil)
-	_ backend.AgentsStopper = (*Session)(nil)
-)
+var _ backend.Session = (*Session)(nil)
 
 // New starts the CLI (cfg.Bin, else claude on PATH) in cfg.Workspace. The
 // process lives until Close.
@@ -160,11 +157,6 @@ func (s *Session) start() error {
 		return err
 	}
 	s.mu.Lock()
-	if s.closed { // Close came while the process started (a restart)
-		s.mu.Unlock()
-		p.kill()
-		return errors.New("claude-code: session closed")
-	}
 	s.proc = p
 	s.mu.Unlock()
 	go s.read(p)
@@ -192,21 +184,17 @@ func (s *Session) read(p *process) {
 	<-p.exited
 	s.mu.Lock()
 	closing := s.closed || p.stopping.Load()
-	s.mu.Unlock()
-	// What the process took with it ends before a waiting Run hears of
-	// the end, so that nothing closes after the turn's end.
-	if closing {
-		s.tr.endOpen(true, "cancelled: the session was closed")
-	} else {
-		s.tr.endOpen(false, "claude exited: "+p.exitError().Error())
-	}
-	s.mu.Lock()
 	if w := s.wait; w != nil {
 		s.wait = nil
 		w.done <- nil
 	}
 	s.wake, s.wakeRes = noWake, nil
 	s.mu.Unlock()
+	if closing {
+		s.tr.endOpen(true, "cancelled: the session was closed")
+	} else {
+		s.tr.endOpen(false, "claude exited: "+p.exitError().Error())
+	}
 }
 
 func (s *Session) handle(p *process, st step) {
@@ -487,38 +475,6 @@ func (s *Session) CancelAgent(id string) error {
 	s.mu.Unlock()
 	return p.writeJSON(map[string]any{"type": "control_request", "request_id": rid,
 		"request": map[string]string{"subtype": "stop_task", "task_id": v.(string)}})
-}
-
-// StopAgents ends every sub-agent of the session (an interrupt). Told to
-// stop a background task (stop_task), the CLI wakes its idle lead with the
-// task's notification, which makes a model request after the interrupt;
-// so the process is restarted instead, continuing its conversation
-// (--resume), and the sub-agents it took with it end interrupted.
-func (s *Session) StopAgents() {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.wake, s.wakeRes, s.owed = noWake, nil, false
-	p := s.proc
-	s.mu.Unlock()
-	p.kill()
-	<-p.readDone
-	p.wg.Wait()
-	s.mu.Lock()
-	if id := s.tr.cliSession; id != "" { // the reader is done: no race
-		s.resume = id
-	}
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return
-	}
-	if err := s.start(); err != nil {
-		s.cfg.Sink.Emit(event.Event{Type: event.Error, Time: s.cfg.Now(), SessionID: s.cfg.SessionID,
-			AgentID: s.cfg.AgentID, Data: event.ErrorData{Message: "restarting claude: " + err.Error()}})
-	}
 }
 
 // PID is the CLI's process id, which is also its process group id.

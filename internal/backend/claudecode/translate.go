@@ -603,20 +603,6 @@ func (t *translator) endOpen(cancel bool, why string) {
 		d := event.SubagentCompleteData{ToolUses: a.toolUses(), Usage: a.usage, Error: why, Cancelled: cancel}
 		t.emit(event.SubagentComplete, a, a.callID, d)
 	}
-	// The lead's calls the process took with it (a task call whose
-	// sub-agent just ended, a Bash) close too.
-	var ids []string
-	for id := range t.tools {
-		if t.callers[id] == nil {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		name := t.tools[id]
-		delete(t.tools, id)
-		t.emit(event.ToolComplete, nil, id, event.ToolCompleteData{Name: name, Cancelled: true, Error: why})
-	}
 }
 
 func isAgentTool(name string) bool { return name == "Agent" || name == "Task" }
