@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"github.com/atomic-agent/atomic/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,54 +139,23 @@ func TestNoKeyReachesTheStoreTheLifecycleLogOrTheExportWhereverItCameFrom(t *tes
 // that holds one of keys.
 func scanColumns(t *testing.T, path string, keys []string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var tables []string
-	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var n string
-		rows.Scan(&n)
-		tables = append(tables, n)
-	}
-	rows.Close()
-	seen := map[string]int{}
-	for _, table := range tables {
-		rows, err := db.Query(`SELECT * FROM "` + table + `"`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]sql.RawBytes, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			seen[table]++
-			for i, v := range vals {
-				for _, k := range keys {
-					if bytes.Contains(v, []byte(k)) {
-						t.Errorf("%s.%s holds %q", table, cols[i], k)
-					}
-				}
+	seen := testkit.EachCell(t, path, func(table, column string, v []byte) {
+		for _, k := range keys {
+			if bytes.Contains(v, []byte(k)) {
+				t.Errorf("%s.%s holds %q", table, column, k)
 			}
 		}
-		rows.Close()
-	}
+	})
 	for _, table := range []string{"sessions", "events", "prompts", "histories"} {
 		if seen[table] == 0 {
 			t.Errorf("table %s is empty: the run was not recorded (tables %v)", table, seen)
 		}
 	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	var hist []byte
 	db.QueryRow(`SELECT messages FROM histories WHERE agent_id = 'lead'`).Scan(&hist)
 	if !json.Valid(hist) || !bytes.Contains(hist, []byte("[redacted]")) {

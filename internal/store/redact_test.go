@@ -3,8 +3,8 @@ package store
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
+	"github.com/atomic-agent/atomic/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,51 +19,17 @@ import (
 // holds one of keys.
 func scanForKeys(t *testing.T, path string, keys ...string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tables, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for tables.Next() {
-		var n string
-		tables.Scan(&n)
-		names = append(names, n)
-	}
-	tables.Close()
-	if len(names) < 4 {
-		t.Fatalf("tables %v; want sessions, events, prompts and histories at least", names)
-	}
 	cells := 0
-	for _, table := range names {
-		rows, err := db.Query(`SELECT * FROM "` + table + `"`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]sql.RawBytes, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			for i, v := range vals {
-				cells++
-				for _, k := range keys {
-					if bytes.Contains(v, []byte(k)) {
-						t.Errorf("%s.%s holds the key %q: %.200s", table, cols[i], k, v)
-					}
-				}
+	seen := testkit.EachCell(t, path, func(table, column string, v []byte) {
+		cells++
+		for _, k := range keys {
+			if bytes.Contains(v, []byte(k)) {
+				t.Errorf("%s.%s holds the key %q: %.200s", table, column, k, v)
 			}
 		}
-		rows.Close()
+	})
+	if len(seen) < 4 {
+		t.Fatalf("tables %v; want sessions, events, prompts and histories at least", seen)
 	}
 	if cells == 0 {
 		t.Fatal("the database is empty: nothing was scanned")
