@@ -87,12 +87,13 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	if limit <= 0 {
 		limit = DefaultMaxMessage
 	}
-	a := &agent{cfg: cfg, sessions: map[sdk.SessionId]*session{}, large: newLargeStrings(2 * limit)}
+	a := &agent{cfg: cfg, sessions: map[sdk.SessionId]*session{}, large: newLargeStrings(2 * limit), connSet: make(chan struct{})}
 	w := &lockedWriter{w: out}
 	conn := sdk.NewAgentSideConnection(a, w, newLineReader(in, w, limit, a.large))
 	a.mu.Lock()
 	a.conn = conn
 	a.mu.Unlock()
+	close(a.connSet)
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
@@ -104,6 +105,10 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 // agent implements the ACP agent side.
 type agent struct {
 	cfg Config
+
+	// connSet is closed once conn is set: the SDK reads requests from
+	// the moment the connection is made, before Serve has stored it.
+	connSet chan struct{}
 
 	mu       sync.Mutex
 	conn     *sdk.AgentSideConnection
@@ -175,6 +180,7 @@ func (a *agent) open(ctx context.Context, loadID, cwd string, servers []sdk.McpS
 	if err != nil {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
+	<-a.connSet
 	a.mu.Lock()
 	conn, caps, closing := a.conn, a.client, a.closing
 	a.mu.Unlock()
