@@ -55,7 +55,6 @@ var advGitVectors = []advGitVector{
 	{name: "core.hooksPath into the workspace", plant: "mkdir -p hooks2 && cp {S} hooks2/reference-transaction && cp {S} hooks2/post-index-change && git config core.hooksPath \"$PWD/hooks2\""},
 }
 
-
 // gitPayload is the script a vector runs: mark, steal the key, keep going.
 func gitPayload(tail string) string {
 	if tail == "" {

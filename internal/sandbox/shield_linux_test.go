@@ -211,3 +211,21 @@ func snapshotGit(t *testing.T, gitDir string) string {
 	})
 	return b.String()
 }
+
+// BenchmarkGitGuardCheck is what the guard adds to every command where the
+// shields are not up (Atomic not root): a repository with git's sample
+// hooks, unchanged.
+func BenchmarkGitGuardCheck(b *testing.B) {
+	ws := b.TempDir()
+	cmd := exec.Command("git", "init", "-q")
+	cmd.Dir = ws
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v %s", err, out)
+	}
+	g := newGitGuard(gitShields([]string{ws}))
+	for b.Loop() {
+		if line := g.check(); line != "" {
+			b.Fatal(line)
+		}
+	}
+}
