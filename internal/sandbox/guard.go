@@ -29,10 +29,14 @@ type guardedRepo struct {
 	files map[string]guardedFile
 }
 
-// guardedFile is a file under hooks/ or a config file: its bytes and mode.
+// guardedFile is a file under hooks/ or a config file: its bytes and mode,
+// and its status, which tells an unchanged file without reading it (a
+// write, chmod or rename sets the change time, which no command can set
+// back).
 type guardedFile struct {
 	data []byte
 	mode fs.FileMode
+	st   fileStamp
 }
 
 // newGitGuard remembers the repositories the shields name.
@@ -53,41 +57,55 @@ func newGitGuard(shields []shield) *gitGuard {
 	return g
 }
 
-// guardedNames are the files of a repository the guard keeps: the config
-// files and everything under hooks/ (relative to .git).
-func (r *guardedRepo) read() map[string]guardedFile {
+// read reads the files of a repository the guard keeps: the config files
+// and everything under hooks/ (keyed relative to .git).
+func (r *guardedRepo) read() map[string]guardedFile { return r.scan(nil) }
+
+// scan lists the guarded files; one whose stamp matches known's is taken
+// from known instead of being read again.
+func (r *guardedRepo) scan(known map[string]guardedFile) map[string]guardedFile {
 	out := map[string]guardedFile{}
-	for _, name := range []string{"config", "config.worktree"} {
-		if f, ok := readGuarded(filepath.Join(r.dir, name)); ok {
-			out[name] = f
+	add := func(rel string) {
+		p := filepath.Join(r.dir, rel)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return
 		}
+		st := stampOf(fi)
+		if k, ok := known[rel]; ok && k.st == st && st != (fileStamp{}) {
+			out[rel] = k
+			return
+		}
+		if f, ok := readGuarded(p, fi); ok {
+			out[rel] = f
+		} else {
+			out[rel] = guardedFile{mode: fs.ModeIrregular} // a symlink, a pipe: not as found
+		}
+	}
+	for _, name := range []string{"config", "config.worktree"} {
+		add(name)
 	}
 	_ = filepath.WalkDir(filepath.Join(r.dir, "hooks"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
 		rel, _ := filepath.Rel(r.dir, p)
-		if f, ok := readGuarded(p); ok {
-			out[rel] = f
-		} else {
-			out[rel] = guardedFile{mode: fs.ModeIrregular} // a symlink, a pipe: not as found
-		}
+		add(rel)
 		return nil
 	})
 	return out
 }
 
 // readGuarded reads a regular file (not through a symlink).
-func readGuarded(p string) (guardedFile, bool) {
-	fi, err := os.Lstat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
+func readGuarded(p string, fi fs.FileInfo) (guardedFile, bool) {
+	if !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
 		return guardedFile{}, false
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return guardedFile{}, false
 	}
-	return guardedFile{data: data, mode: fi.Mode().Perm()}, true
+	return guardedFile{data: data, mode: fi.Mode().Perm(), st: stampOf(fi)}, true
 }
 
 // check puts back what changed since the session started and says what it
@@ -123,7 +141,7 @@ func (r *guardedRepo) restore() []string {
 		}
 		return []string{r.dir + " (it was replaced; the folder put in its place was moved to .git.atomic-refused)"}
 	}
-	now := r.read()
+	now := r.scan(r.files)
 	var said []string
 	for name, f := range now {
 		want, ok := r.files[name]
@@ -141,6 +159,7 @@ func (r *guardedRepo) restore() []string {
 				continue
 			}
 			_ = os.Chmod(p, want.mode) // WriteFile's mode is masked by the umask
+			r.restamp(name)
 		}
 		said = append(said, p)
 	}
@@ -155,6 +174,7 @@ func (r *guardedRepo) restore() []string {
 			continue
 		}
 		_ = os.Chmod(p, want.mode)
+		r.restamp(name)
 		said = append(said, p)
 	}
 	slices.Sort(said)
@@ -168,4 +188,13 @@ func (g *gitGuard) String() string {
 		dirs = append(dirs, r.dir)
 	}
 	return fmt.Sprintf("gitGuard%v", dirs)
+}
+
+// restamp records the stamp of a file the guard has just put back.
+func (r *guardedRepo) restamp(name string) {
+	if fi, err := os.Lstat(filepath.Join(r.dir, name)); err == nil {
+		f := r.files[name]
+		f.st = stampOf(fi)
+		r.files[name] = f
+	}
 }

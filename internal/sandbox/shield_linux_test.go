@@ -228,4 +228,5 @@ func BenchmarkGitGuardCheck(b *testing.B) {
 			b.Fatal(line)
 		}
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/check")
 }
