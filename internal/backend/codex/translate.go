@@ -555,7 +555,6 @@ func (t *Translator) toolComplete(a *agent, id, name string, input any, ok bool,
 		t.toolStart(a, id, name, input) // a call reported only when it ended
 	}
 	delete(t.open, key)
-	a.current = ""
 	d := event.ToolCompleteData{Name: name, Success: ok}
 	if ok {
 		d.Result = result
