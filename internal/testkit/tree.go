@@ -44,9 +44,11 @@ func CheckParents(t testing.TB, events []event.Event, parents map[string]string)
 	}
 }
 
-// CheckNoInitializingAfterTool asserts that no sub-agent's row says
-// "Initializing…" once the agent has run a tool: its sub-line shows the
-// tool under way or the last one, until its end.
+// CheckNoInitializingAfterTool asserts that once a sub-agent has run a
+// tool, its record keeps a current tool (the one under way or the last)
+// until its end, and its row never says "Initializing…" again (a
+// background row says it runs in the background; its record still keeps
+// the tool).
 func CheckNoInitializingAfterTool(t testing.TB, events []event.Event) {
 	t.Helper()
 	var st lifecycle.State
@@ -57,8 +59,9 @@ func CheckNoInitializingAfterTool(t testing.TB, events []event.Event) {
 			if r.CurrentTool != "" && tooled[r.ID] == "" {
 				tooled[r.ID] = r.CurrentTool
 			}
-			if first := tooled[r.ID]; first != "" && lifecycle.SubLine(r) == "Initializing…" {
-				t.Fatalf("after event %d (%s of %s): %s's row says Initializing… after its first tool %q", i, e.Type, e.AgentID, r.ID, first)
+			if first := tooled[r.ID]; first != "" && r.Status.Active() && (r.CurrentTool == "" || lifecycle.SubLine(r) == "Initializing…") {
+				t.Fatalf("after event %d (%s of %s): %s's current tool cleared (row: %q) after its first tool %q",
+					i, e.Type, e.AgentID, r.ID, lifecycle.SubLine(r), first)
 			}
 		}
 	}

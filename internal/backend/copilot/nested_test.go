@@ -51,7 +51,7 @@ func TestReplayNestedASubagentsOwnSubagentHasOneIDAndItsSpawnerAsParentFromItsTa
 	}
 }
 
-func TestReplayNestedNoRowShowsInitializingAfterItsFirstTool(t *testing.T) {
+func TestReplayNestedARowKeepsItsCurrentToolAfterItsFirstToolNeverInitializingAgain(t *testing.T) {
 	testkit.CheckNoInitializingAfterTool(t, replay(t, readNested(t), nil).events)
 }
 
