@@ -92,3 +92,72 @@ func BenchmarkMultiEditDiffOf2000LineFile(b *testing.B) {
 		}
 	}
 }
+
+// repoPaths lists the repository's files and folders (slash-separated,
+// relative to its root) once, for the matching benchmarks.
+func repoPaths(b *testing.B) (files, dirs []string) {
+	root := repoRoot(b)
+	err := walkTree(b.Context(), openTestTree(b, root, root), root, root, func(abs string, d fs.DirEntry) error {
+		rel, _ := relBelow(root, abs)
+		if d.IsDir() {
+			dirs = append(dirs, rel)
+		} else {
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return files, dirs
+}
+
+// BenchmarkGlobMatchOverThisRepository matches every path of the
+// repository against glob patterns, without the file system.
+func BenchmarkGlobMatchOverThisRepository(b *testing.B) {
+	files, dirs := repoPaths(b)
+	var globs []*globPattern
+	for _, p := range []string{"**/*.go", "internal/**/*_test.go", "cmd/*/main.go", "**/*.{md,yaml}", "*.go"} {
+		g, err := compileGlob(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		globs = append(globs, g)
+	}
+	for b.Loop() {
+		n := 0
+		for _, g := range globs {
+			for _, f := range files {
+				if g.match(f) {
+					n++
+				}
+			}
+			for _, d := range dirs {
+				if g.canDescend(d) {
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			b.Fatal("nothing matched")
+		}
+	}
+}
+
+// BenchmarkGitignoreMatchOverThisRepository asks whether each path of the
+// repository is ignored by a typical set of rules, without the file system.
+func BenchmarkGitignoreMatchOverThisRepository(b *testing.B) {
+	files, dirs := repoPaths(b)
+	stack := ignoreStack{
+		parseGitignore("/repo", []byte("*.log\n/dist/\nnode_modules/\n**/testdata/*.golden\nbuild/**\n!build/keep\n*.[oa]\n.env*\n")),
+		parseGitignore("/repo/internal", []byte("*.tmp\ngen/\n!*.gen.go\n")),
+	}
+	for b.Loop() {
+		for _, f := range files {
+			stack.ignored("/repo/"+f, false)
+		}
+		for _, d := range dirs {
+			stack.ignored("/repo/"+d, true)
+		}
+	}
+}
