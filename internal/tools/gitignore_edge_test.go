@@ -46,7 +46,8 @@ func TestGitignoreEdgeCasesFollowGit(t *testing.T) {
 }
 
 // Nested .gitignore files: a deeper file's rules are relative to its own
-// folder and override the shallower ones, over a real walk.
+// folder and override the shallower ones, over a real walk (its files are
+// those git status lists for the same tree).
 func TestWalkTreeAppliesNestedGitignoresRelativeToTheirFolder(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{
 		".git/HEAD":               "",
