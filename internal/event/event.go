@@ -118,8 +118,8 @@ type MessageDeltaData struct {
 
 // MessageCompleteData: the assistant message ended; Text is all of it.
 type MessageCompleteData struct {
-	Text       string `json:"text"`
-	StopReason string `json:"stop_reason,omitempty"`
+	Text       string     `json:"text"`
+	StopReason StopReason `json:"stop_reason,omitempty"`
 }
 
 // ToolStartData: a tool call began.
@@ -222,9 +222,9 @@ type UsageUpdateData struct {
 
 // TurnEndData: the lead's model stopped for now.
 type TurnEndData struct {
-	StopReason string `json:"stop_reason,omitempty"`
-	NumTurns   int    `json:"num_turns"`
-	// Error is why the turn failed (stop reason "error").
+	StopReason StopReason `json:"stop_reason,omitempty"`
+	NumTurns   int        `json:"num_turns"`
+	// Error is why the turn failed (StopError).
 	Error string `json:"error,omitempty"`
 	// Woken is set on a turn no user prompt started: the lead was woken
 	// by background work that finished or a message delivered to it.

@@ -317,7 +317,7 @@ func (t *translator) assistant(l *line) {
 				continue
 			}
 			t.text(a, l.Message.ID, b.Text)
-			t.emit(event.MessageComplete, a, "", event.MessageCompleteData{Text: b.Text, StopReason: l.Message.StopReason})
+			t.emit(event.MessageComplete, a, "", event.MessageCompleteData{Text: b.Text, StopReason: event.StopReason(l.Message.StopReason)})
 		case "tool_use":
 			t.toolUse(a, b)
 		}
@@ -549,9 +549,9 @@ func (t *translator) result(l *line) *turnResult {
 			text = append(text, b.text)
 		}
 		st.blocks = st.blocks[:0]
-		stop := l.StopReason
+		stop := event.StopReason(l.StopReason)
 		if l.IsError || l.Subtype != "success" {
-			stop = "interrupted"
+			stop = event.StopInterrupted
 		}
 		t.emit(event.MessageComplete, nil, "", event.MessageCompleteData{Text: strings.Join(text, ""), StopReason: stop})
 	}
