@@ -155,8 +155,8 @@ type SubagentStartData struct {
 	Prompt      string `json:"prompt,omitempty"`
 	Background  bool   `json:"background,omitempty"`
 	Model       string `json:"model,omitempty"`
-	// Backend runs the sub-agent: native, claude-code, codex, opencode or
-	// copilot.
+	// Backend runs the sub-agent: a name of the backends table
+	// (internal/backend's Known).
 	Backend string `json:"backend,omitempty"`
 	// Worktree is the git worktree an isolated sub-agent works in.
 	Worktree string `json:"worktree,omitempty"`
