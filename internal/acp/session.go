@@ -31,7 +31,7 @@ type item struct {
 }
 
 type turnEnd struct {
-	stop string
+	stop event.StopReason
 	err  string
 }
 
@@ -286,17 +286,15 @@ func (s *session) settleCancelled(w chan turnEnd) (sdk.StopReason, error) {
 // turn is a JSON-RPC error naming why.
 func stopReason(te turnEnd) (sdk.StopReason, error) {
 	switch te.stop {
-	case "interrupted":
+	case event.StopInterrupted:
 		return sdk.StopReasonCancelled, nil
-	case "error":
+	case event.StopError:
 		if te.err == "" {
 			te.err = "the lead's turn failed"
 		}
 		return "", fmt.Errorf("the turn failed: %s", te.err)
-	case "max_tokens":
+	case event.StopMaxTokens:
 		return sdk.StopReasonMaxTokens, nil
-	case "max_turns":
-		return sdk.StopReasonMaxTurnRequests, nil
 	}
 	return sdk.StopReasonEndTurn, nil
 }

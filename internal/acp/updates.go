@@ -209,8 +209,8 @@ func (t *translator) toolStart(callID string, d event.ToolStartData) sdk.Session
 	if d.Name == "task" {
 		t.tasks[callID] = true
 		title := "task"
-		if in.Description != "" {
-			title += ": " + in.Description
+		if task, _ := event.ParseTaskInput(d.Input); task.Description != "" {
+			title += ": " + task.Description
 		}
 		return sdk.StartToolCall(sdk.ToolCallId(callID), title, sdk.WithStartKind(sdk.ToolKindOther),
 			sdk.WithStartStatus(sdk.ToolCallStatusPending), sdk.WithStartRawInput(json.RawMessage(d.Input)))

@@ -336,7 +336,7 @@ func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
 			// Record what was cut off so the history shows it.
 			cut := string(partial) + "\n[interrupted by the user]"
 			s.append(provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Text: cut}}})
-			s.emit(event.MessageComplete, "", event.MessageCompleteData{Text: string(partial), StopReason: "interrupted"})
+			s.emit(event.MessageComplete, "", event.MessageCompleteData{Text: string(partial), StopReason: event.StopInterrupted})
 			return nil, fmt.Errorf("interrupted: %w", ctx.Err())
 		}
 		s.emit(event.Error, "", event.ErrorData{Message: err.Error()})
@@ -348,7 +348,7 @@ func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
 	s.history = append(s.history, resp.Message())
 	s.mu.Unlock()
 	s.historyChanged()
-	s.emit(event.MessageComplete, "", event.MessageCompleteData{Text: resp.Text, StopReason: string(resp.StopReason)})
+	s.emit(event.MessageComplete, "", event.MessageCompleteData{Text: resp.Text, StopReason: resp.StopReason})
 	s.emit(event.UsageUpdate, "", event.UsageUpdateData{Usage: agentTotal, Total: runTotal})
 	return resp, nil
 }

@@ -53,21 +53,22 @@ func (c *common) leadBackend(s *setup) (func(backend.Config) (backend.Session, e
 	}, nil
 }
 
+// openers start a session on each external backend of the table
+// (backend.Known): the one thing of a backend the table cannot hold, since
+// the adapters import it.
+var openers = map[string]func(backend.Config) (backend.Session, error){
+	backend.ClaudeCode: func(cfg backend.Config) (backend.Session, error) { return claudecode.New(cfg) },
+	backend.Codex:      func(cfg backend.Config) (backend.Session, error) { return codex.New(cfg) },
+	backend.OpenCode:   func(cfg backend.Config) (backend.Session, error) { return opencode.New(cfg) },
+	backend.Copilot:    func(cfg backend.Config) (backend.Session, error) { return copilot.New(cfg) },
+}
+
 // openBackend starts a session on the named external backend; with check
 // set it only reports whether the name is known.
 func openBackend(name string, cfg backend.Config, check bool) (backend.Session, error) {
-	var open func(backend.Config) (backend.Session, error)
-	switch name {
-	case backend.ClaudeCode:
-		open = func(cfg backend.Config) (backend.Session, error) { return claudecode.New(cfg) }
-	case backend.Codex:
-		open = func(cfg backend.Config) (backend.Session, error) { return codex.New(cfg) }
-	case backend.OpenCode:
-		open = func(cfg backend.Config) (backend.Session, error) { return opencode.New(cfg) }
-	case backend.Copilot:
-		open = func(cfg backend.Config) (backend.Session, error) { return copilot.New(cfg) }
-	default:
-		return nil, fmt.Errorf("unknown backend %q (want %s, %s, %s, %s or %s)", name, backend.Native, backend.ClaudeCode, backend.Codex, backend.OpenCode, backend.Copilot)
+	open, ok := openers[name]
+	if !ok || !backend.External(name) {
+		return nil, fmt.Errorf("unknown backend %q (want %s)", name, backend.Names())
 	}
 	if check {
 		return nil, nil
@@ -109,10 +110,11 @@ func (c *common) leadSettings(s *setup) config.ProviderSettings {
 	return ps
 }
 
-// apiOf is the model API a backend's CLI speaks.
+// apiOf is the model API a backend's CLI speaks (the table's; openai for
+// a name it does not know).
 func apiOf(name string) string {
-	if name == backend.ClaudeCode {
-		return "anthropic"
+	if k, ok := backend.Lookup(name); ok && k.API != "" {
+		return k.API
 	}
 	return "openai"
 }

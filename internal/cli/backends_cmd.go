@@ -55,17 +55,18 @@ func runBackends(ctx context.Context, args []string, io IOStreams) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "BACKEND\tFOUND\tVERSION\tBACKGROUND\tINTERRUPT\tAPPROVALS\tUSAGE\tCANCEL ONE\tNPM PACKAGE")
+	fmt.Fprintln(tw, "BACKEND\tFOUND\tVERSION\tAPI\tSUB-AGENTS\tBACKGROUND\tINTERRUPT\tAPPROVALS\tUSAGE\tCANCEL ONE\tIMAGES\tPLAN\tRESUME\tNPM PACKAGE")
 	for _, r := range rows {
-		found, version, pkg := "built in", Version, "-"
+		found, version, pkg, api := "built in", Version, "-", "any"
 		if r.Binary != "" {
-			found, version, pkg = "not found ("+r.Binary+" is not on PATH)", "-", r.Package
+			found, version, pkg, api = "not found ("+r.Binary+" is not on PATH)", "-", r.Package, r.API
 			if r.Found {
 				found, version = r.Path, r.Version
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, found, version,
-			yes(r.Background), yes(r.Interrupt), yes(r.Approvals), yes(r.Usage), yes(r.CancelAgent), pkg)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, found, version, api,
+			yes(r.Subagents), yes(r.Background), yes(r.Interrupt), yes(r.Approvals), yes(r.Usage), yes(r.CancelAgent),
+			yes(r.Images), yes(r.Plan), yes(r.Resume), pkg)
 	}
 	tw.Flush()
 	return 0

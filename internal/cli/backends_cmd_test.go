@@ -36,10 +36,16 @@ func TestBackendsListsEveryBackendWithWhereItsCLIIsItsVersionAndItsPackage(t *te
 	if r := by["codex"]; r.Found || r.Package != "@openai/codex" {
 		t.Errorf("codex = %+v, want not found, naming @openai/codex", r)
 	}
+	if r := by["claude-code"]; r.API != "anthropic" || r.Images || !r.Plan || !r.Resume {
+		t.Errorf("claude-code = %+v, want the Anthropic API, text only, plan updates and resume", r)
+	}
+	if r := by["opencode"]; r.API != "openai" || r.Plan || r.Images {
+		t.Errorf("opencode = %+v, want the OpenAI API, neither plan updates nor images", r)
+	}
 
 	code, out, _ = runEnv(t, map[string]string{"PATH": bin}, "backends")
 	if code != 0 || !strings.Contains(out, "not found (codex is not on PATH)") || !strings.Contains(out, "@openai/codex") ||
-		!strings.Contains(out, "BACKGROUND") {
+		!strings.Contains(out, "BACKGROUND") || !strings.Contains(out, "IMAGES") || !strings.Contains(out, "anthropic") {
 		t.Errorf("table (exit %d):\n%s", code, out)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
 	"github.com/atomic-agent/atomic/internal/mcp"
@@ -113,7 +114,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxTeammates, "max-teammates", 0, "teammates at once (default 10)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "wall-clock limit of a headless run, e.g. 10m")
 	fs.BoolVar(&c.demo, "demo", false, "use the built-in demo model (no API key needed)")
-	fs.StringVar(&c.backend, "backend", "", "what runs the lead: native (Atomic's own loop, default), claude-code, codex, opencode or copilot")
+	fs.StringVar(&c.backend, "backend", "", "what runs the lead: "+backend.Names()+" (default native, Atomic's own loop; see atomic backends)")
 	fs.StringVar(&c.backendBin, "backend-bin", "", "the backend CLI's binary, when it is not on PATH")
 	fs.StringVar(&c.sandbox, "sandbox", "", "what commands the agents run may do, enforced by the kernel: read-only, workspace-write (default) or off")
 	fs.BoolVar(&c.allowNetwork, "allow-network", false, "let sandboxed commands use the network")

@@ -27,7 +27,7 @@ type File struct {
 	// server (see --nats).
 	NATSURL string `json:"nats_url,omitempty"`
 	Retry   *Retry `json:"retry,omitempty"`
-	// Backend runs the lead: native (default), claude-code, codex or opencode; BackendBin
+	// Backend runs the lead: a name of backend.Known (default native); BackendBin
 	// names the CLI's binary when it is not on PATH.
 	Backend    string `json:"backend,omitempty"`
 	BackendBin string `json:"backend_bin,omitempty"`

@@ -118,8 +118,8 @@ type MessageDeltaData struct {
 
 // MessageCompleteData: the assistant message ended; Text is all of it.
 type MessageCompleteData struct {
-	Text       string `json:"text"`
-	StopReason string `json:"stop_reason,omitempty"`
+	Text       string     `json:"text"`
+	StopReason StopReason `json:"stop_reason,omitempty"`
 }
 
 // ToolStartData: a tool call began.
@@ -155,8 +155,8 @@ type SubagentStartData struct {
 	Prompt      string `json:"prompt,omitempty"`
 	Background  bool   `json:"background,omitempty"`
 	Model       string `json:"model,omitempty"`
-	// Backend runs the sub-agent: native, claude-code, codex, opencode or
-	// copilot.
+	// Backend runs the sub-agent: a name of the backends table
+	// (internal/backend's Known).
 	Backend string `json:"backend,omitempty"`
 	// Worktree is the git worktree an isolated sub-agent works in.
 	Worktree string `json:"worktree,omitempty"`
@@ -224,9 +224,9 @@ type UsageUpdateData struct {
 
 // TurnEndData: the lead's model stopped for now.
 type TurnEndData struct {
-	StopReason string `json:"stop_reason,omitempty"`
-	NumTurns   int    `json:"num_turns"`
-	// Error is why the turn failed (stop reason "error").
+	StopReason StopReason `json:"stop_reason,omitempty"`
+	NumTurns   int        `json:"num_turns"`
+	// Error is why the turn failed (StopError).
 	Error string `json:"error,omitempty"`
 	// Woken is set on a turn no user prompt started: the lead was woken
 	// by background work that finished or a message delivered to it.

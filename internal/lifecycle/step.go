@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"cmp"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -38,31 +37,10 @@ func Step(r Record, e event.Event) (Record, bool) {
 	return next, next != r
 }
 
-// taskInput is the part of the task tool's input the lifecycle needs.
-type taskInput struct {
-	Description  string `json:"description"`
-	Prompt       string `json:"prompt"`
-	SubagentType string `json:"subagent_type"`
-	Mode         string `json:"mode"`
-	Model        string `json:"model"`
-	// RunInBackground is Claude Code's spelling of mode background.
-	RunInBackground bool `json:"run_in_background"`
-}
-
-// DefaultAgentType is the agent type of a task call that names none.
-const DefaultAgentType = "general-purpose"
-
 // isTaskTool reports whether a tool name is the task tool ("Task" is how
 // Claude Code spells it).
 func isTaskTool(name string) bool {
 	return strings.EqualFold(name, "task")
-}
-
-// isBackgroundMode reports whether a task mode runs the agent in the
-// background: "background" or its alias "async".
-func isBackgroundMode(mode string) bool {
-	mode = strings.TrimSpace(mode)
-	return strings.EqualFold(mode, "background") || strings.EqualFold(mode, "async")
 }
 
 // stepToolStart creates the eager record of a task call. A record that
@@ -75,17 +53,11 @@ func stepToolStart(r Record, e event.Event) Record {
 	if !ok || !isTaskTool(d.Name) {
 		return r
 	}
-	var in taskInput
-	if len(d.Input) > 0 {
-		// A malformed input still spawns a visible record with defaults:
-		// the tool itself reports the bad input, and the record ends with it.
-		_ = json.Unmarshal(d.Input, &in)
-	}
-	agentType := strings.TrimSpace(in.SubagentType)
-	if agentType == "" {
-		agentType = DefaultAgentType
-	}
-	bg := isBackgroundMode(in.Mode) || in.RunInBackground
+	// A malformed input still spawns a visible record with what could be
+	// read: the tool itself reports the bad input, and the record ends
+	// with it.
+	in, _ := event.ParseTaskInput(d.Input)
+	agentType, bg := in.Type(), in.Background
 	status, waiting := Running, ""
 	switch {
 	case bg:
@@ -134,7 +106,7 @@ func stepSubagentStart(r Record, e event.Event) Record {
 			ID:         id,
 			ToolCallID: e.ToolCallID,
 			ParentID:   e.ParentAgentID,
-			Name:       DisplayName(DefaultAgentType),
+			Name:       DisplayName(event.DefaultAgentType),
 			Status:     Running,
 			StartedAt:  e.Time,
 		}

@@ -319,8 +319,7 @@ func fillFromStart(s *Span, d event.SessionStartData) {
 	if d.Model != "" && s.Model == "" {
 		s.Model = d.Model
 	}
-	switch d.Provider {
-	case backend.ClaudeCode, backend.Codex, backend.OpenCode, backend.Copilot:
+	if backend.External(d.Provider) {
 		s.Backend = d.Provider
 	}
 }

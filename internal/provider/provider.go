@@ -89,15 +89,16 @@ type Request struct {
 	MaxTokens int
 }
 
-// StopReason says why the model stopped.
-type StopReason string
+// StopReason says why the model stopped: the event package's type, so a
+// response's reason reaches message.complete and turn.end unconverted.
+type StopReason = event.StopReason
 
 // Stop reasons, normalised across APIs.
 const (
-	StopEndTurn   StopReason = "end_turn"
-	StopToolUse   StopReason = "tool_use"
-	StopMaxTokens StopReason = "max_tokens"
-	StopOther     StopReason = "other"
+	StopEndTurn   = event.StopEndTurn
+	StopToolUse   = event.StopToolUse
+	StopMaxTokens = event.StopMaxTokens
+	StopOther     = event.StopOther
 )
 
 // Response is a whole model turn.

@@ -504,12 +504,12 @@ func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Ima
 	r.mu.Unlock()
 	end := event.TurnEndData{NumTurns: numTurns, Woken: gen == nil}
 	if res != nil {
-		end.StopReason = string(res.StopReason)
+		end.StopReason = res.StopReason
 	}
 	if interrupted {
-		end.StopReason = "interrupted"
+		end.StopReason = event.StopInterrupted
 	} else if err != nil {
-		end.StopReason, end.Error = "error", err.Error()
+		end.StopReason, end.Error = event.StopError, err.Error()
 	}
 	r.Emit(event.TurnEnd, end)
 	if err != nil && !interrupted && r.cfg.CancelOnLeadError {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -37,18 +38,6 @@ const taskSchema = `{
   "required": ["description", "prompt"],
   "additionalProperties": false
 }`
-
-// TaskInput is the task tool's input.
-type TaskInput struct {
-	Description  string `json:"description"`
-	Prompt       string `json:"prompt"`
-	SubagentType string `json:"subagent_type"`
-	Mode         string `json:"mode"`
-	Isolation    string `json:"isolation"`
-}
-
-// IsBackground reports whether the mode asks for a background task.
-func (in TaskInput) IsBackground() bool { return in.Mode == "background" || in.Mode == "async" }
 
 // TaskTool is the task tool over a Manager.
 type TaskTool struct{ m *Manager }
@@ -96,9 +85,9 @@ func (t *TaskTool) Release(callID string) { t.m.Release(callID) }
 
 // spec reads a call's input.
 func (t *TaskTool) spec(call tools.Call) (Spec, error) {
-	var in TaskInput
-	if err := json.Unmarshal(call.Input, &in); err != nil {
-		return Spec{}, fmt.Errorf("task: bad input: %w", err)
+	in, err := event.ParseTaskInput(call.Input)
+	if err != nil {
+		return Spec{}, fmt.Errorf("task: %w", err)
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
 		return Spec{}, fmt.Errorf("task: prompt is empty; say what the agent should do")
@@ -108,14 +97,13 @@ func (t *TaskTool) spec(call tools.Call) (Spec, error) {
 	}
 	return Spec{
 		ToolCallID: call.ID, ParentID: call.AgentID, Description: in.Description,
-		Prompt: in.Prompt, Type: in.SubagentType, Background: in.IsBackground(), Isolation: in.Isolation,
+		Prompt: in.Prompt, Type: in.SubagentType, Background: in.Background, Isolation: in.Isolation,
 	}, nil
 }
 
 // Subject implements tools.Subjecter.
 func (*TaskTool) Subject(input json.RawMessage) string {
-	var in TaskInput
-	_ = json.Unmarshal(input, &in)
+	in, _ := event.ParseTaskInput(input)
 	return in.Description
 }
 

@@ -62,7 +62,7 @@ func (m *Model) applyEvent(e event.Event) {
 			m.stream()
 		}
 		if m.streaming != nil {
-			if d.Text != "" || d.StopReason != "interrupted" {
+			if d.Text != "" || d.StopReason != event.StopInterrupted {
 				m.streaming.set(d.Text)
 			}
 			m.streaming.streaming = false

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
@@ -47,7 +48,7 @@ type treeView struct {
 // the lead (lead: "" counts as native).
 func mixed(st *lifecycle.State, lead string) bool {
 	if lead == "" {
-		lead = "native"
+		lead = backend.Native
 	}
 	for _, r := range st.Sorted() {
 		if r.Backend != "" && r.Backend != lead {
@@ -60,11 +61,10 @@ func mixed(st *lifecycle.State, lead string) bool {
 // backendOf is the backend a lead's session.start provider names: an
 // external CLI by its name, else Atomic's own loop.
 func backendOf(provider string) string {
-	switch provider {
-	case "claude-code", "codex", "opencode", "copilot":
+	if backend.External(provider) {
 		return provider
 	}
-	return "native"
+	return backend.Native
 }
 
 // renderAgentTree draws the agents tree of st as lines: the header, then a

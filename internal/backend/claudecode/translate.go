@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
 
 // Backend is the name subagent.start gives the CLI's sub-agents.
@@ -317,7 +315,7 @@ func (t *translator) assistant(l *line) {
 				continue
 			}
 			t.text(a, l.Message.ID, b.Text)
-			t.emit(event.MessageComplete, a, "", event.MessageCompleteData{Text: b.Text, StopReason: l.Message.StopReason})
+			t.emit(event.MessageComplete, a, "", event.MessageCompleteData{Text: b.Text, StopReason: event.StopReason(l.Message.StopReason)})
 		case "tool_use":
 			t.toolUse(a, b)
 		}
@@ -417,29 +415,12 @@ func (t *translator) toolUse(a *agent, b block) {
 	if a != nil {
 		t.callers[b.ID] = a
 	}
-	var in struct {
-		Description     string `json:"description"`
-		Prompt          string `json:"prompt"`
-		SubagentType    string `json:"subagent_type"`
-		Model           string `json:"model"`
-		RunInBackground bool   `json:"run_in_background"`
-	}
-	_ = json.Unmarshal(b.Input, &in) // a bad input still gets its record; the CLI reports the error
-	sub := t.name(in.SubagentType, parent, b.ID, in.RunInBackground)
-	// The task tool's input as the native tool takes it (members in the
-	// order a map of them was written before).
-	task := struct {
-		Description  string `json:"description"`
-		Mode         string `json:"mode,omitempty"`
-		Model        string `json:"model,omitempty"`
-		Prompt       string `json:"prompt"`
-		SubagentType string `json:"subagent_type"`
-	}{Description: in.Description, Model: in.Model, Prompt: in.Prompt, SubagentType: agentType(in.SubagentType)}
-	if in.RunInBackground {
-		task.Mode = "background"
-	}
-	input, _ := json.Marshal(task)
-	t.emit(event.ToolStart, a, b.ID, event.ToolStartData{Name: "task", Input: input,
+	in, _ := event.ParseTaskInput(b.Input) // a bad input still gets its record; the CLI reports the error
+	sub := t.name(in.SubagentType, parent, b.ID, in.Background)
+	// The task tool's input as the native tool takes it.
+	task := event.TaskInput{Description: in.Description, Model: in.Model, Prompt: in.Prompt,
+		SubagentType: in.SubagentType, Background: in.Background}
+	t.emit(event.ToolStart, a, b.ID, event.ToolStartData{Name: "task", Input: event.TaskCall(task),
 		SubagentID: sub.id, SubagentSessionID: sub.sessionID})
 	if a != nil && !a.done {
 		t.update(a)
@@ -549,9 +530,9 @@ func (t *translator) result(l *line) *turnResult {
 			text = append(text, b.text)
 		}
 		st.blocks = st.blocks[:0]
-		stop := l.StopReason
+		stop := event.StopReason(l.StopReason)
 		if l.IsError || l.Subtype != "success" {
-			stop = "interrupted"
+			stop = event.StopInterrupted
 		}
 		t.emit(event.MessageComplete, nil, "", event.MessageCompleteData{Text: strings.Join(text, ""), StopReason: stop})
 	}
@@ -609,7 +590,7 @@ func isAgentTool(name string) bool { return name == "Agent" || name == "Task" }
 
 func agentType(s string) string {
 	if s = strings.TrimSpace(s); s == "" {
-		return lifecycle.DefaultAgentType
+		return event.DefaultAgentType
 	}
 	return s
 }

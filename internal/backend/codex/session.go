@@ -445,6 +445,8 @@ func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
 	switch end.Status {
 	case "completed":
 		r.StopReason = provider.StopEndTurn
+	case "interrupted":
+		r.StopReason = event.StopInterrupted
 	default:
 		r.StopReason = provider.StopReason(end.Status)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -488,7 +487,7 @@ func (t *Translator) spawnV2(a *agent, started bool, it *item) {
 // newChild reserves a sub-agent for spawn call id of parent and announces
 // the task call (tool.start with the reserved id and session).
 func (t *Translator) newChild(parent *agent, call, desc, prompt, model string) *agent {
-	kind := lifecycle.DefaultAgentType
+	kind := event.DefaultAgentType
 	id := t.kids.Name(kind)
 	if desc == "" {
 		desc = summary(prompt)
@@ -496,7 +495,7 @@ func (t *Translator) newChild(parent *agent, call, desc, prompt, model string) *
 	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: parent.id, par: parent, call: call,
 		kind: kind, desc: desc, prompt: prompt, model: model, ended: make(chan struct{})}
 	t.spawns[call] = c
-	in, _ := json.Marshal(map[string]string{"description": desc, "prompt": prompt, "subagent_type": kind, "mode": "background"})
+	in := event.TaskCall(event.TaskInput{Description: desc, Prompt: prompt, SubagentType: kind, Background: true})
 	parent.toolUses++
 	parent.current = "task"
 	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: in, SubagentID: id, SubagentSessionID: c.session})

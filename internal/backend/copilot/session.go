@@ -339,7 +339,7 @@ func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
 	case end == nil:
 		r.StopReason = provider.StopOther
 	case end.Aborted:
-		r.Text, r.StopReason = end.Text, provider.StopReason("interrupted")
+		r.Text, r.StopReason = end.Text, event.StopInterrupted
 	default:
 		r.Text, r.StopReason = end.Text, provider.StopEndTurn
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
 
 // maxEarly bounds the events kept for an agentId not yet bound (a
@@ -359,16 +358,6 @@ func (t *Translator) subagentEvent(id string, ev sdk.SessionEvent) {
 	}
 }
 
-// taskArgs is what the CLI's task tool takes.
-type taskArgs struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Prompt      string `json:"prompt"`
-	AgentType   string `json:"agent_type"`
-	Model       string `json:"model"`
-	Mode        string `json:"mode"`
-}
-
 // spawn reserves the sub-agent a task call of parent's starts and
 // announces the call with its id and session: from the first event that
 // names it, the sub-agent has its own id and its parent.
@@ -376,28 +365,24 @@ func (t *Translator) spawn(parent *agent, d *sdk.ToolExecutionStartData) {
 	if t.byCall[d.ToolCallID] != nil {
 		return
 	}
-	var in taskArgs
+	// The CLI's task tool takes name, description, prompt, agent_type,
+	// model and mode.
+	var in event.TaskInput
 	if b, err := json.Marshal(d.Arguments); err == nil {
-		_ = json.Unmarshal(b, &in) // a field of another type leaves the rest
+		in, _ = event.ParseTaskInput(b) // a field of another type leaves the rest
 	}
 	t.newChild(parent, d.ToolCallID, in)
 }
 
-func (t *Translator) newChild(parent *agent, call string, in taskArgs) *agent {
-	kind := in.AgentType
-	if kind == "" {
-		kind = lifecycle.DefaultAgentType
-	}
+func (t *Translator) newChild(parent *agent, call string, in event.TaskInput) *agent {
+	kind := in.Type()
 	id := t.kids.Name(kind)
 	desc := firstNonEmpty(in.Description, in.Name, summary(in.Prompt))
-	mode := "sync"
-	if in.Mode == "background" || in.Mode == "async" {
-		mode = "background"
-	}
 	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: parent.id, par: parent, call: call, kind: kind,
-		desc: desc, prompt: in.Prompt, model: in.Model, background: mode == "background"}
+		desc: desc, prompt: in.Prompt, model: in.Model, background: in.Background}
 	t.byCall[call] = c
-	input, _ := json.Marshal(map[string]string{"description": desc, "prompt": in.Prompt, "subagent_type": kind, "mode": mode})
+	input := event.TaskCall(event.TaskInput{Description: desc, Prompt: in.Prompt, SubagentType: kind,
+		Mode: event.TaskSync, Background: in.Background})
 	parent.toolUses++
 	parent.current = "task"
 	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: input, SubagentID: id, SubagentSessionID: c.session})
@@ -410,7 +395,7 @@ func (t *Translator) newChild(parent *agent, call string, in taskArgs) *agent {
 func (t *Translator) bind(id string, d *sdk.SubagentStartedData) {
 	c := t.byCall[d.ToolCallID]
 	if c == nil { // a task call not seen: the lead's, as nothing else names it
-		c = t.newChild(t.lead, d.ToolCallID, taskArgs{Name: d.AgentDisplayName, Description: d.AgentDescription, AgentType: d.AgentName})
+		c = t.newChild(t.lead, d.ToolCallID, event.TaskInput{Name: d.AgentDisplayName, Description: d.AgentDescription, SubagentType: d.AgentName})
 	}
 	if c.started || c.done {
 		return

@@ -10,7 +10,6 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
 
 // maxEarly bounds the events kept for a child session whose task part has
@@ -378,12 +377,8 @@ func (t *Translator) task(a *agent, p *part) {
 // the task call starts with its reserved id, then its session, then what
 // its session reported before.
 func (t *Translator) newChild(parent *agent, key, call string, st *toolState) *agent {
-	var in taskInput
-	_ = json.Unmarshal(st.Input, &in)
-	kind := strings.TrimSpace(in.SubagentType)
-	if kind == "" {
-		kind = lifecycle.DefaultAgentType
-	}
+	in, _ := event.ParseTaskInput(st.Input)
+	kind := in.Type()
 	id := t.cfg.Name(kind, t.counts)
 	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: parent.id, par: parent, oc: st.Metadata.SessionID,
 		call: call, kind: kind, desc: in.Description, prompt: in.Prompt,
@@ -393,11 +388,7 @@ func (t *Translator) newChild(parent *agent, key, call string, st *toolState) *a
 	}
 	t.calls[key] = c
 	t.agents[c.oc] = c
-	input := map[string]string{"description": c.desc, "prompt": c.prompt, "subagent_type": kind}
-	if c.background {
-		input["mode"] = "background"
-	}
-	raw, _ := json.Marshal(input)
+	raw := event.TaskCall(event.TaskInput{Description: c.desc, Prompt: c.prompt, SubagentType: kind, Background: c.background})
 	parent.toolUses++
 	t.open[key], t.names[key] = true, "task"
 	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: raw, SubagentID: id, SubagentSessionID: c.session})

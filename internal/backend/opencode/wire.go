@@ -96,14 +96,6 @@ type tokens struct {
 	} `json:"cache"`
 }
 
-// taskInput is the task tool's input.
-type taskInput struct {
-	Description  string `json:"description"`
-	Prompt       string `json:"prompt"`
-	SubagentType string `json:"subagent_type"`
-	Background   bool   `json:"background"`
-}
-
 // taskTag is the head of a task tool's output and of a background task's
 // synthetic completion message: <task id="ses_…" state="completed">.
 var taskTag = regexp.MustCompile(`<task id="([^"]+)" state="([^"]+)">`)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
@@ -147,6 +148,12 @@ func resultTexts(msgs []provider.Message) []string {
 }
 
 // input decodes a tool call's input into v, ignoring what does not fit.
+// taskInput reads a task call as the task tool does.
+func taskInput(c provider.ToolCall) event.TaskInput {
+	in, _ := event.ParseTaskInput(c.Input)
+	return in
+}
+
 func input[T any](c provider.ToolCall) T {
 	var v T
 	_ = json.Unmarshal(c.Input, &v)

@@ -195,7 +195,7 @@ func (p *Provider) fanOut(ep []provider.Message) reply {
 // backgroundID finds the id the background task's spawn acknowledged.
 func backgroundID(ep []provider.Message) string {
 	for _, c := range allCalls(ep, "task") {
-		if input[struct{ Mode string }](c).Mode != "background" {
+		if !taskInput(c).Background {
 			continue
 		}
 		if r, ok := resultOf(ep, c.ID); ok && !r.IsError {
@@ -215,14 +215,11 @@ func fanOutSummary(ep []provider.Message) string {
 	var b strings.Builder
 	b.WriteString("Here is what the agents found:\n")
 	for _, c := range allCalls(ep, "task") {
-		in := input[struct {
-			Description, Mode string
-			Type              string `json:"subagent_type"`
-		}](c)
-		if in.Mode == "background" {
+		in := taskInput(c)
+		if in.Background {
 			continue
 		}
-		fmt.Fprintf(&b, "\n- **%s** (%s): ", in.Description, in.Type)
+		fmt.Fprintf(&b, "\n- **%s** (%s): ", in.Description, in.SubagentType)
 		r, ok := resultOf(ep, c.ID)
 		switch {
 		case !ok:
