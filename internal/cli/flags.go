@@ -39,6 +39,9 @@ type common struct {
 	noPersistence                        bool
 	sandbox                              string
 	allowNetwork                         bool
+
+	// maxRemote caps the tasks on NATS workers at once (0: unbounded).
+	maxRemote int
 	// cliHome is the kept home of the run's CLI lead, set by record when
 	// the session is saved.
 	cliHome string
@@ -110,7 +113,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Var(&c.disallowed, "disallowed-tools", "tools never allowed, e.g. 'bash(rm:*)'")
 	fs.Var(&c.addDirs, "add-dir", "extra folder the file tools may use (repeatable)")
 	fs.IntVar(&c.maxTurns, "max-turns", 0, "model turns per agent turn (default 100)")
-	fs.IntVar(&c.maxSubagents, "max-subagents", 0, "sub-agents running at once (default 5)")
+	fs.IntVar(&c.maxSubagents, "max-subagents", 0, "local sub-agents running at once (default 5)")
+	fs.IntVar(&c.maxRemote, "max-remote-tasks", 0, "sub-agents on NATS workers at once (default 0: as many as the workers run; they take none of --max-subagents' slots)")
 	fs.IntVar(&c.maxTeammates, "max-teammates", 0, "teammates at once (default 10)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "wall-clock limit of a headless run, e.g. 10m")
 	fs.BoolVar(&c.demo, "demo", false, "use the built-in demo model (no API key needed)")
@@ -165,6 +169,10 @@ func (c *common) checkLimits(fs *flag.FlagSet) error {
 		case "max-turns", "max-subagents", "max-teammates":
 			if v := f.Value.(flag.Getter).Get().(int); v < 1 {
 				err = fmt.Errorf("--%s: must be at least 1, got %d", f.Name, v)
+			}
+		case "max-remote-tasks":
+			if c.maxRemote < 0 {
+				err = fmt.Errorf("--max-remote-tasks: must be 0 (no cap) or more, got %d", c.maxRemote)
 			}
 		case "timeout":
 			if c.timeout <= 0 {
@@ -232,6 +240,9 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	}
 	if c.maxTeammates == 0 {
 		c.maxTeammates = f.MaxTeammates
+	}
+	if c.maxRemote == 0 {
+		c.maxRemote = f.MaxRemoteTasks
 	}
 	mode, noPrompts, err := cs.ResolveMode(c.permissionMode, f.PermissionMode)
 	if err != nil {

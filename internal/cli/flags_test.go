@@ -76,6 +76,7 @@ func TestLimitFlagsBelowOneAreErrorsNamingTheFlag(t *testing.T) {
 		{[]string{"--max-subagents", "0"}, "--max-subagents: must be at least 1, got 0"},
 		{[]string{"--max-turns", "-1"}, "--max-turns: must be at least 1, got -1"},
 		{[]string{"--max-teammates", "0"}, "--max-teammates: must be at least 1, got 0"},
+		{[]string{"--max-remote-tasks", "-1"}, "--max-remote-tasks: must be 0 (no cap) or more, got -1"},
 		{[]string{"--timeout", "0s"}, "--timeout: must be more than 0, got 0s"},
 		{[]string{"--timeout", "-5m"}, "--timeout: must be more than 0, got -5m0s"},
 	}

@@ -26,7 +26,10 @@ type File struct {
 	// NATSURL sends task sub-agents to remote workers through this NATS
 	// server (see --nats).
 	NATSURL string `json:"nats_url,omitempty"`
-	Retry   *Retry `json:"retry,omitempty"`
+	// MaxRemoteTasks caps the sub-agents on NATS workers at once (see
+	// --max-remote-tasks; 0: no cap).
+	MaxRemoteTasks int    `json:"max_remote_tasks,omitempty"`
+	Retry          *Retry `json:"retry,omitempty"`
 	// Backend runs the lead: a name of backend.Known (default native); BackendBin
 	// names the CLI's binary when it is not on PATH.
 	Backend    string `json:"backend,omitempty"`

@@ -90,6 +90,9 @@ func checkLimits(obj map[string]any, f File) error {
 			}
 		}
 	}
+	if _, set := obj["max_remote_tasks"]; set && f.MaxRemoteTasks < 0 {
+		return fmt.Errorf("max_remote_tasks: must be 0 (no cap) or more, got %d", f.MaxRemoteTasks)
+	}
 	if _, set := obj["mcp_startup_timeout"]; set && f.MCPStartupSeconds <= 0 {
 		return fmt.Errorf("mcp_startup_timeout: must be more than 0 seconds, got %v", f.MCPStartupSeconds)
 	}

@@ -56,6 +56,7 @@ func TestLimitsBelowOneAreErrorsNamingTheField(t *testing.T) {
 		{`{"max_subagents": 0}`, "config max_subagents: must be at least 1, got 0"},
 		{`{"max_turns": -3}`, "config max_turns: must be at least 1, got -3"},
 		{`{"max_teammates": 0}`, "config max_teammates: must be at least 1, got 0"},
+		{`{"max_remote_tasks": -2}`, "config max_remote_tasks: must be 0 (no cap) or more, got -2"},
 		{`{"retry": {"max_attempts": 0}}`, "config retry.max_attempts: must be at least 1, got 0"},
 		{`{"retry": {"base_delay_ms": -1}}`, "config retry.base_delay_ms: must be at least 1, got -1"},
 		{`{"retry": {"max_delay_ms": 0}}`, "config retry.max_delay_ms: must be at least 1, got 0"},
@@ -83,6 +84,8 @@ func TestValidFilesLoad(t *testing.T) {
 		"  \n":                                  {},
 		`{}`:                                    {},
 		`{"max_subagents": 1, "max_turns": 50}`: {MaxSubagents: 1, MaxTurns: 50},
+		`{"max_remote_tasks": 0}`:               {},
+		`{"max_remote_tasks": 8}`:               {MaxRemoteTasks: 8},
 	}
 	dir := t.TempDir()
 	for content, want := range cases {
@@ -91,7 +94,7 @@ func TestValidFilesLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := LoadFile(p, false)
-		if err != nil || got.MaxSubagents != want.MaxSubagents || got.MaxTurns != want.MaxTurns {
+		if err != nil || got.MaxSubagents != want.MaxSubagents || got.MaxTurns != want.MaxTurns || got.MaxRemoteTasks != want.MaxRemoteTasks {
 			t.Errorf("%q: got %+v, %v; want %+v", content, got, err, want)
 		}
 	}

@@ -46,8 +46,11 @@ type Config struct {
 	// Memory is the project memory block (memory.Memory.Prompt) that the
 	// system prompts of the lead, sub-agents and teammates end with.
 	Memory string
-	// MaxSubagents caps concurrent sub-agents (0: default 5).
+	// MaxSubagents caps concurrent local sub-agents (0: default 5).
 	MaxSubagents int
+	// MaxRemoteTasks caps the sub-agents on Remote's workers at once (0:
+	// no cap of the lead's; the workers' concurrency bounds them).
+	MaxRemoteTasks int
 	// MaxTeammates caps live teammates (0: team.DefaultMaxTeammates).
 	MaxTeammates int
 	// MaxTurns bounds model requests per lead turn and per sub-agent.
@@ -179,7 +182,7 @@ func Open(cfg Config) (*Runtime, error) {
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus,
-		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
+		MaxConcurrent: cfg.MaxSubagents, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
 		Warn: cfg.Warn, Remote: cfg.Remote,

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -53,8 +54,13 @@ type Config struct {
 	// Sink. Nil: Sink itself when it is a *bus.Bus, else a private bus
 	// that forwards every event to Sink.
 	Agents Agents
-	// MaxConcurrent caps running sub-agents (0: DefaultMaxConcurrent).
+	// MaxConcurrent caps running local sub-agents (0:
+	// DefaultMaxConcurrent). Remote ones take none of these slots.
 	MaxConcurrent int
+	// MaxRemote caps the tasks sent to Remote's workers at once (0:
+	// unbounded: the workers' own concurrency bounds them, each claiming
+	// only as many as it runs).
+	MaxRemote int
 	// MaxTurns bounds each sub-agent's model requests (0: agent default).
 	MaxTurns  int
 	MaxResult int
@@ -100,10 +106,13 @@ type Agents interface {
 // Manager starts and tracks sub-agents. Safe for concurrent use.
 type Manager struct {
 	cfg   Config
-	slots *slots
-	base  context.Context
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
+	slots *slots // local agents'
+	// remoteSlots bound the tasks sent to workers (MaxRemote; unbounded
+	// when 0).
+	remoteSlots *slots
+	base        context.Context
+	stop        context.CancelFunc
+	wg          sync.WaitGroup
 
 	// wtMu keeps merges and discards of worktrees one at a time.
 	wtMu sync.Mutex
@@ -155,7 +164,8 @@ func New(cfg Config) *Manager {
 		cfg.Now = time.Now
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &Manager{cfg: cfg, slots: newSlots(cfg.MaxConcurrent), base: base, stop: stop,
+	return &Manager{cfg: cfg, slots: newSlots(cfg.MaxConcurrent), remoteSlots: newSlots(cmp.Or(max(cfg.MaxRemote, 0), math.MaxInt)),
+		base: base, stop: stop,
 		tasks: map[string]*Task{}, counts: map[string]int{}, reserved: map[string]*reservation{}}
 }
 
@@ -166,7 +176,7 @@ func (m *Manager) SetModel(model string) {
 	m.mu.Unlock()
 }
 
-// MaxConcurrent is the cap on running sub-agents.
+// MaxConcurrent is the cap on running local sub-agents.
 func (m *Manager) MaxConcurrent() int { return m.cfg.MaxConcurrent }
 
 // Types is the agent type registry.
@@ -178,7 +188,8 @@ var ErrClosed = errors.New("sub-agent manager is closed")
 // Reserve names the agent a task call will start and takes its place in
 // the slot queue, before the call is announced: the call's tool.start then
 // carries the agent's id and session, and says whether it waits for a
-// slot. Spawn with the same ToolCallID starts it; Release gives the
+// slot. A remote agent always waits, for a worker to claim it (pending
+// until then). Spawn with the same ToolCallID starts it; Release gives the
 // reservation up.
 func (m *Manager) Reserve(spec Spec) (t *Task, queued bool, err error) {
 	if spec.ToolCallID == "" {
@@ -198,7 +209,7 @@ func (m *Manager) Reserve(spec Spec) (t *Task, queued bool, err error) {
 		old.ticket.abandon()
 	}
 	m.reserved[spec.ToolCallID] = r
-	return r.task, r.ticket.queued(), nil
+	return r.task, m.remote(r.task) || r.ticket.queued(), nil
 }
 
 // Release gives up the reservation of task call callID, if any (the call
@@ -214,7 +225,8 @@ func (m *Manager) Release(callID string) {
 }
 
 // reserve resolves spec's type, tools and model, names the agent and joins
-// the slot queue.
+// the slot queue: the local one, or for a task sent to the workers the
+// remote one.
 func (m *Manager) reserve(spec Spec) (*reservation, error) {
 	typ, err := m.cfg.Types.Lookup(spec.Type)
 	if err != nil {
@@ -241,10 +253,14 @@ func (m *Manager) reserve(spec Spec) (*reservation, error) {
 		model = m.cfg.Model
 	}
 	id := m.nameLocked(typ.Name)
-	tk := m.slots.join() // queue position follows the calls, under m.mu
-	m.mu.Unlock()
 	t := &Task{ID: id, Spec: spec, Type: typ, Model: model, SessionID: m.cfg.SessionID + "/" + id,
 		done: make(chan struct{})}
+	queue := m.slots
+	if m.remote(t) {
+		queue = m.remoteSlots
+	}
+	tk := queue.join() // queue position follows the calls, under m.mu
+	m.mu.Unlock()
 	return &reservation{task: t, set: set, ticket: tk}, nil
 }
 
@@ -416,7 +432,7 @@ func (m *Manager) run(ctx context.Context, t *Task, set *tools.Set, tk *ticket, 
 	}
 	if acquired {
 		res, runErr = m.runSession(ctx, t, set)
-		m.slots.release()
+		tk.s.release()
 	}
 	m.finish(ctx, t, res, runErr)
 }
