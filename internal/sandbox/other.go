@@ -14,6 +14,6 @@ func supported() error {
 }
 
 func newKernel([]rule, bool, []string, []shield) (*kernel, error) { return nil, supported() }
-func (*kernel) close()                                  {}
-func (*kernel) start(cmd *exec.Cmd, _ []string) error     { return cmd.Start() }
-func (*kernel) shielded() bool                          { return false }
+func (*kernel) close()                                            {}
+func (*kernel) start(cmd *exec.Cmd, _ []string) error             { return cmd.Start() }
+func (*kernel) shielded() bool                                    { return false }
