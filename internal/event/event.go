@@ -44,6 +44,11 @@ const (
 	Reset Type = "reset"
 )
 
+// LeadID is the lead agent's id: the agent_id of everything the lead emits
+// and the parent_agent_id of the agents it starts, and its name in a team
+// (send_message to "lead"). It is the only spelling of it.
+const LeadID = "lead"
+
 // Event is one thing that happened. Data holds one of the payload types of
 // this package (or another package's payload for agent.status); it is encoded
 // as the "data" member.

@@ -37,7 +37,7 @@ func replay(evs []event.Event) *resumed {
 	r := &resumed{}
 	for _, e := range evs {
 		r.state.Apply(e)
-		if e.AgentID != LeadID {
+		if e.AgentID != event.LeadID {
 			continue
 		}
 		switch e.Type {
@@ -68,7 +68,7 @@ func (r *Runtime) restore(old *resumed) {
 			lead = sub(lead, rec.Usage)
 		}
 	}
-	r.meter.Set(LeadID, lead)
+	r.meter.Set(event.LeadID, lead)
 }
 
 // offerResumable lets ResumeTask continue each native background
@@ -92,7 +92,7 @@ func (r *Runtime) offerResumable(old *resumed, histories map[string][]provider.M
 // ResumeTask continues a background sub-agent the crash interrupted
 // (/tasks resume ID), from its saved history, as a new background task.
 func (r *Runtime) ResumeTask(id string) error {
-	_, err := r.mgr.ResumeTask(context.Background(), id, LeadID, "")
+	_, err := r.mgr.ResumeTask(context.Background(), id, event.LeadID, "")
 	return err
 }
 
@@ -124,7 +124,7 @@ func (r *Runtime) interruptStale(old *resumed) {
 			continue
 		}
 		r.bus.Emit(event.Event{Type: event.TeammateStatus, Time: now, SessionID: r.cfg.SessionID, AgentID: m.AgentID,
-			ParentAgentID: LeadID, Data: event.TeammateStatusData{Name: m.Name, Role: m.Role,
+			ParentAgentID: event.LeadID, Data: event.TeammateStatusData{Name: m.Name, Role: m.Role,
 				Status: string(lifecycle.MateInterrupted), Error: InterruptedReason}})
 	}
 }

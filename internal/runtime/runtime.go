@@ -32,9 +32,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/usage"
 )
 
-// LeadID is the lead agent's id.
-const LeadID = "lead"
-
 // Config builds a Runtime.
 type Config struct {
 	SessionID string
@@ -193,7 +190,7 @@ func Open(cfg Config) (*Runtime, error) {
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
-		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, LeadID: LeadID, Now: cfg.Now,
+		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
 		Memory: cfg.Memory,
 	})
@@ -213,7 +210,7 @@ func Open(cfg Config) (*Runtime, error) {
 		leadTools.Add(subagent.NewResumeTask(r.mgr))
 	}
 	if cfg.NewLead != nil {
-		lead, err := cfg.NewLead(backend.Config{SessionID: cfg.SessionID, AgentID: LeadID,
+		lead, err := cfg.NewLead(backend.Config{SessionID: cfg.SessionID, AgentID: event.LeadID,
 			Workspace: cfg.Workspace.Root, Gate: cfg.Gate, Sink: r.bus, Now: cfg.Now})
 		if err != nil {
 			r.mgr.Close()
@@ -224,9 +221,9 @@ func Open(cfg Config) (*Runtime, error) {
 		r.lead = lead
 	} else {
 		r.lead = agent.New(agent.Config{
-			SessionID: cfg.SessionID, ID: LeadID, Name: "lead", Provider: cfg.Provider, Model: cfg.Model,
+			SessionID: cfg.SessionID, ID: event.LeadID, Name: event.LeadID, Provider: cfg.Provider, Model: cfg.Model,
 			System: LeadSystemPrompt(cfg.Workspace, cfg.Memory), Tools: leadTools, Gate: cfg.Gate, Meter: r.meter,
-			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, LeadID),
+			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, event.LeadID),
 			History: leadHistory,
 		})
 	}
@@ -247,7 +244,7 @@ func Open(cfg Config) (*Runtime, error) {
 				// A tool may have changed files: tasks sent from now on
 				// carry a new snapshot, taken at once when the lead's own
 				// next model request follows.
-				cfg.Remote.Changed(e.AgentID == LeadID)
+				cfg.Remote.Changed(e.AgentID == event.LeadID)
 			}
 		}
 	}, bus.Options{Name: "runtime"})
@@ -317,7 +314,7 @@ func (r *Runtime) SessionID() string { return r.cfg.SessionID }
 
 // Emit sends an event from the lead (used by the UI for interrupts etc.).
 func (r *Runtime) Emit(typ event.Type, data any) {
-	r.bus.Emit(event.Event{Type: typ, Time: r.cfg.Now(), SessionID: r.cfg.SessionID, AgentID: LeadID, Data: data})
+	r.bus.Emit(event.Event{Type: typ, Time: r.cfg.Now(), SessionID: r.cfg.SessionID, AgentID: event.LeadID, Data: data})
 }
 
 // Completed delivers an Outcome each time the run settles and emits complete.
@@ -563,7 +560,7 @@ func (r *Runtime) settle() {
 	// handled every event of the turn before the meter is read.
 	_ = r.own.Flush(context.Background())
 	if n := r.bus.Unsettled(); n > 0 || r.lead.Pending() {
-		r.Emit(event.UsageUpdate, event.UsageUpdateData{Usage: r.meter.Agent(LeadID), Total: r.meter.Total(), Active: n})
+		r.Emit(event.UsageUpdate, event.UsageUpdateData{Usage: r.meter.Agent(event.LeadID), Total: r.meter.Total(), Active: n})
 		if r.lead.Pending() {
 			r.signal()
 		}

@@ -18,7 +18,7 @@ func (m *Manager) openCLI(t *mate, model string) error {
 		return fmt.Errorf("agent type %s (%s) runs on the %s backend, which this run cannot start", t.typ.Name, t.typ.Source, t.typ.Backend)
 	}
 	s, err := m.cfg.Backends(t.typ.Backend, backend.Config{
-		SessionID: t.sessionID, AgentID: t.id, ParentID: m.cfg.LeadID, NameAgent: m.cfg.NameAgent,
+		SessionID: t.sessionID, AgentID: t.id, ParentID: event.LeadID, NameAgent: m.cfg.NameAgent,
 		Workspace: m.cfg.Workspace, Model: model, Gate: m.cfg.Gate, Sink: &mateSink{m: m, t: t}, Now: m.cfg.Now,
 	})
 	if err != nil {

@@ -133,7 +133,7 @@ func (m *Manager) loop(ctx context.Context, t *mate) (Status, string) {
 		res, err := runTurn(ctx, t.id, t.session, prompt)
 		prompt = ""
 		if err == nil && t.cli && strings.TrimSpace(res.Text) != "" {
-			m.send(t.name, Lead, res.Text)
+			m.send(t.name, event.LeadID, res.Text)
 		}
 		switch {
 		case err != nil && ctx.Err() != nil:

@@ -7,17 +7,13 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
-	"github.com/atomic-agent/atomic/internal/runtime"
 )
-
-// leadID is the lead agent's id.
-const leadID = runtime.LeadID
 
 // taskTool is the name of the tool that spawns sub-agents.
 const taskTool = "task"
 
 // isLead reports whether an event comes from the lead.
-func isLead(e event.Event) bool { return e.AgentID == leadID || e.AgentID == "" }
+func isLead(e event.Event) bool { return e.AgentID == event.LeadID || e.AgentID == "" }
 
 // applyEvents folds a batch of bus events into the chat, in order.
 func (m *Model) applyEvents(evs []event.Event) {
@@ -121,7 +117,7 @@ func (m *Model) applyEvent(e event.Event) {
 	case event.TeamMessage:
 		if d, ok := event.Payload[event.TeamMessageData](e.Data); ok {
 			m.teamTree().message(d)
-			if d.To == leadID && d.From != leadID {
+			if d.To == event.LeadID && d.From != event.LeadID {
 				m.note(noteInfo, fmt.Sprintf("✉ %s → lead: %s", d.From, oneLine(d.Content)))
 			}
 		}

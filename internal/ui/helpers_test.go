@@ -152,19 +152,19 @@ func golden(t *testing.T, name, got string) {
 
 func ev(typ event.Type, t time.Time, agent, call string, data any) event.Event {
 	parent := ""
-	if agent != leadID {
-		parent = leadID
+	if agent != event.LeadID {
+		parent = event.LeadID
 	}
 	return event.Event{Type: typ, Time: t, SessionID: "s", AgentID: agent, ParentAgentID: parent, ToolCallID: call, Data: data}
 }
 
 func leadText(t time.Time, text string) event.Event {
-	return ev(event.MessageComplete, t, leadID, "", event.MessageCompleteData{Text: text, StopReason: "tool_use"})
+	return ev(event.MessageComplete, t, event.LeadID, "", event.MessageCompleteData{Text: text, StopReason: "tool_use"})
 }
 
 func taskStart(t time.Time, call, typ, desc, mode string) event.Event {
 	in, _ := json.Marshal(map[string]string{"description": desc, "prompt": "Please " + strings.ToLower(desc) + ".", "subagent_type": typ, "mode": mode})
-	return ev(event.ToolStart, t, leadID, call, event.ToolStartData{Name: "task", Input: in})
+	return ev(event.ToolStart, t, event.LeadID, call, event.ToolStartData{Name: "task", Input: in})
 }
 
 func subStart(t time.Time, agent, call, typ, desc string, bg bool) event.Event {
@@ -189,11 +189,11 @@ func taskReturn(t time.Time, call, result string, ok bool) event.Event {
 	if !ok {
 		d.Error, d.Result = result, ""
 	}
-	return ev(event.ToolComplete, t, leadID, call, d)
+	return ev(event.ToolComplete, t, event.LeadID, call, d)
 }
 
 func interrupt(t time.Time) event.Event {
-	return ev(event.Interrupt, t, leadID, "", event.InterruptData{Reason: "the user pressed Esc"})
+	return ev(event.Interrupt, t, event.LeadID, "", event.InterruptData{Reason: "the user pressed Esc"})
 }
 
 func userAsk(m *Model, text string) {
