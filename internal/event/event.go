@@ -218,8 +218,16 @@ type PermissionResolvedData struct {
 
 // UsageUpdateData: token counts for one agent and the run's total.
 type UsageUpdateData struct {
+	// Usage is the agent's whole usage so far (what the bus delivers, and
+	// what an external CLI reports), or, with Delta, what one model request
+	// used, which the reducer adds to the agent's usage.
 	Usage Usage `json:"usage"`
+	// Total is the run's usage: the bus sets it from the reducer, whatever
+	// the emitter put there.
 	Total Usage `json:"total"`
+	// Delta says Usage is one request's, to add; false (the default, and
+	// left out of the JSON) says it is the agent's running total.
+	Delta bool `json:"delta,omitempty"`
 	// Active counts sub-agents and teammates still working, when the lead
 	// reports usage instead of complete.
 	Active int `json:"active,omitempty"`
