@@ -1,5 +1,6 @@
 // Package runtime wires one run of Atomic: the lead session, the sub-agent
-// manager, the event bus with its lifecycle state, and the usage meter. Its
+// manager, and the event bus with its lifecycle state (which also counts
+// every agent's tool uses and usage). Its
 // driver loop serialises the lead's turns (user prompts and wake-ups), wakes
 // the idle lead when background work finishes, and emits the lead's
 // complete only when no sub-agent or teammate is still active; until then
@@ -29,7 +30,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
 	"github.com/atomic-agent/atomic/internal/tools"
-	"github.com/atomic-agent/atomic/internal/usage"
 )
 
 // Config builds a Runtime.
@@ -102,12 +102,11 @@ type Outcome struct {
 
 // Runtime is one run. Start it with Serve.
 type Runtime struct {
-	cfg   Config
-	bus   *bus.Bus
-	meter *usage.Meter
-	mgr   *subagent.Manager
-	team  *team.Manager
-	lead  backend.Session
+	cfg  Config
+	bus  *bus.Bus
+	mgr  *subagent.Manager
+	team *team.Manager
+	lead backend.Session
 
 	inputs    chan input
 	wake      chan struct{}
@@ -153,7 +152,7 @@ func Open(cfg Config) (*Runtime, error) {
 	if cfg.Model == "" && cfg.Provider != nil {
 		cfg.Model = cfg.Provider.Model()
 	}
-	r := &Runtime{cfg: cfg, bus: bus.New(), meter: usage.NewMeter(),
+	r := &Runtime{cfg: cfg, bus: bus.New(),
 		inputs: make(chan input, 16), wake: make(chan struct{}, 1), completed: make(chan Outcome, 4)}
 	if cfg.Journal != nil {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
@@ -175,7 +174,7 @@ func Open(cfg Config) (*Runtime, error) {
 	}
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
-		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus,
+		Tools: core, Gate: cfg.Gate, Sink: r.bus,
 		MaxConcurrent: cfg.MaxSubagents, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
@@ -189,7 +188,7 @@ func Open(cfg Config) (*Runtime, error) {
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
-		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
+		Tools: core, Gate: cfg.Gate, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
 		Memory: cfg.Memory,
@@ -222,7 +221,7 @@ func Open(cfg Config) (*Runtime, error) {
 	} else {
 		r.lead = agent.New(agent.Config{
 			SessionID: cfg.SessionID, ID: event.LeadID, Name: event.LeadID, Provider: cfg.Provider, Model: cfg.Model,
-			System: LeadSystemPrompt(cfg.Workspace, cfg.Memory), Tools: leadTools, Gate: cfg.Gate, Meter: r.meter,
+			System: LeadSystemPrompt(cfg.Workspace, cfg.Memory), Tools: leadTools, Gate: cfg.Gate,
 			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, event.LeadID),
 			History: leadHistory,
 		})
@@ -230,15 +229,10 @@ func Open(cfg Config) (*Runtime, error) {
 	if r.resumed != nil {
 		r.restore(r.resumed)
 	}
-	external := cfg.NewLead != nil
 	r.own = r.bus.SubscribeWith(func(e event.Event) {
 		switch e.Type {
 		case event.SubagentComplete, event.TeammateStatus, event.TeamMessage:
 			r.signal()
-		case event.UsageUpdate:
-			if external {
-				r.meterExternal(e)
-			}
 		case event.ToolComplete:
 			if cfg.Remote != nil {
 				// A tool may have changed files: tasks sent from now on
@@ -257,21 +251,6 @@ func bind(save func(string, []provider.Message), agentID string) func([]provider
 		return nil
 	}
 	return func(m []provider.Message) { save(agentID, m) }
-}
-
-// meterExternal counts the usage an external CLI reports for its lead and
-// its own sub-agents (running totals per agent), so the json result and the
-// status line count them as they count native agents. Native agents and
-// teammates are metered where they run.
-func (r *Runtime) meterExternal(e event.Event) {
-	d, ok := event.Payload[event.UsageUpdateData](e.Data)
-	if !ok || e.AgentID == "" || strings.HasPrefix(e.AgentID, team.AgentID("")) {
-		return
-	}
-	if _, native := r.mgr.Get(e.AgentID); native {
-		return
-	}
-	r.meter.Set(e.AgentID, d.Usage)
 }
 
 // CoreTools is the tool set every agent may draw from: the file and shell
@@ -305,9 +284,6 @@ func (r *Runtime) Team() *team.Manager { return r.team }
 
 // Lead is the lead session.
 func (r *Runtime) Lead() backend.Session { return r.lead }
-
-// Meter is the run's usage meter.
-func (r *Runtime) Meter() *usage.Meter { return r.meter }
 
 // SessionID is the run's session id.
 func (r *Runtime) SessionID() string { return r.cfg.SessionID }
@@ -556,18 +532,16 @@ func (r *Runtime) settle() {
 	if busy || len(r.inputs) > 0 || !dirty {
 		return
 	}
-	// The runtime's subscriber meters an external lead's usage: it has
-	// handled every event of the turn before the meter is read.
-	_ = r.own.Flush(context.Background())
 	if n := r.bus.Unsettled(); n > 0 || r.lead.Pending() {
-		r.Emit(event.UsageUpdate, event.UsageUpdateData{Usage: r.meter.Agent(event.LeadID), Total: r.meter.Total(), Active: n})
+		// The bus fills in the lead's usage and the run's total.
+		r.Emit(event.UsageUpdate, event.UsageUpdateData{Active: n, Delta: true})
 		if r.lead.Pending() {
 			r.signal()
 		}
 		return
 	}
 	r.mu.Lock()
-	out := Outcome{Result: r.lastText, Err: r.leadErr, NumTurns: r.numTurns, Usage: r.meter.Total()}
+	out := Outcome{Result: r.lastText, Err: r.leadErr, NumTurns: r.numTurns, Usage: r.bus.TotalUsage()}
 	r.dirty, r.leadErr = false, nil
 	r.mu.Unlock()
 	data := event.CompleteData{Result: out.Result, NumTurns: out.NumTurns, Usage: out.Usage}

@@ -19,7 +19,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/tools"
-	"github.com/atomic-agent/atomic/internal/usage"
 )
 
 // DefaultMaxTeammates caps live teammates when Config.MaxTeammates is 0.
@@ -43,7 +42,6 @@ type Config struct {
 	// name. The messaging tools are added to every teammate.
 	Tools *tools.Set
 	Gate  *permission.Gate
-	Meter *usage.Meter
 	Sink  event.Sink
 	// Agents is the one state of every agent: the lifecycle reducer fed by
 	// Sink. Nil: Sink itself when it is a *bus.Bus, else a private bus
@@ -81,6 +79,9 @@ type Agents interface {
 	Teammate(name string) (lifecycle.Teammate, bool)
 	Teammates() []lifecycle.Teammate
 	ActiveTeammates() int
+	// ToolUses and Usage are the reducer's counts of one agent.
+	ToolUses(agentID string) int
+	Usage(agentID string) event.Usage
 }
 
 // Info is one teammate as the UI shows it.
@@ -131,9 +132,6 @@ func New(cfg Config) *Manager {
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.NewSet()
-	}
-	if cfg.Meter == nil {
-		cfg.Meter = usage.NewMeter()
 	}
 	if cfg.Sink == nil {
 		cfg.Sink = event.Discard
@@ -190,7 +188,7 @@ func (m *Manager) Teammates() []Info {
 			Error: mb.Error, Started: mb.Started, Ended: mb.Ended}
 		if t := m.mate(mb.Name); t != nil {
 			i.Type, i.Model = t.typ.Name, t.session.Model()
-			i.ToolUses, i.Usage = t.tally()
+			i.ToolUses, i.Usage = m.cfg.Agents.ToolUses(t.id), m.cfg.Agents.Usage(t.id)
 		}
 		out = append(out, i)
 	}
@@ -314,7 +312,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 		cfg := agent.Config{
 			SessionID: t.sessionID, ID: id, ParentID: event.LeadID, Name: spec.Name,
 			Provider: m.cfg.Provider, Model: model, System: systemPrompt(m.cfg.Workspace, team, spec.Name, spec.Role, typ, m.cfg.Memory),
-			Tools: set, Gate: m.cfg.Gate, Meter: m.cfg.Meter, Sink: m.cfg.Sink, MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
+			Tools: set, Gate: m.cfg.Gate, Sink: m.cfg.Sink, MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
 		}
 		if save := m.cfg.History; save != nil {
 			cfg.OnHistory = func(msgs []provider.Message) { save(id, msgs) }
