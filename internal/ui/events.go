@@ -146,6 +146,7 @@ func (m *Model) routeToTree(e event.Event) bool {
 		if !strings.EqualFold(d.Name, taskTool) || e.ToolCallID == "" {
 			if t := m.treeByAgent[e.AgentID]; t != nil && !isLead(e) {
 				t.call(e.AgentID, strings.TrimSpace(d.Name+" "+m.subject(d.Name, d.Input)))
+				t.apply(e) // the reducer counts the agent's tool uses
 				return true
 			}
 			return false
@@ -200,6 +201,12 @@ func (m *Model) routeToTree(e event.Event) bool {
 		}
 		t.apply(e)
 		return true
+	case event.UsageUpdate:
+		// A sub-agent's usage is its tree reducer's count; the footer
+		// reads the event too.
+		if t := m.treeByAgent[e.AgentID]; t != nil && !isLead(e) {
+			t.apply(e)
+		}
 	case event.PermissionRequested, event.PermissionResolved:
 		// What a sub-agent or teammate waits for is the reducer's, from
 		// these events; the lead's own approvals are the prompt's.

@@ -133,7 +133,7 @@ func TestGoldenCompactEightAgents(t *testing.T) {
 func TestGoldenExpandedEightAgents(t *testing.T) {
 	m := eightAgentModel(t)
 	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
-	m.Update(tea.WindowSizeMsg{Width: 90, Height: 36})
+	m.Update(tea.WindowSizeMsg{Width: 90, Height: 80})
 	golden(t, "expanded_eight", frame(m))
 }
 

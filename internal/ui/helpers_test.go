@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,7 +119,56 @@ func newTestModel(t *testing.T, w, h int) (*Model, *fakeBackend, *clock) {
 }
 
 // feedEvents delivers events to the model as one batch.
-func feedEvents(m *Model, evs ...event.Event) { m.Update(eventsMsg{Events: evs}) }
+// feedEvents gives m evs with the tool.start events their counts imply
+// (withToolStarts).
+func feedEvents(m *Model, evs ...event.Event) {
+	fedMu.Lock()
+	seen := fedTools[m]
+	if seen == nil {
+		seen = map[string]int{}
+		fedTools[m] = seen
+	}
+	out := addToolStarts(seen, evs)
+	fedMu.Unlock()
+	m.Update(eventsMsg{Events: out})
+}
+
+var (
+	fedMu    sync.Mutex
+	fedTools = map[*Model]map[string]int{} // tool.start events fed, by agent
+)
+
+// withToolStarts is evs as a run's stream carries them: a sub-agent's
+// subagent.update or subagent.complete saying it made n tool calls comes
+// after that many tool.start events of the agent, which are what the
+// reducer counts (the fixtures state the count on the update).
+func withToolStarts(evs []event.Event) []event.Event { return addToolStarts(map[string]int{}, evs) }
+
+func addToolStarts(seen map[string]int, evs []event.Event) []event.Event {
+	var out []event.Event
+	for _, e := range evs {
+		n, tool := -1, "read"
+		switch d := e.Data.(type) {
+		case event.SubagentUpdateData:
+			n = d.ToolUses
+			if d.CurrentTool != "" {
+				tool = d.CurrentTool
+			}
+		case event.SubagentCompleteData:
+			n = d.ToolUses
+		case event.ToolStartData:
+			seen[e.AgentID]++
+		}
+		for seen[e.AgentID] < n {
+			seen[e.AgentID]++
+			name, _, _ := strings.Cut(tool, " ")
+			out = append(out, event.Event{Type: event.ToolStart, Time: e.Time, AgentID: e.AgentID,
+				ToolCallID: fmt.Sprintf("%s/tool-%d", e.AgentID, seen[e.AgentID]), Data: event.ToolStartData{Name: name}})
+		}
+		out = append(out, e)
+	}
+	return out
+}
 
 // frame is the model's screen without colour codes or trailing blanks.
 func frame(m *Model) string {

@@ -12,7 +12,7 @@ import (
 
 // finishedRun is a run's events: three agents, one failed, an answer.
 func finishedRun() []event.Event {
-	return []event.Event{
+	return withToolStarts([]event.Event{
 		taskStart(at(0.1), "c1", "explore", "Find the auth handlers", ""),
 		taskStart(at(0.1), "c3", "general-purpose", "Run the slow test suite", "background"),
 		subStart(at(0.2), "explore-1", "c1", "explore", "Find the auth handlers", false),
@@ -31,7 +31,7 @@ func finishedRun() []event.Event {
 		ev(event.MessageDelta, at(64.1), event.LeadID, "", event.MessageDeltaData{Text: "discarded", Discard: true}),
 		ev(event.MessageDelta, at(64.2), event.LeadID, "", event.MessageDeltaData{Text: " then streamed again"}),
 		ev(event.TurnEnd, at(65), event.LeadID, "", event.TurnEndData{StopReason: "end_turn"}),
-	}
+	})
 }
 
 func TestAResumedChatShowsTheTranscriptAndTreesAsTheyWere(t *testing.T) {

@@ -25,7 +25,7 @@ func TestPropertyTheTUIAgreesWithTheReducerAtEveryStep(t *testing.T) {
 		n := rapid.IntRange(1, 5).Draw(rt, "agents")
 		var queues [][]event.Event
 		for i := range n {
-			queues = append(queues, agentEvents(rt, i))
+			queues = append(queues, withToolStarts(agentEvents(rt, i)))
 		}
 		step := 0
 		for {
