@@ -359,8 +359,8 @@ func settingsFamilies() []*advFamily {
 			// first, so a workspace-wide grep cannot meet the copy.
 			probes[i].step = 1
 		}
-		if probes[i].tool == "" && probes[i].effect != nil {
-			probes[i].broken = "documented gap (README, Claude Code settings): a Read deny does not stop bash reading a file inside the workspace"
+		if probes[i].tool == "" && probes[i].effect != nil && !hasMountCaps() {
+			probes[i].broken = "documented gap (README, Claude Code settings): without a mount namespace (Atomic not root), a Read deny does not stop bash reading a file inside the workspace"
 		}
 	}
 	bypass := append([]advProbe{}, probes...)

@@ -43,26 +43,33 @@ type conformBackend struct {
 	// waits for its sub-agents with a tool call of its own, the rule that
 	// makes it.
 	spawn, bash, subMatch, wait string
+	// spawnTool and bashTool are the names of the two tools spawn and
+	// bash call; noNest, for a backend whose sub-agents are given no
+	// spawnTool (so a sub-agent cannot start one of its own), says why.
+	spawnTool, bashTool, noNest string
 }
 
 // conformBackends are the five backends, native first.
 var conformBackends = []conformBackend{
 	{name: "native", api: "anthropic", model: "claude-test-model", fanOut: nativeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel.",
 		spawn: `{name: task, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose}}`,
-		bash:  `{name: bash, input: {command: "COMMAND"}}`},
+		bash:  `{name: bash, input: {command: "COMMAND"}}`, spawnTool: "task", bashTool: "bash",
+		noNest: "Atomic's own sub-agents are given no orchestration tools (no task tool)"},
 	{name: "claude-code", cli: testkit.ClaudeCLI, api: "anthropic", model: "claude-test-model", fanOut: claudeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel.",
 		spawn: `{name: Agent, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, run_in_background: false}}`,
-		bash:  `{name: Bash, input: {command: "COMMAND", description: "Slow work"}}`},
+		bash:  `{name: Bash, input: {command: "COMMAND", description: "Slow work"}}`, spawnTool: "Agent", bashTool: "Bash"},
 	{name: "codex", cli: testkit.CodexCLI, api: "openai", model: "gpt-test", fanOut: testkit.CodexFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up.",
 		spawn: `{name: spawn_agent, input: {message: "PROMPT"}}`, bash: `{name: exec_command, input: {cmd: "COMMAND"}}`,
-		subMatch: "tools_exclude: [spawn_agent]",
-		wait:     `{name: lead-wait, match: {has_tool_results: true, tools_include: [wait_agent]}, respond: {tool_calls: [{name: wait_agent, input: {timeout_ms: 120000}, collect: {json_field: agent_id, into: targets}}]}}`},
+		subMatch: "tools_exclude: [spawn_agent]", spawnTool: "spawn_agent", bashTool: "exec_command",
+		noNest: "Codex gives its sub-agents no spawn_agent tool (multi_agent depth 1)",
+		wait:   `{name: lead-wait, match: {has_tool_results: true, tools_include: [wait_agent]}, respond: {tool_calls: [{name: wait_agent, input: {timeout_ms: 120000}, collect: {json_field: agent_id, into: targets}}]}}`},
 	{name: "opencode", cli: testkit.OpenCodeCLI, api: "openai", model: "gpt-test", fanOut: testkit.OpenCodeFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up.",
 		spawn: `{name: task, input: {description: "Slow part", subagent_type: general, prompt: "PROMPT"}}`,
-		bash:  `{name: bash, input: {command: "COMMAND", description: "Slow work"}}`, subMatch: "tools_include: [bash]"},
+		bash:  `{name: bash, input: {command: "COMMAND", description: "Slow work"}}`, subMatch: "tools_include: [bash]",
+		spawnTool: "task", bashTool: "bash", noNest: "OpenCode gives its sub-agents no task tool"},
 	{name: "copilot", cli: testkit.CopilotCLI, api: "openai", model: "gpt-test", fanOut: testkit.CopilotFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up.",
 		spawn: `{name: task, input: {name: slow, description: "Slow part", agent_type: general-purpose, mode: sync, prompt: "PROMPT"}}`,
-		bash:  `{name: bash, input: {command: "COMMAND", description: "Slow work", mode: sync}}`},
+		bash:  `{name: bash, input: {command: "COMMAND", description: "Slow work", mode: sync}}`, spawnTool: "task", bashTool: "bash"},
 }
 
 // nativeFanOut is claudeFanOut for Atomic's own task tool.

@@ -38,6 +38,7 @@ go test -run '^$' -bench '^BenchmarkStoreStartCost$' -benchtime 41x ./e2e >>"$ou
 go test -run '^$' -bench '^BenchmarkMCPStartCost$' -benchtime 21x ./internal/runtime >>"$out"
 go test -run '^$' -bench 'Bash(Sandboxed|Unsandboxed|SandboxCost)$' -benchtime 500x ./internal/tools >>"$out"
 go test -run '^$' -bench '^BenchmarkGateBashCall$' ./internal/permission >>"$out"
+go test -run '^$' -bench '^BenchmarkGitGuardCheck$' ./internal/sandbox >>"$out"
 go test -run '^$' -bench . ./internal/ui >>"$out" 2>/dev/null || echo "(ui benchmarks unavailable)" >&2
 
 # figure NAME UNIT OP BUDGET LABEL: prints the metric UNIT of benchmark NAME
@@ -96,6 +97,7 @@ figure WorktreeCreate ms/create '<' 150 "git worktree for an isolated sub-agent 
 info WorktreeCreate ms/filled "  the same, with its files written (during the first request)"
 figure BashSandboxCost ms-added '<' 2 "bash call in the kernel sandbox vs unconfined: added time"
 figure GateBashCall ms/call '<' 1 "permission gate: one 200-character bash call"
+figure GitGuardCheck ms/check '<' 1 "git guard after each command (Atomic not root: no mount shields)"
 info BashSandboxed ns/op "bash call running true, sandboxed"
 info BashUnsandboxed ns/op "bash call running true, unsandboxed"
 info AppendEvents KB-per-1000-events "session store: size per 1,000 events"

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
@@ -91,4 +92,43 @@ func readDenySecrets(paths, writable []string) []string {
 // within reports whether p is dir or below it (both clean).
 func within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// maxHiddenWalk bounds the walk that finds the workspace files a Read deny
+// rule covers, so a huge tree does not hold up the start.
+const maxHiddenWalk = 200_000
+
+// readDeniedInWorkspace walks the writable folders (not .git, not through
+// symlinks) and returns every file or folder denied reports as covered by
+// a Read deny rule, for the sandbox to hide from commands. complete is
+// false when the walk stopped at maxHiddenWalk entries.
+func readDeniedInWorkspace(roots []string, denied func(abs string) bool) (paths []string, complete bool) {
+	seen := 0
+	var walk func(dir string) bool
+	walk = func(dir string) bool {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return true
+		}
+		for _, e := range entries {
+			if seen++; seen > maxHiddenWalk {
+				return false
+			}
+			p := filepath.Join(dir, e.Name())
+			if denied(p) {
+				paths = append(paths, p)
+				continue
+			}
+			if e.IsDir() && e.Name() != ".git" && !walk(p) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, r := range roots {
+		if !walk(filepath.Clean(r)) {
+			return paths, false
+		}
+	}
+	return paths, true
 }

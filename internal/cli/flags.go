@@ -298,10 +298,18 @@ func (c *common) openSandbox(io IOStreams, s *setup) error {
 		secrets = append(secrets, dir)
 	}
 	writable := append([]string{io.Dir}, s.workspace.ExtraRoots...)
-	secrets = append(secrets, readDenySecrets(s.gate.ReadDenyPaths(), writable)...)
+	denied := s.gate.ReadDenyPaths()
+	secrets = append(secrets, readDenySecrets(denied, writable)...)
+	if s.gate.HasReadDeny() {
+		found, complete := readDeniedInWorkspace(writable, s.gate.ReadDenied)
+		denied = append(denied, found...)
+		if !complete {
+			s.warnings = append(s.warnings, fmt.Sprintf("the workspace has over %d files: the sandbox hides from commands only the Read deny rules' files found among the first %d (the file tools refuse them all)", maxHiddenWalk, maxHiddenWalk))
+		}
+	}
 	sb, err := sandbox.New(sandbox.Config{
 		Mode: mode, Network: c.allowNetwork || s.file.SandboxNetwork,
-		Writable: writable, Secrets: secrets,
+		Writable: writable, Secrets: secrets, Hidden: denied,
 		CacheDir: sandboxCache(io.Getenv),
 	})
 	var unsupported *sandbox.UnsupportedError
@@ -310,6 +318,8 @@ func (c *common) openSandbox(io IOStreams, s *setup) error {
 		s.warnings = append(s.warnings, err.Error())
 	case err != nil:
 		return err
+	case !sb.Hides():
+		s.warnings = append(s.warnings, "the sandbox cannot keep the Read deny rules' files inside the workspace from commands (hiding them needs a mount namespace, which Atomic can make only as root): the file tools still refuse them, bash does not")
 	}
 	s.sandbox, s.workspace.Sandbox = sb, sb
 	return nil

@@ -174,6 +174,8 @@ type SubagentStartData struct {
 
 // SubagentUpdateData: progress of a sub-agent.
 type SubagentUpdateData struct {
+	// CurrentTool is the tool the sub-agent runs, or ran last; empty: no
+	// tool yet (an update naming none keeps the last one).
 	CurrentTool string `json:"current_tool,omitempty"`
 	ToolUses    int    `json:"tool_uses"`
 	Usage       Usage  `json:"usage"`

@@ -205,3 +205,20 @@ func TestStatusEventEncodesRecordInSnakeCase(t *testing.T) {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 }
+
+func TestAnUpdateNamingNoToolKeepsTheLastToolSoTheRowNeverShowsInitializingAgain(t *testing.T) {
+	s := applyAll(seq(syncSetup, []event.Event{
+		subUpdate("explore-1", event.SubagentUpdateData{CurrentTool: "bash ls", ToolUses: 1}, at(1)),
+		// The call ended (a CLI reports no tool between calls), then usage.
+		subUpdate("explore-1", event.SubagentUpdateData{ToolUses: 1}, at(2)),
+		subUpdate("explore-1", event.SubagentUpdateData{ToolUses: 1, Usage: event.Usage{InputTokens: 10}}, at(3)),
+	})...)
+	r, _ := s.Get("explore-1")
+	if r.CurrentTool != "bash ls" || SubLine(r) != "bash ls" {
+		t.Errorf("after a tool and two updates naming none: current tool %q, sub-line %q; want the last tool, bash ls", r.CurrentTool, SubLine(r))
+	}
+	s.Apply(subUpdate("explore-1", event.SubagentUpdateData{CurrentTool: "read a.go", ToolUses: 2}, at(4)))
+	if r, _ = s.Get("explore-1"); SubLine(r) != "read a.go" {
+		t.Errorf("a new tool: sub-line %q, want read a.go", SubLine(r))
+	}
+}

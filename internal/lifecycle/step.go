@@ -171,7 +171,10 @@ func stepSubagentStart(r Record, e event.Event) Record {
 	return r
 }
 
-// stepSubagentUpdate records progress. A sync agent waiting for a slot is
+// stepSubagentUpdate records progress. An update that names no current
+// tool (a usage report, or a CLI's report between two calls) keeps the last
+// one: once an agent has run a tool its row shows that tool, never
+// "Initializing…" again. A sync agent waiting for a slot is
 // pending, and running again on the next update that does not wait for one;
 // a background agent stays background.
 func stepSubagentUpdate(r Record, e event.Event) Record {
@@ -184,7 +187,9 @@ func stepSubagentUpdate(r Record, e event.Event) Record {
 	}
 	// Tool uses and usage are the reducer's own tally (State), not the
 	// update's.
-	r.CurrentTool = d.CurrentTool
+	if d.CurrentTool != "" {
+		r.CurrentTool = d.CurrentTool
+	}
 	if d.Worker != "" {
 		r.Worker = d.Worker
 	}

@@ -237,3 +237,13 @@ func containsTool(list []string, t string) bool {
 	}
 	return false
 }
+
+// HasReadDeny reports whether any settings rule denies reading a path.
+func (g *Gate) HasReadDeny() bool {
+	for _, r := range g.claude {
+		if r.Kind == RuleDeny && r.paths != nil && containsTool(r.tools, "read") {
+			return true
+		}
+	}
+	return false
+}

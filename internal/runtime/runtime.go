@@ -182,6 +182,8 @@ func Open(cfg Config) (*Runtime, error) {
 		FileTools: func(root string) *tools.Set {
 			ws := cfg.Workspace
 			ws.Root = root
+			// Its commands write only in its worktree, not the lead's tree.
+			ws.Sandbox = ws.Sandbox.Narrow(root)
 			return tools.Core(ws)
 		},
 		Sandbox: sandboxMode(cfg.Workspace),

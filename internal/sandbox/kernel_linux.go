@@ -42,6 +42,47 @@ type kernel struct {
 	// mountNS is the session's mount namespace, read-only but for the
 	// writable folders (-1: none, or closed).
 	mountNS int
+	// handled are the file access rights the ruleset handles.
+	handled uint64
+}
+
+// writeRights are the access rights that change the file system: a
+// narrowing layer handles only these, so reads stay as the session's
+// ruleset allows them.
+const writeRights = accessABI3 &^ (unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR)
+
+// narrowLayer restricts the calling thread (already confined by the
+// session's ruleset) a second time: Landlock layers stack, and an access
+// must pass every layer, so the command may write only under writable.
+// Made per command: a few rules, no descriptor to keep per agent.
+func (k *kernel) narrowLayer(writable []string) error {
+	handled := k.handled & writeRights
+	attr := rulesetAttr{handledFS: handled}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return fmt.Errorf("sandbox: creating the narrowing ruleset: %w", errno)
+	}
+	defer unix.Close(int(fd))
+	for _, w := range writable {
+		if err := addRule(int(fd), w, handled, handled); err != nil {
+			return fmt.Errorf("sandbox: narrowing to %s: %w", w, err)
+		}
+	}
+	for _, d := range devices {
+		_ = addRule(int(fd), d, deviceWrite, handled)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
+		return fmt.Errorf("sandbox: narrowing the command's thread: %w", errno)
+	}
+	return nil
+}
+
+// shielded reports whether the shields are up (the mount namespace holds
+// them).
+func (k *kernel) shielded() bool {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return k.mountNS >= 0
 }
 
 // landlockABI returns the kernel's Landlock ABI version, or an error.
@@ -73,8 +114,9 @@ func supported() error {
 
 // newKernel builds the ruleset of rules once for the session. folders are
 // the workspace and the --add-dir folders, whose owner decides whether
-// commands keep CAP_DAC_OVERRIDE (see dropCaps).
-func newKernel(rules []rule, network bool, folders []string) (*kernel, error) {
+// commands keep CAP_DAC_OVERRIDE (see dropCaps); shields are raised in the
+// mount namespace, where this process may make one.
+func newKernel(rules []rule, network bool, folders []string, shields []shield) (*kernel, error) {
 	abi, err := landlockABI()
 	if err != nil {
 		return nil, &UnsupportedError{Reason: fmt.Sprintf("Landlock: %v", err)}
@@ -97,7 +139,7 @@ func newKernel(rules []rule, network bool, folders []string) (*kernel, error) {
 	if errno != 0 {
 		return nil, fmt.Errorf("creating the Landlock ruleset: %w", errno)
 	}
-	k := &kernel{ruleset: int(fd), mountNS: -1, filter: seccompFilter(nil, network), drop: dropCaps(needsDAC(folders)), bounding: hasCap(unix.CAP_SETPCAP)}
+	k := &kernel{ruleset: int(fd), mountNS: -1, handled: handled, filter: seccompFilter(nil, network), drop: dropCaps(needsDAC(folders)), bounding: hasCap(unix.CAP_SETPCAP)}
 	add := func(path string, access uint64, must bool) error {
 		err := addRule(k.ruleset, path, access, handled)
 		if err != nil && must {
@@ -131,7 +173,7 @@ func newKernel(rules []rule, network bool, folders []string) (*kernel, error) {
 			writable = append(writable, r.path)
 		}
 	}
-	k.mountNS = readOnlyNamespace(writable)
+	k.mountNS = readOnlyNamespace(writable, shields)
 	return k, nil
 }
 
@@ -189,7 +231,7 @@ func (k *kernel) close() {
 // a fork inherits them from the thread that forks. The goroutine ends
 // while still locked to the thread, so the Go runtime ends the thread
 // instead of reusing it for other goroutines.
-func (k *kernel) start(cmd *exec.Cmd) error {
+func (k *kernel) start(cmd *exec.Cmd, narrow []string) error {
 	if cmd.Dir == "" { // joining the mount namespace moves the thread to /
 		dir, err := os.Getwd()
 		if err != nil {
@@ -203,6 +245,12 @@ func (k *kernel) start(cmd *exec.Cmd) error {
 		if err := k.confine(); err != nil {
 			errc <- err
 			return
+		}
+		if len(narrow) > 0 {
+			if err := k.narrowLayer(narrow); err != nil {
+				errc <- err
+				return
+			}
 		}
 		errc <- cmd.Start()
 	}()

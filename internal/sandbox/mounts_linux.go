@@ -17,11 +17,11 @@ import (
 // folders, so those changes fail with EROFS.
 
 // readOnlyNamespace returns a mount namespace, made once for the session,
-// in which every mount is read-only but writable (and -1 when this
-// process cannot make one). Each command's thread joins it (joinNamespace),
+// in which every mount is read-only but writable, with the shields up
+// (and -1 when this process cannot make one). Each command's thread joins it (joinNamespace),
 // which costs a fraction of making one per command: copying the mount
 // table and tearing it down, an RCU grace period, took milliseconds.
-func readOnlyNamespace(writable []string) int {
+func readOnlyNamespace(writable []string, shields []shield) int {
 	if !hasCap(unix.CAP_SYS_ADMIN) || !hasCap(unix.CAP_SYS_CHROOT) {
 		return -1
 	}
@@ -30,7 +30,7 @@ func readOnlyNamespace(writable []string) int {
 		// Never unlocked: the thread ends with the goroutine; the
 		// namespace lives on through the descriptor.
 		runtime.LockOSThread()
-		if mountReadOnly(writable) != nil {
+		if mountReadOnly(writable) != nil || raise(shields) != nil {
 			fdc <- -1
 			return
 		}

@@ -13,6 +13,7 @@ func supported() error {
 	return &UnsupportedError{Reason: "it needs Linux (Landlock), this is " + runtime.GOOS}
 }
 
-func newKernel([]rule, bool, []string) (*kernel, error) { return nil, supported() }
+func newKernel([]rule, bool, []string, []shield) (*kernel, error) { return nil, supported() }
 func (*kernel) close()                                  {}
-func (*kernel) start(cmd *exec.Cmd) error               { return cmd.Start() }
+func (*kernel) start(cmd *exec.Cmd, _ []string) error     { return cmd.Start() }
+func (*kernel) shielded() bool                          { return false }

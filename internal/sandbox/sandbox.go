@@ -54,6 +54,11 @@ type Config struct {
 	// Secrets are paths commands may not read (DefaultSecrets and Atomic's
 	// own config and state folders).
 	Secrets []string
+	// Hidden are paths inside the writable folders commands may not read
+	// (a Claude Code Read deny rule on a file of the workspace): where
+	// Atomic may make a mount namespace, they read as empty and cannot be
+	// changed; elsewhere Hides reports false.
+	Hidden []string
 	// CacheDir is Atomic's own build cache, writable in every mode and
 	// kept across sessions: commands get GOCACHE, XDG_CACHE_HOME and
 	// npm_config_cache under it unless the user set them, since the
@@ -97,6 +102,13 @@ type Sandbox struct {
 	cache   string
 	secrets []string
 	kernel  *kernel
+	// guard restores the repositories' hooks and config after each
+	// command where the shields are not up (nil where they are).
+	guard *gitGuard
+	// narrow, when set, are the only folders this view of the sandbox
+	// lets commands write (an isolated agent's worktree).
+	narrow []string
+	hidden int // how many hidden shields were asked for
 }
 
 // New prepares the sandbox of a session: its temp dir and the kernel rules,
@@ -131,12 +143,86 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Mode == WorkspaceWrite {
 		writable = append(writable, cfg.Writable...)
 	}
-	s.kernel, err = newKernel(plan(writable, s.secrets), cfg.Network, cfg.Writable)
+	var shields []shield
+	if cfg.Mode == WorkspaceWrite {
+		shields = gitShields(cfg.Writable)
+	}
+	hide := hiddenShields(cfg.Hidden, cfg.Writable)
+	s.hidden = len(hide)
+	s.kernel, err = newKernel(plan(writable, s.secrets), cfg.Network, cfg.Writable, append(shields, hide...))
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	if !s.kernel.shielded() {
+		s.guard = newGitGuard(shields)
+	}
 	return s, nil
+}
+
+// Hides reports whether the Hidden paths are kept from commands: false
+// where there were some and Atomic could not make the mount namespace that
+// hides them (it is not root).
+func (s *Sandbox) Hides() bool {
+	return s == nil || s.hidden == 0 || s.kernel.shielded()
+}
+
+// Narrow returns a view of the sandbox whose commands may write only under
+// root (an isolated agent's git worktree inside the workspace), its git
+// folder and the repository's object store (so git add works there), the
+// sandbox's temp dir and the build cache. Reads stay as the session
+// allows them. The view shares the session's rules and is closed with it.
+func (s *Sandbox) Narrow(root string) *Sandbox {
+	if s == nil || s.mode != WorkspaceWrite {
+		return s
+	}
+	n := *s
+	n.narrow = append([]string{root, s.tempDir}, worktreeGitDirs(root)...)
+	if s.cache != "" {
+		n.narrow = append(n.narrow, s.cache)
+	}
+	return &n
+}
+
+// worktreeGitDirs are the git folder of the linked worktree at root (its
+// .git file names it) and the object store of the repository it belongs
+// to; none when root holds no linked worktree.
+func worktreeGitDirs(root string) []string {
+	data, err := os.ReadFile(filepath.Join(root, ".git"))
+	if err != nil {
+		return nil
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return nil
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	dir = filepath.Clean(dir)
+	out := []string{dir}
+	common := filepath.Dir(filepath.Dir(dir)) // <repo>/.git/worktrees/<id> → <repo>/.git
+	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		if p := strings.TrimSpace(string(c)); filepath.IsAbs(p) {
+			common = p
+		} else {
+			common = filepath.Join(dir, p)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(common, "objects")); err == nil && fi.IsDir() {
+		out = append(out, filepath.Join(filepath.Clean(common), "objects"))
+	}
+	return out
+}
+
+// Check runs after each command: where the shields are not up, it puts
+// back a repository's hooks and config the command changed and returns
+// the line that says so ("" when nothing changed).
+func (s *Sandbox) Check() string {
+	if s == nil {
+		return ""
+	}
+	return s.guard.check()
 }
 
 // Close removes the sandbox's temp dir and releases its kernel rules.
@@ -257,5 +343,5 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 		}
 	}
 	cmd.Env = env
-	return s.kernel.start(cmd)
+	return s.kernel.start(cmd, s.narrow)
 }

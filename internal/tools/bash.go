@@ -181,6 +181,9 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	pr.Close()
 
 	output := strings.TrimRight(out.String(), "\n")
+	if line := t.ws.Sandbox.Check(); line != "" {
+		output = strings.TrimLeft(output+"\n"+line, "\n")
+	}
 	if stopped != "" {
 		msg := fmt.Sprintf("Command %s; it and the processes it started were stopped.", stopped)
 		if output != "" {

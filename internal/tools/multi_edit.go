@@ -139,10 +139,9 @@ func (t *multiEditTool) plan(ctx context.Context, input json.RawMessage) (multiE
 	p.content = content
 	name := t.ws.display(abs)
 	if p.created {
-		p.diff = formatDiff("/dev/null", "b/"+name, nil, []lineChange{{newLines: splitLines(content)}})
+		p.diff = unifiedDiff("/dev/null", "b/"+name, "", content)
 	} else {
-		old := splitLines(original)
-		p.diff = formatDiff("a/"+name, "b/"+name, old, lineDiff(old, splitLines(content)))
+		p.diff = unifiedDiff("a/"+name, "b/"+name, original, content)
 	}
 	return p, tg, nil
 }

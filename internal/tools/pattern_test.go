@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -25,6 +24,23 @@ func TestGlobPatterns(t *testing.T) {
 		{"file?.txt", "file1.txt", true},
 		{"[ab]*.md", "b-notes.md", true},
 		{"**", "any/thing", true},
+		{"**", "top.txt", true},
+		{"**/x/*.go", "x/x/a.go", true},
+		{"**/x/*.go", "a/x/b/c.go", false},
+		{"src/**", "src/a/b.c", true},
+		{"a{b,c{d,e}}f{1,2}", "acef2", true},
+		{"a{b,c{d,e}}f{1,2}", "acf1", false},
+		{"{a/b,c}/*.go", "a/b/x.go", true},
+		{"{a/b,c}/*.go", "c/x.go", true},
+		{"*.[ch]", "util.h", true},
+		{"*.[ch]", "util.o", false},
+		{"file[0-9].txt", "file7.txt", true},
+		{"file[!0-9].txt", "fileA.txt", true},
+		{"file[!0-9].txt", "file7.txt", false},
+		{"file[^0-9].txt", "file7.txt", false},
+		{`weird\*name.txt`, "weird*name.txt", true},
+		{`weird\*name.txt`, "weirdXname.txt", false},
+		{"*.go", ".hidden.go", true},
 	}
 	for _, tt := range tests {
 		g, err := compileGlob(tt.pattern)
@@ -49,6 +65,11 @@ func TestGlobPatternPrunesDirectoriesThatCannotMatch(t *testing.T) {
 		{"src/**/*.go", "src/a/b", true},
 		{"a/**", "a/b/c", true},
 		{"**/x.go", "anything/at/all", true},
+		{"{src,lib}/*.go", "lib", true},
+		{"{src,lib}/*.go", "doc", false},
+		{"[a-c]*/*.go", "b2", true},
+		{"[a-c]*/*.go", "z", false},
+		{"{a/b,c}/*.go", "a/b", true}, // braces spanning "/": always descend
 	}
 	for _, tt := range tests {
 		g, err := compileGlob(tt.pattern)
@@ -61,18 +82,35 @@ func TestGlobPatternPrunesDirectoriesThatCannotMatch(t *testing.T) {
 	}
 }
 
-func TestExpandBraces(t *testing.T) {
-	got, err := expandBraces("a{b,c{d,e}}f{1,2}")
+func TestGlobPatternRefusesMalformedPatterns(t *testing.T) {
+	for _, bad := range []string{"a{b", "[", "x[a-", `end\`} {
+		if _, err := compileGlob(bad); err == nil {
+			t.Errorf("compileGlob(%q) succeeded", bad)
+		}
+	}
+	// Many brace groups are matched without expanding them all.
+	g, err := compileGlob("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"abf1", "abf2", "acdf1", "acdf2", "acef1", "acef2"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("expandBraces = %v, want %v", got, want)
+	if !g.match("bdfhjlnpr") || g.match("bdfhjlnpx") {
+		t.Error("nine brace groups matched wrongly")
 	}
-	for _, bad := range []string{"a{b", "a}b", "[", "{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}"} {
-		if _, err := compileGlob(bad); err == nil {
-			t.Errorf("compileGlob(%q) succeeded", bad)
+}
+
+func TestLiteralPrefixPicksTheFolderToWalk(t *testing.T) {
+	tests := []struct{ pattern, dir, rest string }{
+		{"*.go", "", "*.go"},
+		{"cmd/*/main.go", "cmd", "*/main.go"},
+		{"internal/tools/**/*.go", "internal/tools", "**/*.go"},
+		{"a/b/c.go", "a/b", "c.go"},
+		{"/abs/x/*.go", "/abs/x", "*.go"},
+		{"{a,b}/x.go", "", "{a,b}/x.go"},
+		{`odd\[dir/*.md`, "odd[dir", "*.md"},
+	}
+	for _, tt := range tests {
+		if dir, rest := literalPrefix(tt.pattern); dir != tt.dir || rest != tt.rest {
+			t.Errorf("literalPrefix(%q) = %q, %q; want %q, %q", tt.pattern, dir, rest, tt.dir, tt.rest)
 		}
 	}
 }

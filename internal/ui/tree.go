@@ -100,17 +100,16 @@ func renderAgentTree(st *lifecycle.State, v treeView) []string {
 	}
 	lines = append(lines, fit(header, v.Width))
 
-	recs := st.Sorted()
-	shown := recs
+	rows := nestRows(st.Sorted())
+	shown := rows
 	more := 0
-	if len(recs) > limit {
-		shown, more = recs[:limit], len(recs)-limit
+	if len(rows) > limit {
+		shown, more = rows[:limit], len(rows)-limit
 	}
-	for i, r := range shown {
-		last := i == len(shown)-1 && more == 0
-		branch, cont := branchMid, contMid
-		if last {
-			branch, cont = branchLast, contLast
+	for i, row := range shown {
+		r, branch, cont := row.rec, row.branch, row.cont
+		if i == len(shown)-1 && more > 0 && row.depth == 0 {
+			branch, cont = branchMid, contMid // "+N more" follows at this level
 		}
 		lines = append(lines, fit(th.muted().Render(branch)+agentRow(st, r, v), v.Width))
 		sub := lifecycle.SubLine(r)
@@ -129,6 +128,60 @@ func renderAgentTree(st *lifecycle.State, v treeView) []string {
 		lines = append(lines, th.muted().Render(branchLast+"+"+strconv.Itoa(more)+" more"))
 	}
 	return lines
+}
+
+// treeRow is one agent's place in the tree: its record, the connector
+// before its row (its ancestors' continuations, then its branch) and the
+// one before its sub-line and details.
+type treeRow struct {
+	rec          lifecycle.Record
+	branch, cont string
+	depth        int
+}
+
+// nestRows lays recs (in the reducer's order) out as a tree: an agent
+// whose parent is another record's agent is drawn under that row, after
+// its sub-line, in the same order; the others (the lead's, or a parent not
+// in this tree) are the top rows.
+func nestRows(recs []lifecycle.Record) []treeRow {
+	ids := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		ids[r.ID] = true
+	}
+	kids := map[string][]lifecycle.Record{}
+	var roots []lifecycle.Record
+	for _, r := range recs {
+		if r.ParentID != "" && r.ParentID != r.ID && ids[r.ParentID] {
+			kids[r.ParentID] = append(kids[r.ParentID], r)
+		} else {
+			roots = append(roots, r)
+		}
+	}
+	out := make([]treeRow, 0, len(recs))
+	seen := make(map[string]bool, len(recs))
+	var walk func(level []lifecycle.Record, prefix string, depth int)
+	walk = func(level []lifecycle.Record, prefix string, depth int) {
+		for i, r := range level {
+			if seen[r.ID] {
+				continue
+			}
+			seen[r.ID] = true
+			branch, cont := branchMid, contMid
+			if i == len(level)-1 {
+				branch, cont = branchLast, contLast
+			}
+			out = append(out, treeRow{rec: r, branch: prefix + branch, cont: prefix + cont, depth: depth})
+			walk(kids[r.ID], prefix+cont, depth+1)
+		}
+	}
+	walk(roots, "", 0)
+	for _, r := range recs { // a parent cycle: whatever was left out, on top
+		if !seen[r.ID] {
+			seen[r.ID] = true
+			out = append(out, treeRow{rec: r, branch: branchMid, cont: contMid})
+		}
+	}
+	return out
 }
 
 // agentRow is the first line of an agent's row after its connector: status

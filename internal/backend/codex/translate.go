@@ -32,7 +32,7 @@ type Translator struct {
 	lead   *agent
 	agents map[string]*agent     // thread id → agent (the lead included)
 	spawns map[string]*agent     // spawn item id → the child it spawns
-	counts map[string]int        // agent type → sub-agents so far
+	kids   *backend.Children     // ids given, and each child's thread
 	early  map[string][]inbound  // notifications of threads not yet known
 	files  map[string][]string   // fileChange item id → paths it changes
 	open   map[string]event.Type // "thread/item" → started tool call (ToolComplete: closed by closeOpen)
@@ -95,7 +95,7 @@ func NewTranslator(cfg backend.Config, reply func(id json.RawMessage, result any
 	cfg = cfg.WithDefaults()
 	return &Translator{
 		cfg: cfg, reply: reply,
-		agents: map[string]*agent{}, spawns: map[string]*agent{}, counts: map[string]int{},
+		agents: map[string]*agent{}, spawns: map[string]*agent{}, kids: backend.NewChildren(cfg),
 		early: map[string][]inbound{}, files: map[string][]string{}, open: map[string]event.Type{}, names: map[string]string{},
 	}
 }
@@ -489,7 +489,7 @@ func (t *Translator) spawnV2(a *agent, started bool, it *item) {
 // the task call (tool.start with the reserved id and session).
 func (t *Translator) newChild(parent *agent, call, desc, prompt, model string) *agent {
 	kind := lifecycle.DefaultAgentType
-	id := t.cfg.Name(kind, t.counts)
+	id := t.kids.Name(kind)
 	if desc == "" {
 		desc = summary(prompt)
 	}
@@ -498,7 +498,9 @@ func (t *Translator) newChild(parent *agent, call, desc, prompt, model string) *
 	t.spawns[call] = c
 	in, _ := json.Marshal(map[string]string{"description": desc, "prompt": prompt, "subagent_type": kind, "mode": "background"})
 	parent.toolUses++
+	parent.current = "task"
 	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: in, SubagentID: id, SubagentSessionID: c.session})
+	t.update(parent)
 	return c
 }
 
@@ -507,6 +509,7 @@ func (t *Translator) newChild(parent *agent, call, desc, prompt, model string) *
 func (t *Translator) bind(c *agent, thread string) {
 	c.thread, c.started = thread, true
 	t.agents[thread] = c
+	t.kids.Bind(thread, c.id)
 	t.emit(c, event.SubagentStart, c.call, event.SubagentStartData{AgentType: c.kind, Description: c.desc,
 		Prompt: c.prompt, Background: true, Model: c.model, Backend: backend.Codex})
 	t.emit(c, event.SessionStart, "", event.SessionStartData{Model: c.model, Provider: backend.Codex, Name: c.kind})
@@ -555,7 +558,6 @@ func (t *Translator) toolComplete(a *agent, id, name string, input any, ok bool,
 		t.toolStart(a, id, name, input) // a call reported only when it ended
 	}
 	delete(t.open, key)
-	a.current = ""
 	d := event.ToolCompleteData{Name: name, Success: ok}
 	if ok {
 		d.Result = result
@@ -597,7 +599,7 @@ func (t *Translator) tokens(a *agent, tu *tokenUsage) {
 
 func (t *Translator) emit(a *agent, typ event.Type, call string, data any) {
 	t.cfg.Sink.Emit(event.Event{Type: typ, Time: t.cfg.Now(), SessionID: a.session, AgentID: a.id,
-		ParentAgentID: a.parent, ToolCallID: call, Data: data})
+		ParentAgentID: a.parent, ToolCallID: call, Data: t.kids.RewriteData(data)})
 }
 
 // collabToolName is the model-facing name of a v1 collab tool.

@@ -32,7 +32,7 @@ type Translator struct {
 	byCall  map[string]*agent // task call id → the sub-agent it spawns
 	byAgent map[string]*agent // Copilot agentId → sub-agent
 	early   map[string][]sdk.SessionEvent
-	counts  map[string]int   // agent type → sub-agents so far
+	kids    *backend.Children
 	open    map[string]*call // "agent/call" → tool call started
 
 	active  bool      // a lead turn is under way
@@ -45,6 +45,7 @@ type Translator struct {
 // agent is the lead or one sub-agent.
 type agent struct {
 	id, session, parent string
+	par                 *agent // the agent whose task call spawned it (nil: the lead)
 	copilotID           string // the agentId of its events
 	call                string // the task call that spawned it
 	kind, desc, prompt  string
@@ -55,6 +56,15 @@ type agent struct {
 	current             string
 	usage               event.Usage
 	last                string // its last message text
+}
+
+// depth is how many agents spawned a in turn (the lead's sub-agent: 1).
+func (a *agent) depth() int {
+	n := 0
+	for p := a.par; p != nil; p = p.par {
+		n++
+	}
+	return n
 }
 
 // call is one tool call: its name, and whether it ended.
@@ -80,7 +90,7 @@ func NewTranslator(cfg backend.Config) *Translator {
 		cfg:    cfg,
 		lead:   &agent{id: cfg.AgentID, session: cfg.SessionID, parent: cfg.ParentID, started: true},
 		byCall: map[string]*agent{}, byAgent: map[string]*agent{}, early: map[string][]sdk.SessionEvent{},
-		counts: map[string]int{}, open: map[string]*call{}, changed: make(chan struct{}),
+		kids: backend.NewChildren(cfg), open: map[string]*call{}, changed: make(chan struct{}),
 	}
 }
 
@@ -173,7 +183,14 @@ func (t *Translator) EndAll() {
 	for _, c := range t.byCall {
 		kids = append(kids, c)
 	}
-	slices.SortFunc(kids, func(a, b *agent) int { return strings.Compare(a.session, b.session) })
+	// The deepest first: a sub-agent's own sub-agent ends (and with it its
+	// task call) before the sub-agent that spawned it.
+	slices.SortFunc(kids, func(a, b *agent) int {
+		if d := b.depth() - a.depth(); d != 0 {
+			return d
+		}
+		return strings.Compare(a.session, b.session)
+	})
 	for _, c := range kids {
 		t.interrupt(c)
 	}
@@ -197,9 +214,9 @@ func (t *Translator) interrupt(c *agent) {
 	}
 	// Its task call ends with it: Copilot reports no end of a call it
 	// stopped.
-	if key := t.lead.id + "/" + c.call; t.open[key] == nil {
+	if key := c.par.id + "/" + c.call; t.open[key] == nil {
 		t.open[key] = &call{name: "task", ended: true}
-		t.emit(t.lead, event.ToolComplete, c.call, event.ToolCompleteData{Name: "task", Cancelled: true, Error: "interrupted"})
+		t.emit(c.par, event.ToolComplete, c.call, event.ToolCompleteData{Name: "task", Cancelled: true, Error: "interrupted"})
 	}
 }
 
@@ -255,7 +272,7 @@ func (t *Translator) handle(ev sdk.SessionEvent) {
 		}
 	case *sdk.ToolExecutionStartData:
 		if d.ToolName == "task" {
-			t.spawn(d)
+			t.spawn(a, d)
 			return
 		}
 		t.toolStart(a, d.ToolCallID, d.ToolName, d.Arguments)
@@ -320,8 +337,16 @@ func (t *Translator) subagentEvent(id string, ev sdk.SessionEvent) {
 			c.last = d.Content
 		}
 	case *sdk.ToolExecutionStartData:
+		if d.ToolName == "task" { // a sub-agent's own sub-agent
+			t.spawn(c, d)
+			return
+		}
 		t.toolStart(c, d.ToolCallID, d.ToolName, d.Arguments)
 	case *sdk.ToolExecutionCompleteData:
+		if k := t.byCall[d.ToolCallID]; k != nil && k.par == c {
+			t.taskComplete(k, d)
+			return
+		}
 		t.toolComplete(c, d)
 	case *sdk.AssistantUsageData:
 		t.tokens(c, d)
@@ -344,9 +369,10 @@ type taskArgs struct {
 	Mode        string `json:"mode"`
 }
 
-// spawn reserves the sub-agent a lead's task call starts and announces
-// the call with its id and session.
-func (t *Translator) spawn(d *sdk.ToolExecutionStartData) {
+// spawn reserves the sub-agent a task call of parent's starts and
+// announces the call with its id and session: from the first event that
+// names it, the sub-agent has its own id and its parent.
+func (t *Translator) spawn(parent *agent, d *sdk.ToolExecutionStartData) {
 	if t.byCall[d.ToolCallID] != nil {
 		return
 	}
@@ -354,26 +380,28 @@ func (t *Translator) spawn(d *sdk.ToolExecutionStartData) {
 	if b, err := json.Marshal(d.Arguments); err == nil {
 		_ = json.Unmarshal(b, &in) // a field of another type leaves the rest
 	}
-	t.newChild(d.ToolCallID, in)
+	t.newChild(parent, d.ToolCallID, in)
 }
 
-func (t *Translator) newChild(call string, in taskArgs) *agent {
+func (t *Translator) newChild(parent *agent, call string, in taskArgs) *agent {
 	kind := in.AgentType
 	if kind == "" {
 		kind = lifecycle.DefaultAgentType
 	}
-	id := t.cfg.Name(kind, t.counts)
+	id := t.kids.Name(kind)
 	desc := firstNonEmpty(in.Description, in.Name, summary(in.Prompt))
 	mode := "sync"
 	if in.Mode == "background" || in.Mode == "async" {
 		mode = "background"
 	}
-	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: t.lead.id, call: call, kind: kind,
+	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: parent.id, par: parent, call: call, kind: kind,
 		desc: desc, prompt: in.Prompt, model: in.Model, background: mode == "background"}
 	t.byCall[call] = c
 	input, _ := json.Marshal(map[string]string{"description": desc, "prompt": in.Prompt, "subagent_type": kind, "mode": mode})
-	t.lead.toolUses++
-	t.emit(t.lead, event.ToolStart, call, event.ToolStartData{Name: "task", Input: input, SubagentID: id, SubagentSessionID: c.session})
+	parent.toolUses++
+	parent.current = "task"
+	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: input, SubagentID: id, SubagentSessionID: c.session})
+	t.update(parent)
 	return c
 }
 
@@ -381,8 +409,8 @@ func (t *Translator) newChild(call string, in taskArgs) *agent {
 // and what it reported before is replayed.
 func (t *Translator) bind(id string, d *sdk.SubagentStartedData) {
 	c := t.byCall[d.ToolCallID]
-	if c == nil { // a task call not seen (a sub-agent's own task)
-		c = t.newChild(d.ToolCallID, taskArgs{Name: d.AgentDisplayName, Description: d.AgentDescription, AgentType: d.AgentName})
+	if c == nil { // a task call not seen: the lead's, as nothing else names it
+		c = t.newChild(t.lead, d.ToolCallID, taskArgs{Name: d.AgentDisplayName, Description: d.AgentDescription, AgentType: d.AgentName})
 	}
 	if c.started || c.done {
 		return
@@ -392,6 +420,7 @@ func (t *Translator) bind(id string, d *sdk.SubagentStartedData) {
 		c.model = *d.Model
 	}
 	t.byAgent[id] = c
+	t.kids.Bind(id, c.id)
 	t.emit(c, event.SubagentStart, c.call, event.SubagentStartData{AgentType: c.kind, Description: c.desc,
 		Prompt: c.prompt, Background: c.background, Model: c.model, Backend: backend.Copilot})
 	t.emit(c, event.SessionStart, "", event.SessionStartData{Model: c.model, Provider: backend.Copilot, Name: c.kind})
@@ -402,10 +431,11 @@ func (t *Translator) bind(id string, d *sdk.SubagentStartedData) {
 	}
 }
 
-// taskComplete ends the lead's task call: for a sync sub-agent its result,
-// for a background one the spawn acknowledgement.
+// taskComplete ends the task call that spawned c (its parent's): for a
+// sync sub-agent its result, for a background one the spawn
+// acknowledgement.
 func (t *Translator) taskComplete(c *agent, d *sdk.ToolExecutionCompleteData) {
-	key := t.lead.id + "/" + c.call
+	key := c.par.id + "/" + c.call
 	if t.open[key] != nil {
 		return
 	}
@@ -415,7 +445,7 @@ func (t *Translator) taskComplete(c *agent, d *sdk.ToolExecutionCompleteData) {
 	if !c.started && !c.done { // the spawn failed: no sub-agent will report
 		c.done = true
 	}
-	t.emit(t.lead, event.ToolComplete, c.call, out)
+	t.emit(c.par, event.ToolComplete, c.call, out)
 }
 
 func (t *Translator) completed(c *agent, d *sdk.SubagentCompletedData) {
@@ -488,7 +518,6 @@ func (t *Translator) toolComplete(a *agent, d *sdk.ToolExecutionCompleteData) {
 		return
 	}
 	c.ended = true
-	a.current = ""
 	out := toolEnd(d)
 	out.Name = c.name
 	t.emit(a, event.ToolComplete, d.ToolCallID, out)
@@ -541,7 +570,7 @@ func (t *Translator) tokens(a *agent, d *sdk.AssistantUsageData) {
 
 func (t *Translator) emit(a *agent, typ event.Type, call string, data any) {
 	t.cfg.Sink.Emit(event.Event{Type: typ, Time: t.cfg.Now(), SessionID: a.session, AgentID: a.id,
-		ParentAgentID: a.parent, ToolCallID: call, Data: data})
+		ParentAgentID: a.parent, ToolCallID: call, Data: t.kids.RewriteData(data)})
 }
 
 // toolNames maps the CLI's tools that have an Atomic counterpart to its

@@ -308,7 +308,6 @@ func (t *Translator) tool(a *agent, p *part) {
 		}
 		delete(t.open, key)
 		t.said[key] = true
-		a.current = ""
 		d := event.ToolCompleteData{Name: p.Tool, Success: st.Status == "completed"}
 		if d.Success {
 			d.Result = st.Output

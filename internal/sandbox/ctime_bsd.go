@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package sandbox
+
+import "syscall"
+
+func ctime(st *syscall.Stat_t) (int64, int64) { return int64(st.Ctimespec.Sec), int64(st.Ctimespec.Nsec) }
