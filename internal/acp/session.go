@@ -126,7 +126,7 @@ func (s *session) onEvent(e event.Event) {
 	case e.Type == event.PermissionRequested:
 		d, _ := event.Payload[event.PermissionRequestedData](e.Data)
 		call := sdk.ToolCallId(e.ToolCallID)
-		if e.AgentID != leadID {
+		if e.AgentID != event.LeadID {
 			if r, ok := s.tr.agent(e.AgentID); ok {
 				call = agentCallID(r) // shown on the sub-agent's own tool call
 			}
@@ -134,7 +134,7 @@ func (s *session) onEvent(e event.Event) {
 		s.mu.Lock()
 		s.perms[d.RequestID] = call
 		s.mu.Unlock()
-	case e.Type == event.TurnEnd && e.AgentID == leadID:
+	case e.Type == event.TurnEnd && e.AgentID == event.LeadID:
 		d, _ := event.Payload[event.TurnEndData](e.Data)
 		if d.Woken {
 			return // not a prompt's turn: the prompt waiting (if any) is queued after it

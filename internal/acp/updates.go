@@ -12,9 +12,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
 
-// leadID is the lead agent's id in events (runtime.LeadID).
-const leadID = "lead"
-
 // translator turns a run's events into ACP session updates: the lead's text
 // as message chunks, the lead's tool calls as tool calls (kind, locations,
 // a diff for edits), the lead's plan, and every sub-agent as one tool call
@@ -73,7 +70,7 @@ func (t *translator) agent(id string) (lifecycle.Record, bool) { return t.state.
 
 // leadUpdates are the updates of the lead's own events.
 func (t *translator) leadUpdates(e event.Event) []sdk.SessionUpdate {
-	if e.AgentID != leadID {
+	if e.AgentID != event.LeadID {
 		return nil
 	}
 	switch e.Type {

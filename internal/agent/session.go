@@ -2,8 +2,8 @@
 // (message history, system prompt, tool set), streams a model turn, runs the
 // tool calls the model made, feeds the results back and loops until the
 // model stops or a limit is hit. The lead, every sub-agent and every teammate
-// is a Session; they share nothing but the event sink, the permission gate
-// and the usage meter.
+// is a Session; they share nothing but the event sink (whose reducer counts
+// their tool uses and usage) and the permission gate.
 package agent
 
 import (
@@ -18,7 +18,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/tools"
-	"github.com/atomic-agent/atomic/internal/usage"
 )
 
 // DefaultMaxTurns bounds model requests per Run when Config.MaxTurns is 0.
@@ -37,7 +36,6 @@ type Config struct {
 	System   string
 	Tools    *tools.Set
 	Gate     *permission.Gate // nil allows every call
-	Meter    *usage.Meter     // nil: a private meter
 	Sink     event.Sink       // nil: events are dropped
 	// MaxTurns bounds model requests per Run (0: DefaultMaxTurns).
 	MaxTurns  int
@@ -75,12 +73,10 @@ type Session struct {
 	cfg     Config
 	started bool
 
-	mu       sync.Mutex
-	history  []provider.Message
-	inbox    inbox.Inbox
-	usage    event.Usage
-	toolUses int
-	turns    int
+	mu      sync.Mutex
+	history []provider.Message
+	inbox   inbox.Inbox
+	turns   int
 }
 
 // New returns a Session; it emits session.start on its first Run.
@@ -90,9 +86,6 @@ func New(cfg Config) *Session {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.Meter == nil {
-		cfg.Meter = usage.NewMeter()
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.NewSet()
@@ -145,20 +138,6 @@ func (s *Session) History() []provider.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]provider.Message(nil), s.history...)
-}
-
-// Usage is the session's total usage.
-func (s *Session) Usage() event.Usage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.usage
-}
-
-// ToolUses counts the tool calls the session made.
-func (s *Session) ToolUses() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.toolUses
 }
 
 // Turns counts the model requests the session made.
@@ -342,14 +321,14 @@ func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
 		s.emit(event.Error, "", event.ErrorData{Message: err.Error()})
 		return nil, err
 	}
-	agentTotal, runTotal := s.cfg.Meter.Add(s.cfg.ID, resp.Usage)
 	s.mu.Lock()
-	s.usage = agentTotal
 	s.history = append(s.history, resp.Message())
 	s.mu.Unlock()
 	s.historyChanged()
 	s.emit(event.MessageComplete, "", event.MessageCompleteData{Text: resp.Text, StopReason: resp.StopReason})
-	s.emit(event.UsageUpdate, "", event.UsageUpdateData{Usage: agentTotal, Total: runTotal})
+	// The request's usage: the bus's reducer adds it to the agent's and
+	// delivers the running totals.
+	s.emit(event.UsageUpdate, "", event.UsageUpdateData{Usage: resp.Usage, Delta: true})
 	return resp, nil
 }
 

@@ -74,7 +74,6 @@ func (s *Session) runTools(ctx context.Context, calls []provider.ToolCall) ([]pr
 
 // startTool begins a Starter call and returns the wait that finishes it.
 func (s *Session) startTool(ctx context.Context, c provider.ToolCall, t tools.Tool, st tools.Starter) func() provider.ToolResult {
-	s.countToolUse()
 	call := tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID}
 	start := event.ToolStartData{Name: c.Name, Input: c.Input}
 	rv, reserves := t.(tools.Reserver)
@@ -124,16 +123,9 @@ func safeWait(name string, wait func() (tools.Result, error)) (r tools.Result, e
 	return wait()
 }
 
-func (s *Session) countToolUse() {
-	s.mu.Lock()
-	s.toolUses++
-	s.mu.Unlock()
-}
-
 // runTool validates, gates and runs one call, emitting tool.start and
 // tool.complete around it.
 func (s *Session) runTool(ctx context.Context, c provider.ToolCall) provider.ToolResult {
-	s.countToolUse()
 	s.emit(event.ToolStart, c.ID, event.ToolStartData{Name: c.Name, Input: c.Input})
 	t, _ := s.cfg.Tools.Get(c.Name)
 	res, ok := s.admit(ctx, c, t)

@@ -188,7 +188,7 @@ func (c Config) WithDefaults() Config {
 		c.Now = time.Now
 	}
 	if c.AgentID == "" {
-		c.AgentID = "lead"
+		c.AgentID = event.LeadID
 	}
 	return c
 }

@@ -68,10 +68,14 @@ func For(sink event.Sink) *Bus {
 
 // Emit implements event.Sink. It applies e to the lifecycle state and
 // queues e, then an agent.status event for each status e changed, to every
-// subscriber; it never waits for a queued subscriber.
+// subscriber; it never waits for a queued subscriber. A usage.update,
+// subagent.update or subagent.complete is delivered with the counts the
+// reducer holds once it is applied (lifecycle.State.Resolve): one count of
+// tool uses and usage, whoever emitted it.
 func (b *Bus) Emit(e event.Event) {
 	b.mu.Lock()
 	changed := b.state.Apply(e) // first, so subscribers see the state e made
+	e = b.state.Resolve(e)      // the reducer's counts, not the emitter's
 	b.enqueue(e)
 	var statuses []event.Event
 	for _, r := range changed {
@@ -274,6 +278,42 @@ func (b *Bus) Agent(id string) (lifecycle.Record, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.state.Get(id)
+}
+
+// Lead returns the lead's record, once the lead has emitted anything.
+func (b *Bus) Lead() (lifecycle.Record, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state.Lead()
+}
+
+// Usage is agent's usage so far, as the reducer counts it.
+func (b *Bus) Usage(agent string) event.Usage {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state.Usage(agent)
+}
+
+// TotalUsage is the run's usage so far: every agent's added up.
+func (b *Bus) TotalUsage() event.Usage {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state.TotalUsage()
+}
+
+// ToolUses is the number of tool calls agent has started.
+func (b *Bus) ToolUses(agent string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state.ToolUses(agent)
+}
+
+// Restore raises agent's counts to a resumed session's (tool uses and
+// usage so far) without emitting anything.
+func (b *Bus) Restore(agent string, toolUses int, u event.Usage) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.state.Restore(agent, toolUses, u)
 }
 
 // Teammates returns the reducer's teammates in order of first appearance.

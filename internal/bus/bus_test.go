@@ -47,3 +47,43 @@ func TestBusAddsOneAgentStatusEventPerStatusChangeAfterTheCause(t *testing.T) {
 		t.Fatalf("state %+v", b.Agents())
 	}
 }
+
+func TestBusDeliversUsageAndToolUsesAsTheReducerCountsThem(t *testing.T) {
+	b := New()
+	var got []event.Event
+	unsub := b.Subscribe(func(e event.Event) { got = append(got, e) })
+	at := time.Unix(100, 0)
+	b.Emit(event.Event{Type: event.UsageUpdate, Time: at, AgentID: "lead",
+		Data: event.UsageUpdateData{Usage: event.Usage{InputTokens: 100, OutputTokens: 10}, Delta: true}})
+	b.Emit(event.Event{Type: event.UsageUpdate, Time: at, AgentID: "lead",
+		Data: event.UsageUpdateData{Usage: event.Usage{InputTokens: 50, OutputTokens: 5}, Delta: true}})
+	// An external CLI's running total, with its own idea of the run's total.
+	b.Emit(event.Event{Type: event.UsageUpdate, Time: at, AgentID: "explore-1",
+		Data: event.UsageUpdateData{Usage: event.Usage{InputTokens: 7}, Total: event.Usage{InputTokens: 7}}})
+	b.Emit(event.Event{Type: event.ToolStart, Time: at, AgentID: "explore-1", ToolCallID: "t1", Data: event.ToolStartData{Name: "read"}})
+	b.Emit(event.Event{Type: event.ToolStart, Time: at, AgentID: "explore-1", ToolCallID: "t1", Data: event.ToolStartData{Name: "read"}})
+	b.Emit(event.Event{Type: event.SubagentUpdate, Time: at, AgentID: "explore-1", Data: event.SubagentUpdateData{ToolUses: 9, CurrentTool: "read"}})
+	unsub()
+
+	lead := event.Usage{InputTokens: 150, OutputTokens: 15}
+	total := event.Usage{InputTokens: 157, OutputTokens: 15}
+	want := []event.UsageUpdateData{
+		{Usage: event.Usage{InputTokens: 100, OutputTokens: 10}, Total: event.Usage{InputTokens: 100, OutputTokens: 10}},
+		{Usage: lead, Total: lead},
+		{Usage: event.Usage{InputTokens: 7}, Total: total},
+	}
+	for i, w := range want {
+		if d := got[i].Data.(event.UsageUpdateData); d != w {
+			t.Errorf("usage.update %d delivered as %+v, want %+v", i, d, w)
+		}
+	}
+	if d := got[len(got)-1].Data.(event.SubagentUpdateData); d.ToolUses != 1 || d.Usage != (event.Usage{InputTokens: 7}) || d.CurrentTool != "read" {
+		t.Errorf("subagent.update delivered as %+v, want 1 tool use (one call id) and the agent's usage", d)
+	}
+	if b.TotalUsage() != total || b.Usage("lead") != lead || b.ToolUses("explore-1") != 1 {
+		t.Errorf("bus counts: total %+v, lead %+v, explore-1 %d tool uses", b.TotalUsage(), b.Usage("lead"), b.ToolUses("explore-1"))
+	}
+	if r, ok := b.Lead(); !ok || r.Usage != lead || r.Status.Terminal() {
+		t.Errorf("lead record %+v (present %v)", r, ok)
+	}
+}

@@ -277,6 +277,12 @@ func spawn(id, call string) []event.Event {
 	}
 }
 
+// toolStart is a tool call of agent id: one tool use, as the reducer counts.
+func toolStart(id, call string) event.Event {
+	return event.Event{Type: event.ToolStart, Time: time.Unix(11, 0), AgentID: id, ToolCallID: call,
+		Data: event.ToolStartData{Name: "bash"}}
+}
+
 func update(id, call string, uses int) event.Event {
 	return event.Event{Type: event.SubagentUpdate, Time: time.Unix(11, 0), AgentID: id, ToolCallID: call,
 		Data: event.SubagentUpdateData{ToolUses: uses, CurrentTool: "bash"}}
@@ -315,6 +321,7 @@ func TestASlowViewDropsDeltasThenResyncsFromTheReducerAndLosesNoStatusChange(t *
 	for n := range 50 {
 		emit(numbered(0, n))
 		if n == 20 {
+			emit(toolStart("general-purpose-1", "t1"))
 			emit(update("general-purpose-1", "c1", 1))
 			for _, e := range spawn("general-purpose-2", "c2") {
 				emit(e)

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/observe"
 	"github.com/atomic-agent/atomic/internal/remote"
@@ -232,7 +233,7 @@ func agentRunner(c *common, s *setup) remote.Runner {
 		defer fail(nil)
 		sink = &preparing{Sink: sink, id: t.ID, prepare: prepare, fail: fail}
 		sess := agent.New(agent.Config{SessionID: t.SessionID, ID: t.ID, ParentID: t.ParentID, Name: t.AgentType,
-			Provider: s.prov, Model: s.ps.Model, System: system, Tools: set, Gate: s.gate, Sink: sink,
+			Provider: s.prov, Model: s.ps.Model, System: system, Tools: set, Gate: s.gate, Sink: bus.For(sink),
 			MaxTurns: c.maxTurns})
 		res, err := sess.Run(ctx, t.Prompt)
 		var pe prepareError

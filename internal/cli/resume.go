@@ -103,8 +103,8 @@ func loadSession(ctx context.Context, st *store.Store, sess store.Session) (*res
 	if res.Subagents, err = st.Histories(ctx, sess.ID); err != nil {
 		return nil, err
 	}
-	res.History = res.Subagents[runtime.LeadID]
-	delete(res.Subagents, runtime.LeadID)
+	res.History = res.Subagents[event.LeadID]
+	delete(res.Subagents, event.LeadID)
 	prompts, err := st.TimedPrompts(ctx, sess.ID)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/store"
 )
 
@@ -49,7 +48,7 @@ func TestRunContinueAppendsToTheLastSessionOfTheDirectoryWithTheLeadsHistory(t *
 	if p, _ := st.Prompts(context.Background(), id); strings.Join(p, "|") != "hi|and again" {
 		t.Fatalf("prompts %q", p)
 	}
-	h, _, err := st.LoadHistory(context.Background(), id, runtime.LeadID)
+	h, _, err := st.LoadHistory(context.Background(), id, event.LeadID)
 	if err != nil || len(h) < 4 || h[0].Parts[0].Text != "hi" {
 		t.Fatalf("lead history %+v, %v; want the first exchange followed by the second", h, err)
 	}

@@ -44,6 +44,11 @@ const (
 	Reset Type = "reset"
 )
 
+// LeadID is the lead agent's id: the agent_id of everything the lead emits
+// and the parent_agent_id of the agents it starts, and its name in a team
+// (send_message to "lead"). It is the only spelling of it.
+const LeadID = "lead"
+
 // Event is one thing that happened. Data holds one of the payload types of
 // this package (or another package's payload for agent.status); it is encoded
 // as the "data" member.
@@ -215,8 +220,16 @@ type PermissionResolvedData struct {
 
 // UsageUpdateData: token counts for one agent and the run's total.
 type UsageUpdateData struct {
+	// Usage is the agent's whole usage so far (what the bus delivers, and
+	// what an external CLI reports), or, with Delta, what one model request
+	// used, which the reducer adds to the agent's usage.
 	Usage Usage `json:"usage"`
+	// Total is the run's usage: the bus sets it from the reducer, whatever
+	// the emitter put there.
 	Total Usage `json:"total"`
+	// Delta says Usage is one request's, to add; false (the default, and
+	// left out of the JSON) says it is the agent's running total.
+	Delta bool `json:"delta,omitempty"`
 	// Active counts sub-agents and teammates still working, when the lead
 	// reports usage instead of complete.
 	Active int `json:"active,omitempty"`

@@ -225,7 +225,7 @@ type leadText struct {
 
 // Emit is a bus subscriber.
 func (l *leadText) Emit(e event.Event) {
-	if e.AgentID != runtime.LeadID || e.ParentAgentID != "" {
+	if e.AgentID != event.LeadID || e.ParentAgentID != "" {
 		return
 	}
 	l.mu.Lock()

@@ -19,7 +19,7 @@ func cancelOnFirst(t *testing.T, rt *runtime.Runtime, typ event.Type, cause erro
 	t.Cleanup(func() { cancel(nil) })
 	var once sync.Once
 	unsub := rt.Bus().Subscribe(func(e event.Event) {
-		if e.Type == typ && e.AgentID == runtime.LeadID {
+		if e.Type == typ && e.AgentID == event.LeadID {
 			once.Do(func() { go cancel(cause) })
 		}
 	})
@@ -40,7 +40,7 @@ rules:
 	var once sync.Once
 	unsub := rt.Bus().Subscribe(func(e event.Event) {
 		switch {
-		case e.AgentID != runtime.LeadID:
+		case e.AgentID != event.LeadID:
 		case e.Type == event.MessageComplete:
 			completes++
 		case e.Type == event.MessageDelta && completes == 1:

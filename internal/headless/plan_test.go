@@ -48,7 +48,7 @@ rules:
 		if r.Type == event.PlanUpdate {
 			printed = bytes.TrimSpace(line)
 			d, _ := event.Payload[event.PlanUpdateData](r.Event().Data)
-			if r.AgentID != runtime.LeadID || r.ToolCallID != "p1" || !reflect.DeepEqual(d.Todos, want) {
+			if r.AgentID != event.LeadID || r.ToolCallID != "p1" || !reflect.DeepEqual(d.Todos, want) {
 				t.Errorf("plan.update = %s, want the lead's list of call p1", line)
 			}
 		}

@@ -56,7 +56,7 @@ func buildResult(rt *runtime.Runtime, out runtime.Outcome, dur time.Duration, mo
 	r := Result{
 		Type: "result", Subtype: subtype(out.Err), IsError: out.Err != nil, Result: out.Result,
 		DurationMS: dur.Milliseconds(), NumTurns: out.NumTurns, SessionID: rt.SessionID(),
-		Usage: rt.Meter().Total(), Agents: []AgentResult{},
+		Usage: rt.Bus().TotalUsage(), Agents: []AgentResult{},
 	}
 	if out.Err != nil {
 		r.Error = out.Err.Error()
@@ -66,7 +66,7 @@ func buildResult(rt *runtime.Runtime, out runtime.Outcome, dur time.Duration, mo
 		r.TotalCostUSD = &c
 	}
 	for _, a := range rt.Bus().Agents() {
-		u := rt.Meter().Agent(a.ID)
+		u := a.Usage
 		ar := AgentResult{
 			ID: a.ID, Type: a.Name, Description: a.Description, Status: string(a.Status), Background: a.Background,
 			DurationMS: a.Duration.Milliseconds(), ToolUses: a.ToolUses, Usage: u, Result: a.Result, Error: a.Error,

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,6 +54,21 @@ func subComplete(agent string, d event.SubagentCompleteData, t time.Time) event.
 	return event.Event{
 		Type: event.SubagentComplete, Time: t, AgentID: agent, ParentAgentID: lead, Data: d,
 	}
+}
+
+// toolStarts is n tool calls agent starts at t (ids agent/1 … agent/n).
+func toolStarts(agent string, n int, t time.Time) []event.Event {
+	out := make([]event.Event, n)
+	for i := range out {
+		out[i] = event.Event{Type: event.ToolStart, Time: t, AgentID: agent, ToolCallID: fmt.Sprintf("%s/%d", agent, i+1),
+			Data: event.ToolStartData{Name: "read"}}
+	}
+	return out
+}
+
+// usageOf is agent's usage.update reporting its running total u.
+func usageOf(agent string, u event.Usage, t time.Time) event.Event {
+	return event.Event{Type: event.UsageUpdate, Time: t, AgentID: agent, Data: event.UsageUpdateData{Usage: u}}
 }
 
 func interruptAt(t time.Time) event.Event {

@@ -22,15 +22,61 @@ type State struct {
 	byMateID  map[string]int        // teammate agent id → index in mates
 	approvals map[string][]approval // agent id → approvals it waits for, oldest first
 	openCount int                   // records whose session has started and not ended
+
+	lead    Record            // the lead's record (StepLead); not among recs
+	tallies map[string]*tally // agent id → its tool uses and usage
+	total   event.Usage       // every agent's usage added up
 }
 
 // approval is one permission request an agent waits on.
 type approval struct{ id, what string }
 
-// Apply applies e and returns the records it changed (a new slice, in
-// creation order), or nil when e changed nothing. Events that do not concern
-// sub-agents cost a switch on the event type.
+// Apply applies e and returns the sub-agent records it changed (a new
+// slice, in creation order), or nil when e changed nothing. It also counts
+// e into its agent's tally (tool uses, usage) and steps the lead's record
+// on the lead's own events; the lead's record is read with Lead, never
+// returned here. Events that concern no agent cost a switch on the event
+// type.
 func (s *State) Apply(e event.Event) []Record {
+	counted := s.count(e)
+	if e.AgentID == event.LeadID {
+		s.applyLead(e)
+	}
+	changed := s.apply(e)
+	if !counted {
+		return changed
+	}
+	i, ok := s.byAgent[e.AgentID]
+	if !ok {
+		return changed
+	}
+	r, ok := s.sync(i)
+	if !ok {
+		return changed
+	}
+	for k := range changed {
+		if changed[k].ID == r.ID && changed[k].ToolCallID == r.ToolCallID {
+			changed[k] = r
+			return changed
+		}
+	}
+	return append(changed, r)
+}
+
+// sync copies the tally of record i's agent into it and reports whether
+// that changed it.
+func (s *State) sync(i int) (Record, bool) {
+	r := &s.recs[i]
+	uses, u := s.ToolUses(r.ID), s.Usage(r.ID)
+	if r.ToolUses == uses && r.Usage == u {
+		return *r, false
+	}
+	r.ToolUses, r.Usage = uses, u
+	return *r, true
+}
+
+// apply routes e to the sub-agent records it concerns.
+func (s *State) apply(e event.Event) []Record {
 	var (
 		r  Record
 		ok bool
@@ -126,6 +172,7 @@ func (s *State) create(e event.Event) (Record, bool) {
 		s.openCount++
 	}
 	s.index(i)
+	r, _ = s.sync(i) // the agent's own events may have come first
 	return r, true
 }
 
@@ -137,6 +184,7 @@ func (s *State) step(i int, e event.Event) (Record, bool) {
 		return r, false
 	}
 	r.Waiting = s.waiting(r)
+	r.ToolUses, r.Usage = s.ToolUses(r.ID), s.Usage(r.ID)
 	if r == old {
 		return r, false
 	}
@@ -181,9 +229,12 @@ func (s *State) Records() []Record {
 // Len is the number of records.
 func (s *State) Len() int { return len(s.recs) }
 
-// Get returns the record with sub-agent id id, or, failing that, the record
-// spawned by task tool call id.
+// Get returns the record with agent id id (the lead's for event.LeadID),
+// or, failing that, the record spawned by task tool call id.
 func (s *State) Get(id string) (Record, bool) {
+	if id == event.LeadID {
+		return s.Lead()
+	}
 	i, ok := s.lookup(id, id)
 	if !ok {
 		return Record{}, false
@@ -251,7 +302,7 @@ func (s *State) Sorted() []Record {
 	return out
 }
 
-// Reset forgets every record and teammate.
+// Reset forgets every record, teammate and count.
 func (s *State) Reset() {
 	*s = State{}
 }

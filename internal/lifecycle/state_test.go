@@ -170,7 +170,7 @@ func TestSettled(t *testing.T) {
 }
 
 func TestStatusEventEncodesRecordInSnakeCase(t *testing.T) {
-	s := applyAll(seq(bgSetup, []event.Event{subUpdate("general-purpose-1", event.SubagentUpdateData{CurrentTool: "bash", ToolUses: 2}, at(1))})...)
+	s := applyAll(seq(bgSetup, toolStarts("general-purpose-1", 2, at(1)), []event.Event{subUpdate("general-purpose-1", event.SubagentUpdateData{CurrentTool: "bash", ToolUses: 2}, at(1))})...)
 	r, _ := s.Get("general-purpose-1")
 	cause := subUpdate("general-purpose-1", event.SubagentUpdateData{}, at(1))
 	cause.SessionID = "sess"

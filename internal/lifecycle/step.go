@@ -157,11 +157,11 @@ func stepSubagentUpdate(r Record, e event.Event) Record {
 	if !ok {
 		return r
 	}
-	r.ToolUses = d.ToolUses
+	// Tool uses and usage are the reducer's own tally (State), not the
+	// update's.
 	if d.CurrentTool != "" {
 		r.CurrentTool = d.CurrentTool
 	}
-	r.Usage = d.Usage
 	if d.Worker != "" {
 		r.Worker = d.Worker
 	}
@@ -229,10 +229,6 @@ func stepSubagentComplete(r Record, e event.Event) Record {
 	d, ok := event.Payload[event.SubagentCompleteData](e.Data)
 	if !ok {
 		return r
-	}
-	r.ToolUses = max(r.ToolUses, d.ToolUses)
-	if d.Usage != (event.Usage{}) {
-		r.Usage = d.Usage
 	}
 	r.Result = d.Result
 	switch {

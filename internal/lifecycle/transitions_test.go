@@ -69,6 +69,9 @@ func seq(parts ...[]event.Event) []event.Event {
 // the record named key is checked in full.
 func TestTransitions(t *testing.T) {
 	upd := event.SubagentUpdateData{CurrentTool: `grep "func.*Auth" internal/`, ToolUses: 4, Usage: event.Usage{InputTokens: 100, OutputTokens: 20}}
+	// progress is explore-1 at work: its four tool calls and its usage
+	// (what the reducer counts), then the update naming its current tool.
+	progress := seq(toolStarts("explore-1", 4, at(3)), []event.Event{usageOf("explore-1", upd.Usage, at(3)), subUpdate("explore-1", upd, at(3))})
 	tests := []struct {
 		name        string
 		setup       []event.Event
@@ -173,9 +176,9 @@ func TestTransitions(t *testing.T) {
 			wantChanged: true,
 		},
 		{
-			name:  "subagent.update sets tool uses, current tool and usage",
-			setup: syncSetup,
-			ev:    subUpdate("explore-1", upd, at(3)),
+			name:  "subagent.update sets the current tool; tool uses and usage are the agent's own tool.start and usage.update",
+			setup: seq(syncSetup, toolStarts("explore-1", 4, at(3)), []event.Event{usageOf("explore-1", upd.Usage, at(3))}),
+			ev:    subUpdate("explore-1", event.SubagentUpdateData{CurrentTool: upd.CurrentTool, ToolUses: 99, Usage: event.Usage{InputTokens: 1}}, at(3)),
 			key:   "explore-1",
 			want: with(syncRunning(), func(r *Record) {
 				r.ToolUses, r.CurrentTool, r.Usage = 4, upd.CurrentTool, upd.Usage
@@ -208,7 +211,7 @@ func TestTransitions(t *testing.T) {
 		},
 		{
 			name:  "permission.requested by an agent records the approval it waits for",
-			setup: seq(syncSetup, []event.Event{subUpdate("explore-1", event.SubagentUpdateData{CurrentTool: "bash", ToolUses: 1}, at(1))}),
+			setup: seq(syncSetup, toolStarts("explore-1", 1, at(1)), []event.Event{subUpdate("explore-1", event.SubagentUpdateData{CurrentTool: "bash", ToolUses: 1}, at(1))}),
 			ev: event.Event{Type: event.PermissionRequested, Time: at(1), AgentID: "explore-1", ToolCallID: "toolu_x",
 				Data: event.PermissionRequestedData{RequestID: "perm-1", Tool: "bash", Subject: "rm -rf build"}},
 			key:         "explore-1",
@@ -217,7 +220,7 @@ func TestTransitions(t *testing.T) {
 		},
 		{
 			name:  "sync tool.complete completes with the result and sets the duration",
-			setup: seq(syncSetup, []event.Event{subUpdate("explore-1", upd, at(3))}),
+			setup: seq(syncSetup, progress),
 			ev:    taskComplete("call-1", event.ToolCompleteData{Success: true, Result: "found 3"}, at(31)),
 			key:   "explore-1",
 			want: with(syncRunning(), func(r *Record) {
@@ -248,7 +251,7 @@ func TestTransitions(t *testing.T) {
 		},
 		{
 			name:  "background tool.complete only attaches the ack: status, current tool and duration untouched",
-			setup: seq(bgSetup, []event.Event{subUpdate("general-purpose-1", event.SubagentUpdateData{CurrentTool: "bash", ToolUses: 2}, at(1))}),
+			setup: seq(bgSetup, toolStarts("general-purpose-1", 2, at(1)), []event.Event{subUpdate("general-purpose-1", event.SubagentUpdateData{CurrentTool: "bash", ToolUses: 2}, at(1))}),
 			ev:    taskComplete("call-2", event.ToolCompleteData{Success: true, Result: "started general-purpose-1"}, at(1.5)),
 			key:   "general-purpose-1",
 			want: with(bgRunning(), func(r *Record) {
@@ -269,12 +272,12 @@ func TestTransitions(t *testing.T) {
 			wantChanged: true,
 		},
 		{
-			name:  "background subagent.complete is the real completion",
+			name:  "background subagent.complete is the real completion (its counts are not the reducer's)",
 			setup: seq(bgSetup, []event.Event{taskComplete("call-2", event.ToolCompleteData{Success: true, Result: "ack"}, at(1))}),
 			ev:    subComplete("general-purpose-1", event.SubagentCompleteData{Success: true, Result: "all green", ToolUses: 3, Usage: event.Usage{InputTokens: 9}}, at(62)),
 			key:   "general-purpose-1",
 			want: with(bgRunning(), func(r *Record) {
-				r.Ack, r.Status, r.Result, r.ToolUses, r.Usage, r.Session = "ack", Completed, "all green", 3, event.Usage{InputTokens: 9}, SessionClosed
+				r.Ack, r.Status, r.Result, r.Session = "ack", Completed, "all green", SessionClosed
 				r.Duration = 62 * time.Second
 			}),
 			wantChanged: true,
@@ -285,17 +288,17 @@ func TestTransitions(t *testing.T) {
 			ev:    subComplete("general-purpose-1", event.SubagentCompleteData{Error: "bash exited 1: 2 tests failed", ToolUses: 3}, at(62)),
 			key:   "general-purpose-1",
 			want: with(bgRunning(), func(r *Record) {
-				r.Status, r.Error, r.ToolUses, r.Duration, r.Session = Error, "bash exited 1: 2 tests failed", 3, 62*time.Second, SessionClosed
+				r.Status, r.Error, r.Duration, r.Session = Error, "bash exited 1: 2 tests failed", 62*time.Second, SessionClosed
 			}),
 			wantChanged: true,
 		},
 		{
 			name:  "sync subagent.complete completes before tool.complete arrives",
-			setup: seq(syncSetup, []event.Event{subUpdate("explore-1", upd, at(3))}),
+			setup: seq(syncSetup, progress),
 			ev:    subComplete("explore-1", event.SubagentCompleteData{Success: true, Result: "summary", ToolUses: 9}, at(31)),
 			key:   "explore-1",
 			want: with(syncRunning(), func(r *Record) {
-				r.Status, r.Result, r.ToolUses, r.Usage, r.Duration, r.Session = Completed, "summary", 9, upd.Usage, 31*time.Second, SessionClosed
+				r.Status, r.Result, r.ToolUses, r.Usage, r.Duration, r.Session = Completed, "summary", 4, upd.Usage, 31*time.Second, SessionClosed
 			}),
 			wantChanged: true,
 		},
@@ -330,7 +333,7 @@ func TestTransitions(t *testing.T) {
 		},
 		{
 			name:  "interrupt ends a running agent as interrupted",
-			setup: seq(syncSetup, []event.Event{subUpdate("explore-1", upd, at(3))}),
+			setup: seq(syncSetup, progress),
 			ev:    interruptAt(at(8)),
 			key:   "explore-1",
 			want: with(syncRunning(), func(r *Record) {
@@ -486,7 +489,6 @@ func TestIgnoresEventsThatDoNotConcernSubagents(t *testing.T) {
 	for _, e := range []event.Event{
 		{Type: event.SessionStart, Time: at(1), AgentID: lead, Data: event.SessionStartData{Name: "lead"}},
 		{Type: event.MessageDelta, Time: at(1), AgentID: "explore-1", Data: event.MessageDeltaData{Text: "hi"}},
-		{Type: event.ToolStart, Time: at(1), AgentID: "explore-1", ToolCallID: "x1", Data: event.ToolStartData{Name: "read"}},
 		{Type: event.ToolComplete, Time: at(1), AgentID: "explore-1", ToolCallID: "x1", Data: event.ToolCompleteData{Name: "read", Success: true}},
 		{Type: event.ToolStart, Time: at(1), AgentID: lead, Data: event.ToolStartData{Name: "task"}}, // no call id
 		{Type: event.SubagentUpdate, Time: at(1), AgentID: "unknown-1", Data: event.SubagentUpdateData{ToolUses: 3}},
@@ -523,6 +525,10 @@ func TestAcceptsPointerAndJSONPayloads(t *testing.T) {
 			Data: &event.SubagentStartData{AgentType: "explore", Background: true}},
 		event.Event{Type: event.SubagentUpdate, Time: at(2), AgentID: "a",
 			Data: raw(event.SubagentUpdateData{ToolUses: 2, CurrentTool: "grep"})},
+		event.Event{Type: event.ToolStart, Time: at(2), AgentID: "a", ToolCallID: "a1",
+			Data: raw(event.ToolStartData{Name: "grep"})},
+		event.Event{Type: event.UsageUpdate, Time: at(2), AgentID: "a",
+			Data: raw(event.UsageUpdateData{Usage: event.Usage{InputTokens: 7}})},
 		event.Event{Type: event.ToolComplete, Time: at(2), AgentID: lead, ToolCallID: "c",
 			Data: &event.ToolCompleteData{Name: "task", Success: true, Result: "ack"}},
 		event.Event{Type: event.SubagentComplete, Time: at(5), AgentID: "a",
@@ -532,7 +538,7 @@ func TestAcceptsPointerAndJSONPayloads(t *testing.T) {
 	want := Record{
 		ID: "a", ToolCallID: "c", ParentID: lead, Name: "Explore", Description: "Run the slow test suite",
 		Prompt: "go test ./...", Background: true, Status: Completed, StartedAt: at(0),
-		Duration: 5 * time.Second, ToolUses: 2, Result: "res", Ack: "ack", Session: SessionClosed,
+		Duration: 5 * time.Second, ToolUses: 1, Usage: event.Usage{InputTokens: 7}, Result: "res", Ack: "ack", Session: SessionClosed,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("record (-want +got):\n%s", diff)

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -36,15 +37,28 @@ func spawn(sec float64, parent, id, call, typ, backend string, background bool) 
 	}
 }
 
+// work is agent id's tools tool calls and its usage u so far, just before
+// sec: what the reducer counts.
+func work(sec float64, parent, id string, tools int, u event.Usage) []event.Event {
+	var out []event.Event
+	for k := range tools {
+		out = append(out, ev(event.ToolStart, sec-0.5, id, parent, fmt.Sprintf("%s/t%d", id, k), event.ToolStartData{Name: "read"}))
+	}
+	if u != (event.Usage{}) {
+		out = append(out, ev(event.UsageUpdate, sec-0.5, id, parent, "", event.UsageUpdateData{Usage: u}))
+	}
+	return out
+}
+
+// finish is agent id's work (tools tool calls, usage u), then its end.
 func finish(sec float64, parent, id, call string, ok bool, tools int, u event.Usage) []event.Event {
-	d := event.SubagentCompleteData{Success: ok, ToolUses: tools, Usage: u, Result: "r"}
+	d := event.SubagentCompleteData{Success: ok, Result: "r"}
 	if !ok {
 		d.Error = "boom"
 	}
-	return []event.Event{
+	return append(work(sec, parent, id, tools, u),
 		ev(event.SubagentComplete, sec, id, parent, call, d),
-		ev(event.ToolComplete, sec, parent, "", call, event.ToolCompleteData{Name: "task", Success: ok, Result: "r"}),
-	}
+		ev(event.ToolComplete, sec, parent, "", call, event.ToolCompleteData{Name: "task", Success: ok, Result: "r"}))
 }
 
 func leadComplete(sec float64, isErr bool) event.Event {

@@ -27,9 +27,10 @@ func TestNeitherTheLifecycleLogNorTheOTelExportHoldsASecret(t *testing.T) {
 	b := bus.New()
 	obs := Watch(b, func() time.Time { return at(9) }, redact.New([]string{known}), NewLogger(file), otel)
 	failed := finish(3, "lead", "explore-1", "c1", false, 1, event.Usage{})
-	d := failed[0].Data.(event.SubagentCompleteData)
+	end := len(failed) - 2 // its subagent.complete
+	d := failed[end].Data.(event.SubagentCompleteData)
 	d.Error = "401 Unauthorized: x-api-key " + known + " / " + typed
-	failed[0].Data = d
+	failed[end].Data = d
 	lead := leadComplete(4, true)
 	ld := lead.Data.(event.CompleteData)
 	ld.Error = "provider said: invalid key " + typed

@@ -20,10 +20,6 @@ const (
 	KindTeammate = "teammate"
 )
 
-// leadID is the lead's agent id (runtime.LeadID; runtime imports nothing
-// of this package, but this package must not import runtime either).
-const leadID = "lead"
-
 // Span is one agent's life: what is known when it starts, and at its end
 // its status, duration, tool uses and usage.
 type Span struct {
@@ -103,10 +99,10 @@ func Relevant(t event.Type) bool {
 // ended (a span that starts and ends on one event is in both, started
 // first).
 func (t *Tracker) Apply(e event.Event) (started, ended []Span) {
-	if t.session == "" && e.SessionID != "" && e.AgentID == leadID {
+	if t.session == "" && e.SessionID != "" && e.AgentID == event.LeadID {
 		t.session = e.SessionID
 	}
-	if e.AgentID == leadID && e.ParentAgentID == "" {
+	if e.AgentID == event.LeadID && e.ParentAgentID == "" {
 		started = t.startLead(e, started)
 	}
 	switch e.Type {
@@ -145,7 +141,7 @@ func (t *Tracker) Apply(e event.Event) (started, ended []Span) {
 			started, ended = t.teammateStatus(d, e, started, ended)
 		}
 	case event.Complete:
-		if e.AgentID == leadID && e.ParentAgentID == "" {
+		if e.AgentID == event.LeadID && e.ParentAgentID == "" {
 			d, _ := event.Payload[event.CompleteData](e.Data)
 			t.leadEnd = leadOutcome{status: string(lifecycle.Completed), usage: d.Usage, done: true}
 			if d.IsError {
@@ -153,7 +149,7 @@ func (t *Tracker) Apply(e event.Event) (started, ended []Span) {
 			}
 		}
 	case event.Error:
-		if e.AgentID == leadID {
+		if e.AgentID == event.LeadID {
 			d, _ := event.Payload[event.ErrorData](e.Data)
 			t.leadEnd = leadOutcome{status: string(lifecycle.Error), err: d.Message}
 		}
@@ -167,11 +163,11 @@ func (t *Tracker) Apply(e event.Event) (started, ended []Span) {
 
 // startLead opens the lead's span at its first event.
 func (t *Tracker) startLead(e event.Event, started []Span) []Span {
-	if _, ok := t.spans[leadID]; ok {
+	if _, ok := t.spans[event.LeadID]; ok {
 		return started
 	}
-	en := t.entry(leadID, KindLead, e)
-	en.span.Type = "lead"
+	en := t.entry(event.LeadID, KindLead, e)
+	en.span.Type = KindLead
 	en.span.Backend = backend.Native
 	if d, ok := event.Payload[event.SessionStartData](e.Data); ok && e.Type == event.SessionStart {
 		fillFromStart(&en.span, d)

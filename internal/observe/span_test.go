@@ -54,7 +54,8 @@ func TestTrackerEndsEveryAgentWithItsStatusDurationToolsAndUsage(t *testing.T) {
 		name: "a background sub-agent ends at its own completion, not at the spawn acknowledgement",
 		events: flat(leadStart(0), spawn(1, "lead", "bg-1", "c1", "explore", "native", true),
 			ev(event.ToolComplete, 1.5, "lead", "", "c1", event.ToolCompleteData{Name: "task", Success: true, Result: "spawned"}),
-			ev(event.SubagentComplete, 7, "bg-1", "lead", "c1", event.SubagentCompleteData{Success: true, ToolUses: 2, Usage: u}),
+			work(7, "lead", "bg-1", 2, u),
+			ev(event.SubagentComplete, 7, "bg-1", "lead", "c1", event.SubagentCompleteData{Success: true}),
 			leadComplete(8, false)),
 		close: 8,
 		want: []Span{
@@ -73,7 +74,7 @@ func TestTrackerEndsEveryAgentWithItsStatusDurationToolsAndUsage(t *testing.T) {
 			{Kind: KindSubagent, SessionID: sid, AgentID: "claude-1/explore-1", ParentID: "claude-1", Type: "Explore", Backend: "claude-code",
 				Start: at(2), End: at(3), Status: "completed", ToolUses: 1},
 			{Kind: KindSubagent, SessionID: sid, AgentID: "claude-1", ParentID: "lead", Type: "reviewer", Backend: "claude-code",
-				Start: at(1), End: at(4), Status: "completed", ToolUses: 2, Usage: u},
+				Start: at(1), End: at(4), Status: "completed", ToolUses: 3, Usage: u}, // its task call and two more
 			with(lead, 0, 5, "completed", "", 1),
 		},
 	}, {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -301,7 +302,7 @@ func ruleStrings(rules []Pattern) []string {
 
 func describe(req Request) string {
 	who := ""
-	if req.AgentName != "" && req.AgentName != "lead" {
+	if req.AgentName != "" && req.AgentName != event.LeadID {
 		who = " (requested by " + req.AgentName + ")"
 		if req.Backend != "" {
 			who = " (requested by " + req.AgentName + " in " + req.Backend + ")"

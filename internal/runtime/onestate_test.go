@@ -149,7 +149,7 @@ func TestALeadOnAnotherBackendRunsBehindTheSameSeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.AgentID != LeadID || got.SessionID != r.SessionID() || got.Sink == nil || got.Gate != gate {
+	if got.AgentID != event.LeadID || got.SessionID != r.SessionID() || got.Sink == nil || got.Gate != gate {
 		t.Fatalf("the backend was built from %+v", got)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -193,7 +193,7 @@ func TestCancellingASubagentOfALeadThatCannotStopOneSaysWhyAndNamesIt(t *testing
 	}
 	defer r.Close()
 	r.Bus().Emit(event.Event{Type: event.SubagentStart, SessionID: r.SessionID() + "/general-purpose-2",
-		AgentID: "general-purpose-2", ParentAgentID: LeadID, ToolCallID: "call-2",
+		AgentID: "general-purpose-2", ParentAgentID: event.LeadID, ToolCallID: "call-2",
 		Data: event.SubagentStartData{AgentType: "general-purpose", Description: "slow", Background: true}})
 	err = r.CancelTask("general-purpose-2")
 	if err == nil || !strings.Contains(err.Error(), "general-purpose-2") || !strings.Contains(err.Error(), "Esc") ||

@@ -50,7 +50,7 @@ func TestLeadAndSubagentEachKeepTheirOwnPlanAnnouncedAsPlanUpdate(t *testing.T) 
 	for _, e := range plans {
 		byAgent[e.AgentID] = e
 	}
-	lead, ok := byAgent[LeadID]
+	lead, ok := byAgent[event.LeadID]
 	if !ok || lead.ToolCallID != "lead-plan" || lead.SessionID != h.rt.SessionID() || lead.ParentAgentID != "" {
 		t.Errorf("lead's plan.update = %+v, want agent lead, call lead-plan, the run's session", lead)
 	}
@@ -59,7 +59,7 @@ func TestLeadAndSubagentEachKeepTheirOwnPlanAnnouncedAsPlanUpdate(t *testing.T) 
 		t.Errorf("lead's plan = %+v, want %+v", d.Todos, wantLead)
 	}
 	sub, ok := byAgent["general-purpose-1"]
-	if !ok || sub.ToolCallID != "sub-plan" || sub.ParentAgentID != LeadID || sub.SessionID == "" || sub.SessionID != subSession {
+	if !ok || sub.ToolCallID != "sub-plan" || sub.ParentAgentID != event.LeadID || sub.SessionID == "" || sub.SessionID != subSession {
 		t.Errorf("sub-agent's plan.update = %+v, want agent general-purpose-1 of parent lead, in its own session %q", sub, subSession)
 	}
 	wantSub := []event.Todo{{Content: "Grep for Auth", Status: "completed"}}

@@ -37,7 +37,7 @@ func replay(evs []event.Event) *resumed {
 	r := &resumed{}
 	for _, e := range evs {
 		r.state.Apply(e)
-		if e.AgentID != LeadID {
+		if e.AgentID != event.LeadID {
 			continue
 		}
 		switch e.Type {
@@ -54,21 +54,34 @@ func replay(evs []event.Event) *resumed {
 	return r
 }
 
-// restore carries a resumed session's usage into the meter (each
-// sub-agent's own, the rest the lead's) and its agents' names into the
-// namer, so a new agent never takes an old one's id.
+// restore carries a resumed session's counts (every agent's tool uses and
+// usage) into the bus's reducer, and its agents' names into the namer, so
+// a new agent never takes an old one's id.
 func (r *Runtime) restore(old *resumed) {
-	lead := old.total
 	for _, rec := range old.state.Records() {
 		if typ, n, ok := splitAgentID(rec.ID); ok {
 			r.mgr.Taken(typ, n)
 		}
-		if rec.Usage != (event.Usage{}) {
-			r.meter.Set(rec.ID, rec.Usage)
-			lead = sub(lead, rec.Usage)
-		}
 	}
-	r.meter.Set(LeadID, lead)
+	for id, t := range old.state.Tallies() {
+		r.bus.Restore(id, t.ToolUses, t.Usage)
+	}
+	// What the stored total counts beyond the agents' own usage.update
+	// events (a store written before every agent reported its own) is
+	// the lead's.
+	if rest := sub(old.total, r.bus.TotalUsage()); rest.Total() > 0 || rest.CostUSD > 0 {
+		r.bus.Restore(event.LeadID, 0, r.bus.Usage(event.LeadID).Add(rest))
+	}
+}
+
+// sub is u less v, floored at zero.
+func sub(u, v event.Usage) event.Usage {
+	return event.Usage{
+		InputTokens: max(0, u.InputTokens-v.InputTokens), OutputTokens: max(0, u.OutputTokens-v.OutputTokens),
+		CacheReadTokens:     max(0, u.CacheReadTokens-v.CacheReadTokens),
+		CacheCreationTokens: max(0, u.CacheCreationTokens-v.CacheCreationTokens),
+		CostUSD:             max(0, u.CostUSD-v.CostUSD),
+	}
 }
 
 // offerResumable lets ResumeTask continue each native background
@@ -92,7 +105,7 @@ func (r *Runtime) offerResumable(old *resumed, histories map[string][]provider.M
 // ResumeTask continues a background sub-agent the crash interrupted
 // (/tasks resume ID), from its saved history, as a new background task.
 func (r *Runtime) ResumeTask(id string) error {
-	_, err := r.mgr.ResumeTask(context.Background(), id, LeadID, "")
+	_, err := r.mgr.ResumeTask(context.Background(), id, event.LeadID, "")
 	return err
 }
 
@@ -124,7 +137,7 @@ func (r *Runtime) interruptStale(old *resumed) {
 			continue
 		}
 		r.bus.Emit(event.Event{Type: event.TeammateStatus, Time: now, SessionID: r.cfg.SessionID, AgentID: m.AgentID,
-			ParentAgentID: LeadID, Data: event.TeammateStatusData{Name: m.Name, Role: m.Role,
+			ParentAgentID: event.LeadID, Data: event.TeammateStatusData{Name: m.Name, Role: m.Role,
 				Status: string(lifecycle.MateInterrupted), Error: InterruptedReason}})
 	}
 }
@@ -137,14 +150,4 @@ func splitAgentID(id string) (typ string, n int, ok bool) {
 	}
 	n, err := strconv.Atoi(id[i+1:])
 	return id[:i], n, err == nil && n > 0
-}
-
-// sub is u less v, floored at zero.
-func sub(u, v event.Usage) event.Usage {
-	return event.Usage{
-		InputTokens: max(0, u.InputTokens-v.InputTokens), OutputTokens: max(0, u.OutputTokens-v.OutputTokens),
-		CacheReadTokens:     max(0, u.CacheReadTokens-v.CacheReadTokens),
-		CacheCreationTokens: max(0, u.CacheCreationTokens-v.CacheCreationTokens),
-		CostUSD:             max(0, u.CostUSD-v.CostUSD), ContextWindow: u.ContextWindow,
-	}
 }

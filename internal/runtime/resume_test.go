@@ -17,8 +17,8 @@ func crashed() *Resume {
 	ev := func(typ event.Type, agent string, data any) event.Event {
 		at = at.Add(time.Second)
 		e := event.Event{Type: typ, Time: at, SessionID: "s-old", AgentID: agent, Data: data}
-		if agent != LeadID {
-			e.ParentAgentID, e.SessionID = LeadID, "s-old/"+agent
+		if agent != event.LeadID {
+			e.ParentAgentID, e.SessionID = event.LeadID, "s-old/"+agent
 		}
 		return e
 	}
@@ -30,7 +30,7 @@ func crashed() *Resume {
 			ev(event.SubagentStart, "explore-1", event.SubagentStartData{AgentType: "Explore", Description: "look", Background: true}),
 			ev(event.SubagentUpdate, "explore-1", event.SubagentUpdateData{ToolUses: 2, Usage: event.Usage{InputTokens: 200, OutputTokens: 20}}),
 			ev(event.TeammateStatus, "alice", event.TeammateStatusData{Name: "alice", Status: "working"}),
-			ev(event.UsageUpdate, LeadID, event.UsageUpdateData{Usage: event.Usage{InputTokens: 500, OutputTokens: 50},
+			ev(event.UsageUpdate, event.LeadID, event.UsageUpdateData{Usage: event.Usage{InputTokens: 500, OutputTokens: 50},
 				Total: event.Usage{InputTokens: 1000, OutputTokens: 100}}),
 		},
 		History: []provider.Message{

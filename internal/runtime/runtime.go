@@ -1,5 +1,6 @@
 // Package runtime wires one run of Atomic: the lead session, the sub-agent
-// manager, the event bus with its lifecycle state, and the usage meter. Its
+// manager, and the event bus with its lifecycle state (which also counts
+// every agent's tool uses and usage). Its
 // driver loop serialises the lead's turns (user prompts and wake-ups), wakes
 // the idle lead when background work finishes, and emits the lead's
 // complete only when no sub-agent or teammate is still active; until then
@@ -29,11 +30,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
 	"github.com/atomic-agent/atomic/internal/tools"
-	"github.com/atomic-agent/atomic/internal/usage"
 )
-
-// LeadID is the lead agent's id.
-const LeadID = "lead"
 
 // Config builds a Runtime.
 type Config struct {
@@ -108,12 +105,11 @@ type Outcome struct {
 
 // Runtime is one run. Start it with Serve.
 type Runtime struct {
-	cfg   Config
-	bus   *bus.Bus
-	meter *usage.Meter
-	mgr   *subagent.Manager
-	team  *team.Manager
-	lead  backend.Session
+	cfg  Config
+	bus  *bus.Bus
+	mgr  *subagent.Manager
+	team *team.Manager
+	lead backend.Session
 
 	inputs    chan input
 	wake      chan struct{}
@@ -159,7 +155,7 @@ func Open(cfg Config) (*Runtime, error) {
 	if cfg.Model == "" && cfg.Provider != nil {
 		cfg.Model = cfg.Provider.Model()
 	}
-	r := &Runtime{cfg: cfg, bus: bus.New(), meter: usage.NewMeter(),
+	r := &Runtime{cfg: cfg, bus: bus.New(),
 		inputs: make(chan input, 16), wake: make(chan struct{}, 1), completed: make(chan Outcome, 4)}
 	if cfg.Journal != nil {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
@@ -181,7 +177,7 @@ func Open(cfg Config) (*Runtime, error) {
 	}
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
-		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus,
+		Tools: core, Gate: cfg.Gate, Sink: r.bus,
 		MaxConcurrent: cfg.MaxSubagents, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
@@ -197,8 +193,8 @@ func Open(cfg Config) (*Runtime, error) {
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
-		Tools: core, Gate: cfg.Gate, Meter: r.meter, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
-		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, LeadID: LeadID, Now: cfg.Now,
+		Tools: core, Gate: cfg.Gate, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
+		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
 		Memory: cfg.Memory,
 	})
@@ -218,7 +214,7 @@ func Open(cfg Config) (*Runtime, error) {
 		leadTools.Add(subagent.NewResumeTask(r.mgr))
 	}
 	if cfg.NewLead != nil {
-		lead, err := cfg.NewLead(backend.Config{SessionID: cfg.SessionID, AgentID: LeadID,
+		lead, err := cfg.NewLead(backend.Config{SessionID: cfg.SessionID, AgentID: event.LeadID,
 			Workspace: cfg.Workspace.Root, Gate: cfg.Gate, Sink: r.bus, Now: cfg.Now})
 		if err != nil {
 			r.mgr.Close()
@@ -229,30 +225,25 @@ func Open(cfg Config) (*Runtime, error) {
 		r.lead = lead
 	} else {
 		r.lead = agent.New(agent.Config{
-			SessionID: cfg.SessionID, ID: LeadID, Name: "lead", Provider: cfg.Provider, Model: cfg.Model,
-			System: LeadSystemPrompt(cfg.Workspace, cfg.Memory), Tools: leadTools, Gate: cfg.Gate, Meter: r.meter,
-			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, LeadID),
+			SessionID: cfg.SessionID, ID: event.LeadID, Name: event.LeadID, Provider: cfg.Provider, Model: cfg.Model,
+			System: LeadSystemPrompt(cfg.Workspace, cfg.Memory), Tools: leadTools, Gate: cfg.Gate,
+			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, event.LeadID),
 			History: leadHistory,
 		})
 	}
 	if r.resumed != nil {
 		r.restore(r.resumed)
 	}
-	external := cfg.NewLead != nil
 	r.own = r.bus.SubscribeWith(func(e event.Event) {
 		switch e.Type {
 		case event.SubagentComplete, event.TeammateStatus, event.TeamMessage:
 			r.signal()
-		case event.UsageUpdate:
-			if external {
-				r.meterExternal(e)
-			}
 		case event.ToolComplete:
 			if cfg.Remote != nil {
 				// A tool may have changed files: tasks sent from now on
 				// carry a new snapshot, taken at once when the lead's own
 				// next model request follows.
-				cfg.Remote.Changed(e.AgentID == LeadID)
+				cfg.Remote.Changed(e.AgentID == event.LeadID)
 			}
 		}
 	}, bus.Options{Name: "runtime"})
@@ -265,21 +256,6 @@ func bind(save func(string, []provider.Message), agentID string) func([]provider
 		return nil
 	}
 	return func(m []provider.Message) { save(agentID, m) }
-}
-
-// meterExternal counts the usage an external CLI reports for its lead and
-// its own sub-agents (running totals per agent), so the json result and the
-// status line count them as they count native agents. Native agents and
-// teammates are metered where they run.
-func (r *Runtime) meterExternal(e event.Event) {
-	d, ok := event.Payload[event.UsageUpdateData](e.Data)
-	if !ok || e.AgentID == "" || strings.HasPrefix(e.AgentID, team.AgentID("")) {
-		return
-	}
-	if _, native := r.mgr.Get(e.AgentID); native {
-		return
-	}
-	r.meter.Set(e.AgentID, d.Usage)
 }
 
 // CoreTools is the tool set every agent may draw from: the file and shell
@@ -314,15 +290,12 @@ func (r *Runtime) Team() *team.Manager { return r.team }
 // Lead is the lead session.
 func (r *Runtime) Lead() backend.Session { return r.lead }
 
-// Meter is the run's usage meter.
-func (r *Runtime) Meter() *usage.Meter { return r.meter }
-
 // SessionID is the run's session id.
 func (r *Runtime) SessionID() string { return r.cfg.SessionID }
 
 // Emit sends an event from the lead (used by the UI for interrupts etc.).
 func (r *Runtime) Emit(typ event.Type, data any) {
-	r.bus.Emit(event.Event{Type: typ, Time: r.cfg.Now(), SessionID: r.cfg.SessionID, AgentID: LeadID, Data: data})
+	r.bus.Emit(event.Event{Type: typ, Time: r.cfg.Now(), SessionID: r.cfg.SessionID, AgentID: event.LeadID, Data: data})
 }
 
 // Completed delivers an Outcome each time the run settles and emits complete.
@@ -564,18 +537,16 @@ func (r *Runtime) settle() {
 	if busy || len(r.inputs) > 0 || !dirty {
 		return
 	}
-	// The runtime's subscriber meters an external lead's usage: it has
-	// handled every event of the turn before the meter is read.
-	_ = r.own.Flush(context.Background())
 	if n := r.bus.Unsettled(); n > 0 || r.lead.Pending() {
-		r.Emit(event.UsageUpdate, event.UsageUpdateData{Usage: r.meter.Agent(LeadID), Total: r.meter.Total(), Active: n})
+		// The bus fills in the lead's usage and the run's total.
+		r.Emit(event.UsageUpdate, event.UsageUpdateData{Active: n, Delta: true})
 		if r.lead.Pending() {
 			r.signal()
 		}
 		return
 	}
 	r.mu.Lock()
-	out := Outcome{Result: r.lastText, Err: r.leadErr, NumTurns: r.numTurns, Usage: r.meter.Total()}
+	out := Outcome{Result: r.lastText, Err: r.leadErr, NumTurns: r.numTurns, Usage: r.bus.TotalUsage()}
 	r.dirty, r.leadErr = false, nil
 	r.mu.Unlock()
 	data := event.CompleteData{Result: out.Result, NumTurns: out.NumTurns, Usage: out.Usage}

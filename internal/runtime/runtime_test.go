@@ -224,7 +224,7 @@ rules:
 	h.rt.Submit("go")
 	testkit.WaitFor(t, 10*time.Second, "the lead's turn to end with work active", func() bool {
 		for _, e := range h.events() {
-			if e.Type == event.UsageUpdate && e.AgentID == LeadID && e.Data.(event.UsageUpdateData).Active == 1 {
+			if e.Type == event.UsageUpdate && e.AgentID == event.LeadID && e.Data.(event.UsageUpdateData).Active == 1 {
 				return true
 			}
 		}

@@ -34,6 +34,12 @@ func session(t *testing.T, id string, start time.Time, outcomes ...string) []eve
 				Data: event.ToolStartData{Name: "task", Input: in, SubagentID: sub}},
 			event.Event{Type: event.SubagentStart, Time: at(1), SessionID: id, AgentID: sub, ParentAgentID: "lead", ToolCallID: call,
 				Data: event.SubagentStartData{AgentType: "explore", Backend: "native"}},
+			event.Event{Type: event.ToolStart, Time: at(1), SessionID: id, AgentID: sub, ParentAgentID: "lead", ToolCallID: sub + "/t1",
+				Data: event.ToolStartData{Name: "read"}},
+			event.Event{Type: event.ToolStart, Time: at(1), SessionID: id, AgentID: sub, ParentAgentID: "lead", ToolCallID: sub + "/t2",
+				Data: event.ToolStartData{Name: "grep"}},
+			event.Event{Type: event.UsageUpdate, Time: at(1), SessionID: id, AgentID: sub, ParentAgentID: "lead",
+				Data: event.UsageUpdateData{Usage: done.Usage}},
 			event.Event{Type: event.SubagentComplete, Time: at(2 + i), SessionID: id, AgentID: sub, ParentAgentID: "lead", ToolCallID: call, Data: done},
 			event.Event{Type: event.ToolComplete, Time: at(2 + i), SessionID: id, AgentID: "lead", ToolCallID: call,
 				Data: event.ToolCompleteData{Name: "task", Success: o == "ok"}})

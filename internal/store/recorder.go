@@ -382,7 +382,7 @@ func (r *Recorder) insertEvent(ctx context.Context, ins *sql.Stmt, e event.Event
 // prompt starts work (running), an interrupt ends it interrupted, the
 // lead's complete ends it completed or error.
 func (r *Recorder) track(e event.Event) {
-	if e.AgentID != "" && e.AgentID != "lead" {
+	if e.AgentID != "" && e.AgentID != event.LeadID {
 		r.agents[e.AgentID] = true
 	}
 	switch {

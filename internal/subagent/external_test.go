@@ -16,7 +16,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
-	"github.com/atomic-agent/atomic/internal/usage"
 )
 
 // opened records what the factory was asked for.
@@ -44,7 +43,7 @@ func elsewhere(p provider.Provider, o *opened, started func(backend.Config)) bac
 	}
 }
 
-func mixedManager(t *testing.T, p provider.Provider, f backend.Factory, meter *usage.Meter) (*Manager, *bus.Bus, *sink) {
+func mixedManager(t *testing.T, p provider.Provider, f backend.Factory) (*Manager, *bus.Bus, *sink) {
 	t.Helper()
 	b := bus.New()
 	rec := &sink{of: b}
@@ -52,7 +51,7 @@ func mixedManager(t *testing.T, p provider.Provider, f backend.Factory, meter *u
 	types := agenttype.NewRegistry(agenttype.Type{Name: "outsider", Description: "runs elsewhere", Backend: "elsewhere",
 		Prompt: "OUTSIDER-INSTRUCTIONS", Source: "outsider.md"})
 	m := New(Config{SessionID: "s", Provider: p, Model: "lead-model", Types: types, Sink: b, Tools: tools.NewSet(),
-		Workspace: "/work/space", Backends: f, Meter: meter})
+		Workspace: "/work/space", Backends: f})
 	t.Cleanup(m.Close)
 	return m, b, rec
 }
@@ -69,8 +68,7 @@ func (s *sink) events() []event.Event {
 func TestAnAgentTypeOnAnotherBackendRunsInAFreshSessionOfThatBackend(t *testing.T) {
 	p, srv := testkit.Model(t, answers)
 	o := &opened{}
-	meter := usage.NewMeter()
-	m, _, evs := mixedManager(t, p, elsewhere(p, o, nil), meter)
+	m, b, evs := mixedManager(t, p, elsewhere(p, o, nil))
 	task, err := m.Spawn(context.Background(), Spec{ToolCallID: "call-1", ParentID: "lead", Description: "d", Prompt: "THE-TASK", Type: "outsider"})
 	if err != nil {
 		t.Fatal(err)
@@ -106,16 +104,16 @@ func TestAnAgentTypeOnAnotherBackendRunsInAFreshSessionOfThatBackend(t *testing.
 	if !sawStart {
 		t.Error("subagent.start does not name the backend")
 	}
-	// Its usage is metered once, by the manager, and the event's total is
-	// the run's.
-	if got := meter.Total(); got.InputTokens == 0 || got != rec.Usage {
+	// Its usage is counted once, by the bus's reducer, and the run's
+	// total is it.
+	if got := b.TotalUsage(); got.InputTokens == 0 || got != rec.Usage {
 		t.Errorf("run total %+v, want the sub-agent's usage %+v", got, rec.Usage)
 	}
 }
 
 func TestAnAgentTypeOnAnotherBackendFailsClearlyWhenTheRunCannotStartIt(t *testing.T) {
 	p, _ := testkit.Model(t, answers)
-	m, _, _ := mixedManager(t, p, nil, nil)
+	m, _, _ := mixedManager(t, p, nil)
 	task, err := m.Spawn(context.Background(), Spec{ToolCallID: "c", ParentID: "lead", Prompt: "x", Type: "outsider"})
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +145,7 @@ func TestASubagentOnAnotherBackendEndsOnlyAfterItsOwnSubagents(t *testing.T) {
 				AgentID: id, ParentAgentID: cfg.AgentID, Data: event.SubagentCompleteData{Success: true, Result: "child done"}})
 		}()
 	}
-	m, b, evs := mixedManager(t, p, elsewhere(p, o, started), nil)
+	m, b, evs := mixedManager(t, p, elsewhere(p, o, started))
 	ex, err := m.Spawn(context.Background(), Spec{ToolCallID: "c0", ParentID: "lead", Prompt: "x"})
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/tools"
-	"github.com/atomic-agent/atomic/internal/usage"
 )
 
 // DefaultMaxConcurrent is how many sub-agents run at once by default.
@@ -48,7 +47,6 @@ type Config struct {
 	// general-purpose gets all of it, other types a subset by name.
 	Tools *tools.Set
 	Gate  *permission.Gate
-	Meter *usage.Meter
 	Sink  event.Sink
 	// Agents is the one state of every agent: the lifecycle reducer fed by
 	// Sink. Nil: Sink itself when it is a *bus.Bus, else a private bus
@@ -149,9 +147,6 @@ func New(cfg Config) *Manager {
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.NewSet()
-	}
-	if cfg.Meter == nil {
-		cfg.Meter = usage.NewMeter()
 	}
 	if cfg.Sink == nil {
 		cfg.Sink = event.Discard
@@ -460,7 +455,7 @@ func (m *Manager) runSession(ctx context.Context, t *Task, set *tools.Set) (res 
 	cfg := agent.Config{
 		SessionID: t.SessionID, ID: t.ID, ParentID: t.Spec.ParentID, Name: t.Type.Name,
 		Provider: m.cfg.Provider, Model: t.Model, System: system, Tools: set,
-		Gate: m.cfg.Gate, Meter: m.cfg.Meter, Sink: &progressSink{m: m, t: t, set: set},
+		Gate: m.cfg.Gate, Sink: &progressSink{m: m, t: t, set: set},
 		MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now, History: t.Spec.History,
 	}
 	if m.cfg.History != nil {
@@ -479,8 +474,7 @@ func (m *Manager) finish(ctx context.Context, t *Task, res *agent.Result, err er
 		t.stopParent()
 	}
 	t.cancel()
-	p := t.progress()
-	out := Outcome{ToolUses: p.ToolUses, Usage: p.Usage}
+	var out Outcome // its tool uses and usage are the bus's (the reducer's counts)
 	switch {
 	case err != nil && cancelled:
 		out.Cancelled, out.Error = true, "cancelled"

@@ -5,8 +5,9 @@ import (
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
-// progressSink passes a sub-agent's events on and turns its tool starts and
-// usage into subagent.update progress events.
+// progressSink passes a sub-agent's events on and turns its tool starts
+// into subagent.update progress events naming the current tool (the bus
+// fills in the tool uses and usage the reducer counted).
 type progressSink struct {
 	m   *Manager
 	t   *Task
@@ -15,15 +16,9 @@ type progressSink struct {
 	// when the CLI may have a turn to carry or one of its own sub-agents
 	// ended (runBackend waits on it).
 	wake chan struct{}
-	// meter: the events come from elsewhere (a CLI, a remote worker), so
-	// their usage is added to the meter here.
-	meter bool
 }
 
 func (p *progressSink) Emit(e event.Event) {
-	if p.wake != nil || p.meter {
-		e = p.m.cfg.Meter.External(e)
-	}
 	p.m.cfg.Sink.Emit(e)
 	if p.wake != nil && wakeOn(e.Type) {
 		select {
@@ -34,8 +29,7 @@ func (p *progressSink) Emit(e event.Event) {
 	if e.AgentID != p.t.ID {
 		return
 	}
-	switch d := e.Data.(type) {
-	case event.ToolStartData:
+	if d, ok := e.Data.(event.ToolStartData); ok {
 		// The tool runs once tool.start is out: an isolated agent's tools
 		// wait here for its worktree's files (a failed fill cancels it).
 		_ = p.t.awaitFilled()
@@ -48,13 +42,7 @@ func (p *progressSink) Emit(e event.Event) {
 			}
 		}
 		p.t.mu.Lock()
-		p.t.toolUses++
 		p.t.currentTool = cur
-		p.t.mu.Unlock()
-		p.m.update(p.t, "")
-	case event.UsageUpdateData:
-		p.t.mu.Lock()
-		p.t.usage = d.Usage
 		p.t.mu.Unlock()
 		p.m.update(p.t, "")
 	}

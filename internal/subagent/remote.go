@@ -22,7 +22,7 @@ func (m *Manager) remote(t *Task) bool {
 // back as a patch, committed on the agent's branch as an isolated local
 // agent's are (merge_worktree).
 func (m *Manager) runRemote(ctx context.Context, t *Task) (*agent.Result, error) {
-	sink := &progressSink{m: m, t: t, set: m.cfg.Tools, meter: true}
+	sink := &progressSink{m: m, t: t, set: m.cfg.Tools}
 	task := remote.Task{ID: t.ID, SessionID: t.SessionID, ParentID: t.Spec.ParentID, ToolCallID: t.Spec.ToolCallID,
 		AgentType: t.Type.Name, Description: t.Spec.Description, Prompt: t.Spec.Prompt, System: t.Type.Prompt,
 		Tools: t.Type.Tools}

@@ -10,7 +10,7 @@ import (
 
 func TestSubagentStartCarriesTheSandboxOfNativeAgentsOnly(t *testing.T) {
 	p, _ := testkit.Model(t, answers)
-	m, _, rec := mixedManager(t, p, elsewhere(p, &opened{}, nil), nil)
+	m, _, rec := mixedManager(t, p, elsewhere(p, &opened{}, nil))
 	m.cfg.Sandbox = "workspace-write" // as runtime.Open sets it, before any spawn
 	for i, typ := range []string{"general-purpose", "outsider"} {
 		task, err := m.Spawn(context.Background(), Spec{ToolCallID: "call-" + typ, ParentID: "lead", Description: "d", Prompt: "p", Type: typ})

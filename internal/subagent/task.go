@@ -53,12 +53,10 @@ type Task struct {
 	// check_task, wait_for_task or the wake-up), so it is given once.
 	claimed atomic.Bool
 
-	// The tally the task's progress events carry (subagent.update and
-	// subagent.complete payloads); not a status.
+	// What the task's subagent.update events say besides the reducer's
+	// counts; not a status.
 	mu          sync.Mutex
-	toolUses    int
 	currentTool string
-	usage       event.Usage
 	iso         *isolation // nil: not isolated
 	// worker and note: the remote worker running the task and what its
 	// row says about it; started is set once its subagent.start is out.
@@ -106,8 +104,7 @@ func (t *Task) Claimed() bool { return t.claimed.Load() }
 func (t *Task) progress() event.SubagentUpdateData {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return event.SubagentUpdateData{CurrentTool: t.currentTool, ToolUses: t.toolUses, Usage: t.usage,
-		Worker: t.worker, Note: t.note}
+	return event.SubagentUpdateData{CurrentTool: t.currentTool, Worker: t.worker, Note: t.note}
 }
 
 // Outcome is how a task ended, as its subagent.complete reports it.

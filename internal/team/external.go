@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 )
@@ -18,8 +17,8 @@ func (m *Manager) openCLI(t *mate, model string) error {
 		return fmt.Errorf("agent type %s (%s) runs on the %s backend, which this run cannot start", t.typ.Name, t.typ.Source, t.typ.Backend)
 	}
 	s, err := m.cfg.Backends(t.typ.Backend, backend.Config{
-		SessionID: t.sessionID, AgentID: t.id, ParentID: m.cfg.LeadID, NameAgent: m.cfg.NameAgent,
-		Workspace: m.cfg.Workspace, Model: model, Gate: m.cfg.Gate, Sink: &mateSink{m: m, t: t}, Now: m.cfg.Now,
+		SessionID: t.sessionID, AgentID: t.id, ParentID: event.LeadID, NameAgent: m.cfg.NameAgent,
+		Workspace: m.cfg.Workspace, Model: model, Gate: m.cfg.Gate, Sink: m.cfg.Sink, Now: m.cfg.Now,
 	})
 	if err != nil {
 		return fmt.Errorf("agent type %s (%s): %w", t.typ.Name, t.typ.Source, err)
@@ -33,37 +32,4 @@ func (m *Manager) openCLI(t *mate, model string) error {
 	}
 	t.prompt = b.String() + "\n\nYour assignment:\n" + t.prompt
 	return nil
-}
-
-// tally is the teammate's tool calls and usage so far.
-func (t *mate) tally() (int, event.Usage) {
-	if s, ok := t.session.(*agent.Session); ok {
-		return s.ToolUses(), s.Usage()
-	}
-	var u event.Usage
-	if p := t.usage.Load(); p != nil {
-		u = *p
-	}
-	return int(t.toolUses.Load()), u
-}
-
-// mateSink passes a CLI teammate's events on, meters the usage the CLI
-// reports and keeps the teammate's tallies.
-type mateSink struct {
-	m *Manager
-	t *mate
-}
-
-func (s *mateSink) Emit(e event.Event) {
-	e = s.m.cfg.Meter.External(e)
-	if e.AgentID == s.t.id {
-		switch d := e.Data.(type) {
-		case event.ToolStartData:
-			s.t.toolUses.Add(1)
-		case event.UsageUpdateData:
-			u := d.Usage
-			s.t.usage.Store(&u)
-		}
-	}
-	s.m.cfg.Sink.Emit(e)
 }

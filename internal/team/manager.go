@@ -19,14 +19,10 @@ import (
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/tools"
-	"github.com/atomic-agent/atomic/internal/usage"
 )
 
 // DefaultMaxTeammates caps live teammates when Config.MaxTeammates is 0.
 const DefaultMaxTeammates = 10
-
-// Lead is the name by which teammates address the lead.
-const Lead = "lead"
 
 // User is the sender name of messages the user sends from the UI.
 const User = "user"
@@ -46,7 +42,6 @@ type Config struct {
 	// name. The messaging tools are added to every teammate.
 	Tools *tools.Set
 	Gate  *permission.Gate
-	Meter *usage.Meter
 	Sink  event.Sink
 	// Agents is the one state of every agent: the lifecycle reducer fed by
 	// Sink. Nil: Sink itself when it is a *bus.Bus, else a private bus
@@ -59,9 +54,7 @@ type Config struct {
 	MaxTurns int
 	// Workspace is the workspace root, named in teammates' system prompt.
 	Workspace string
-	// LeadID is the lead's agent id (default "lead").
-	LeadID string
-	Now    func() time.Time
+	Now       func() time.Time
 	// DeliverToLead queues a message for the lead and wakes it when idle.
 	// Teammates' messages, failures and the all-idle notice arrive this
 	// way. Nil drops them (a Manager without a lead, in tests).
@@ -86,6 +79,9 @@ type Agents interface {
 	Teammate(name string) (lifecycle.Teammate, bool)
 	Teammates() []lifecycle.Teammate
 	ActiveTeammates() int
+	// ToolUses and Usage are the reducer's counts of one agent.
+	ToolUses(agentID string) int
+	Usage(agentID string) event.Usage
 }
 
 // Info is one teammate as the UI shows it.
@@ -137,9 +133,6 @@ func New(cfg Config) *Manager {
 	if cfg.Tools == nil {
 		cfg.Tools = tools.NewSet()
 	}
-	if cfg.Meter == nil {
-		cfg.Meter = usage.NewMeter()
-	}
 	if cfg.Sink == nil {
 		cfg.Sink = event.Discard
 	}
@@ -149,9 +142,6 @@ func New(cfg Config) *Manager {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.LeadID == "" {
-		cfg.LeadID = Lead
 	}
 	if cfg.DeliverToLead == nil {
 		cfg.DeliverToLead = func(string) {}
@@ -198,7 +188,7 @@ func (m *Manager) Teammates() []Info {
 			Error: mb.Error, Started: mb.Started, Ended: mb.Ended}
 		if t := m.mate(mb.Name); t != nil {
 			i.Type, i.Model = t.typ.Name, t.session.Model()
-			i.ToolUses, i.Usage = t.tally()
+			i.ToolUses, i.Usage = m.cfg.Agents.ToolUses(t.id), m.cfg.Agents.Usage(t.id)
 		}
 		out = append(out, i)
 	}
@@ -257,7 +247,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	switch {
 	case !validName.MatchString(spec.Name):
 		return Info{}, fmt.Errorf("teammate name %q is not valid: use 1 to 40 letters, digits, '-', '_' or '.', starting with a letter or digit", spec.Name)
-	case strings.EqualFold(spec.Name, Lead) || strings.EqualFold(spec.Name, User):
+	case strings.EqualFold(spec.Name, event.LeadID) || strings.EqualFold(spec.Name, User):
 		return Info{}, fmt.Errorf("teammate name %q is reserved: choose another name", spec.Name)
 	case strings.TrimSpace(spec.Prompt) == "":
 		return Info{}, errors.New("prompt is empty: say what the teammate should do")
@@ -320,9 +310,9 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 		}
 	} else {
 		cfg := agent.Config{
-			SessionID: t.sessionID, ID: id, ParentID: m.cfg.LeadID, Name: spec.Name,
+			SessionID: t.sessionID, ID: id, ParentID: event.LeadID, Name: spec.Name,
 			Provider: m.cfg.Provider, Model: model, System: systemPrompt(m.cfg.Workspace, team, spec.Name, spec.Role, typ, m.cfg.Memory),
-			Tools: set, Gate: m.cfg.Gate, Meter: m.cfg.Meter, Sink: m.cfg.Sink, MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
+			Tools: set, Gate: m.cfg.Gate, Sink: m.cfg.Sink, MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
 		}
 		if save := m.cfg.History; save != nil {
 			cfg.OnHistory = func(msgs []provider.Message) { save(id, msgs) }
@@ -520,7 +510,7 @@ func (m *Manager) lookup(name string) (*mate, error) {
 // an ended teammate) are dropped, as the reducer would ignore them.
 func (m *Manager) setStatus(t *mate, st Status, errText string) {
 	e := event.Event{Type: event.TeammateStatus, Time: m.cfg.Now(), SessionID: t.sessionID,
-		AgentID: t.id, ParentAgentID: m.cfg.LeadID,
+		AgentID: t.id, ParentAgentID: event.LeadID,
 		Data: event.TeammateStatusData{Name: t.name, Role: t.role, Status: string(st), Error: errText}}
 	m.emitMu.Lock()
 	cur, known := m.cfg.Agents.Teammate(t.name)

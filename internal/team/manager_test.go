@@ -284,8 +284,8 @@ func TestTeamRulesGiveClearErrors(t *testing.T) {
 		{"bad name", spawnErr(f.m, "a b"), "is not valid"},
 		{"duplicate", spawnErr(f.m, "ann"), `teammate "ann" already exists`},
 		{"message to self", f.m.send("ann", "ann", "hi"), "cannot send a message to itself"},
-		{"unknown recipient", f.m.send(Lead, "zed", "hi"), `no teammate "zed"; teammates: ann`},
-		{"empty message", f.m.send(Lead, "ann", " "), "empty"},
+		{"unknown recipient", f.m.send(event.LeadID, "zed", "hi"), `no teammate "zed"; teammates: ann`},
+		{"empty message", f.m.send(event.LeadID, "ann", " "), "empty"},
 	}
 	for _, c := range cases {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
@@ -343,7 +343,7 @@ func TestPropertyManagerCountFollowsTeammateLives(t *testing.T) {
 			case "send":
 				err = f.m.Send(name, "hello")
 			case "broadcast":
-				_, err = f.m.broadcast(Lead, "hello all")
+				_, err = f.m.broadcast(event.LeadID, "hello all")
 				if (err == nil) != (len(alive) > 0) {
 					rt.Fatalf("broadcast with live %v: err %v", alive, err)
 				}

@@ -34,8 +34,8 @@ func (m *Manager) Send(to, content string) error {
 // sender maps a calling agent's id to its name in the team: "lead" or a
 // teammate's name.
 func (m *Manager) sender(agentID string) (string, error) {
-	if agentID == m.cfg.LeadID || agentID == "" {
-		return Lead, nil
+	if agentID == event.LeadID || agentID == "" {
+		return event.LeadID, nil
 	}
 	if name, ok := strings.CutPrefix(agentID, "team/"); ok && m.mate(name) != nil {
 		return name, nil
@@ -54,11 +54,11 @@ func (m *Manager) send(from, to, content string) error {
 	}
 	msg := Message{From: from, To: to, Content: content, Time: m.cfg.Now()}
 	side := from // the teammate's side of the conversation, for the event
-	if from == Lead || from == User {
+	if from == event.LeadID || from == User {
 		side = to
 	}
-	if strings.EqualFold(to, Lead) {
-		msg.To = Lead
+	if strings.EqualFold(to, event.LeadID) {
+		msg.To = event.LeadID
 		m.emitMessage(msg, side)
 		m.cfg.DeliverToLead(msg.Text())
 		return nil
@@ -87,8 +87,8 @@ func (m *Manager) broadcast(from, content string) ([]string, error) {
 			to = append(to, t.name)
 		}
 	}
-	if from != Lead && from != User {
-		to = append(to, Lead)
+	if from != event.LeadID && from != User {
+		to = append(to, event.LeadID)
 	}
 	if len(to) == 0 {
 		return nil, errors.New("there is no one to broadcast to: every teammate has ended")
@@ -113,14 +113,14 @@ func (m *Manager) broadcast(from, content string) ([]string, error) {
 // side of the conversation (the sender when a teammate sends, else the
 // recipient); a user's message to the lead is the lead's.
 func (m *Manager) emitMessage(msg Message, teammate string) {
-	id, session := m.cfg.LeadID, m.cfg.SessionID
-	if teammate != Lead && teammate != User {
+	id, session := event.LeadID, m.cfg.SessionID
+	if teammate != event.LeadID && teammate != User {
 		id = AgentID(teammate)
 		session = m.cfg.SessionID + "/" + id // the teammate's own session
 	}
 	e := event.Event{Type: event.TeamMessage, Time: msg.Time, SessionID: session, AgentID: id,
-		ParentAgentID: m.cfg.LeadID, Data: event.TeamMessageData{From: msg.From, To: msg.To, Content: msg.Content}}
-	if id == m.cfg.LeadID {
+		ParentAgentID: event.LeadID, Data: event.TeamMessageData{From: msg.From, To: msg.To, Content: msg.Content}}
+	if id == event.LeadID {
 		e.ParentAgentID = ""
 	}
 	m.emitMu.Lock()

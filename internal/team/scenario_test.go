@@ -39,7 +39,7 @@ func TestLeadCompletesOnlyAfterItsTeamHasShutDown(t *testing.T) {
 	turnEnds := index(evs, isType(event.TurnEnd))
 	gated := index(evs, func(e event.Event) bool {
 		d, ok := e.Data.(event.UsageUpdateData)
-		return ok && e.AgentID == runtime.LeadID && d.Active > 0
+		return ok && e.AgentID == event.LeadID && d.Active > 0
 	})
 	if len(turnEnds) < 2 || len(gated) == 0 || gated[0] < turnEnds[0] {
 		t.Fatalf("want a lead turn.end followed by usage.update with active teammates; turn.end at %v, gated usage at %v\n%s", turnEnds, gated, h.dump())

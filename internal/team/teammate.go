@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/agenttype"
@@ -35,13 +34,10 @@ type mate struct {
 	session              backend.Session
 	// cli is set for a teammate an external CLI runs: it cannot call the
 	// messaging tools, so each turn's answer goes to the lead.
-	cli bool
-	// The tallies of a CLI teammate (the native session keeps its own).
-	toolUses atomic.Int64
-	usage    atomic.Pointer[event.Usage]
-	cancel   context.CancelFunc
-	wake     chan struct{} // buffered 1: a message or a shutdown request
-	done     chan struct{} // closed after the final status
+	cli    bool
+	cancel context.CancelFunc
+	wake   chan struct{} // buffered 1: a message or a shutdown request
+	done   chan struct{} // closed after the final status
 
 	mu       sync.Mutex
 	shutdown bool // finish the current turn, then end
@@ -133,7 +129,7 @@ func (m *Manager) loop(ctx context.Context, t *mate) (Status, string) {
 		res, err := runTurn(ctx, t.id, t.session, prompt)
 		prompt = ""
 		if err == nil && t.cli && strings.TrimSpace(res.Text) != "" {
-			m.send(t.name, Lead, res.Text)
+			m.send(t.name, event.LeadID, res.Text)
 		}
 		switch {
 		case err != nil && ctx.Err() != nil:

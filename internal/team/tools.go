@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -124,7 +125,7 @@ func (t *spawnTool) Start(_ context.Context, call tools.Call) (func() (tools.Res
 	if err != nil {
 		return nil, err
 	}
-	if call.AgentID != "" && call.AgentID != t.m.cfg.LeadID {
+	if call.AgentID != "" && call.AgentID != event.LeadID {
 		return nil, fmt.Errorf("team_spawn: only the lead can spawn teammates")
 	}
 	info, err := t.m.Spawn(SpawnSpec{Name: in.Name, Role: in.Role, Prompt: in.Prompt, Type: in.SubagentType})
@@ -261,7 +262,7 @@ func (t *shutdownTool) Start(_ context.Context, call tools.Call) (func() (tools.
 	if err != nil {
 		return nil, err
 	}
-	if call.AgentID != "" && call.AgentID != t.m.cfg.LeadID {
+	if call.AgentID != "" && call.AgentID != event.LeadID {
 		return nil, fmt.Errorf("shutdown_request: only the lead can shut teammates down")
 	}
 	st, err := t.m.RequestShutdown(in.To)

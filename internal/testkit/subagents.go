@@ -47,7 +47,7 @@ func CheckIdentity(t testing.TB, events []event.Event, st *lifecycle.State, ids 
 	for _, e := range events {
 		if e.Type == event.ToolStart {
 			if d, _ := event.Payload[event.ToolStartData](e.Data); d.Name == "task" {
-				if d.SubagentSessionID != "s1/"+d.SubagentID || e.AgentID != "lead" {
+				if d.SubagentSessionID != "s1/"+d.SubagentID || e.AgentID != event.LeadID {
 					t.Errorf("task tool.start reserves %q session %q from %q", d.SubagentID, d.SubagentSessionID, e.AgentID)
 				}
 				if prev, dup := calls[d.SubagentID]; dup {
@@ -56,13 +56,13 @@ func CheckIdentity(t testing.TB, events []event.Event, st *lifecycle.State, ids 
 				calls[d.SubagentID] = e.ToolCallID
 			}
 		}
-		if e.AgentID == "lead" {
+		if e.AgentID == event.LeadID {
 			if e.SessionID != "s1" || e.ParentAgentID != "" {
 				t.Errorf("lead event %s has session %q parent %q", e.Type, e.SessionID, e.ParentAgentID)
 			}
 			continue
 		}
-		if e.SessionID != "s1/"+e.AgentID || e.ParentAgentID != "lead" {
+		if e.SessionID != "s1/"+e.AgentID || e.ParentAgentID != event.LeadID {
 			t.Errorf("%s of %q: session %q parent %q", e.Type, e.AgentID, e.SessionID, e.ParentAgentID)
 		}
 	}

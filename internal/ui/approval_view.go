@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -28,7 +29,7 @@ func (m *Model) approvalView() []string {
 	r := m.approval
 	th := m.theme
 	who := r.AgentName
-	if who == "" || who == leadID {
+	if who == "" || who == event.LeadID {
 		who = "Atomic"
 	}
 	if r.Backend != "" {

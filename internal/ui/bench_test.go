@@ -58,7 +58,7 @@ func BenchmarkFrame500Messages(b *testing.B) {
 		if i%40 == 39 {
 			text = "the end of a paragraph.\n\n" // paragraphs of ~40 deltas, as models write
 		}
-		feedEvents(m, event.Event{Type: event.MessageDelta, AgentID: leadID, Data: event.MessageDeltaData{Text: text}})
+		feedEvents(m, event.Event{Type: event.MessageDelta, AgentID: event.LeadID, Data: event.MessageDeltaData{Text: text}})
 		m.Render()
 	}
 }

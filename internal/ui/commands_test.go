@@ -178,7 +178,7 @@ func TestTeamEventsDrawATeamTreeAndNotifyMessagesToTheLead(t *testing.T) {
 	feedEvents(m,
 		ev(event.TeammateStatus, at(0), "alice", "", event.TeammateStatusData{Name: "alice", Role: "reviewer", Status: "working"}),
 		ev(event.TeammateStatus, at(0), "bob", "", event.TeammateStatusData{Name: "bob", Role: "tester", Status: "working"}),
-		ev(event.TeamMessage, at(1), "alice", "", event.TeamMessageData{From: "alice", To: leadID, Content: "The diff looks good."}),
+		ev(event.TeamMessage, at(1), "alice", "", event.TeamMessageData{From: "alice", To: event.LeadID, Content: "The diff looks good."}),
 		ev(event.TeammateStatus, at(2), "bob", "", event.TeammateStatusData{Name: "bob", Role: "tester", Status: "error", Error: "tests did not build"}),
 	)
 	f := frame(m)

@@ -7,17 +7,13 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
-	"github.com/atomic-agent/atomic/internal/runtime"
 )
-
-// leadID is the lead agent's id.
-const leadID = runtime.LeadID
 
 // taskTool is the name of the tool that spawns sub-agents.
 const taskTool = "task"
 
 // isLead reports whether an event comes from the lead.
-func isLead(e event.Event) bool { return e.AgentID == leadID || e.AgentID == "" }
+func isLead(e event.Event) bool { return e.AgentID == event.LeadID || e.AgentID == "" }
 
 // applyEvents folds a batch of bus events into the chat, in order.
 func (m *Model) applyEvents(evs []event.Event) {
@@ -121,7 +117,7 @@ func (m *Model) applyEvent(e event.Event) {
 	case event.TeamMessage:
 		if d, ok := event.Payload[event.TeamMessageData](e.Data); ok {
 			m.teamTree().message(d)
-			if d.To == leadID && d.From != leadID {
+			if d.To == event.LeadID && d.From != event.LeadID {
 				m.note(noteInfo, fmt.Sprintf("✉ %s → lead: %s", d.From, oneLine(d.Content)))
 			}
 		}
@@ -150,6 +146,7 @@ func (m *Model) routeToTree(e event.Event) bool {
 		if !strings.EqualFold(d.Name, taskTool) || e.ToolCallID == "" {
 			if t := m.treeByAgent[e.AgentID]; t != nil && !isLead(e) {
 				t.call(e.AgentID, strings.TrimSpace(d.Name+" "+m.subject(d.Name, d.Input)))
+				t.apply(e) // the reducer counts the agent's tool uses
 				return true
 			}
 			return false
@@ -204,6 +201,12 @@ func (m *Model) routeToTree(e event.Event) bool {
 		}
 		t.apply(e)
 		return true
+	case event.UsageUpdate:
+		// A sub-agent's usage is its tree reducer's count; the footer
+		// reads the event too.
+		if t := m.treeByAgent[e.AgentID]; t != nil && !isLead(e) {
+			t.apply(e)
+		}
 	case event.PermissionRequested, event.PermissionResolved:
 		// What a sub-agent or teammate waits for is the reducer's, from
 		// these events; the lead's own approvals are the prompt's.

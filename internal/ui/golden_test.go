@@ -74,9 +74,9 @@ func TestGoldenAllFinished(t *testing.T) {
 		subDone(at(21), "explore-2", "c2", 3, "Read it."), taskReturn(at(21), "c2", "Read it.", true),
 		subDone(at(33), "explore-3", "c3", 11, "140 tests."), taskReturn(at(33), "c3", "140 tests.", true),
 		subDone(at(65), "explore-4", "c4", 5, "Docs are thin."), taskReturn(at(65), "c4", "Docs are thin.", true),
-		ev(event.MessageDelta, at(66), leadID, "", event.MessageDeltaData{Text: "The repository has **12 packages** and 140 tests."}),
-		ev(event.MessageComplete, at(66), leadID, "", event.MessageCompleteData{Text: "The repository has **12 packages** and 140 tests.", StopReason: "end_turn"}),
-		ev(event.TurnEnd, at(66), leadID, "", event.TurnEndData{StopReason: "end_turn", NumTurns: 2}),
+		ev(event.MessageDelta, at(66), event.LeadID, "", event.MessageDeltaData{Text: "The repository has **12 packages** and 140 tests."}),
+		ev(event.MessageComplete, at(66), event.LeadID, "", event.MessageCompleteData{Text: "The repository has **12 packages** and 140 tests.", StopReason: "end_turn"}),
+		ev(event.TurnEnd, at(66), event.LeadID, "", event.TurnEndData{StopReason: "end_turn", NumTurns: 2}),
 	)
 	c.Set(at(300))
 	m.Update(tickMsg(at(300)))
@@ -97,7 +97,7 @@ func TestGoldenOneInterruptedOneFailed(t *testing.T) {
 		subFailed(at(8), "general-purpose-2", "c2", 1, "bash exited 2: undefined: frob"),
 		subUpdate(at(3), "general-purpose-1", "c1", "bash go test -run TestFlaky", 2),
 		interrupt(at(15)),
-		ev(event.TurnEnd, at(15), leadID, "", event.TurnEndData{StopReason: "interrupted"}),
+		ev(event.TurnEnd, at(15), event.LeadID, "", event.TurnEndData{StopReason: "interrupted"}),
 	)
 	c.Set(at(40))
 	m.Update(tickMsg(at(40)))
@@ -133,7 +133,7 @@ func TestGoldenCompactEightAgents(t *testing.T) {
 func TestGoldenExpandedEightAgents(t *testing.T) {
 	m := eightAgentModel(t)
 	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
-	m.Update(tea.WindowSizeMsg{Width: 90, Height: 36})
+	m.Update(tea.WindowSizeMsg{Width: 90, Height: 80})
 	golden(t, "expanded_eight", frame(m))
 }
 
@@ -182,7 +182,7 @@ func TestGoldenBackgroundCompletionNotification(t *testing.T) {
 		taskStart(at(0), "c1", "explore", "Survey the repository", "background"),
 		subStart(at(0), "explore-1", "c1", "explore", "Survey the repository", true),
 		taskReturn(at(0.1), "c1", "Started background task explore-1", true),
-		ev(event.TurnEnd, at(1), leadID, "", event.TurnEndData{StopReason: "end_turn"}),
+		ev(event.TurnEnd, at(1), event.LeadID, "", event.TurnEndData{StopReason: "end_turn"}),
 		subUpdate(at(10), "explore-1", "c1", "read README.md", 6),
 		subDone(at(34), "explore-1", "c1", 8, "A Go module with 12 packages."),
 	)

@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,7 +119,56 @@ func newTestModel(t *testing.T, w, h int) (*Model, *fakeBackend, *clock) {
 }
 
 // feedEvents delivers events to the model as one batch.
-func feedEvents(m *Model, evs ...event.Event) { m.Update(eventsMsg{Events: evs}) }
+// feedEvents gives m evs with the tool.start events their counts imply
+// (withToolStarts).
+func feedEvents(m *Model, evs ...event.Event) {
+	fedMu.Lock()
+	seen := fedTools[m]
+	if seen == nil {
+		seen = map[string]int{}
+		fedTools[m] = seen
+	}
+	out := addToolStarts(seen, evs)
+	fedMu.Unlock()
+	m.Update(eventsMsg{Events: out})
+}
+
+var (
+	fedMu    sync.Mutex
+	fedTools = map[*Model]map[string]int{} // tool.start events fed, by agent
+)
+
+// withToolStarts is evs as a run's stream carries them: a sub-agent's
+// subagent.update or subagent.complete saying it made n tool calls comes
+// after that many tool.start events of the agent, which are what the
+// reducer counts (the fixtures state the count on the update).
+func withToolStarts(evs []event.Event) []event.Event { return addToolStarts(map[string]int{}, evs) }
+
+func addToolStarts(seen map[string]int, evs []event.Event) []event.Event {
+	var out []event.Event
+	for _, e := range evs {
+		n, tool := -1, "read"
+		switch d := e.Data.(type) {
+		case event.SubagentUpdateData:
+			n = d.ToolUses
+			if d.CurrentTool != "" {
+				tool = d.CurrentTool
+			}
+		case event.SubagentCompleteData:
+			n = d.ToolUses
+		case event.ToolStartData:
+			seen[e.AgentID]++
+		}
+		for seen[e.AgentID] < n {
+			seen[e.AgentID]++
+			name, _, _ := strings.Cut(tool, " ")
+			out = append(out, event.Event{Type: event.ToolStart, Time: e.Time, AgentID: e.AgentID,
+				ToolCallID: fmt.Sprintf("%s/tool-%d", e.AgentID, seen[e.AgentID]), Data: event.ToolStartData{Name: name}})
+		}
+		out = append(out, e)
+	}
+	return out
+}
 
 // frame is the model's screen without colour codes or trailing blanks.
 func frame(m *Model) string {
@@ -152,19 +202,19 @@ func golden(t *testing.T, name, got string) {
 
 func ev(typ event.Type, t time.Time, agent, call string, data any) event.Event {
 	parent := ""
-	if agent != leadID {
-		parent = leadID
+	if agent != event.LeadID {
+		parent = event.LeadID
 	}
 	return event.Event{Type: typ, Time: t, SessionID: "s", AgentID: agent, ParentAgentID: parent, ToolCallID: call, Data: data}
 }
 
 func leadText(t time.Time, text string) event.Event {
-	return ev(event.MessageComplete, t, leadID, "", event.MessageCompleteData{Text: text, StopReason: "tool_use"})
+	return ev(event.MessageComplete, t, event.LeadID, "", event.MessageCompleteData{Text: text, StopReason: "tool_use"})
 }
 
 func taskStart(t time.Time, call, typ, desc, mode string) event.Event {
 	in, _ := json.Marshal(map[string]string{"description": desc, "prompt": "Please " + strings.ToLower(desc) + ".", "subagent_type": typ, "mode": mode})
-	return ev(event.ToolStart, t, leadID, call, event.ToolStartData{Name: "task", Input: in})
+	return ev(event.ToolStart, t, event.LeadID, call, event.ToolStartData{Name: "task", Input: in})
 }
 
 func subStart(t time.Time, agent, call, typ, desc string, bg bool) event.Event {
@@ -189,11 +239,11 @@ func taskReturn(t time.Time, call, result string, ok bool) event.Event {
 	if !ok {
 		d.Error, d.Result = result, ""
 	}
-	return ev(event.ToolComplete, t, leadID, call, d)
+	return ev(event.ToolComplete, t, event.LeadID, call, d)
 }
 
 func interrupt(t time.Time) event.Event {
-	return ev(event.Interrupt, t, leadID, "", event.InterruptData{Reason: "the user pressed Esc"})
+	return ev(event.Interrupt, t, event.LeadID, "", event.InterruptData{Reason: "the user pressed Esc"})
 }
 
 func userAsk(m *Model, text string) {

@@ -143,8 +143,8 @@ func TestCtrlDQuitsOnlyOnAnEmptyInput(t *testing.T) {
 func TestCtrlOTogglesTreesAndToolOutput(t *testing.T) {
 	m, _, _ := newTestModel(t, 100, 40)
 	feedEvents(m,
-		ev(event.ToolStart, at(0), leadID, "t1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"ls"}`)}),
-		ev(event.ToolComplete, at(1), leadID, "t1", event.ToolCompleteData{Name: "bash", Success: true, Result: "a.go\nb.go\nc.go\n"}),
+		ev(event.ToolStart, at(0), event.LeadID, "t1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"ls"}`)}),
+		ev(event.ToolComplete, at(1), event.LeadID, "t1", event.ToolCompleteData{Name: "bash", Success: true, Result: "a.go\nb.go\nc.go\n"}),
 		leadText(at(1), "Now agents."),
 		taskStart(at(2), "c1", "explore", "Look around", ""),
 	)
@@ -166,7 +166,7 @@ func TestCtrlOTogglesTreesAndToolOutput(t *testing.T) {
 func TestTypingKeepsWorkingWhileEventsStream(t *testing.T) {
 	m, _, _ := newTestModel(t, 80, 20)
 	for i, r := range "interleaved" {
-		feedEvents(m, ev(event.MessageDelta, at(float64(i)), leadID, "", event.MessageDeltaData{Text: "word "}))
+		feedEvents(m, ev(event.MessageDelta, at(float64(i)), event.LeadID, "", event.MessageDeltaData{Text: "word "}))
 		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	if v := m.in.value(); v != "interleaved" {

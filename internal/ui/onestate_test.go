@@ -36,16 +36,16 @@ func TestTasksCancelsAnAgentByItsOwnIDBeforeItsSessionStarts(t *testing.T) {
 func TestClearDropsTheCancelledTurnsLateEventsUntilTheReset(t *testing.T) {
 	m, b, _ := newTestModel(t, 100, 24)
 	userAsk(m, "first question")
-	feedEvents(m, ev(event.MessageDelta, at(1), leadID, "", event.MessageDeltaData{Text: "Old answer, partly"}))
+	feedEvents(m, ev(event.MessageDelta, at(1), event.LeadID, "", event.MessageDeltaData{Text: "Old answer, partly"}))
 	userAsk(m, "/clear")
 	if len(b.resets) != 1 {
 		t.Fatalf("resets %q, want one", b.resets)
 	}
 	// The cancelled turn's last words arrive after /clear, before the reset.
 	feedEvents(m,
-		ev(event.MessageComplete, at(2), leadID, "", event.MessageCompleteData{Text: "Old answer, partly", StopReason: "interrupted"}),
-		ev(event.TurnEnd, at(2), leadID, "", event.TurnEndData{StopReason: "interrupted"}),
-		ev(event.Reset, at(2), leadID, "", event.ResetData{Reason: "/clear"}),
+		ev(event.MessageComplete, at(2), event.LeadID, "", event.MessageCompleteData{Text: "Old answer, partly", StopReason: "interrupted"}),
+		ev(event.TurnEnd, at(2), event.LeadID, "", event.TurnEndData{StopReason: "interrupted"}),
+		ev(event.Reset, at(2), event.LeadID, "", event.ResetData{Reason: "/clear"}),
 	)
 	userAsk(m, "second question")
 	feedEvents(m, leadText(at(3), "New answer."))

@@ -12,7 +12,7 @@ import (
 
 // finishedRun is a run's events: three agents, one failed, an answer.
 func finishedRun() []event.Event {
-	return []event.Event{
+	return withToolStarts([]event.Event{
 		taskStart(at(0.1), "c1", "explore", "Find the auth handlers", ""),
 		taskStart(at(0.1), "c3", "general-purpose", "Run the slow test suite", "background"),
 		subStart(at(0.2), "explore-1", "c1", "explore", "Find the auth handlers", false),
@@ -22,16 +22,16 @@ func finishedRun() []event.Event {
 		subDone(at(31), "explore-1", "c1", 9, "Found 3 handlers."),
 		taskReturn(at(31), "c1", "Found 3 handlers.", true),
 		subFailed(at(62), "general-purpose-1", "c3", 3, "bash exited 1: 2 tests failed"),
-		ev(event.MessageDelta, at(62.5), leadID, "", event.MessageDeltaData{Text: "Three handlers; "}),
+		ev(event.MessageDelta, at(62.5), event.LeadID, "", event.MessageDeltaData{Text: "Three handlers; "}),
 		subUpdate(at(62.6), "general-purpose-1", "c3", "late progress", 3),
-		ev(event.MessageDelta, at(62.7), leadID, "", event.MessageDeltaData{Text: "the suite "}),
-		ev(event.MessageDelta, at(62.8), leadID, "", event.MessageDeltaData{Text: "fails."}),
-		ev(event.TurnEnd, at(63), leadID, "", event.TurnEndData{StopReason: "end_turn"}),
-		ev(event.MessageDelta, at(64), leadID, "", event.MessageDeltaData{Text: "A second answer, "}),
-		ev(event.MessageDelta, at(64.1), leadID, "", event.MessageDeltaData{Text: "discarded", Discard: true}),
-		ev(event.MessageDelta, at(64.2), leadID, "", event.MessageDeltaData{Text: " then streamed again"}),
-		ev(event.TurnEnd, at(65), leadID, "", event.TurnEndData{StopReason: "end_turn"}),
-	}
+		ev(event.MessageDelta, at(62.7), event.LeadID, "", event.MessageDeltaData{Text: "the suite "}),
+		ev(event.MessageDelta, at(62.8), event.LeadID, "", event.MessageDeltaData{Text: "fails."}),
+		ev(event.TurnEnd, at(63), event.LeadID, "", event.TurnEndData{StopReason: "end_turn"}),
+		ev(event.MessageDelta, at(64), event.LeadID, "", event.MessageDeltaData{Text: "A second answer, "}),
+		ev(event.MessageDelta, at(64.1), event.LeadID, "", event.MessageDeltaData{Text: "discarded", Discard: true}),
+		ev(event.MessageDelta, at(64.2), event.LeadID, "", event.MessageDeltaData{Text: " then streamed again"}),
+		ev(event.TurnEnd, at(65), event.LeadID, "", event.TurnEndData{StopReason: "end_turn"}),
+	})
 }
 
 func TestAResumedChatShowsTheTranscriptAndTreesAsTheyWere(t *testing.T) {
@@ -60,7 +60,7 @@ func TestAResumedChatShowsNothingOfTheDeadProcessStillRunning(t *testing.T) {
 	_, _, c := newTestModel(t, 100, 30)
 	m := New(Config{Backend: &fakeBackend{}, Now: c.Now, Past: &Past{
 		Events: []event.Event{
-			ev(event.ToolStart, at(1), leadID, "b1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"sleep 100"}`)}),
+			ev(event.ToolStart, at(1), event.LeadID, "b1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"sleep 100"}`)}),
 		},
 		Prompts: []PastPrompt{{Text: "sleep a while", Time: at(0)}},
 		Note:    "Resumed session s1",

@@ -45,7 +45,7 @@ func TestGoldenLeadPlanShowsPendingInProgressAndCompleted(t *testing.T) {
 	m, _, _ := newTestModel(t, 90, 16)
 	userAsk(m, "Fix the parser bug.")
 	evs := []event.Event{leadText(at(0), "Here is my plan.")}
-	evs = append(evs, todoCall(at(1), leadID, "p1", firstPlan()...)...)
+	evs = append(evs, todoCall(at(1), event.LeadID, "p1", firstPlan()...)...)
 	feedEvents(m, evs...)
 	golden(t, "plan_lead", frame(m))
 }
@@ -54,9 +54,9 @@ func TestGoldenALaterTodoWriteShowsTheUpdatedListUnderItsOwnMessage(t *testing.T
 	m, _, _ := newTestModel(t, 90, 24)
 	userAsk(m, "Fix the parser bug.")
 	evs := []event.Event{leadText(at(0), "Here is my plan.")}
-	evs = append(evs, todoCall(at(1), leadID, "p1", firstPlan()...)...)
+	evs = append(evs, todoCall(at(1), event.LeadID, "p1", firstPlan()...)...)
 	evs = append(evs, leadText(at(5), "The test fails as expected; fixing."))
-	evs = append(evs, todoCall(at(6), leadID, "p2", laterPlan()...)...)
+	evs = append(evs, todoCall(at(6), event.LeadID, "p2", laterPlan()...)...)
 	feedEvents(m, evs...)
 	golden(t, "plan_lead_updated", frame(m))
 }
@@ -86,8 +86,8 @@ func TestAFailedTodoWriteShowsItsErrorNotAPlan(t *testing.T) {
 	m, _, _ := newTestModel(t, 90, 12)
 	in := json.RawMessage(`{"todos":[{"content":"A","status":"done"}]}`)
 	feedEvents(m,
-		ev(event.ToolStart, at(0), leadID, "p1", event.ToolStartData{Name: "todo_write", Input: in}),
-		ev(event.ToolComplete, at(0), leadID, "p1", event.ToolCompleteData{Name: "todo_write", Error: `invalid input for tool todo_write: todos[0] ("A"): unknown status "done"`}),
+		ev(event.ToolStart, at(0), event.LeadID, "p1", event.ToolStartData{Name: "todo_write", Input: in}),
+		ev(event.ToolComplete, at(0), event.LeadID, "p1", event.ToolCompleteData{Name: "todo_write", Error: `invalid input for tool todo_write: todos[0] ("A"): unknown status "done"`}),
 	)
 	got := frame(m)
 	if !strings.Contains(got, `unknown status "done"`) || strings.Contains(got, "Plan ·") {
@@ -97,7 +97,7 @@ func TestAFailedTodoWriteShowsItsErrorNotAPlan(t *testing.T) {
 
 func TestAPlanWithoutACallOfTheLeadIsShownWhereItArrived(t *testing.T) {
 	m, _, _ := newTestModel(t, 90, 12)
-	feedEvents(m, leadText(at(0), "Planning."), ev(event.PlanUpdate, at(1), leadID, "", event.PlanUpdateData{Todos: laterPlan()}))
+	feedEvents(m, leadText(at(0), "Planning."), ev(event.PlanUpdate, at(1), event.LeadID, "", event.PlanUpdateData{Todos: laterPlan()}))
 	got := frame(m)
 	for _, w := range []string{"● Plan · 2/4 done", "☑ Read the parser", "◐ Fixing the bug", "☐ Run the whole suite"} {
 		if !strings.Contains(got, w) {
@@ -108,9 +108,9 @@ func TestAPlanWithoutACallOfTheLeadIsShownWhereItArrived(t *testing.T) {
 
 func TestAResumedChatShowsTheLastPlan(t *testing.T) {
 	evs := []event.Event{leadText(at(0.5), "Here is my plan.")}
-	evs = append(evs, todoCall(at(1), leadID, "p1", firstPlan()...)...)
-	evs = append(evs, todoCall(at(6), leadID, "p2", laterPlan()...)...)
-	evs = append(evs, ev(event.TurnEnd, at(7), leadID, "", event.TurnEndData{StopReason: "end_turn"}))
+	evs = append(evs, todoCall(at(1), event.LeadID, "p1", firstPlan()...)...)
+	evs = append(evs, todoCall(at(6), event.LeadID, "p2", laterPlan()...)...)
+	evs = append(evs, ev(event.TurnEnd, at(7), event.LeadID, "", event.TurnEndData{StopReason: "end_turn"}))
 	live, _, c := newTestModel(t, 90, 24)
 	userAsk(live, "Fix the parser bug.")
 	feedEvents(live, evs...)

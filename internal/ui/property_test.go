@@ -25,7 +25,7 @@ func TestPropertyTheTUIAgreesWithTheReducerAtEveryStep(t *testing.T) {
 		n := rapid.IntRange(1, 5).Draw(rt, "agents")
 		var queues [][]event.Event
 		for i := range n {
-			queues = append(queues, agentEvents(rt, i))
+			queues = append(queues, withToolStarts(agentEvents(rt, i)))
 		}
 		step := 0
 		for {
@@ -41,7 +41,7 @@ func TestPropertyTheTUIAgreesWithTheReducerAtEveryStep(t *testing.T) {
 			var e event.Event
 			switch rapid.IntRange(0, 14).Draw(rt, "kind") {
 			case 0:
-				e = ev(event.Interrupt, at(float64(step)), leadID, "", event.InterruptData{})
+				e = ev(event.Interrupt, at(float64(step)), event.LeadID, "", event.InterruptData{})
 			case 1:
 				e = leadText(at(float64(step)), "next message") // later task calls open a new tree
 			default:
@@ -68,12 +68,12 @@ func agentEvents(rt *rapid.T, i int) []event.Event {
 	}
 	in, _ := json.Marshal(map[string]string{"description": "look " + id, "prompt": "p", "subagent_type": "explore", "mode": mode})
 	evs := []event.Event{
-		ev(event.ToolStart, t0, leadID, call, event.ToolStartData{Name: "task", Input: in, SubagentID: id, SubagentSessionID: "s/" + id,
+		ev(event.ToolStart, t0, event.LeadID, call, event.ToolStartData{Name: "task", Input: in, SubagentID: id, SubagentSessionID: "s/" + id,
 			Queued: !bg && rapid.Bool().Draw(rt, "queued")}),
 		ev(event.SubagentStart, t0, id, call, event.SubagentStartData{AgentType: "explore", Background: bg}),
 	}
 	if bg {
-		evs = append(evs, ev(event.ToolComplete, t0, leadID, call, event.ToolCompleteData{Name: "task", Success: true, Result: "started"}))
+		evs = append(evs, ev(event.ToolComplete, t0, event.LeadID, call, event.ToolCompleteData{Name: "task", Success: true, Result: "started"}))
 	}
 	for u := range rapid.IntRange(0, 3).Draw(rt, "uses") {
 		evs = append(evs, ev(event.SubagentUpdate, t0, id, call, event.SubagentUpdateData{CurrentTool: "grep x", ToolUses: u + 1}))
@@ -88,7 +88,7 @@ func agentEvents(rt *rapid.T, i int) []event.Event {
 	ok := rapid.Bool().Draw(rt, "ok")
 	evs = append(evs, ev(event.SubagentComplete, t0, id, call, event.SubagentCompleteData{Success: ok, Error: map[bool]string{false: "boom"}[ok], Result: "r"}))
 	if !bg {
-		evs = append(evs, ev(event.ToolComplete, t0, leadID, call, event.ToolCompleteData{Name: "task", Success: ok, Result: "r", Error: map[bool]string{false: "boom"}[ok]}))
+		evs = append(evs, ev(event.ToolComplete, t0, event.LeadID, call, event.ToolCompleteData{Name: "task", Success: ok, Result: "r", Error: map[bool]string{false: "boom"}[ok]}))
 	}
 	return evs
 }

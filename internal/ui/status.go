@@ -21,7 +21,7 @@ type usageInfo struct {
 
 // update applies a usage.update.
 func (u *usageInfo) update(agentID string, d event.UsageUpdateData) {
-	if agentID == leadID || agentID == "" {
+	if agentID == event.LeadID || agentID == "" {
 		prev := u.lead
 		if d.Usage.Total() >= prev.Total() {
 			in := d.Usage.InputTokens - prev.InputTokens + d.Usage.CacheReadTokens - prev.CacheReadTokens +

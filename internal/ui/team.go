@@ -38,7 +38,7 @@ func (t *teamEntry) apply(e event.Event) {
 
 // message records the last message a teammate sent.
 func (t *teamEntry) message(d event.TeamMessageData) {
-	if d.From == "" || d.From == leadID {
+	if d.From == "" || d.From == event.LeadID {
 		return
 	}
 	if t.last == nil {

@@ -10,14 +10,14 @@ import (
 func TestStreamedTextIsRenderedAsMarkdownAndReplacedByTheCompleteText(t *testing.T) {
 	m, _, _ := newTestModel(t, 80, 20)
 	feedEvents(m,
-		ev(event.MessageDelta, at(0), leadID, "", event.MessageDeltaData{Text: "# Plan\n\n- first "}),
-		ev(event.MessageDelta, at(0), leadID, "", event.MessageDeltaData{Text: "item\n- `code`"}),
+		ev(event.MessageDelta, at(0), event.LeadID, "", event.MessageDeltaData{Text: "# Plan\n\n- first "}),
+		ev(event.MessageDelta, at(0), event.LeadID, "", event.MessageDeltaData{Text: "item\n- `code`"}),
 	)
 	f := frame(m)
 	if !strings.Contains(f, "Plan") || strings.Contains(f, "# Plan") || !strings.Contains(f, "• first item") {
 		t.Errorf("streaming text not rendered as Markdown:\n%s", f)
 	}
-	feedEvents(m, ev(event.MessageComplete, at(1), leadID, "", event.MessageCompleteData{Text: "Final **answer**."}))
+	feedEvents(m, ev(event.MessageComplete, at(1), event.LeadID, "", event.MessageCompleteData{Text: "Final **answer**."}))
 	f = frame(m)
 	if !strings.Contains(f, "Final answer.") || strings.Contains(f, "first item") {
 		t.Errorf("complete text does not replace the stream:\n%s", f)
@@ -27,9 +27,9 @@ func TestStreamedTextIsRenderedAsMarkdownAndReplacedByTheCompleteText(t *testing
 func TestDiscardedStreamIsDropped(t *testing.T) {
 	m, _, _ := newTestModel(t, 80, 20)
 	feedEvents(m,
-		ev(event.MessageDelta, at(0), leadID, "", event.MessageDeltaData{Text: "garbled half"}),
-		ev(event.MessageDelta, at(1), leadID, "", event.MessageDeltaData{Discard: true}),
-		ev(event.MessageDelta, at(1), leadID, "", event.MessageDeltaData{Text: "retried text"}),
+		ev(event.MessageDelta, at(0), event.LeadID, "", event.MessageDeltaData{Text: "garbled half"}),
+		ev(event.MessageDelta, at(1), event.LeadID, "", event.MessageDeltaData{Discard: true}),
+		ev(event.MessageDelta, at(1), event.LeadID, "", event.MessageDeltaData{Text: "retried text"}),
 	)
 	f := frame(m)
 	if strings.Contains(f, "garbled") || !strings.Contains(f, "retried text") {
@@ -73,13 +73,13 @@ func TestTaskCallsOfOneMessageShareATreeAndANewMessageStartsAnother(t *testing.T
 func TestToolCallsShowTheirSubjectAndResult(t *testing.T) {
 	m, _, _ := newTestModel(t, 100, 30)
 	feedEvents(m,
-		ev(event.ToolStart, at(0), leadID, "t1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"go test ./..."}`)}),
+		ev(event.ToolStart, at(0), event.LeadID, "t1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"go test ./..."}`)}),
 	)
 	if f := frame(m); !strings.Contains(f, "● bash go test ./...") || !strings.Contains(f, "╰ Running…") {
 		t.Errorf("running tool:\n%s", f)
 	}
 	feedEvents(m,
-		ev(event.ToolComplete, at(1), leadID, "t1", event.ToolCompleteData{Name: "bash", Error: "exit status 1\nFAIL x"}),
+		ev(event.ToolComplete, at(1), event.LeadID, "t1", event.ToolCompleteData{Name: "bash", Error: "exit status 1\nFAIL x"}),
 	)
 	if f := frame(m); !strings.Contains(f, "╰ exit status 1 (+1 lines") {
 		t.Errorf("failed tool:\n%s", f)

@@ -16,7 +16,7 @@ import (
 // stateOf reduces events into a fresh lifecycle state.
 func stateOf(evs ...event.Event) *lifecycle.State {
 	var st lifecycle.State
-	for _, e := range evs {
+	for _, e := range withToolStarts(evs) {
 		st.Apply(e)
 	}
 	return &st
@@ -57,7 +57,11 @@ func TestTreeMatchesTheSpecExampleWhileRunning(t *testing.T) {
 
 func TestTreeMatchesTheSpecExampleWhenDone(t *testing.T) {
 	st := specRunning()
-	for _, e := range []event.Event{
+	seen := map[string]int{}
+	for _, r := range st.Records() {
+		seen[r.ID] = r.ToolUses
+	}
+	for _, e := range addToolStarts(seen, []event.Event{
 		subUpdate(at(20), "explore-1", "c1", "read auth.go", 9),
 		subDone(at(31), "explore-1", "c1", 9, "Found 3 handlers."),
 		taskReturn(at(31), "c1", "Found 3 handlers.", true),
@@ -66,7 +70,7 @@ func TestTreeMatchesTheSpecExampleWhenDone(t *testing.T) {
 		taskReturn(at(44), "c2", "Drafted.", true),
 		subUpdate(at(40), "general-purpose-2", "c3", "bash go test ./...", 3),
 		subFailed(at(62), "general-purpose-2", "c3", 3, "bash exited 1: 2 tests failed\n--- FAIL: TestA"),
-	} {
+	}) {
 		st.Apply(e)
 	}
 	want := `● 3 agents finished · 1 failed (ctrl+o to expand)

@@ -65,7 +65,7 @@ func (m *Model) observeWaits(evs []event.Event) {
 // agentKey names the agent of an event, the lead for none.
 func agentKey(e event.Event) string {
 	if isLead(e) {
-		return leadID
+		return event.LeadID
 	}
 	return e.AgentID
 }
@@ -92,8 +92,8 @@ func (m *Model) timed() bool {
 // the latest sub-agent's, named ("explore-1 retrying in 3s… (attempt 2/5 ·
 // 529 overloaded)"); empty when nothing waits to retry.
 func (m *Model) retryText() string {
-	id, r, ok := leadID, m.waits.retries[leadID], false
-	if _, ok = m.waits.retries[leadID]; !ok {
+	id, r, ok := event.LeadID, m.waits.retries[event.LeadID], false
+	if _, ok = m.waits.retries[event.LeadID]; !ok {
 		for aid, n := range m.waits.retries {
 			if !ok || n.next.After(r.next) || (n.next.Equal(r.next) && aid < id) {
 				id, r, ok = aid, n, true
@@ -106,7 +106,7 @@ func (m *Model) retryText() string {
 	left := r.next.Sub(m.now)
 	secs := int((left + time.Second - 1) / time.Second)
 	what := "Retrying"
-	if id != leadID {
+	if id != event.LeadID {
 		what = id + " retrying"
 	}
 	s := fmt.Sprintf("%s in %ds… (attempt %d/%d", what, max(secs, 1), r.data.Attempt, r.data.MaxAttempts)

@@ -27,7 +27,7 @@ func tickAt(m *Model, c *clock, t time.Time) {
 func TestRetryCountsDownInTheStatusLineUntilTheNextAttempt(t *testing.T) {
 	m, _, c := newTestModel(t, 80, 20)
 	userAsk(m, "hello")
-	if cmd := updateCmd(m, eventsMsg{Events: []event.Event{retryEv(at(0), leadID, 2, 5, 4*time.Second, "529 overloaded")}}); cmd == nil {
+	if cmd := updateCmd(m, eventsMsg{Events: []event.Event{retryEv(at(0), event.LeadID, 2, 5, 4*time.Second, "529 overloaded")}}); cmd == nil {
 		t.Error("no clock tick scheduled for the countdown")
 	}
 	steps := []struct {
@@ -60,9 +60,9 @@ func TestRetryNoticeVanishesWhenTheAnswerComesOrTheTurnEnds(t *testing.T) {
 		name string
 		next event.Event
 	}{
-		{"text streams again", ev(event.MessageDelta, at(1), leadID, "", event.MessageDeltaData{Text: "here"})},
-		{"the turn ends", ev(event.TurnEnd, at(1), leadID, "", event.TurnEndData{NumTurns: 1})},
-		{"the turn fails", ev(event.Error, at(1), leadID, "", event.ErrorData{Message: "gave up after 5 attempts"})},
+		{"text streams again", ev(event.MessageDelta, at(1), event.LeadID, "", event.MessageDeltaData{Text: "here"})},
+		{"the turn ends", ev(event.TurnEnd, at(1), event.LeadID, "", event.TurnEndData{NumTurns: 1})},
+		{"the turn fails", ev(event.Error, at(1), event.LeadID, "", event.ErrorData{Message: "gave up after 5 attempts"})},
 		{"the user interrupts", interrupt(at(1))},
 	}
 	for _, c := range cases {
@@ -70,8 +70,8 @@ func TestRetryNoticeVanishesWhenTheAnswerComesOrTheTurnEnds(t *testing.T) {
 			m, _, _ := newTestModel(t, 80, 20)
 			userAsk(m, "hello")
 			feedEvents(m,
-				ev(event.MessageDelta, at(0), leadID, "", event.MessageDeltaData{Discard: true}),
-				retryEv(at(0), leadID, 3, 5, 20*time.Second, "429 rate limited"),
+				ev(event.MessageDelta, at(0), event.LeadID, "", event.MessageDeltaData{Discard: true}),
+				retryEv(at(0), event.LeadID, 3, 5, 20*time.Second, "429 rate limited"),
 			)
 			if got := statusOf(m); !strings.HasPrefix(got, "Retrying in 20s… (attempt 3/5 · 429 rate limited)") {
 				t.Fatalf("status line = %q, want the retry countdown", got)
@@ -90,12 +90,12 @@ func TestSubagentRetryIsNamedInTheStatusLineAndTheLeadsComesFirst(t *testing.T) 
 	if got := statusOf(m); !strings.HasPrefix(got, "explore-1 retrying in 2s… (attempt 2/5 · 503 service unavailable)") {
 		t.Errorf("status line = %q, want the sub-agent's retry named", got)
 	}
-	feedEvents(m, retryEv(at(0), leadID, 2, 2, 200*time.Millisecond, "connection refused"))
+	feedEvents(m, retryEv(at(0), event.LeadID, 2, 2, 200*time.Millisecond, "connection refused"))
 	if got := statusOf(m); !strings.HasPrefix(got, "Retrying in 1s… (attempt 2/2 · connection refused)") {
 		t.Errorf("status line = %q, want the lead's retry first", got)
 	}
 	feedEvents(m, ev(event.ToolStart, at(1), "explore-1", "g1", event.ToolStartData{Name: "grep"}))
-	feedEvents(m, ev(event.MessageDelta, at(1), leadID, "", event.MessageDeltaData{Text: "ok"}))
+	feedEvents(m, ev(event.MessageDelta, at(1), event.LeadID, "", event.MessageDeltaData{Text: "ok"}))
 	if got := statusOf(m); strings.Contains(got, "etrying") {
 		t.Errorf("both agents moved on but the status line says %q", got)
 	}
@@ -121,7 +121,7 @@ func TestCtrlCQuitHintVanishesWithItsTwoSecondWindow(t *testing.T) {
 
 func TestClearResetsTheContextFigure(t *testing.T) {
 	m, _, _ := newTestModel(t, 120, 20)
-	feedEvents(m, ev(event.UsageUpdate, at(0), leadID, "", event.UsageUpdateData{
+	feedEvents(m, ev(event.UsageUpdate, at(0), event.LeadID, "", event.UsageUpdateData{
 		Usage: event.Usage{InputTokens: 50_000, OutputTokens: 1000, ContextWindow: 200_000},
 		Total: event.Usage{InputTokens: 50_000, OutputTokens: 1000, ContextWindow: 200_000, CostUSD: 0.165},
 	}))
@@ -138,8 +138,8 @@ func TestClearResetsTheContextFigure(t *testing.T) {
 	}
 	// The next request's usage (after the runtime's reset) counts from the
 	// cleared conversation.
-	feedEvents(m, ev(event.Reset, at(1), leadID, "", event.ResetData{Reason: "/clear"}))
-	feedEvents(m, ev(event.UsageUpdate, at(1), leadID, "", event.UsageUpdateData{
+	feedEvents(m, ev(event.Reset, at(1), event.LeadID, "", event.ResetData{Reason: "/clear"}))
+	feedEvents(m, ev(event.UsageUpdate, at(1), event.LeadID, "", event.UsageUpdateData{
 		Usage: event.Usage{InputTokens: 52_000, OutputTokens: 1100, ContextWindow: 200_000},
 		Total: event.Usage{InputTokens: 52_000, OutputTokens: 1100, ContextWindow: 200_000, CostUSD: 0.172},
 	}))
@@ -151,14 +151,14 @@ func TestClearResetsTheContextFigure(t *testing.T) {
 func TestToolWaitingForApprovalSaysSoNotRunning(t *testing.T) {
 	m, _, _ := newTestModel(t, 80, 20)
 	feedEvents(m,
-		ev(event.ToolStart, at(0), leadID, "b1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"rm -rf build"}`)}),
-		ev(event.PermissionRequested, at(0), leadID, "b1", event.PermissionRequestedData{RequestID: "perm-1", Tool: "bash", Subject: "rm -rf build"}),
+		ev(event.ToolStart, at(0), event.LeadID, "b1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"rm -rf build"}`)}),
+		ev(event.PermissionRequested, at(0), event.LeadID, "b1", event.PermissionRequestedData{RequestID: "perm-1", Tool: "bash", Subject: "rm -rf build"}),
 	)
 	f := frame(m)
 	if !strings.Contains(f, "╰ Waiting for approval…") || strings.Contains(f, "Running…") {
 		t.Errorf("a tool waiting for approval should say so:\n%s", f)
 	}
-	feedEvents(m, ev(event.PermissionResolved, at(1), leadID, "b1", event.PermissionResolvedData{RequestID: "perm-1", Allowed: true}))
+	feedEvents(m, ev(event.PermissionResolved, at(1), event.LeadID, "b1", event.PermissionResolvedData{RequestID: "perm-1", Allowed: true}))
 	f = frame(m)
 	if !strings.Contains(f, "╰ Running…") || strings.Contains(f, "Waiting for approval") {
 		t.Errorf("an approved tool should show running:\n%s", f)

@@ -213,13 +213,13 @@ func TestExploreWithAgentsRunsOverlappingAgentsABackgroundWakeUpAndOneApproval(t
 			if !spans[bg].bg {
 				t.Fatalf("the fourth agent %s is not in the background", bg)
 			}
-			firstEnd := indexOf(evs, 0, is(event.TurnEnd, runtime.LeadID))
+			firstEnd := indexOf(evs, 0, is(event.TurnEnd, event.LeadID))
 			bgDone := indexOf(evs, 0, func(e event.Event) bool { return e.Type == event.SubagentComplete && e.AgentID == bg })
 			if firstEnd < 0 || bgDone < firstEnd {
 				t.Fatalf("the background agent completed (event %d) before the lead's first turn ended (event %d)", bgDone, firstEnd)
 			}
-			wake := indexOf(evs, bgDone, is(event.MessageComplete, runtime.LeadID))
-			if wake < 0 || indexOf(evs, wake, is(event.TurnEnd, runtime.LeadID)) < 0 {
+			wake := indexOf(evs, bgDone, is(event.MessageComplete, event.LeadID))
+			if wake < 0 || indexOf(evs, wake, is(event.TurnEnd, event.LeadID)) < 0 {
 				t.Fatal("no lead turn followed the background agent's completion")
 			}
 			if text := evs[wake].Data.(event.MessageCompleteData).Text; !strings.Contains(text, bg) || !strings.Contains(text, "woke me up") {
@@ -271,7 +271,7 @@ func TestExploreWithAgentsRunsOverlappingAgentsABackgroundWakeUpAndOneApproval(t
 func lastLeadTexts(evs []event.Event) string {
 	var b strings.Builder
 	for _, e := range evs {
-		if d, ok := e.Data.(event.MessageCompleteData); ok && e.AgentID == runtime.LeadID {
+		if d, ok := e.Data.(event.MessageCompleteData); ok && e.AgentID == event.LeadID {
 			b.WriteString(d.Text + "\n")
 		}
 	}
