@@ -345,3 +345,19 @@ func (b *Bus) Unsettled() int {
 	defer b.mu.Unlock()
 	return b.state.Unsettled()
 }
+
+// Holds reports whether agent id still keeps the run from completing
+// (lifecycle.State.Holds): the completion gate asks it of every agent
+// the owner registry knows.
+func (b *Bus) Holds(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state.Holds(id)
+}
+
+// Ended reports whether agent id has a final status (lifecycle.State.Ended).
+func (b *Bus) Ended(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state.Ended(id)
+}

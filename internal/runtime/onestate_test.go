@@ -184,15 +184,18 @@ func TestOpenReportsABackendThatCannotStartAndLeavesNothingRunning(t *testing.T)
 // native manager's "unknown task_id".
 func TestCancellingASubagentOfALeadThatCannotStopOneSaysWhyAndNamesIt(t *testing.T) {
 	p, _ := testkit.Model(t, "rules:\n  - {name: hi, respond: {text: hi}}\n")
+	var sink event.Sink
 	r, err := Open(Config{Provider: p, Workspace: tools.Workspace{Root: t.TempDir()},
 		NewLead: func(c backend.Config) (backend.Session, error) {
+			sink = c.Sink
 			return agent.New(agent.Config{SessionID: c.SessionID, ID: c.AgentID, Provider: p, Sink: c.Sink}), nil
 		}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	r.Bus().Emit(event.Event{Type: event.SubagentStart, SessionID: r.SessionID() + "/general-purpose-2",
+	// The lead's CLI announces its sub-agent through its session's sink.
+	sink.Emit(event.Event{Type: event.SubagentStart, SessionID: r.SessionID() + "/general-purpose-2",
 		AgentID: "general-purpose-2", ParentAgentID: event.LeadID, ToolCallID: "call-2",
 		Data: event.SubagentStartData{AgentType: "general-purpose", Description: "slow", Background: true}})
 	err = r.CancelTask("general-purpose-2")

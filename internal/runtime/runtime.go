@@ -23,6 +23,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/mcp"
+	"github.com/atomic-agent/atomic/internal/owner"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
@@ -110,6 +111,9 @@ type Runtime struct {
 	mgr  *subagent.Manager
 	team *team.Manager
 	lead backend.Session
+	// owners records who runs each agent of the tree: cancels and the
+	// completion gate read it.
+	owners *owner.Registry
 
 	inputs    chan input
 	wake      chan struct{}
@@ -155,7 +159,7 @@ func Open(cfg Config) (*Runtime, error) {
 	if cfg.Model == "" && cfg.Provider != nil {
 		cfg.Model = cfg.Provider.Model()
 	}
-	r := &Runtime{cfg: cfg, bus: bus.New(),
+	r := &Runtime{cfg: cfg, bus: bus.New(), owners: owner.New(),
 		inputs: make(chan input, 16), wake: make(chan struct{}, 1), completed: make(chan Outcome, 4)}
 	if cfg.Journal != nil {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
@@ -181,7 +185,7 @@ func Open(cfg Config) (*Runtime, error) {
 		MaxConcurrent: cfg.MaxSubagents, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
-		Warn: cfg.Warn, Remote: cfg.Remote,
+		Warn: cfg.Warn, Remote: cfg.Remote, Owners: r.owners,
 		FileTools: func(root string) *tools.Set {
 			ws := cfg.Workspace
 			ws.Root = root
@@ -196,7 +200,7 @@ func Open(cfg Config) (*Runtime, error) {
 		Tools: core, Gate: cfg.Gate, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
-		Memory: cfg.Memory,
+		Memory: cfg.Memory, Owners: r.owners,
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
@@ -215,7 +219,7 @@ func Open(cfg Config) (*Runtime, error) {
 	}
 	if cfg.NewLead != nil {
 		lead, err := cfg.NewLead(backend.Config{SessionID: cfg.SessionID, AgentID: event.LeadID,
-			Workspace: cfg.Workspace.Root, Gate: cfg.Gate, Sink: r.bus, Now: cfg.Now})
+			Workspace: cfg.Workspace.Root, Gate: cfg.Gate, Sink: leadSink{r}, Now: cfg.Now})
 		if err != nil {
 			r.mgr.Close()
 			r.team.Close()
@@ -537,7 +541,7 @@ func (r *Runtime) settle() {
 	if busy || len(r.inputs) > 0 || !dirty {
 		return
 	}
-	if n := r.bus.Unsettled(); n > 0 || r.lead.Pending() {
+	if n := len(r.owners.Unsettled(r.bus.Holds)); n > 0 || r.lead.Pending() {
 		// The bus fills in the lead's usage and the run's total.
 		r.Emit(event.UsageUpdate, event.UsageUpdateData{Active: n, Delta: true})
 		if r.lead.Pending() {
@@ -584,64 +588,28 @@ func (r *Runtime) Interrupt(reason string) {
 	r.signal()
 }
 
-// leadAgents lists the active sub-agents the lead's own backend runs (an
-// external CLI's): the ones the native manager does not know.
+// leadAgents lists the active sub-agents the lead's own backend (an
+// external CLI) runs.
 func (r *Runtime) leadAgents() []string {
-	if _, ok := r.lead.(backend.AgentCanceller); !ok {
-		return nil
-	}
-	var ids []string
-	for _, a := range r.bus.Agents() {
-		if _, native := r.mgr.Get(a.ID); !native && a.Status.Active() {
-			ids = append(ids, a.ID)
-		}
-	}
-	return ids
+	return r.owners.Select(func(id string, o owner.Owner) bool {
+		return o.Kind == owner.CLI && o.By == event.LeadID && !r.bus.Ended(id)
+	})
 }
 
 // cancelLeadAgents stops the lead backend's sub-agents ids: an interrupt
 // also ends the background work a CLI lead started, which its own
-// interrupt leaves running.
+// interrupt leaves running. A backend that cannot stop one alone has
+// stopped them all with its interrupt.
 func (r *Runtime) cancelLeadAgents(ids []string) {
-	c, ok := r.lead.(backend.AgentCanceller)
-	if !ok {
-		return
-	}
 	for _, id := range ids {
-		_ = c.CancelAgent(id)
+		_ = r.owners.Cancel(id)
 	}
 }
 
-// CancelTask stops one sub-agent (/tasks): a native one through the
-// manager, one the lead's CLI runs through that CLI, which says so when
-// it cannot stop one alone.
-func (r *Runtime) CancelTask(id string) error {
-	if r.leadRuns(id) {
-		if c, ok := r.lead.(backend.AgentCanceller); ok {
-			return c.CancelAgent(id)
-		}
-		return fmt.Errorf("cannot cancel %s alone: the lead's backend stops its sub-agents only all at once (Esc)", id)
-	}
-	return r.mgr.CancelAgent(id)
-}
-
-// leadRuns reports whether id is a sub-agent the lead's own CLI runs: known
-// on the bus, neither a native task, a native task's CLI agent, nor a
-// teammate.
-func (r *Runtime) leadRuns(id string) bool {
-	if r.cfg.NewLead == nil || strings.HasPrefix(id, team.AgentID("")) {
-		return false
-	}
-	if _, native := r.mgr.Get(id); native {
-		return false
-	}
-	rec, known := r.bus.Agent(id)
-	if !known {
-		return false
-	}
-	_, nativeParent := r.mgr.Get(rec.ParentID)
-	return !nativeParent
-}
+// CancelTask stops one agent of the tree (/tasks) through its owner: the
+// sub-agent manager, the team manager, or the external CLI session that
+// started it, which says so when it cannot stop one alone.
+func (r *Runtime) CancelTask(id string) error { return r.owners.Cancel(id) }
 
 // Reset clears the conversation (/clear): it cancels at once the lead's
 // turn (a turn woken by a background task too), every sub-agent and every

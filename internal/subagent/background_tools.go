@@ -178,20 +178,41 @@ func (*CancelTask) Schema() json.RawMessage {
 }
 
 func (c *CancelTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
-	t, err := c.task(call.Input)
+	var in struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := json.Unmarshal(call.Input, &in); err != nil {
+		return tools.Result{}, fmt.Errorf("cancel_task: bad input: %w", err)
+	}
+	id := in.TaskID
+	o, err := c.m.cfg.Owners.Lookup(id)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if st := c.m.Record(t).Status; st.Terminal() {
-		return tools.Result{Content: fmt.Sprintf("Task %s already finished (%s); nothing to cancel.", t.ID, StateOf(st))}, nil
+	if c.m.cfg.Agents.Ended(id) {
+		return tools.Result{Content: fmt.Sprintf("Task %s already finished (%s); nothing to cancel.", id, c.m.ended(id))}, nil
 	}
-	t.cancel()
+	if err := c.m.cfg.Owners.Cancel(id); err != nil {
+		return tools.Result{}, err
+	}
+	if o.Done == nil {
+		return tools.Result{Content: fmt.Sprintf("Task %s: %s was told to stop it.", id, o)}, nil
+	}
 	select {
-	case <-t.Done():
+	case <-o.Done:
 	case <-ctx.Done():
 		return tools.Result{}, ctx.Err()
 	}
-	return tools.Result{Content: fmt.Sprintf("Task %s cancelled.", t.ID)}, nil
+	return tools.Result{Content: fmt.Sprintf("Task %s cancelled.", id)}, nil
+}
+
+// ended words how agent id ended: a sub-agent's state, else "ended" (a
+// teammate).
+func (m *Manager) ended(id string) string {
+	if r, ok := m.cfg.Agents.Agent(id); ok {
+		return string(StateOf(r.Status))
+	}
+	return "ended"
 }
 
 // --- merge_worktree ---

@@ -23,6 +23,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/owner"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
@@ -93,12 +94,19 @@ type Config struct {
 	// Remote, when set, sends the agent types it takes to workers on
 	// other machines (NATS).
 	Remote *remote.Dispatcher
+	// Owners is the run's owner registry: the manager registers each task
+	// it spawns, and the sink of a CLI session it opens each sub-agent
+	// that CLI starts. cancel_task reads it. Nil: a registry of its own.
+	Owners *owner.Registry
 }
 
 // Agents reads the lifecycle reducer's records.
 type Agents interface {
 	Agent(id string) (lifecycle.Record, bool)
 	Agents() []lifecycle.Record
+	// Ended reports whether an agent (a sub-agent or a teammate) has a
+	// final status.
+	Ended(id string) bool
 }
 
 // Manager starts and tracks sub-agents. Safe for concurrent use.
@@ -157,6 +165,9 @@ func New(cfg Config) *Manager {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Owners == nil {
+		cfg.Owners = owner.New()
 	}
 	base, stop := context.WithCancel(context.Background())
 	return &Manager{cfg: cfg, slots: newSlots(cfg.MaxConcurrent), remoteSlots: newSlots(cmp.Or(max(cfg.MaxRemote, 0), math.MaxInt)),
@@ -313,6 +324,7 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	m.order = append(m.order, t)
 	m.wg.Add(1)
 	m.mu.Unlock()
+	m.register(t)
 
 	if !m.remote(t) {
 		// A remote agent's subagent.start waits for the worker that takes

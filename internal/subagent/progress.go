@@ -19,6 +19,9 @@ type progressSink struct {
 }
 
 func (p *progressSink) Emit(e event.Event) {
+	if e.Type == event.SubagentStart && e.AgentID != p.t.ID && e.AgentID != "" {
+		p.m.registerChild(p.t, e) // one of a CLI session's own sub-agents
+	}
 	p.m.cfg.Sink.Emit(e)
 	if p.wake != nil && wakeOn(e.Type) {
 		select {

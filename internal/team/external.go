@@ -18,7 +18,7 @@ func (m *Manager) openCLI(t *mate, model string) error {
 	}
 	s, err := m.cfg.Backends(t.typ.Backend, backend.Config{
 		SessionID: t.sessionID, AgentID: t.id, ParentID: event.LeadID, NameAgent: m.cfg.NameAgent,
-		Workspace: m.cfg.Workspace, Model: model, Gate: m.cfg.Gate, Sink: m.cfg.Sink, Now: m.cfg.Now,
+		Workspace: m.cfg.Workspace, Model: model, Gate: m.cfg.Gate, Sink: childSink{m, t}, Now: m.cfg.Now,
 	})
 	if err != nil {
 		return fmt.Errorf("agent type %s (%s): %w", t.typ.Name, t.typ.Source, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/owner"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -72,6 +73,10 @@ type Config struct {
 	// History, when set, is given each native teammate's whole history
 	// after each change (the session store); it must only queue.
 	History func(agentID string, msgs []provider.Message)
+	// Owners is the run's owner registry: the manager registers each
+	// teammate it spawns, and the sink of an external CLI teammate each
+	// sub-agent that CLI starts. Nil: a registry of its own.
+	Owners *owner.Registry
 }
 
 // Agents reads the lifecycle reducer's teammates.
@@ -145,6 +150,9 @@ func New(cfg Config) *Manager {
 	}
 	if cfg.DeliverToLead == nil {
 		cfg.DeliverToLead = func(string) {}
+	}
+	if cfg.Owners == nil {
+		cfg.Owners = owner.New()
 	}
 	base, stop := context.WithCancel(context.Background())
 	return &Manager{cfg: cfg, base: base, stop: stop, mates: map[string]*mate{}}
@@ -331,6 +339,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	m.mates[spec.Name] = t
 	m.wg.Add(1)
 	m.mu.Unlock()
+	m.register(t)
 	m.setStatus(t, Spawning, "")
 	go m.run(ctx, t)
 	return Info{Name: t.name, Role: t.role, AgentID: id, Type: typ.Name, Model: model, Status: Spawning}, nil

@@ -1,0 +1,142 @@
+// Package owner answers who runs each agent of the tree and how to stop
+// it. Whoever starts an agent registers it: the sub-agent manager its
+// tasks (local, or sent to a NATS worker), the team manager its
+// teammates, and the sink of an external CLI's session each sub-agent
+// that CLI announces with subagent.start. cancel_task, /tasks, the
+// interrupt and the completion gate then look an agent up here instead of
+// guessing its owner from its id. Whether an agent is done is not kept
+// here: that is the lifecycle reducer's, which Unsettled is given.
+package owner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Kind is what runs an agent.
+type Kind string
+
+// The kinds of owner.
+const (
+	// Subagents is the sub-agent manager (a native loop, or an external
+	// CLI session it opened for an agent type on another backend).
+	Subagents Kind = "sub-agent manager"
+	// Team is the team manager: the agent is a teammate.
+	Team Kind = "team manager"
+	// CLI is an external CLI's session: the agent is one of the CLI's own
+	// sub-agents, stopped through that session.
+	CLI Kind = "external CLI session"
+	// Remote is a NATS worker the sub-agent manager sent the task to.
+	Remote Kind = "NATS worker"
+)
+
+// Owner is what runs one agent and how to stop it.
+type Owner struct {
+	Kind Kind
+	// By is the agent whose session runs this one (event.LeadID for the
+	// sub-agents of a CLI lead); "" when a manager runs it.
+	By string
+	// Cancel stops the agent; its error says why it cannot. It must not
+	// block on the agent's end.
+	Cancel func() error
+	// Done, when set, is closed once the agent has ended, so a caller can
+	// wait for its cancel to take effect.
+	Done <-chan struct{}
+}
+
+// String names the owner in messages: "the external CLI session of
+// outsider-1".
+func (o Owner) String() string {
+	if o.By == "" {
+		return "the " + string(o.Kind)
+	}
+	return fmt.Sprintf("the %s of %s", o.Kind, o.By)
+}
+
+// Registry is the run's record of owners, keyed by agent id. The zero
+// Registry is not usable: use New. Safe for concurrent use.
+type Registry struct {
+	mu    sync.Mutex
+	byID  map[string]Owner
+	order []string // ids in order of first registration
+}
+
+// New returns an empty Registry.
+func New() *Registry { return &Registry{byID: map[string]Owner{}} }
+
+// Register records that o runs agent id. Register it before the agent's
+// first event is emitted, so that no reader sees the agent and not its
+// owner. Registering an id again replaces its owner (a teammate's new
+// incarnation).
+func (r *Registry) Register(id string, o Owner) {
+	if o.Cancel == nil {
+		panic("owner: registering " + id + " without a canceller")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.byID[id]; !ok {
+		r.order = append(r.order, id)
+	}
+	r.byID[id] = o
+}
+
+// Lookup returns the owner of agent id, or an error naming the known ids.
+func (r *Registry) Lookup(id string) (Owner, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if o, ok := r.byID[id]; ok {
+		return o, nil
+	}
+	if len(r.order) == 0 {
+		return Owner{}, fmt.Errorf("unknown agent %q: no agent has been started", id)
+	}
+	return Owner{}, fmt.Errorf("unknown agent %q; known agents: %s", id, strings.Join(r.order, ", "))
+}
+
+// Cancel stops agent id through its owner.
+func (r *Registry) Cancel(id string) error {
+	o, err := r.Lookup(id)
+	if err != nil {
+		return err
+	}
+	if err := o.Cancel(); err != nil {
+		return fmt.Errorf("cancel %s (run by %s): %w", id, o, err)
+	}
+	return nil
+}
+
+// IDs lists the registered agents in order of registration.
+func (r *Registry) IDs() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.order)
+}
+
+// Select lists the registered agents, in order of registration, whose
+// owner keep accepts. keep runs without the registry's lock held, so it
+// may read other locked state (the bus).
+func (r *Registry) Select(keep func(id string, o Owner) bool) []string {
+	r.mu.Lock()
+	ids := slices.Clone(r.order)
+	owners := make([]Owner, len(ids))
+	for i, id := range ids {
+		owners[i] = r.byID[id]
+	}
+	r.mu.Unlock()
+	var out []string
+	for i, id := range ids {
+		if keep(id, owners[i]) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Unsettled lists the registered agents that holds says still keep the
+// lead from completing (lifecycle.State.Holds, read through the bus): the
+// completion gate waits until it is empty.
+func (r *Registry) Unsettled(holds func(id string) bool) []string {
+	return r.Select(func(id string, _ Owner) bool { return holds(id) })
+}
