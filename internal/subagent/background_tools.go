@@ -163,7 +163,7 @@ func (l *ListTasks) Run(ctx context.Context, call tools.Call) (tools.Result, err
 
 // --- cancel_task ---
 
-const cancelTaskDescription = `Cancel a running background task. Cancelling a task that already finished changes nothing and says so.`
+const cancelTaskDescription = `Cancel a running background task, or any agent of the tree by its id (a teammate, a sub-agent an external CLI started). Cancelling a task that already finished changes nothing and says so.`
 
 // CancelTask is the cancel_task tool.
 type CancelTask struct{ bgTool }
