@@ -1,5 +1,14 @@
 package tools
 
+// The diffs of edit and multi_edit are our own, not go-udiff's (issue 21
+// asked for the library where it does the job; it was tried, commit
+// e050f25, and reverted): measured on this machine, go-udiff v0.4.1 added
+// 63,522 bytes to the binary, made the edit preview of a 2,000-line file
+// slower (2.0 -> 2.8 ms, 822 KB -> 1.25 MB: it diffs whole texts where
+// we diff the replaced spans), and wrote wrong new-file line numbers in
+// every hunk header after the first (golang/go#81453), which needed our
+// own hunk counting anyway.
+
 import (
 	"fmt"
 	"slices"
