@@ -15,6 +15,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/tools"
 )
 
 // Names of the backends (the --backend flag, subagent.start's backend).
@@ -138,6 +139,20 @@ type Config struct {
 	// that a resumed session's conversation is found there; empty: a
 	// throwaway home, removed on Close.
 	CLIHome string
+
+	// What only the native loop reads (backend/native); a CLI brings its
+	// own: the provider it calls, the name its approval prompts and
+	// session.start give it (AgentName), its system prompt and tools, its
+	// bound on model requests per turn (0: the loop's default), the
+	// conversation it continues (a resumed agent's) and who keeps each
+	// change of it (the session store; it must only queue).
+	Provider  provider.Provider
+	AgentName string
+	System    string
+	Tools     *tools.Set
+	MaxTurns  int
+	History   []provider.Message
+	OnHistory func([]provider.Message)
 }
 
 // Decide passes req through the gate the way the native loop does:
@@ -164,12 +179,6 @@ func Decide(ctx context.Context, gate *permission.Gate, sink event.Sink, base ev
 	sink.Emit(e)
 	return d
 }
-
-// Compile-time check: the native loop is a backend session.
-var (
-	_ Session     = (*agent.Session)(nil)
-	_ ImageRunner = (*agent.Session)(nil)
-)
 
 // SessionStart is the session.start of the session c describes, run by
 // provider (the backend's name) on model.
