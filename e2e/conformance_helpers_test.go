@@ -43,26 +43,34 @@ type conformBackend struct {
 	// waits for its sub-agents with a tool call of its own, the rule that
 	// makes it.
 	spawn, bash, subMatch, wait string
+	// spawnBG is spawn for a background sub-agent: the lead's turn ends
+	// while it works.
+	spawnBG string
 }
 
 // conformBackends are the five backends, native first.
 var conformBackends = []conformBackend{
 	{name: "native", api: "anthropic", model: "claude-test-model", fanOut: nativeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel.",
-		spawn: `{name: task, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose}}`,
-		bash:  `{name: bash, input: {command: "COMMAND"}}`},
+		spawn:   `{name: task, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose}}`,
+		spawnBG: `{name: task, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, mode: background}}`,
+		bash:    `{name: bash, input: {command: "COMMAND"}}`},
 	{name: "claude-code", cli: testkit.ClaudeCLI, api: "anthropic", model: "claude-test-model", fanOut: claudeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel.",
-		spawn: `{name: Agent, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, run_in_background: false}}`,
-		bash:  `{name: Bash, input: {command: "COMMAND", description: "Slow work"}}`},
+		spawn:   `{name: Agent, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, run_in_background: false}}`,
+		spawnBG: `{name: Agent, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, run_in_background: true}}`,
+		bash:    `{name: Bash, input: {command: "COMMAND", description: "Slow work"}}`},
 	{name: "codex", cli: testkit.CodexCLI, api: "openai", model: "gpt-test", fanOut: testkit.CodexFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up.",
 		spawn: `{name: spawn_agent, input: {message: "PROMPT"}}`, bash: `{name: exec_command, input: {cmd: "COMMAND"}}`,
+		spawnBG:  `{name: spawn_agent, input: {message: "PROMPT"}}`,
 		subMatch: "tools_exclude: [spawn_agent]",
 		wait:     `{name: lead-wait, match: {has_tool_results: true, tools_include: [wait_agent]}, respond: {tool_calls: [{name: wait_agent, input: {timeout_ms: 120000}, collect: {json_field: agent_id, into: targets}}]}}`},
 	{name: "opencode", cli: testkit.OpenCodeCLI, api: "openai", model: "gpt-test", fanOut: testkit.OpenCodeFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up.",
-		spawn: `{name: task, input: {description: "Slow part", subagent_type: general, prompt: "PROMPT"}}`,
-		bash:  `{name: bash, input: {command: "COMMAND", description: "Slow work"}}`, subMatch: "tools_include: [bash]"},
+		spawn:   `{name: task, input: {description: "Slow part", subagent_type: general, prompt: "PROMPT"}}`,
+		spawnBG: `{name: task, input: {description: "Slow part", subagent_type: general, background: true, prompt: "PROMPT"}}`,
+		bash:    `{name: bash, input: {command: "COMMAND", description: "Slow work"}}`, subMatch: "tools_include: [bash]"},
 	{name: "copilot", cli: testkit.CopilotCLI, api: "openai", model: "gpt-test", fanOut: testkit.CopilotFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up.",
-		spawn: `{name: task, input: {name: slow, description: "Slow part", agent_type: general-purpose, mode: sync, prompt: "PROMPT"}}`,
-		bash:  `{name: bash, input: {command: "COMMAND", description: "Slow work", mode: sync}}`},
+		spawn:   `{name: task, input: {name: slow, description: "Slow part", agent_type: general-purpose, mode: sync, prompt: "PROMPT"}}`,
+		spawnBG: `{name: task, input: {name: slow, description: "Slow part", agent_type: general-purpose, mode: background, prompt: "PROMPT"}}`,
+		bash:    `{name: bash, input: {command: "COMMAND", description: "Slow work", mode: sync}}`},
 }
 
 // nativeFanOut is claudeFanOut for Atomic's own task tool.
@@ -161,10 +169,15 @@ func lastOf(evs []event.Raw, typ event.Type) (event.Raw, bool) {
 	return event.Raw{}, false
 }
 
-// interruptScenario: the lead starts one sync sub-agent, which runs
-// command (a long sleep) in its shell; whatever comes after is scripted
-// too, so that a request made after the interrupt is answered (and seen).
-func (b conformBackend) interruptScenario(command string) string {
+// interruptScenario: the lead starts one sub-agent (sync, or in the
+// background), which runs command (a long sleep) in its shell; whatever
+// comes after is scripted too, so that a request made after the interrupt
+// is answered (and seen).
+func (b conformBackend) interruptScenario(command string, background bool) string {
+	spawn, wait := b.spawn, b.wait
+	if background {
+		spawn, wait = b.spawnBG, ""
+	}
 	sub := "any_user_contains: SUBTASK-SLEEP"
 	if b.subMatch != "" {
 		sub += ", " + b.subMatch
@@ -173,12 +186,12 @@ func (b conformBackend) interruptScenario(command string) string {
 		"  - name: sub-sleep\n    match: {" + sub + ", has_tool_results: false}\n    respond:\n      text: Sleeping.\n      tool_calls:\n        - " +
 		strings.ReplaceAll(b.bash, "COMMAND", command) + "\n" +
 		"  - name: sub-after\n    match: {" + sub + ", has_tool_results: true}\n    respond: {text: done SLEEP}\n"
-	if b.wait != "" {
-		sc += "  - " + b.wait + "\n"
+	if wait != "" {
+		sc += "  - " + wait + "\n"
 	}
 	return sc +
 		"  - name: lead-after\n    match: {has_tool_results: true}\n    respond: {text: The sub-agent is done.}\n" +
 		"  - name: lead-spawn\n    match: {last_user_contains: CONFORM-INT, has_tool_results: false}\n    respond:\n      text: Starting a slow sub-agent.\n      tool_calls:\n        - " +
-		strings.ReplaceAll(b.spawn, "PROMPT", "SUBTASK-SLEEP: run the command, then report. Use the shell.") + "\n" +
+		strings.ReplaceAll(spawn, "PROMPT", "SUBTASK-SLEEP: run the command, then report. Use the shell.") + "\n" +
 		"  - name: other\n    respond: {text: OK.}\n"
 }
