@@ -80,6 +80,16 @@ type AgentCanceller interface {
 	CancelAgent(id string) error
 }
 
+// AgentsInterrupter is implemented by sessions whose own sub-agents must be
+// stopped together with an interrupt of the lead, its turn running or
+// not: a CLI told to stop a background sub-agent alone wakes its idle lead
+// with the sub-agent's end, a model request after the interrupt (Claude
+// Code does). InterruptAgents interrupts the lead, stops ids and returns
+// once the CLI took the interrupt (bounded).
+type AgentsInterrupter interface {
+	InterruptAgents(ids []string)
+}
+
 // Factory builds a session on the named backend (a mixed tree's sub-agents
 // and teammates run on the backend their agent type names).
 type Factory func(name string, cfg Config) (Session, error)

@@ -586,8 +586,17 @@ func (r *Runtime) leadAgents() []string {
 
 // cancelLeadAgents stops the lead backend's sub-agents ids: an interrupt
 // also ends the background work a CLI lead started, which its own
-// interrupt leaves running.
+// interrupt leaves running; together with an interrupt of the lead where
+// the backend must (backend.AgentsInterrupter), so that their ends start
+// no model request.
 func (r *Runtime) cancelLeadAgents(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	if in, ok := r.lead.(backend.AgentsInterrupter); ok {
+		in.InterruptAgents(ids)
+		return
+	}
 	c, ok := r.lead.(backend.AgentCanceller)
 	if !ok {
 		return
