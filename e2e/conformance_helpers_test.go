@@ -47,6 +47,9 @@ type conformBackend struct {
 	// bash call; noNest, for a backend whose sub-agents are given no
 	// spawnTool (so a sub-agent cannot start one of its own), says why.
 	spawnTool, bashTool, noNest string
+	// spawnBG is spawn for a background sub-agent: the lead's turn ends
+	// while it works.
+	spawnBG string
 }
 
 // conformBackends are the five backends, native first.
@@ -56,20 +59,24 @@ var conformBackends = []conformBackend{
 		bash:  `{name: bash, input: {command: "COMMAND"}}`, spawnTool: "task", bashTool: "bash",
 		noNest: "Atomic's own sub-agents are given no orchestration tools (no task tool)"},
 	{name: "claude-code", cli: testkit.ClaudeCLI, api: "anthropic", model: "claude-test-model", fanOut: claudeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel.",
-		spawn: `{name: Agent, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, run_in_background: false}}`,
-		bash:  `{name: Bash, input: {command: "COMMAND", description: "Slow work"}}`, spawnTool: "Agent", bashTool: "Bash"},
+		spawnBG: `{name: Agent, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, run_in_background: true}}`,
+		spawn:   `{name: Agent, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, run_in_background: false}}`,
+		bash:    `{name: Bash, input: {command: "COMMAND", description: "Slow work"}}`, spawnTool: "Agent", bashTool: "Bash"},
 	{name: "codex", cli: testkit.CodexCLI, api: "openai", model: "gpt-test", fanOut: testkit.CodexFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up.",
-		spawn: `{name: spawn_agent, input: {message: "PROMPT"}}`, bash: `{name: exec_command, input: {cmd: "COMMAND"}}`,
+		spawnBG: `{name: spawn_agent, input: {message: "PROMPT"}}`,
+		spawn:   `{name: spawn_agent, input: {message: "PROMPT"}}`, bash: `{name: exec_command, input: {cmd: "COMMAND"}}`,
 		subMatch: "tools_exclude: [spawn_agent]", spawnTool: "spawn_agent", bashTool: "exec_command",
 		noNest: "Codex gives its sub-agents no spawn_agent tool (multi_agent depth 1)",
 		wait:   `{name: lead-wait, match: {has_tool_results: true, tools_include: [wait_agent]}, respond: {tool_calls: [{name: wait_agent, input: {timeout_ms: 120000}, collect: {json_field: agent_id, into: targets}}]}}`},
 	{name: "opencode", cli: testkit.OpenCodeCLI, api: "openai", model: "gpt-test", fanOut: testkit.OpenCodeFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up.",
-		spawn: `{name: task, input: {description: "Slow part", subagent_type: general, prompt: "PROMPT"}}`,
-		bash:  `{name: bash, input: {command: "COMMAND", description: "Slow work"}}`, subMatch: "tools_include: [bash]",
+		spawnBG: `{name: task, input: {description: "Slow part", subagent_type: general, background: true, prompt: "PROMPT"}}`,
+		spawn:   `{name: task, input: {description: "Slow part", subagent_type: general, prompt: "PROMPT"}}`,
+		bash:    `{name: bash, input: {command: "COMMAND", description: "Slow work"}}`, subMatch: "tools_include: [bash]",
 		spawnTool: "task", bashTool: "bash", noNest: "OpenCode gives its sub-agents no task tool"},
 	{name: "copilot", cli: testkit.CopilotCLI, api: "openai", model: "gpt-test", fanOut: testkit.CopilotFanOut, fanOutPrompt: "CAP-FG3: start three sub-agents in parallel, then sum up.",
-		spawn: `{name: task, input: {name: slow, description: "Slow part", agent_type: general-purpose, mode: sync, prompt: "PROMPT"}}`,
-		bash:  `{name: bash, input: {command: "COMMAND", description: "Slow work", mode: sync}}`, spawnTool: "task", bashTool: "bash"},
+		spawnBG: `{name: task, input: {name: slow, description: "Slow part", agent_type: general-purpose, mode: background, prompt: "PROMPT"}}`,
+		spawn:   `{name: task, input: {name: slow, description: "Slow part", agent_type: general-purpose, mode: sync, prompt: "PROMPT"}}`,
+		bash:    `{name: bash, input: {command: "COMMAND", description: "Slow work", mode: sync}}`, spawnTool: "task", bashTool: "bash"},
 }
 
 // nativeFanOut is claudeFanOut for Atomic's own task tool.
@@ -168,10 +175,15 @@ func lastOf(evs []event.Raw, typ event.Type) (event.Raw, bool) {
 	return event.Raw{}, false
 }
 
-// interruptScenario: the lead starts one sync sub-agent, which runs
-// command (a long sleep) in its shell; whatever comes after is scripted
-// too, so that a request made after the interrupt is answered (and seen).
-func (b conformBackend) interruptScenario(command string) string {
+// interruptScenario: the lead starts one sub-agent (sync, or in the
+// background), which runs command (a long sleep) in its shell; whatever
+// comes after is scripted too, so that a request made after the interrupt
+// is answered (and seen).
+func (b conformBackend) interruptScenario(command string, background bool) string {
+	spawn, wait := b.spawn, b.wait
+	if background {
+		spawn, wait = b.spawnBG, ""
+	}
 	sub := "any_user_contains: SUBTASK-SLEEP"
 	if b.subMatch != "" {
 		sub += ", " + b.subMatch
@@ -180,12 +192,12 @@ func (b conformBackend) interruptScenario(command string) string {
 		"  - name: sub-sleep\n    match: {" + sub + ", has_tool_results: false}\n    respond:\n      text: Sleeping.\n      tool_calls:\n        - " +
 		strings.ReplaceAll(b.bash, "COMMAND", command) + "\n" +
 		"  - name: sub-after\n    match: {" + sub + ", has_tool_results: true}\n    respond: {text: done SLEEP}\n"
-	if b.wait != "" {
-		sc += "  - " + b.wait + "\n"
+	if wait != "" {
+		sc += "  - " + wait + "\n"
 	}
 	return sc +
 		"  - name: lead-after\n    match: {has_tool_results: true}\n    respond: {text: The sub-agent is done.}\n" +
 		"  - name: lead-spawn\n    match: {last_user_contains: CONFORM-INT, has_tool_results: false}\n    respond:\n      text: Starting a slow sub-agent.\n      tool_calls:\n        - " +
-		strings.ReplaceAll(b.spawn, "PROMPT", "SUBTASK-SLEEP: run the command, then report. Use the shell.") + "\n" +
+		strings.ReplaceAll(spawn, "PROMPT", "SUBTASK-SLEEP: run the command, then report. Use the shell.") + "\n" +
 		"  - name: other\n    respond: {text: OK.}\n"
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/loopback"
 )
 
@@ -38,14 +39,16 @@ type interruptedRun struct {
 	before, after []loopback.LogEntry
 }
 
-// interruptWhileSubagentSleeps runs the interrupt scenario on b: SIGINT
-// goes to atomic once the sub-agent's sleep runs, and atomic must exit 130.
-func interruptWhileSubagentSleeps(t *testing.T, b conformBackend) interruptedRun {
+// interruptWhileSubagentSleeps runs the interrupt scenario on b (its
+// sub-agent sync, or in the background): SIGINT goes to atomic once the
+// sub-agent's sleep runs, atomic must exit 130, and the sleep must not
+// outlive it.
+func interruptWhileSubagentSleeps(t *testing.T, b conformBackend, background bool) interruptedRun {
 	t.Helper()
 	// A long command (Claude Code refuses a sleep) whose command line is
 	// the run's own.
 	sleep := fmt.Sprintf("timeout 91.%d", time.Now().UnixNano()%100000)
-	srv := server(t, b.interruptScenario(sleep+" tail -f /dev/null"))
+	srv := server(t, b.interruptScenario(sleep+" tail -f /dev/null", background))
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	run := b.command(t, ctx, srv.URL(), "-p", "CONFORM-INT: hand the slow part to a sub-agent.", "--output-format", "stream-json",
@@ -88,7 +91,29 @@ func interruptWhileSubagentSleeps(t *testing.T, b conformBackend) interruptedRun
 
 func TestConformanceEveryToolCallClosesBeforeItsAgentEndsAlsoAfterAnInterrupt(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b conformBackend) {
-		r := interruptWhileSubagentSleeps(t, b)
+		r := interruptWhileSubagentSleeps(t, b, false)
+		checkToolCallsClose(t, r.evs)
+	})
+}
+
+func TestConformanceAfterAnInterruptWithABackgroundSubagentRunningNoBackendMakesAnotherModelRequest(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b conformBackend) {
+		r := interruptWhileSubagentSleeps(t, b, true)
+		if len(r.before) == 0 {
+			t.Fatal("no model request before the interrupt: the count after it proves nothing")
+		}
+		for _, e := range r.after {
+			t.Errorf("model request %d after the interrupt: %s %s answered by %q", e.Seq, e.Method, e.Path, e.Rule)
+		}
+		seqs := statusesByAgent(t, r.evs)
+		if len(seqs) != 1 {
+			t.Errorf("agents %v, want the one background sub-agent", seqs)
+		}
+		for id, seq := range seqs {
+			if seq[len(seq)-1] != lifecycle.Interrupted {
+				t.Errorf("sub-agent %s ended %v, want interrupted", id, seq)
+			}
+		}
 		checkToolCallsClose(t, r.evs)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,12 +13,14 @@ import (
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
-// The chain: the model, sandboxed, cannot read ~/.ssh, but it can
-// write .git (it is in the workspace). It plants hooks that run even with
-// --no-verify, sets core.fsmonitor and a filter driver in .git/config,
-// then has an isolated sub-agent edit a file and merges its worktree:
-// Atomic's own git, which runs outside the sandbox, would run every one
-// of them as the user. None may run, and the merge still lands.
+// The chain: the model, sandboxed, cannot read ~/.ssh; it tries to
+// plant hooks that run even with --no-verify, core.fsmonitor and a filter
+// driver in .git/config, then has an isolated sub-agent edit a file and
+// merges its worktree: Atomic's own git, which runs outside the sandbox,
+// would run every one of them as the user. The sandbox refuses the plant
+// (the hooks and config are shielded), so the test plants the same
+// programs itself before the run (as a run with --sandbox off could
+// have): none may run during Atomic's git, and the merge still lands.
 func TestAGitHookOrConfiguredProgramPlantedByTheModelDoesNotRunWhenAtomicMakesAndMergesAWorktree(t *testing.T) {
 	repo := testkit.GitRepo(t, map[string]string{"a.txt": "one\n"})
 	loot := t.TempDir() // outside the workspace: the sandbox keeps the model's commands from writing it
@@ -40,7 +43,7 @@ rules:
     match: {tool_result_contains: "merge_worktree(task_id"}
     respond: {tool_calls: [{name: merge_worktree, input: {task_id: general-purpose-1}}]}
   - name: spawn
-    match: {tool_result_contains: PLANTED}
+    match: {tool_result_contains: "blocked this"}
     respond: {tool_calls: [{name: task, input: {description: "edit a file", prompt: "EDIT-ONE", isolation: worktree}}]}
   - name: plant
     match: {has_tool_results: false}
@@ -55,12 +58,18 @@ rules:
 			os.WriteFile(filepath.Join(h, ".ssh", "id_x"), []byte("PRIVATE KEY\n"), 0o600)
 		}
 	}
+	pre := exec.Command("/bin/bash", "-c", plant)
+	pre.Dir = repo
+	if out, err := pre.CombinedOutput(); err != nil || !strings.Contains(string(out), "PLANTED") {
+		t.Fatalf("planting before the run: %v %s", err, out)
+	}
+	config, _ := readFile(repo, ".git/config")
 	r := runCmd(t, cmd)
 	if r.code != 0 || !strings.Contains(r.stdout, "MERGED") {
 		t.Fatalf("code %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
-	if got, _ := readFile(repo, ".git/evil"); !strings.Contains(got, marker) {
-		t.Fatalf("the model's command did not plant the program (sandbox refused .git?): %q", got)
+	if got, _ := readFile(repo, ".git/config"); got != config {
+		t.Fatalf("the model's command changed .git/config:\n%s", got)
 	}
 	if b, err := os.ReadFile(marker); err == nil {
 		t.Fatalf("a program the model planted ran as the user during Atomic's git:\n%s", b)

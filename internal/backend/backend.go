@@ -15,6 +15,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/tools"
 )
 
 // Names of the backends (the --backend flag, subagent.start's backend).
@@ -79,6 +80,16 @@ type AgentCanceller interface {
 	CancelAgent(id string) error
 }
 
+// AgentsInterrupter is implemented by sessions whose own sub-agents must be
+// stopped together with an interrupt of the lead, its turn running or
+// not: a CLI told to stop a background sub-agent alone wakes its idle lead
+// with the sub-agent's end, a model request after the interrupt (Claude
+// Code does). InterruptAgents interrupts the lead, stops ids and returns
+// once the CLI took the interrupt (bounded).
+type AgentsInterrupter interface {
+	InterruptAgents(ids []string)
+}
+
 // Factory builds a session on the named backend (a mixed tree's sub-agents
 // and teammates run on the backend their agent type names).
 type Factory func(name string, cfg Config) (Session, error)
@@ -138,6 +149,20 @@ type Config struct {
 	// that a resumed session's conversation is found there; empty: a
 	// throwaway home, removed on Close.
 	CLIHome string
+
+	// What only the native loop reads (backend/native); a CLI brings its
+	// own: the provider it calls, the name its approval prompts and
+	// session.start give it (AgentName), its system prompt and tools, its
+	// bound on model requests per turn (0: the loop's default), the
+	// conversation it continues (a resumed agent's) and who keeps each
+	// change of it (the session store; it must only queue).
+	Provider  provider.Provider
+	AgentName string
+	System    string
+	Tools     *tools.Set
+	MaxTurns  int
+	History   []provider.Message
+	OnHistory func([]provider.Message)
 }
 
 // Decide passes req through the gate the way the native loop does:
@@ -164,12 +189,6 @@ func Decide(ctx context.Context, gate *permission.Gate, sink event.Sink, base ev
 	sink.Emit(e)
 	return d
 }
-
-// Compile-time check: the native loop is a backend session.
-var (
-	_ Session     = (*agent.Session)(nil)
-	_ ImageRunner = (*agent.Session)(nil)
-)
 
 // SessionStart is the session.start of the session c describes, run by
 // provider (the backend's name) on model.

@@ -32,6 +32,7 @@ type Bus struct {
 	statuses map[string]lifecycle.Status // by task tool call id: last status reported
 	seq      uint64                      // of the last event delivered
 	subs     []*Subscription             // copy on write: Emit reads it under mu
+	records  bool                        // some subscriber has Options.Records
 	direct   []*Subscription             // For's sink: delivered in the emitter's goroutine
 	slab     []event.Event               // where queued events are kept (hold)
 
@@ -77,20 +78,21 @@ func (b *Bus) Emit(e event.Event) {
 	changed := b.state.Apply(e) // first, so subscribers see the state e made
 	e = b.state.Resolve(e)      // the reducer's counts, not the emitter's
 	b.enqueue(e)
-	var statuses []event.Event
+	var statuses []directStatus
 	for _, r := range changed {
 		key := r.ToolCallID
 		if key == "" {
 			key = r.ID
 		}
-		if b.statuses[key] == r.Status {
+		moved := b.statuses[key] != r.Status
+		if !moved && !b.records {
 			continue
 		}
 		b.statuses[key] = r.Status
 		se := lifecycle.StatusEvent(e, r)
-		b.enqueue(se)
+		b.enqueueStatus(se, moved)
 		if len(b.direct) > 0 {
-			statuses = append(statuses, se)
+			statuses = append(statuses, directStatus{se, moved})
 		}
 	}
 	direct := b.direct
@@ -102,6 +104,34 @@ func (b *Bus) Emit(e event.Event) {
 	b.mu.Unlock()
 	if len(direct) > 0 {
 		b.deliverDirect(ticket, direct, e, statuses)
+	}
+}
+
+// directStatus is an agent.status event for the direct subscribers, and
+// whether its status moved (else only Records subscribers get it).
+type directStatus struct {
+	e     event.Event
+	moved bool
+}
+
+// enqueueStatus queues agent.status e: for every subscriber when its
+// status moved, else (a record changed, not its status) only for the
+// Records subscribers, under the sequence number of the event that caused
+// it. b.mu is held.
+func (b *Bus) enqueueStatus(e event.Event, moved bool) {
+	if moved {
+		b.enqueue(e)
+		return
+	}
+	var p *event.Event
+	for _, s := range b.subs {
+		if !s.opt.Records {
+			continue
+		}
+		if p == nil {
+			p = b.hold(e)
+		}
+		s.enqueue(item{seq: b.seq, e: p})
 	}
 }
 
@@ -134,7 +164,7 @@ func (b *Bus) hold(e event.Event) *event.Event {
 
 // deliverDirect calls the direct subscribers once every earlier Emit's
 // direct delivery is done.
-func (b *Bus) deliverDirect(ticket uint64, direct []*Subscription, e event.Event, statuses []event.Event) {
+func (b *Bus) deliverDirect(ticket uint64, direct []*Subscription, e event.Event, statuses []directStatus) {
 	b.dmu.Lock()
 	defer b.dmu.Unlock()
 	for b.served != ticket {
@@ -150,7 +180,9 @@ func (b *Bus) deliverDirect(ticket uint64, direct []*Subscription, e event.Event
 		}
 		s.fn(e)
 		for _, se := range statuses {
-			s.fn(se)
+			if se.moved || s.opt.Records {
+				s.fn(se.e)
+			}
 		}
 	}
 }
@@ -173,11 +205,13 @@ func (b *Bus) SubscribeWith(fn func(event.Event), opt Options) *Subscription {
 	if opt.Inline {
 		s.direct = true
 		b.mu.Lock()
+		b.records = b.records || opt.Records
 		b.direct = append(b.direct[:len(b.direct):len(b.direct)], s)
 		b.mu.Unlock()
 		return s
 	}
 	b.mu.Lock()
+	b.records = b.records || opt.Records
 	s.first = b.seq + 1
 	b.subs = append(b.subs[:len(b.subs):len(b.subs)], s)
 	b.mu.Unlock()

@@ -20,8 +20,8 @@ const (
 	// subscribers. The cost is memory: a subscriber that stops for good
 	// holds every later event of the run (HighWater reports the deepest
 	// the queue got). The session store, stream-json, observe and the
-	// runtime's own subscriber are Lossless, and so is the TUI (it renders
-	// deltas as they come and keeps no resync path yet); ACP is Inline.
+	// runtime's own subscriber are Lossless; ACP is Inline; the TUI is
+	// Coalesce (with Records).
 	Lossless Policy = iota
 	// Coalesce is for views that can rebuild from the reducer's state:
 	// while the queue is at its bound, message.delta events are dropped
@@ -50,6 +50,14 @@ type Options struct {
 	// handled it: stream-json prints an event only after the session
 	// store was handed it, so the store's Mark covers it.
 	After *Subscription
+	// Records has the subscriber also get an agent.status event each time
+	// an event changes a record without moving its status (its current
+	// tool, tool uses, usage, what it waits for, its session): every
+	// agent.status it gets is the record as the reducer now has it, so a
+	// view renders the records it is handed and keeps no reducer of its
+	// own. Other subscribers, and the wire, get agent.status only when a
+	// status moves.
+	Records bool
 	// Inline has fn called by the emitter, after the bus's lock is
 	// released, in bus order, and before Emit returns: no queue, no
 	// goroutine, and no protection from a slow fn, which delays every

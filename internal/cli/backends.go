@@ -10,6 +10,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend/copilot"
 	"github.com/atomic-agent/atomic/internal/backend/opencode"
 	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
 // backendName is the chosen backend: --backend, else the config file's,
@@ -83,19 +84,11 @@ func openBackend(name string, cfg backend.Config, check bool) (backend.Session, 
 // for the CLI's API as the native providers normalise theirs. The CLIs are
 // found on PATH.
 func (c *common) treeBackends(ios IOStreams, s *setup) backend.Factory {
-	return func(name string, cfg backend.Config) (backend.Session, error) {
-		api := apiOf(name)
+	return spawn.Inheriting(func(api string) (spawn.Endpoint, error) {
 		ps := cliSettings(api, c.leadSettings(s), s, ios.Getenv)
 		base, err := config.BaseURLFor(api, ps.BaseURL)
-		if err != nil {
-			return nil, fmt.Errorf("%s sub-agent: %w", name, err)
-		}
-		cfg.BaseURL, cfg.APIKey = base, ps.APIKey
-		if cfg.Model == "" {
-			cfg.Model = ps.Model
-		}
-		return openBackend(name, cfg, false)
-	}
+		return spawn.Endpoint{BaseURL: base, APIKey: ps.APIKey, Model: ps.Model}, err
+	}, func(name string, cfg backend.Config) (backend.Session, error) { return openBackend(name, cfg, false) })
 }
 
 // leadSettings are the model, endpoint and key the lead was given on the
@@ -110,14 +103,8 @@ func (c *common) leadSettings(s *setup) config.ProviderSettings {
 	return ps
 }
 
-// apiOf is the model API a backend's CLI speaks (the table's; openai for
-// a name it does not know).
-func apiOf(name string) string {
-	if k, ok := backend.Lookup(name); ok && k.API != "" {
-		return k.API
-	}
-	return "openai"
-}
+// apiOf is the model API a backend's CLI speaks (spawn.API).
+func apiOf(name string) string { return spawn.API(name) }
 
 // cliSettings picks the provider settings a CLI speaking api gets in a
 // tree whose lead has the settings lead:

@@ -11,12 +11,14 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/observe"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
 // natsFlags connect a lead or a worker to NATS.
@@ -214,16 +216,14 @@ func runWorker(ctx context.Context, args []string, ios IOStreams) int {
 // provider, permission flags and tools rooted in the task's worktree,
 // which is made before its first tool runs.
 func agentRunner(c *common, s *setup) remote.Runner {
-	return func(ctx context.Context, t remote.Task, dir string, prepare func() error, sink event.Sink) (*agent.Result, error) {
+	return func(ctx context.Context, t remote.Task, dir string, prepare func() error, sink event.Sink) (*backend.Result, error) {
 		ws := s.workspace
 		ws.Root = dir
-		set := runtime.CoreTools(ws)
-		if t.Tools != nil {
-			only, err := set.Only(t.Tools...)
-			if err != nil {
-				return nil, fmt.Errorf("agent type %s: %w", t.AgentType, err)
-			}
-			set = only
+		open := spawn.New(spawn.Config{Provider: s.prov, Model: s.ps.Model, Tools: runtime.CoreTools(ws),
+			Gate: s.gate, MaxTurns: c.maxTurns})
+		plan, err := open.Resolve(agenttype.Type{Name: t.AgentType, Tools: t.Tools, Prompt: t.System, Source: "sent by the lead"})
+		if err != nil {
+			return nil, err
 		}
 		system := runtime.SubagentSystemPrompt(ws, s.memory.Prompt())
 		if p := strings.TrimSpace(t.System); p != "" {
@@ -232,9 +232,12 @@ func agentRunner(c *common, s *setup) remote.Runner {
 		ctx, fail := context.WithCancelCause(ctx)
 		defer fail(nil)
 		sink = &preparing{Sink: sink, id: t.ID, prepare: prepare, fail: fail}
-		sess := agent.New(agent.Config{SessionID: t.SessionID, ID: t.ID, ParentID: t.ParentID, Name: t.AgentType,
-			Provider: s.prov, Model: s.ps.Model, System: system, Tools: set, Gate: s.gate, Sink: bus.For(sink),
-			MaxTurns: c.maxTurns})
+		sess, err := open.Open(plan, spawn.Spec{SessionID: t.SessionID, AgentID: t.ID, ParentID: t.ParentID,
+			Name: t.AgentType, Sink: bus.For(sink), System: system})
+		if err != nil {
+			return nil, err
+		}
+		defer sess.Close()
 		res, err := sess.Run(ctx, t.Prompt)
 		var pe prepareError
 		if err != nil && errors.As(context.Cause(ctx), &pe) {

@@ -21,24 +21,26 @@ func DisplayName(agentType string) string {
 // active, "3 agents finished · 1 failed · 2 interrupted" when none is. The
 // count is every record; the type is named when all records share it. It is
 // empty when there are no records.
-func (s *State) Header() string {
-	n := len(s.recs)
+func (s *State) Header() string { return header(s.recs, s.Counts()) }
+
+// header is the Header of recs, whose counts are c.
+func header(recs []Record, c Counts) string {
+	n := len(recs)
 	if n == 0 {
 		return ""
 	}
 	noun := "agents"
-	if name := s.recs[0].Name; name != "" && s.sameName(name) {
+	if name := recs[0].Name; name != "" && sameName(recs, name) {
 		noun = name + " agents"
 	}
 	if n == 1 {
 		noun = strings.TrimSuffix(noun, "s")
 	}
-	if s.Active() > 0 {
+	if c.Active() > 0 {
 		return "Running " + strconv.Itoa(n) + " " + noun + "…"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s finished", n, noun)
-	c := s.Counts()
 	if c.Error > 0 {
 		fmt.Fprintf(&b, " · %d failed", c.Error)
 	}
@@ -49,9 +51,9 @@ func (s *State) Header() string {
 }
 
 // sameName reports whether every record's Name is name.
-func (s *State) sameName(name string) bool {
-	for i := range s.recs {
-		if s.recs[i].Name != name {
+func sameName(recs []Record, name string) bool {
+	for i := range recs {
+		if recs[i].Name != name {
 			return false
 		}
 	}

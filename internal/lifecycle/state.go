@@ -274,8 +274,10 @@ func (c Counts) Of(st Status) int {
 }
 
 // Counts returns the number of records in each status.
-func (s *State) Counts() Counts {
-	c := &s.counts
+func (s *State) Counts() Counts { return countsOf(&s.counts) }
+
+// countsOf turns a count array into Counts.
+func countsOf(c *[numStatuses]int) Counts {
 	return Counts{
 		Running:     c[Running.index()],
 		Pending:     c[Pending.index()],
@@ -294,8 +296,11 @@ func (s *State) Active() int {
 // Sorted returns a copy of the records ordered for display: running,
 // pending, background, completed, interrupted, error; by creation within a
 // status.
-func (s *State) Sorted() []Record {
-	out := slices.Clone(s.recs)
+func (s *State) Sorted() []Record { return sorted(s.recs) }
+
+// sorted is a copy of recs in display order (State.Sorted).
+func sorted(recs []Record) []Record {
+	out := slices.Clone(recs)
 	slices.SortStableFunc(out, func(a, b Record) int {
 		return a.Status.index() - b.Status.index()
 	})

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
@@ -28,6 +27,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -217,24 +217,21 @@ func Open(cfg Config) (*Runtime, error) {
 	if r.resumed != nil && r.offerResumable(r.resumed, cfg.Resume.Subagents) {
 		leadTools.Add(subagent.NewResumeTask(r.mgr))
 	}
+	var leadOut event.Sink = r.bus
 	if cfg.NewLead != nil {
-		lead, err := cfg.NewLead(backend.Config{SessionID: cfg.SessionID, AgentID: event.LeadID,
-			Workspace: cfg.Workspace.Root, Gate: cfg.Gate, Sink: leadSink{r}, Now: cfg.Now})
-		if err != nil {
-			r.mgr.Close()
-			r.team.Close()
-			cfg.MCP.Close()
-			return nil, err
-		}
-		r.lead = lead
-	} else {
-		r.lead = agent.New(agent.Config{
-			SessionID: cfg.SessionID, ID: event.LeadID, Name: event.LeadID, Provider: cfg.Provider, Model: cfg.Model,
-			System: LeadSystemPrompt(cfg.Workspace, cfg.Memory), Tools: leadTools, Gate: cfg.Gate,
-			Sink: r.bus, MaxTurns: cfg.MaxTurns, Now: cfg.Now, OnHistory: bind(history, event.LeadID),
-			History: leadHistory,
-		})
+		leadOut = leadSink{r} // the CLI's own sub-agents are registered as it announces them
 	}
+	lead, err := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Gate: cfg.Gate, MaxTurns: cfg.MaxTurns,
+		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
+		SessionID: cfg.SessionID, AgentID: event.LeadID, Name: event.LeadID, Sink: leadOut,
+		System: LeadSystemPrompt(cfg.Workspace, cfg.Memory), History: leadHistory})
+	if err != nil {
+		r.mgr.Close()
+		r.team.Close()
+		cfg.MCP.Close()
+		return nil, err
+	}
+	r.lead = lead
 	if r.resumed != nil {
 		r.restore(r.resumed)
 	}
@@ -252,14 +249,6 @@ func Open(cfg Config) (*Runtime, error) {
 		}
 	}, bus.Options{Name: "runtime"})
 	return r, nil
-}
-
-// bind fixes save's agent id; nil when save is.
-func bind(save func(string, []provider.Message), agentID string) func([]provider.Message) {
-	if save == nil {
-		return nil
-	}
-	return func(m []provider.Message) { save(agentID, m) }
 }
 
 // CoreTools is the tool set every agent may draw from: the file and shell
@@ -598,9 +587,18 @@ func (r *Runtime) leadAgents() []string {
 
 // cancelLeadAgents stops the lead backend's sub-agents ids: an interrupt
 // also ends the background work a CLI lead started, which its own
-// interrupt leaves running. A backend that cannot stop one alone has
-// stopped them all with its interrupt.
+// interrupt leaves running; together with an interrupt of the lead where
+// the backend must (backend.AgentsInterrupter), so that their ends start
+// no model request. Otherwise each goes to its owner: a backend that cannot
+// stop one alone has stopped them all with its interrupt.
 func (r *Runtime) cancelLeadAgents(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	if in, ok := r.lead.(backend.AgentsInterrupter); ok {
+		in.InterruptAgents(ids)
+		return
+	}
 	for _, id := range ids {
 		_ = r.owners.Cancel(id)
 	}

@@ -1,4 +1,5 @@
-// Package subagent runs sub-agents: each is a fresh agent.Session with its
+// Package subagent schedules sub-agents: each is a fresh session, opened by
+// spawn (on the native loop, an external CLI or the NATS workers) with its
 // own history, system prompt and tool set, given only the task prompt. The
 // Manager caps how many run at once (the rest wait FIFO as pending), keeps
 // every result independent (one failure or panic never touches a sibling),
@@ -17,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
@@ -27,6 +27,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -111,7 +112,9 @@ type Agents interface {
 
 // Manager starts and tracks sub-agents. Safe for concurrent use.
 type Manager struct {
-	cfg   Config
+	cfg Config
+	// open resolves each task's type and opens its session.
+	open  *spawn.Opener
 	slots *slots // local agents'
 	// remoteSlots bound the tasks sent to workers (MaxRemote; unbounded
 	// when 0).
@@ -132,13 +135,12 @@ type Manager struct {
 	// resumable are the interrupted tasks of a resumed session that
 	// ResumeTask can continue.
 	resumable map[string]Resumable
-	warned    map[string]bool // warnings given (each once)
 }
 
 // reservation is a task named and queued but not yet started.
 type reservation struct {
 	task   *Task
-	set    *tools.Set
+	plan   spawn.Plan
 	ticket *ticket
 }
 
@@ -170,17 +172,17 @@ func New(cfg Config) *Manager {
 		cfg.Owners = owner.New()
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &Manager{cfg: cfg, slots: newSlots(cfg.MaxConcurrent), remoteSlots: newSlots(cmp.Or(max(cfg.MaxRemote, 0), math.MaxInt)),
+	m := &Manager{cfg: cfg, slots: newSlots(cfg.MaxConcurrent), remoteSlots: newSlots(cmp.Or(max(cfg.MaxRemote, 0), math.MaxInt)),
 		base: base, stop: stop,
 		tasks: map[string]*Task{}, counts: map[string]int{}, reserved: map[string]*reservation{}}
+	m.open = spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types, Tools: cfg.Tools,
+		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
+		NameAgent: m.Name, Remote: cfg.Remote, History: cfg.History, Warn: cfg.Warn})
+	return m
 }
 
 // SetModel changes the model inherited by sub-agents spawned from now on.
-func (m *Manager) SetModel(model string) {
-	m.mu.Lock()
-	m.cfg.Model = model
-	m.mu.Unlock()
-}
+func (m *Manager) SetModel(model string) { m.open.SetModel(model) }
 
 // MaxConcurrent is the cap on running local sub-agents.
 func (m *Manager) MaxConcurrent() int { return m.cfg.MaxConcurrent }
@@ -230,44 +232,29 @@ func (m *Manager) Release(callID string) {
 	}
 }
 
-// reserve resolves spec's type, tools and model, names the agent and joins
-// the slot queue: the local one, or for a task sent to the workers the
-// remote one.
+// reserve resolves spec's type (spawn: its tools, model and backend),
+// names the agent and joins the slot queue: the local one, or for a task
+// sent to the workers the remote one.
 func (m *Manager) reserve(spec Spec) (*reservation, error) {
-	typ, err := m.cfg.Types.Lookup(spec.Type)
+	plan, err := m.open.Lookup(spec.Type)
 	if err != nil {
 		return nil, err
-	}
-	set := m.cfg.Tools
-	if typ.Tools != nil {
-		names, missing := resolveMCP(m.cfg.Tools, typ.Tools)
-		if set, err = m.cfg.Tools.Only(names...); err != nil {
-			return nil, fmt.Errorf("agent type %s (%s): %w", typ.Name, typ.Source, err)
-		}
-		if len(missing) > 0 {
-			m.warnOnce(fmt.Sprintf("agent type %s: MCP tools %s are not available (server not up or failed); the agent starts without them",
-				typ.Name, strings.Join(missing, ", ")))
-		}
 	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return nil, ErrClosed
 	}
-	model := typ.Model
-	if !typ.External() && (model == "" || model == "inherit" || isClaudeAlias(model)) {
-		model = m.cfg.Model
-	}
-	id := m.nameLocked(typ.Name)
-	t := &Task{ID: id, Spec: spec, Type: typ, Model: model, SessionID: m.cfg.SessionID + "/" + id,
-		done: make(chan struct{})}
+	id := m.nameLocked(plan.Type.Name)
+	t := &Task{ID: id, Spec: spec, Type: plan.Type, Model: plan.Model, SessionID: m.cfg.SessionID + "/" + id,
+		backend: plan.Backend, done: make(chan struct{})}
 	queue := m.slots
 	if m.remote(t) {
 		queue = m.remoteSlots
 	}
 	tk := queue.join() // queue position follows the calls, under m.mu
 	m.mu.Unlock()
-	return &reservation{task: t, set: set, ticket: tk}, nil
+	return &reservation{task: t, plan: plan, ticket: tk}, nil
 }
 
 // Spawn starts a sub-agent and returns at once: the one reserved for
@@ -291,9 +278,9 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	}
 	t := r.task
 	t.Spec = spec
-	set, err := r.set, error(nil)
+	plan, err := r.plan, error(nil)
 	if !m.remote(t) { // a worker isolates its tasks itself; changes come back as a branch
-		set, err = m.isolate(ctx, t, r.set)
+		plan.Tools, err = m.isolate(ctx, t, plan.Tools)
 	}
 	if err != nil {
 		r.ticket.abandon()
@@ -339,14 +326,14 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 		// queued whose slot freed up before the spawn.
 		m.update(t, "")
 	}
-	go m.run(tctx, t, set, r.ticket, queued)
+	go m.run(tctx, t, plan, r.ticket, queued)
 	return t, nil
 }
 
 // sandboxOf is the sandbox mode of t's commands: the session's for a
 // native agent, none for an external CLI's (which has its own).
 func (m *Manager) sandboxOf(t *Task) string {
-	if cmp.Or(t.Type.Backend, backend.Native) != backend.Native {
+	if t.Type.External() {
 		return ""
 	}
 	return m.cfg.Sandbox
@@ -387,16 +374,6 @@ func (m *Manager) Name(typ string) string {
 	return m.nameLocked(typ)
 }
 
-// isClaudeAlias reports Claude Code's model aliases, which agent files
-// written for Claude Code use; they inherit the caller's model here.
-func isClaudeAlias(m string) bool {
-	switch m {
-	case "sonnet", "opus", "haiku":
-		return true
-	}
-	return false
-}
-
 func (m *Manager) emit(t *Task, typ event.Type, data any) {
 	m.cfg.Sink.Emit(event.Event{Type: typ, Time: m.cfg.Now(), SessionID: t.SessionID,
 		AgentID: t.ID, ParentAgentID: t.Spec.ParentID, ToolCallID: t.Spec.ToolCallID, Data: data})
@@ -427,9 +404,9 @@ func (m *Manager) Record(t *Task) lifecycle.Record {
 }
 
 // run is the task's goroutine: wait for a slot, run the session, report.
-func (m *Manager) run(ctx context.Context, t *Task, set *tools.Set, tk *ticket, queued bool) {
+func (m *Manager) run(ctx context.Context, t *Task, plan spawn.Plan, tk *ticket, queued bool) {
 	defer m.wg.Done()
-	var res *agent.Result
+	var res *backend.Result
 	var runErr error
 	acquired := tk.wait(ctx) == nil
 	if !acquired {
@@ -438,49 +415,15 @@ func (m *Manager) run(ctx context.Context, t *Task, set *tools.Set, tk *ticket, 
 		m.update(t, "")
 	}
 	if acquired {
-		res, runErr = m.runSession(ctx, t, set)
+		res, runErr = m.runSession(ctx, t, plan)
 		tk.s.release()
 	}
 	m.finish(ctx, t, res, runErr)
 }
 
-// runSession runs the sub-agent's own session; a panic becomes an error.
-func (m *Manager) runSession(ctx context.Context, t *Task, set *tools.Set) (res *agent.Result, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("sub-agent %s panicked: %v", t.ID, p)
-		}
-	}()
-	if m.remote(t) {
-		return m.runRemote(ctx, t)
-	}
-	if t.Type.External() {
-		return m.runBackend(ctx, t)
-	}
-	system := m.cfg.System
-	if t.Type.Prompt != "" {
-		system = strings.TrimSpace(system + "\n\n" + t.Type.Prompt)
-	}
-	if tree := t.tree(); tree != nil {
-		system += "\n\n" + worktreePrompt(tree)
-	}
-	cfg := agent.Config{
-		SessionID: t.SessionID, ID: t.ID, ParentID: t.Spec.ParentID, Name: t.Type.Name,
-		Provider: m.cfg.Provider, Model: t.Model, System: system, Tools: set,
-		Gate: m.cfg.Gate, Sink: &progressSink{m: m, t: t, set: set},
-		MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now, History: t.Spec.History,
-	}
-	if m.cfg.History != nil {
-		id, save := t.ID, m.cfg.History
-		cfg.OnHistory = func(msgs []provider.Message) { save(id, msgs) }
-	}
-	s := agent.New(cfg)
-	return s.Run(ctx, t.Spec.Prompt)
-}
-
 // finish reports how t ended: OnFinish, then subagent.complete (which the
 // reducer turns into the agent's final status), then Done.
-func (m *Manager) finish(ctx context.Context, t *Task, res *agent.Result, err error) {
+func (m *Manager) finish(ctx context.Context, t *Task, res *backend.Result, err error) {
 	cancelled := ctx.Err() != nil // before releasing ctx below
 	if t.stopParent != nil {
 		t.stopParent()

@@ -36,11 +36,14 @@ type Spec struct {
 // the lifecycle reducer's record (Manager.Record), the one state every view
 // and tool reads.
 type Task struct {
-	ID         string
-	Spec       Spec
-	Type       agenttype.Type
-	Model      string
-	SessionID  string
+	ID        string
+	Spec      Spec
+	Type      agenttype.Type
+	Model     string
+	SessionID string
+	// backend is where it runs: backend.Native, a CLI's name or
+	// spawn.Remote.
+	backend    string
 	cancel     context.CancelFunc
 	done       chan struct{}
 	stopParent func() bool

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
@@ -19,6 +18,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/owner"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -107,7 +107,9 @@ type Info struct {
 
 // Manager runs one lead's team. Safe for concurrent use.
 type Manager struct {
-	cfg  Config
+	cfg Config
+	// open resolves each teammate's type and opens its session.
+	open *spawn.Opener
 	base context.Context
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -155,7 +157,10 @@ func New(cfg Config) *Manager {
 		cfg.Owners = owner.New()
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &Manager{cfg: cfg, base: base, stop: stop, mates: map[string]*mate{}}
+	open := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types, Tools: cfg.Tools,
+		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
+		NameAgent: cfg.NameAgent, History: cfg.History})
+	return &Manager{cfg: cfg, open: open, base: base, stop: stop, mates: map[string]*mate{}}
 }
 
 // Errors callers may test for.
@@ -175,11 +180,7 @@ func (m *Manager) Team() string {
 }
 
 // SetModel changes the model inherited by teammates spawned from now on.
-func (m *Manager) SetModel(model string) {
-	m.mu.Lock()
-	m.cfg.Model = model
-	m.mu.Unlock()
-}
+func (m *Manager) SetModel(model string) { m.open.SetModel(model) }
 
 // Active counts teammates spawning, working or idle, from the reducer.
 func (m *Manager) Active() int {
@@ -260,19 +261,16 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	case strings.TrimSpace(spec.Prompt) == "":
 		return Info{}, errors.New("prompt is empty: say what the teammate should do")
 	}
-	typ, err := m.cfg.Types.Lookup(spec.Type)
+	plan, err := m.open.Lookup(spec.Type)
 	if err != nil {
 		return Info{}, err
 	}
-	set := m.cfg.Tools
-	if typ.Tools != nil {
-		if set, err = m.cfg.Tools.Only(typ.Tools...); err != nil {
-			return Info{}, fmt.Errorf("agent type %s (%s): %w", typ.Name, typ.Source, err)
+	typ := plan.Type
+	if !plan.External() {
+		plan.Tools = plan.Tools.Without() // a copy: the messaging tools are added to it
+		for _, t := range MateTools(m) {
+			plan.Tools.Add(t)
 		}
-	}
-	set = set.Without() // a copy: the messaging tools are added to it
-	for _, t := range MateTools(m) {
-		set.Add(t)
 	}
 	if spec.Role == "" {
 		spec.Role = typ.Name
@@ -283,10 +281,6 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	m.mu.Lock()
 	team := m.team
 	old := m.mates[spec.Name]
-	model := typ.Model
-	if !typ.External() && (model == "" || model == "inherit" || isClaudeAlias(model)) {
-		model = m.cfg.Model
-	}
 	closed := m.closed
 	m.mu.Unlock()
 	switch {
@@ -311,21 +305,16 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	ctx, cancel := context.WithCancel(m.base)
 	t := &mate{name: spec.Name, role: spec.Role, id: id, sessionID: m.cfg.SessionID + "/" + id, typ: typ, team: team, prompt: spec.Prompt,
 		cancel: cancel, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	if typ.External() {
-		if err := m.openCLI(t, model); err != nil {
-			cancel()
-			return Info{}, err
-		}
+	ss := spawn.Spec{SessionID: t.sessionID, AgentID: id, ParentID: event.LeadID, Name: spec.Name, Sink: m.cfg.Sink}
+	if t.cli = plan.External(); t.cli {
+		t.prompt = cliAssignment(t)
+		ss.Sink = childSink{m, t} // the CLI's own sub-agents are registered as it announces them
 	} else {
-		cfg := agent.Config{
-			SessionID: t.sessionID, ID: id, ParentID: event.LeadID, Name: spec.Name,
-			Provider: m.cfg.Provider, Model: model, System: systemPrompt(m.cfg.Workspace, team, spec.Name, spec.Role, typ, m.cfg.Memory),
-			Tools: set, Gate: m.cfg.Gate, Sink: m.cfg.Sink, MaxTurns: m.cfg.MaxTurns, Now: m.cfg.Now,
-		}
-		if save := m.cfg.History; save != nil {
-			cfg.OnHistory = func(msgs []provider.Message) { save(id, msgs) }
-		}
-		t.session = agent.New(cfg)
+		ss.System = systemPrompt(m.cfg.Workspace, team, spec.Name, spec.Role, typ, m.cfg.Memory)
+	}
+	if t.session, err = m.open.Open(plan, ss); err != nil {
+		cancel()
+		return Info{}, err
 	}
 	m.mu.Lock()
 	if m.closed {
@@ -342,17 +331,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	m.register(t)
 	m.setStatus(t, Spawning, "")
 	go m.run(ctx, t)
-	return Info{Name: t.name, Role: t.role, AgentID: id, Type: typ.Name, Model: model, Status: Spawning}, nil
-}
-
-// isClaudeAlias reports Claude Code's model aliases, which agent files
-// written for Claude Code use; they inherit the lead's model here.
-func isClaudeAlias(m string) bool {
-	switch m {
-	case "sonnet", "opus", "haiku":
-		return true
-	}
-	return false
+	return Info{Name: t.name, Role: t.role, AgentID: id, Type: typ.Name, Model: t.session.Model(), Status: Spawning}, nil
 }
 
 // running returns the teammates whose goroutines have not ended, by name.

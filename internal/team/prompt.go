@@ -29,3 +29,17 @@ You are a long-lived member of a team led by "lead". Your first message is your 
 	}
 	return b.String()
 }
+
+// cliAssignment is the first prompt of teammate t when an external CLI runs
+// it (a mixed tree). The CLI cannot call the team's messaging tools, so it
+// says that each answer it ends a turn with goes to the lead, and that
+// messages to it arrive as its next turn.
+func cliAssignment(t *mate) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are %s, a teammate in team %q led by \"lead\". Your role: %s. ", t.name, t.team, t.role)
+	b.WriteString("The answer you end each turn with is sent to the lead as your message; messages to you arrive as <team-message> blocks in your next turn.")
+	if p := strings.TrimSpace(t.typ.Prompt); p != "" && t.typ.Source != "built-in" {
+		b.WriteString("\n\n" + p)
+	}
+	return b.String() + "\n\nYour assignment:\n" + t.prompt
+}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -159,7 +158,7 @@ func (m *Manager) loop(ctx context.Context, t *mate) (Status, string) {
 }
 
 // runTurn runs one turn of the session; a panic becomes an error.
-func runTurn(ctx context.Context, id string, s backend.Session, prompt string) (res *agent.Result, err error) {
+func runTurn(ctx context.Context, id string, s backend.Session, prompt string) (res *backend.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("teammate %s panicked: %v", id, p)

@@ -162,7 +162,7 @@ func planEdit(ctx context.Context, ws Workspace, tg target, name string, in edit
 			return editPlan{}, missingFileError(abs)
 		}
 		p.created, p.content, p.count = true, in.NewString, 1
-		p.diff = unifiedDiff("/dev/null", "b/"+name, "", in.NewString)
+		p.diff = formatDiff("/dev/null", "b/"+name, nil, []lineChange{{newLines: splitLines(in.NewString)}})
 		return p, nil
 	}
 	r, err := replaceIn(abs, content, in)
@@ -170,7 +170,11 @@ func planEdit(ctx context.Context, ws Workspace, tg target, name string, in edit
 		return editPlan{}, err
 	}
 	p.content, p.count = r.content, len(r.offsets)
-	p.diff = unifiedDiff("a/"+name, "b/"+name, content, r.content)
+	if in.OldString == "" {
+		p.diff = formatDiff("a/"+name, "b/"+name, nil, []lineChange{{newLines: splitLines(r.content)}})
+		return p, nil
+	}
+	p.diff = formatDiff("a/"+name, "b/"+name, splitLines(content), editChanges(content, r.old, r.repl, r.offsets))
 	return p, nil
 }
 

@@ -139,9 +139,10 @@ func (t *multiEditTool) plan(ctx context.Context, input json.RawMessage) (multiE
 	p.content = content
 	name := t.ws.display(abs)
 	if p.created {
-		p.diff = unifiedDiff("/dev/null", "b/"+name, "", content)
+		p.diff = formatDiff("/dev/null", "b/"+name, nil, []lineChange{{newLines: splitLines(content)}})
 	} else {
-		p.diff = unifiedDiff("a/"+name, "b/"+name, original, content)
+		old := splitLines(original)
+		p.diff = formatDiff("a/"+name, "b/"+name, old, lineDiff(old, splitLines(content)))
 	}
 	return p, tg, nil
 }

@@ -5,26 +5,25 @@ import (
 	"testing"
 
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
 
 // fiftyAgents is a live tree of 50 agents in mixed states.
-func fiftyAgents() *lifecycle.State {
-	var st lifecycle.State
+func fiftyAgents() *testTree {
+	var evs []event.Event
 	for i := range 50 {
 		call, id := fmt.Sprintf("c%d", i), fmt.Sprintf("explore-%d", i)
 		mode := ""
 		if i%3 == 0 {
 			mode = "background"
 		}
-		st.Apply(taskStart(at(0), call, "explore", fmt.Sprintf("Look at package %d", i), mode))
-		st.Apply(subStart(at(0), id, call, "explore", fmt.Sprintf("Look at package %d", i), mode != ""))
-		st.Apply(subUpdate(at(1), id, call, fmt.Sprintf(`grep "func.*" pkg%d/`, i), i%7))
+		evs = append(evs, taskStart(at(0), call, "explore", fmt.Sprintf("Look at package %d", i), mode))
+		evs = append(evs, subStart(at(0), id, call, "explore", fmt.Sprintf("Look at package %d", i), mode != ""))
+		evs = append(evs, subUpdate(at(1), id, call, fmt.Sprintf(`grep "func.*" pkg%d/`, i), i%7))
 		if i%4 == 1 {
-			st.Apply(subDone(at(float64(i)), id, call, 3, "Found it.\nDetails follow."))
+			evs = append(evs, subDone(at(float64(i)), id, call, 3, "Found it.\nDetails follow."))
 		}
 	}
-	return &st
+	return stateOf(evs...)
 }
 
 // BenchmarkTree50Agents renders one frame of a 50-agent tree (budget: well
@@ -35,7 +34,7 @@ func BenchmarkTree50Agents(b *testing.B) {
 		b.Run(fmt.Sprintf("expanded=%v", expanded), func(b *testing.B) {
 			v := treeView{Now: at(30), Expanded: expanded, Width: 120, Theme: DefaultTheme()}
 			for b.Loop() {
-				renderAgentTree(st, v)
+				renderAgentTree(&st.View, v)
 			}
 		})
 	}

@@ -23,8 +23,8 @@ func (m *Model) applyEvents(evs []event.Event) {
 }
 
 // applyEvent routes one event: the lead's text and tool calls to the
-// transcript, task calls and sub-agent events to the tree they belong to
-// (through its lifecycle reducer), team events to the team tree.
+// transcript, task calls and agent.status records to the tree they belong
+// to, team events to the team tree.
 func (m *Model) applyEvent(e event.Event) {
 	if m.clearing {
 		// Everything before the runtime's reset belongs to the conversation
@@ -131,11 +131,13 @@ func (m *Model) applyEvent(e event.Event) {
 	}
 }
 
-// routeToTree feeds e to the agents tree it concerns and reports whether it
-// did. A task call of the lead joins the tree of the assistant message that
-// made it (a new tree at that point of the transcript for a new message);
-// later events find the tree by task call id or sub-agent id. Interrupts and
-// resets go to every tree and are not consumed.
+// routeToTree places e in the agents tree it concerns and reports whether
+// it was consumed. A task call of the lead joins the tree of the assistant
+// message that made it (a new tree at that point of the transcript for a
+// new message); a sub-agent's own calls join its tree's expanded view.
+// The records a tree shows come only from agent.status events, each the
+// bus reducer's record of one agent, found by task call id or agent id: no
+// tree re-derives a status from the events themselves.
 func (m *Model) routeToTree(e event.Event) bool {
 	switch e.Type {
 	case event.ToolStart:
@@ -146,7 +148,6 @@ func (m *Model) routeToTree(e event.Event) bool {
 		if !strings.EqualFold(d.Name, taskTool) || e.ToolCallID == "" {
 			if t := m.treeByAgent[e.AgentID]; t != nil && !isLead(e) {
 				t.call(e.AgentID, strings.TrimSpace(d.Name+" "+m.subject(d.Name, d.Input)))
-				t.apply(e) // the reducer counts the agent's tool uses
 				return true
 			}
 			return false
@@ -155,9 +156,7 @@ func (m *Model) routeToTree(e event.Event) bool {
 		if t == nil {
 			t = m.openTree
 			if t == nil || m.openSeq != m.leadSeq || !isLead(e) {
-				t = &treeEntry{}
-				m.trees = append(m.trees, t)
-				m.tr.add(t)
+				t = m.newTree()
 				if isLead(e) {
 					m.openTree, m.openSeq = t, m.leadSeq
 				}
@@ -167,21 +166,12 @@ func (m *Model) routeToTree(e event.Event) bool {
 		if d.SubagentID != "" {
 			m.treeByAgent[d.SubagentID] = t
 		}
-		t.apply(e)
 		return true
-	case event.SubagentStart, event.SubagentUpdate, event.SubagentComplete:
-		t := m.treeByCall[e.ToolCallID]
-		if t == nil {
-			t = m.treeByAgent[e.AgentID]
-		}
-		if t == nil && e.Type != event.SubagentStart {
-			return true // progress of an agent cleared away (/clear)
-		}
+	case event.SubagentStart:
+		t := m.treeOf(e.ToolCallID, e.AgentID)
 		if t == nil {
 			// A sub-agent started without a task call we saw: give it a tree.
-			t = &treeEntry{}
-			m.trees = append(m.trees, t)
-			m.tr.add(t)
+			t = m.newTree()
 			if e.ToolCallID != "" {
 				m.treeByCall[e.ToolCallID] = t
 			}
@@ -189,54 +179,68 @@ func (m *Model) routeToTree(e event.Event) bool {
 		if e.AgentID != "" {
 			m.treeByAgent[e.AgentID] = t
 		}
-		changed := t.apply(e)
-		if e.Type == event.SubagentComplete {
-			m.notifyFinished(changed)
-		}
 		return true
+	case event.SubagentUpdate, event.SubagentComplete:
+		return true // the agent's record follows as agent.status
 	case event.ToolComplete:
-		t := m.treeByCall[e.ToolCallID]
-		if t == nil {
-			return false
-		}
-		t.apply(e)
-		return true
-	case event.UsageUpdate:
-		// A sub-agent's usage is its tree reducer's count; the footer
-		// reads the event too.
-		if t := m.treeByAgent[e.AgentID]; t != nil && !isLead(e) {
-			t.apply(e)
-		}
+		return m.treeByCall[e.ToolCallID] != nil
 	case event.PermissionRequested, event.PermissionResolved:
-		// What a sub-agent or teammate waits for is the reducer's, from
-		// these events; the lead's own approvals are the prompt's.
-		if t := m.treeByAgent[e.AgentID]; t != nil {
-			t.apply(e)
-		}
+		// What a teammate waits for is the team reducer's, from these
+		// events; a sub-agent's comes in its record, the lead's own
+		// approvals are the prompt's.
 		if m.team != nil {
 			m.team.apply(e)
 		}
-	case event.Interrupt, event.Reset:
-		for _, t := range m.trees {
-			t.apply(e)
+	case event.AgentStatus:
+		r, ok := lifecycle.RecordOf(e)
+		if !ok {
+			return true
 		}
+		t := m.treeOf(r.ToolCallID, r.ID)
+		if t == nil {
+			return true // an agent cleared away (/clear), or never shown
+		}
+		if r.ID != "" {
+			m.treeByAgent[r.ID] = t
+		}
+		old, found := t.put(r)
+		m.notifyFinished(old, found, r)
+		return true
 	}
 	return false
 }
 
-// notifyFinished adds a notification for each background agent that just
-// really finished: "explore-1 finished (34s)", or failed with its error.
-func (m *Model) notifyFinished(changed []lifecycle.Record) {
-	for _, r := range changed {
-		if !r.Background {
-			continue
-		}
-		switch r.Status {
-		case lifecycle.Completed:
-			m.note(noteSuccess, fmt.Sprintf("%s finished (%s)", r.ID, lifecycle.FormatDuration(r.Duration)))
-		case lifecycle.Error:
-			m.note(noteError, fmt.Sprintf("%s failed (%s): %s", r.ID, lifecycle.FormatDuration(r.Duration), oneLine(r.Error)))
-		}
+// treeOf is the tree of task call callID, else of agent id.
+func (m *Model) treeOf(callID, id string) *treeEntry {
+	if t := m.treeByCall[callID]; t != nil && callID != "" {
+		return t
+	}
+	if id == "" {
+		return nil
+	}
+	return m.treeByAgent[id]
+}
+
+// newTree adds an agents tree at the end of the transcript.
+func (m *Model) newTree() *treeEntry {
+	t := &treeEntry{}
+	m.trees = append(m.trees, t)
+	m.tr.add(t)
+	return t
+}
+
+// notifyFinished adds a notification when a background agent really
+// finished, its session ended: "explore-1 finished (34s)", or failed with
+// its error.
+func (m *Model) notifyFinished(old lifecycle.Record, found bool, r lifecycle.Record) {
+	if !r.Background || r.Session != lifecycle.SessionClosed || found && old.Session == lifecycle.SessionClosed {
+		return
+	}
+	switch r.Status {
+	case lifecycle.Completed:
+		m.note(noteSuccess, fmt.Sprintf("%s finished (%s)", r.ID, lifecycle.FormatDuration(r.Duration)))
+	case lifecycle.Error:
+		m.note(noteError, fmt.Sprintf("%s failed (%s): %s", r.ID, lifecycle.FormatDuration(r.Duration), oneLine(r.Error)))
 	}
 }
 
@@ -292,7 +296,7 @@ func inputSubject(input json.RawMessage) string {
 func (m *Model) activeAgents() int {
 	n := 0
 	for _, t := range m.trees {
-		n += t.state.Active()
+		n += t.recs.Active()
 	}
 	return n
 }

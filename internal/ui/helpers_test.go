@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/mcp"
 )
@@ -129,13 +130,36 @@ func feedEvents(m *Model, evs ...event.Event) {
 		fedTools[m] = seen
 	}
 	out := addToolStarts(seen, evs)
+	f := fedBus[m]
+	if f == nil {
+		f = &busFeed{b: bus.New()}
+		f.b.SubscribeWith(func(e event.Event) { f.out = append(f.out, e) }, bus.Options{Name: "test", Inline: true, Records: true})
+		fedBus[m] = f
+	}
 	fedMu.Unlock()
-	m.Update(eventsMsg{Events: out})
+	m.Update(eventsMsg{Events: f.through(out)})
+}
+
+// busFeed is a test model's bus: the events a test feeds go through its
+// reducer, and the model gets them as the TUI's subscription would, each
+// followed by the agent.status of every record it changed.
+type busFeed struct {
+	b   *bus.Bus
+	out []event.Event
+}
+
+func (f *busFeed) through(evs []event.Event) []event.Event {
+	f.out = nil
+	for _, e := range evs {
+		f.b.Emit(e)
+	}
+	return f.out
 }
 
 var (
 	fedMu    sync.Mutex
 	fedTools = map[*Model]map[string]int{} // tool.start events fed, by agent
+	fedBus   = map[*Model]*busFeed{}       // each model's bus
 )
 
 // withToolStarts is evs as a run's stream carries them: a sub-agent's

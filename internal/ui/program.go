@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/runtime"
@@ -73,8 +74,10 @@ func Run(ctx context.Context, o Options) error {
 	m := New(Config{Backend: RuntimeBackend(rt), Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
 		Memory: o.Memory, Commands: o.Commands})
 	f := newFeed()
-	unsub := rt.Bus().Subscribe(f.Emit)
-	defer unsub()
+	// The trees render the reducer's records (Records), and the view may
+	// lose streamed text under a flood and resync from them (Coalesce).
+	sub := rt.Bus().SubscribeWith(f.Emit, bus.Options{Name: "tui", Policy: bus.Coalesce, Records: true})
+	defer sub.Close()
 	var approvals <-chan struct{}
 	if o.Approvals != nil {
 		approvals = o.Approvals.Changed()

@@ -96,7 +96,7 @@ func agentEvents(rt *rapid.T, i int) []event.Event {
 func checkAgreement(rt *rapid.T, m *Model, ref *lifecycle.State, step int, e event.Event) {
 	shown := map[string]lifecycle.Record{}
 	for _, tr := range m.trees {
-		for _, r := range tr.state.Records() {
+		for _, r := range tr.recs.Records() {
 			if _, dup := shown[r.ID]; dup {
 				rt.Fatalf("step %d: %s is shown in two trees", step, r.ID)
 			}

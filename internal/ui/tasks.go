@@ -22,7 +22,7 @@ type taskRow struct {
 func (m *Model) backgroundTasks() []taskRow {
 	var out []taskRow
 	for _, t := range m.trees {
-		for _, r := range t.state.Records() {
+		for _, r := range t.recs.Records() {
 			if r.Background {
 				out = append(out, taskRow{r, t})
 			}
@@ -46,7 +46,7 @@ func (p *tasksPanel) view(m *Model) []string {
 			mark = th.accent().Render(userMarker)
 		}
 		line := fmt.Sprintf("%s%s %s · %s · %s · %s", mark, th.StatusStyle(r.Status).Render(dot), th.bold().Render(r.ID),
-			r.Description, r.Status, lifecycle.FormatDuration(row.tree.state.Elapsed(r, m.now)))
+			r.Description, r.Status, lifecycle.FormatDuration(r.Elapsed(m.now)))
 		out = append(out, fit(line, m.width))
 	}
 	return out

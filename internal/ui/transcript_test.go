@@ -59,7 +59,7 @@ func TestTaskCallsOfOneMessageShareATreeAndANewMessageStartsAnother(t *testing.T
 		leadText(at(4), "Round two."),
 		taskStart(at(4), "c3", "explore", "C", ""),
 	)
-	if len(m.trees) != 2 || m.trees[0].state.Len() != 2 || m.trees[1].state.Len() != 1 {
+	if len(m.trees) != 2 || m.trees[0].recs.Len() != 2 || m.trees[1].recs.Len() != 1 {
 		t.Fatalf("trees: %d", len(m.trees))
 	}
 	f := frame(m)

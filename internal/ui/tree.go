@@ -46,7 +46,7 @@ type treeView struct {
 
 // mixed reports whether some agent of st runs on another backend than
 // the lead (lead: "" counts as native).
-func mixed(st *lifecycle.State, lead string) bool {
+func mixed(st *lifecycle.View, lead string) bool {
 	if lead == "" {
 		lead = backend.Native
 	}
@@ -69,9 +69,10 @@ func backendOf(provider string) string {
 
 // renderAgentTree draws the agents tree of st as lines: the header, then a
 // row and a sub-line per agent (plus prompt and result when expanded). All
-// status facts come from the lifecycle reducer: Header, Sorted, SubLine,
-// Elapsed; this function only lays them out and picks colours.
-func renderAgentTree(st *lifecycle.State, v treeView) []string {
+// status facts are the lifecycle reducer's records (the agent.status
+// events st was handed) and its helpers: Header, Sorted, SubLine, Elapsed;
+// this function only lays them out and picks colours.
+func renderAgentTree(st *lifecycle.View, v treeView) []string {
 	if st.Len() == 0 {
 		return nil
 	}
@@ -111,7 +112,7 @@ func renderAgentTree(st *lifecycle.State, v treeView) []string {
 		if i == len(shown)-1 && more > 0 && row.depth == 0 {
 			branch, cont = branchMid, contMid // "+N more" follows at this level
 		}
-		lines = append(lines, fit(th.muted().Render(branch)+agentRow(st, r, v), v.Width))
+		lines = append(lines, fit(th.muted().Render(branch)+agentRow(r, v), v.Width))
 		sub := lifecycle.SubLine(r)
 		subStyle := th.muted()
 		if r.Status == lifecycle.Error {
@@ -187,7 +188,7 @@ func nestRows(recs []lifecycle.Record) []treeRow {
 // agentRow is the first line of an agent's row after its connector: status
 // dot, type (its backend and worker where they matter), description, tool
 // uses and elapsed time.
-func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
+func agentRow(r lifecycle.Record, v treeView) string {
 	var b strings.Builder
 	b.WriteString(v.Theme.StatusStyle(r.Status).Render(dot))
 	b.WriteByte(' ')
@@ -205,7 +206,7 @@ func agentRow(st *lifecycle.State, r lifecycle.Record, v treeView) string {
 		b.WriteString(r.Description)
 	}
 	b.WriteString(v.Theme.muted().Render(" · " + toolUses(r.ToolUses) + " · " +
-		lifecycle.FormatDuration(st.Elapsed(r, v.Now))))
+		lifecycle.FormatDuration(r.Elapsed(v.Now))))
 	return b.String()
 }
 
@@ -309,10 +310,11 @@ func fit(s string, width int) string {
 }
 
 // treeEntry is one agents tree in the transcript: the task calls of one
-// assistant message, with its own lifecycle.State. It stays in the
-// transcript when every agent is done.
+// assistant message. Its records are the bus reducer's, as the agent.status
+// events routed to it carry them; it runs no reducer of its own. It stays
+// in the transcript when every agent is done.
 type treeEntry struct {
-	state lifecycle.State
+	recs lifecycle.View
 	// calls lists each agent's tool calls ("read go.mod"), for the
 	// expanded view.
 	calls map[string][]string
@@ -344,23 +346,24 @@ func (t *treeEntry) setPlan(id string, todos []event.Todo) {
 	t.version++
 }
 
-// apply feeds e to the tree's reducer and returns the records it changed.
-func (t *treeEntry) apply(e event.Event) []lifecycle.Record {
-	changed := t.state.Apply(e)
-	if len(changed) > 0 {
+// put stores the record an agent.status event carries and returns the one
+// it replaced.
+func (t *treeEntry) put(r lifecycle.Record) (old lifecycle.Record, found bool) {
+	old, found = t.recs.Put(r)
+	if !found || old != r {
 		t.version++
 	}
-	return changed
+	return old, found
 }
 
 func (t *treeEntry) lines(rc *renderCtx) []string {
 	v := treeView{Now: rc.Now, Expanded: rc.Expanded, Width: rc.Width, Theme: rc.Theme, Calls: t.calls, Plans: t.plans,
-		Backends: mixed(&t.state, rc.LeadBackend)}
-	if t.state.Active() > 0 {
-		return renderAgentTree(&t.state, v) // elapsed times tick: no cache
+		Backends: mixed(&t.recs, rc.LeadBackend)}
+	if t.recs.Active() > 0 {
+		return renderAgentTree(&t.recs, v) // elapsed times tick: no cache
 	}
 	key := cacheKey{width: rc.Width, expanded: rc.Expanded, version: t.version, backends: v.Backends}
 	return t.cache.get(key, func() []string {
-		return renderAgentTree(&t.state, v)
+		return renderAgentTree(&t.recs, v)
 	})
 }

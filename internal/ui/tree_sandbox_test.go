@@ -22,7 +22,7 @@ func TestTreeTagsTheRowOfASandboxedAgent(t *testing.T) {
 		inSandbox("plan-1", "c2", "plan", "Plan the fix", "read-only"),
 		subStart(at(0), "general-purpose-1", "c3", "general-purpose", "Unconfined", false),
 	)
-	lines := renderAgentTree(st, treeView{Now: at(2), Width: 120, Theme: DefaultTheme()})
+	lines := renderAgentTree(&st.View, treeView{Now: at(2), Width: 120, Theme: DefaultTheme()})
 	want := `● Running 3 agents… (ctrl+o to expand)
 ├─ ● Explore [sandbox] · Map the code · 0 tool uses · 2s
 │    ╰ Initializing…

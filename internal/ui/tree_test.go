@@ -9,26 +9,44 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
 
-// stateOf reduces events into a fresh lifecycle state.
-func stateOf(evs ...event.Event) *lifecycle.State {
-	var st lifecycle.State
-	for _, e := range withToolStarts(evs) {
-		st.Apply(e)
-	}
-	return &st
+// testTree is what a tree holds as events go through a bus: the records
+// of the agent.status events it delivers.
+type testTree struct {
+	lifecycle.View
+	feed *busFeed
 }
 
-func plainTree(st *lifecycle.State, now time.Time, expanded bool, width int) string {
-	lines := renderAgentTree(st, treeView{Now: now, Expanded: expanded, Width: width, Theme: DefaultTheme()})
+// Apply emits e on the tree's bus and keeps the records it reports.
+func (t *testTree) Apply(e event.Event) {
+	for _, x := range t.feed.through([]event.Event{e}) {
+		if r, ok := lifecycle.RecordOf(x); ok {
+			t.Put(r)
+		}
+	}
+}
+
+// stateOf is the tree of events gone through a fresh bus.
+func stateOf(evs ...event.Event) *testTree {
+	t := &testTree{feed: &busFeed{b: bus.New()}}
+	t.feed.b.SubscribeWith(func(e event.Event) { t.feed.out = append(t.feed.out, e) }, bus.Options{Inline: true, Records: true})
+	for _, e := range withToolStarts(evs) {
+		t.Apply(e)
+	}
+	return t
+}
+
+func plainTree(st *testTree, now time.Time, expanded bool, width int) string {
+	lines := renderAgentTree(&st.View, treeView{Now: now, Expanded: expanded, Width: width, Theme: DefaultTheme()})
 	return ansi.Strip(strings.Join(lines, "\n"))
 }
 
 // specRunning is the SPEC §4 example of a compact tree while running.
-func specRunning() *lifecycle.State {
+func specRunning() *testTree {
 	return stateOf(
 		taskStart(at(0), "c1", "explore", "Find the auth handlers", ""),
 		taskStart(at(0), "c2", "general-purpose", "Draft the migration", ""),
@@ -136,7 +154,7 @@ func TestTreeExpandedCapsAtTwentyRows(t *testing.T) {
 }
 
 func TestTreeRowsFitTheWidth(t *testing.T) {
-	for _, line := range renderAgentTree(specRunning(), treeView{Now: at(12), Width: 30, Theme: DefaultTheme()}) {
+	for _, line := range renderAgentTree(&specRunning().View, treeView{Now: at(12), Width: 30, Theme: DefaultTheme()}) {
 		if w := ansi.StringWidth(line); w > 30 {
 			t.Errorf("line %q is %d cells wide, want at most 30", ansi.Strip(line), w)
 		}
@@ -171,7 +189,7 @@ func th0() Theme { return DefaultTheme() }
 
 func TestActiveAgentDotsNeverUseAFinishedColour(t *testing.T) {
 	th := DefaultTheme()
-	lines := renderAgentTree(specRunning(), treeView{Now: at(12), Width: 120, Theme: th})
+	lines := renderAgentTree(&specRunning().View, treeView{Now: at(12), Width: 120, Theme: th})
 	if !strings.HasPrefix(lines[0], sgr(th.Accent)) {
 		t.Errorf("header of an active tree should be in the accent colour: %q", lines[0])
 	}
@@ -197,7 +215,7 @@ func TestFinishedAgentDotsUseTheirStatusColour(t *testing.T) {
 		taskReturn(at(4), "c2", "boom", false),
 		interrupt(at(5)),
 	)
-	lines := renderAgentTree(st, treeView{Now: at(12), Width: 120, Theme: th})
+	lines := renderAgentTree(&st.View, treeView{Now: at(12), Width: 120, Theme: th})
 	want := map[int]color.Color{1: th.Success, 3: th.Warning, 5: th.Danger}
 	for i, c := range want {
 		if !strings.Contains(lines[i], sgr(c)+dot) {
@@ -209,7 +227,7 @@ func TestFinishedAgentDotsUseTheirStatusColour(t *testing.T) {
 	}
 }
 
-func eightAgents() *lifecycle.State {
+func eightAgents() *testTree {
 	descs := []string{"Map the packages", "Find the CLI flags", "Read the spec", "List the tests",
 		"Find TODO comments", "Check the licences", "Find the config loader", "Survey the docs"}
 	var evs []event.Event
@@ -239,8 +257,8 @@ func TestTreeNamesEachRowsBackendOnlyWhenTheTreeMixesBackends(t *testing.T) {
 		onBackend(at(0), "fixer-1", "c2", "fixer", "Fix the tests", "codex"),
 		onBackend(at(0), "general-purpose-1", "c3", "general-purpose", "Update the docs", "native"),
 	)
-	tree := func(st *lifecycle.State, lead string) string {
-		lines := renderAgentTree(st, treeView{Now: at(3), Width: 120, Theme: DefaultTheme(), Backends: mixed(st, lead)})
+	tree := func(st *testTree, lead string) string {
+		lines := renderAgentTree(&st.View, treeView{Now: at(3), Width: 120, Theme: DefaultTheme(), Backends: mixed(&st.View, lead)})
 		return ansi.Strip(strings.Join(lines, "\n"))
 	}
 	want := `● Running 3 agents… (ctrl+o to expand)
@@ -283,7 +301,7 @@ func TestARemoteAgentsRowNamesItsWorkerAndSaysItWasRestarted(t *testing.T) {
 	start.Data = d
 	st := stateOf(start, event.Event{Type: event.SubagentUpdate, Time: at(1), AgentID: "general-purpose-1",
 		Data: event.SubagentUpdateData{Worker: "worker-b", Note: "restarted on worker-b"}})
-	lines := renderAgentTree(st, treeView{Now: at(3), Width: 120, Theme: DefaultTheme()})
+	lines := renderAgentTree(&st.View, treeView{Now: at(3), Width: 120, Theme: DefaultTheme()})
 	want := `● Running 1 general-purpose agent… (ctrl+o to expand)
 └─ ● general-purpose @worker-b · Do it · 0 tool uses · 3s
      ╰ restarted on worker-b`

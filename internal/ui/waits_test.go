@@ -122,7 +122,7 @@ func TestCtrlCQuitHintVanishesWithItsTwoSecondWindow(t *testing.T) {
 func TestClearResetsTheContextFigure(t *testing.T) {
 	m, _, _ := newTestModel(t, 120, 20)
 	feedEvents(m, ev(event.UsageUpdate, at(0), event.LeadID, "", event.UsageUpdateData{
-		Usage: event.Usage{InputTokens: 50_000, OutputTokens: 1000, ContextWindow: 200_000},
+		Usage: event.Usage{InputTokens: 50_000, OutputTokens: 1000, ContextWindow: 200_000, CostUSD: 0.165},
 		Total: event.Usage{InputTokens: 50_000, OutputTokens: 1000, ContextWindow: 200_000, CostUSD: 0.165},
 	}))
 	if got := statusOf(m); !strings.Contains(got, "ctx 51.0k/200.0k (25%)") {
@@ -140,7 +140,7 @@ func TestClearResetsTheContextFigure(t *testing.T) {
 	// cleared conversation.
 	feedEvents(m, ev(event.Reset, at(1), event.LeadID, "", event.ResetData{Reason: "/clear"}))
 	feedEvents(m, ev(event.UsageUpdate, at(1), event.LeadID, "", event.UsageUpdateData{
-		Usage: event.Usage{InputTokens: 52_000, OutputTokens: 1100, ContextWindow: 200_000},
+		Usage: event.Usage{InputTokens: 52_000, OutputTokens: 1100, ContextWindow: 200_000, CostUSD: 0.172},
 		Total: event.Usage{InputTokens: 52_000, OutputTokens: 1100, ContextWindow: 200_000, CostUSD: 0.172},
 	}))
 	if got := statusOf(m); !strings.Contains(got, "ctx 2.1k/200.0k (1%)") {

@@ -67,8 +67,16 @@ type Session struct {
 	// owed: a background task ended during a Run's turn and the lead has
 	// sent no request since, so the CLI owes it a turn of its own once
 	// this one ends.
-	owed      bool
-	stale     int // results of turns abandoned after an interrupt, to drop
+	owed  bool
+	stale int // results of turns abandoned after an interrupt, to drop
+	// quiet: the lead was interrupted and no prompt has followed. The
+	// sub-agents the interrupt stopped start no turn of the lead's (the
+	// CLI keeps their notices for its next prompt), so their ends make
+	// nothing pending.
+	quiet bool
+	// answers are the control requests whose answer something waits for,
+	// by request id; the reader closes the channel on the answer.
+	answers   map[string]chan struct{}
 	approvals map[string]context.CancelFunc
 	closed    bool
 	seq       int
@@ -93,7 +101,8 @@ func New(cfg backend.Config) (*Session, error) {
 	}
 	cfg.Bin = bin
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Session{cfg: cfg, model: cfg.Model, resume: cfg.ResumeCLI, ctx: ctx, cancel: cancel, approvals: map[string]context.CancelFunc{}}
+	s := &Session{cfg: cfg, model: cfg.Model, resume: cfg.ResumeCLI, ctx: ctx, cancel: cancel,
+		approvals: map[string]context.CancelFunc{}, answers: map[string]chan struct{}{}}
 	s.tr = newTranslator(cfg.SessionID, cfg.AgentID, cfg.Sink, cfg.Now)
 	s.tr.parent, s.tr.namer, s.tr.onCLISession = cfg.ParentID, cfg.NameAgent, cfg.OnCLISession
 	if err := s.start(); err != nil {
@@ -237,10 +246,20 @@ func (s *Session) handle(p *process, st step) {
 		// it ended in when the lead asked nothing more in that turn.
 		s.mu.Lock()
 		switch {
+		case s.quiet:
+			// Ended by the interrupt: the CLI starts no turn for it. (A
+			// turn it starts anyway is carried once its result comes.)
 		case s.wait != nil && s.stale == 0:
 			s.owed = s.owed || st.bgDone
 		case s.wait == nil && s.stale == 0 && s.wake != wakeRunning && (st.bgDone || s.wake == wakeEnded):
 			s.wake = wakeRunning
+		}
+		s.mu.Unlock()
+	case st.answered != "":
+		s.mu.Lock()
+		if c := s.answers[st.answered]; c != nil {
+			delete(s.answers, st.answered)
+			close(c)
 		}
 		s.mu.Unlock()
 	case st.ask != nil:
@@ -306,6 +325,9 @@ func (s *Session) Run(ctx context.Context, prompt string) (*backend.Result, erro
 	}
 	w := &turnWait{need: need, done: make(chan *turnResult, 1)}
 	s.wait = w
+	if text != "" {
+		s.quiet = false // a prompt: the lead works again
+	}
 	s.mu.Unlock()
 	if text != "" {
 		msg := map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text},
@@ -327,12 +349,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (*backend.Result, erro
 		return result(res)
 	case <-ctx.Done():
 	}
-	s.mu.Lock()
-	s.seq++
-	id := "atomic-interrupt-" + strconv.Itoa(s.seq)
-	s.mu.Unlock()
-	_ = p.writeJSON(map[string]any{"type": "control_request", "request_id": id,
-		"request": map[string]string{"subtype": "interrupt"}})
+	_ = s.interrupt(p, nil)
 	timer := time.NewTimer(interruptGrace)
 	defer timer.Stop()
 	var res *turnResult
@@ -409,7 +426,7 @@ func (s *Session) Reset() {
 		return
 	}
 	s.inbox.Clear()
-	s.wake, s.wakeRes, s.stale, s.owed = noWake, nil, 0, false
+	s.wake, s.wakeRes, s.stale, s.owed, s.quiet = noWake, nil, 0, false, false
 	s.resume = ""
 	p := s.proc
 	s.mu.Unlock()

@@ -120,6 +120,9 @@ type step struct {
 	// own. leadAsks: the lead's loop sent a request (system/status
 	// requesting), which carries what ended before it.
 	leadBegan, bgDone, leadAsks bool
+	// answered is the request id of a control_response: the CLI answered
+	// one of our control requests.
+	answered string
 }
 
 // turnResult is a `result` line, as Run reports it.
@@ -144,6 +147,9 @@ type approval struct {
 // kinds the adapter does not use are skipped, undecoded when their start
 // names them (see unused).
 func (t *translator) feed(raw []byte) (step, error) {
+	if id, ok := answered(raw); ok {
+		return step{answered: id}, nil
+	}
 	if unused(raw) {
 		return step{}, nil
 	}

@@ -166,6 +166,26 @@ func unused(raw []byte) bool {
 	return false
 }
 
+// answered reads the request id of a control_response line from its first
+// members, {"type":"control_response","response":{"subtype":…,
+// "request_id":"…", as the CLI writes them, without decoding the rest (the
+// initialize answer alone is 17 kB).
+func answered(raw []byte) (string, bool) {
+	typ, rest, ok := member(raw, '{', "type")
+	if !ok || string(typ) != "control_response" {
+		return "", false
+	}
+	resp, ok := key(rest, ',', "response")
+	if !ok {
+		return "", false
+	}
+	if _, resp, ok = member(resp, '{', "subtype"); !ok {
+		return "", false
+	}
+	id, _, ok := member(resp, ',', "request_id")
+	return string(id), ok
+}
+
 // key reads `<sep> "name" :` at the start of b (blanks allowed between
 // tokens) and returns what follows.
 func key(b []byte, sep byte, name string) ([]byte, bool) {

@@ -1,4 +1,4 @@
-package subagent
+package spawn
 
 import (
 	"slices"
@@ -31,22 +31,4 @@ func resolveMCP(set *tools.Set, names []string) (resolved, missing []string) {
 		}
 	}
 	return resolved, missing
-}
-
-// warnOnce gives w to Config.Warn the first time only: every spawn of a
-// type would otherwise repeat it.
-func (m *Manager) warnOnce(w string) {
-	if m.cfg.Warn == nil {
-		return
-	}
-	m.mu.Lock()
-	seen := m.warned[w]
-	if m.warned == nil {
-		m.warned = map[string]bool{}
-	}
-	m.warned[w] = true
-	m.mu.Unlock()
-	if !seen {
-		m.cfg.Warn(w)
-	}
 }

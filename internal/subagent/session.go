@@ -1,0 +1,155 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/remote"
+	"github.com/atomic-agent/atomic/internal/spawn"
+)
+
+// runSession opens t's session through spawn and runs it on the task
+// prompt; a panic becomes an error. What differs by backend is only what
+// the session is given and what is left after its answer: a CLI's own
+// sub-agents still open (carry), a worker's changes (keepPatch).
+func (m *Manager) runSession(ctx context.Context, t *Task, plan spawn.Plan) (res *backend.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("sub-agent %s panicked: %v", t.ID, p)
+		}
+	}()
+	spec, prompt, wake, err := m.specOf(t, plan)
+	if err != nil {
+		return nil, err
+	}
+	s, err := m.open.Open(plan, spec)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if plan.External() {
+		t.cli.Store(&s)
+		defer t.cli.Store(nil)
+	}
+	res, err = s.Run(ctx, prompt)
+	if plan.External() {
+		res, err = m.carry(ctx, t, s, wake, res, err)
+	}
+	if rs, ok := s.(*spawn.RemoteSession); ok && err == nil {
+		err = m.keepPatch(ctx, t, rs.Result())
+	}
+	if err == nil && res == nil {
+		err = errors.New("the session returned no result")
+	}
+	return res, err
+}
+
+// specOf is what t's session is given: who it is, where its events go, its
+// system prompt (a native agent's) or the instructions its prompt starts
+// with (a CLI's), and where it works. wake is signalled for a CLI when it
+// may have a turn to carry or one of its own sub-agents ended.
+func (m *Manager) specOf(t *Task, plan spawn.Plan) (spec spawn.Spec, prompt string, wake chan struct{}, err error) {
+	set := plan.Tools
+	if set == nil {
+		set = m.open.Tools()
+	}
+	sink := &progressSink{m: m, t: t, set: set}
+	spec = spawn.Spec{SessionID: t.SessionID, AgentID: t.ID, ParentID: t.Spec.ParentID, Name: t.Type.Name,
+		Sink: sink, History: t.Spec.History}
+	prompt = t.Spec.Prompt
+	switch {
+	case plan.Backend == spawn.Remote:
+		spec.Remote = spawn.RemoteSpec{ToolCallID: t.Spec.ToolCallID, Description: t.Spec.Description, Hooks: m.remoteHooks(t)}
+	case plan.External():
+		// Given only the task prompt, after the type's own instructions;
+		// an isolated CLI works in its worktree once its files are there.
+		wake = make(chan struct{}, 1)
+		sink.wake = wake
+		if p := strings.TrimSpace(t.Type.Prompt); p != "" {
+			prompt = p + "\n\n" + prompt
+		}
+		if tree := t.tree(); tree != nil {
+			spec.Workspace = tree.Root
+			if err := t.awaitFilled(); err != nil {
+				return spec, "", nil, err
+			}
+		}
+	default:
+		spec.System = m.cfg.System
+		if t.Type.Prompt != "" {
+			spec.System = strings.TrimSpace(spec.System + "\n\n" + t.Type.Prompt)
+		}
+		if tree := t.tree(); tree != nil {
+			spec.System += "\n\n" + worktreePrompt(tree)
+		}
+	}
+	return spec, prompt, wake, nil
+}
+
+// carry keeps a CLI sub-agent going after its first answer: it ends once
+// the CLI has no turn to carry and none of its own sub-agents is still
+// open, so a CLI sub-agent's background work is never cut off.
+func (m *Manager) carry(ctx context.Context, t *Task, s backend.Session, wake <-chan struct{}, res *backend.Result, err error) (*backend.Result, error) {
+	for err == nil {
+		if s.Pending() {
+			var r *backend.Result
+			if r, err = s.Run(ctx, ""); r != nil && strings.TrimSpace(r.Text) != "" {
+				res = r
+			}
+			continue
+		}
+		if !m.openChildren(t.ID) {
+			break
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// remoteHooks tell t's row which worker took it: subagent.start goes out
+// when a worker takes the task, naming it, and a task a second worker
+// takes over says so.
+func (m *Manager) remoteHooks(t *Task) remote.Hooks {
+	return remote.Hooks{
+		Claimed: func(worker string, n int, before string) {
+			t.mu.Lock()
+			t.worker, t.note = worker, ""
+			if before != "" {
+				t.note = "restarted on " + worker
+			}
+			t.mu.Unlock()
+			if t.started.CompareAndSwap(false, true) {
+				m.emitStart(t)
+			}
+			m.update(t, "")
+		},
+		Note: func(note string) {
+			t.mu.Lock()
+			t.note = note
+			t.mu.Unlock()
+			m.update(t, "")
+		},
+	}
+}
+
+// keepPatch commits a worker's changes on t's branch, as an isolated local
+// agent's are (merge_worktree).
+func (m *Manager) keepPatch(ctx context.Context, t *Task, res remote.Result) error {
+	if res.Patch == "" {
+		return nil
+	}
+	if err := m.branch(ctx, t, res.Patch); err != nil {
+		return fmt.Errorf("the agent's changes on %s could not be kept: %w", res.Worker, err)
+	}
+	return nil
+}
