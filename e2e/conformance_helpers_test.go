@@ -55,8 +55,9 @@ type conformBackend struct {
 // conformBackends are the five backends, native first.
 var conformBackends = []conformBackend{
 	{name: "native", api: "anthropic", model: "claude-test-model", fanOut: nativeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel.",
-		spawn: `{name: task, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose}}`,
-		bash:  `{name: bash, input: {command: "COMMAND"}}`, spawnTool: "task", bashTool: "bash",
+		spawn:   `{name: task, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose}}`,
+		spawnBG: `{name: task, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, mode: background}}`,
+		bash:    `{name: bash, input: {command: "COMMAND"}}`, spawnTool: "task", bashTool: "bash",
 		noNest: "Atomic's own sub-agents are given no orchestration tools (no task tool)"},
 	{name: "claude-code", cli: testkit.ClaudeCLI, api: "anthropic", model: "claude-test-model", fanOut: claudeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel.",
 		spawnBG: `{name: Agent, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, run_in_background: true}}`,
