@@ -103,7 +103,7 @@ type Outcome struct {
 	Usage    event.Usage
 }
 
-// Runtime is one run. Start it with Serve.
+// Runtime is one run. Start it with Start (Serve is its driver loop).
 type Runtime struct {
 	cfg   Config
 	bus   *bus.Bus
@@ -332,6 +332,8 @@ type input struct {
 	// gen is the interrupt generation the prompt was submitted in: an
 	// interrupt that comes before its turn starts cancels it too.
 	gen uint64
+	// turn is told how the prompt's turn ended (nil: nobody asks).
+	turn *Turn
 }
 
 // Submit queues a user prompt for the lead.
@@ -343,6 +345,13 @@ func (r *Runtime) Submit(prompt string) { r.SubmitImages(prompt, nil) }
 // in the lead's history. A lead that takes no images (TakesImages false)
 // fails the turn naming why.
 func (r *Runtime) SubmitImages(prompt string, images []provider.Image) {
+	r.submit(input{prompt: prompt, images: images}, nil)
+}
+
+// submit queues in, a prompt, unless stopped is closed first (the run's
+// driver loop has ended: nobody would take it).
+func (r *Runtime) submit(in input, stopped <-chan struct{}) {
+	prompt, images := in.prompt, in.images
 	if r.cfg.Remote != nil {
 		r.cfg.Remote.Changed(true) // the user may have edited files meanwhile
 	}
@@ -353,9 +362,13 @@ func (r *Runtime) SubmitImages(prompt string, images []provider.Image) {
 	}
 	r.mu.Lock()
 	r.dirty = true
-	gen := r.gen
+	in.gen = r.gen
 	r.mu.Unlock()
-	r.inputs <- input{prompt: prompt, images: images, gen: gen}
+	select {
+	case r.inputs <- in:
+	case <-stopped:
+		in.turn.finish(droppedTurn, false)
+	}
 }
 
 // TakesImages reports whether the lead takes images in a prompt: the
@@ -456,10 +469,10 @@ func (r *Runtime) Serve(ctx context.Context) error {
 				r.reset(*in.reset)
 				break
 			}
-			r.turn(ctx, in.prompt, in.images, &in.gen)
+			r.turn(ctx, in.prompt, in.images, &in.gen, in.turn)
 		case <-r.wake:
 			if r.lead.Pending() {
-				r.turn(ctx, "", nil, nil)
+				r.turn(ctx, "", nil, nil, nil)
 			}
 		case <-ctx.Done():
 			r.mgr.Close()
@@ -472,13 +485,15 @@ func (r *Runtime) Serve(ctx context.Context) error {
 
 // turn runs the lead once. A user prompt's turn (gen set) does not run when
 // an interrupt came after the prompt was submitted: the check and the
-// cancel func share the lock, so no interrupt can fall between them.
-func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Image, gen *uint64) {
+// cancel func share the lock, so no interrupt can fall between them. tn,
+// when set, is told how the turn ended, after its turn.end.
+func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Image, gen *uint64, tn *Turn) {
 	tctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
 	if gen != nil && *gen != r.gen {
 		r.mu.Unlock()
 		cancel()
+		tn.finish(droppedTurn, false)
 		return
 	}
 	r.turnCancel, r.busy, r.dirty = cancel, true, true
@@ -510,6 +525,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Ima
 		end.StopReason, end.Error = "error", err.Error()
 	}
 	r.Emit(event.TurnEnd, end)
+	tn.finish(end, true)
 	if err != nil && !interrupted && r.cfg.CancelOnLeadError {
 		r.mgr.CancelAll()
 		r.team.Interrupt()
@@ -590,6 +606,15 @@ var ErrInterrupted = errors.New("interrupted")
 // Interrupt stops the lead's turn, every sub-agent and every teammate
 // (Esc, Ctrl+C, SIGINT), marking active ones interrupted.
 func (r *Runtime) Interrupt(reason string) {
+	_ = r.cancelAll(r.interrupt(reason))
+	r.signal()
+}
+
+// interrupt marks the run interrupted: prompts queued before it are
+// dropped, the outcome says why, the interrupt event ends every active
+// agent's record, and the lead's turn is cancelled. It returns the active
+// sub-agents of the lead's own backend, which cancelAll stops.
+func (r *Runtime) interrupt(reason string) []string {
 	r.mu.Lock()
 	cancel := r.turnCancel
 	r.gen++
@@ -602,10 +627,16 @@ func (r *Runtime) Interrupt(reason string) {
 	if cancel != nil {
 		cancel()
 	}
+	return active
+}
+
+// cancelAll cancels every sub-agent and teammate, and the lead backend's
+// sub-agents leadAgents; it reports the cancels the lead's backend could
+// not deliver.
+func (r *Runtime) cancelAll(leadAgents []string) error {
 	r.mgr.CancelAll()
 	r.team.Interrupt()
-	r.cancelLeadAgents(active)
-	r.signal()
+	return r.cancelLeadAgents(leadAgents)
 }
 
 // leadAgents lists the active sub-agents the lead's own backend runs (an
@@ -626,14 +657,18 @@ func (r *Runtime) leadAgents() []string {
 // cancelLeadAgents stops the lead backend's sub-agents ids: an interrupt
 // also ends the background work a CLI lead started, which its own
 // interrupt leaves running.
-func (r *Runtime) cancelLeadAgents(ids []string) {
+func (r *Runtime) cancelLeadAgents(ids []string) error {
 	c, ok := r.lead.(backend.AgentCanceller)
 	if !ok {
-		return
+		return nil
 	}
+	var errs []error
 	for _, id := range ids {
-		_ = c.CancelAgent(id)
+		if err := c.CancelAgent(id); err != nil {
+			errs = append(errs, fmt.Errorf("cancelling %s: %w", id, err))
+		}
 	}
+	return errors.Join(errs...)
 }
 
 // CancelTask stops one sub-agent (/tasks): a native one through the
