@@ -123,6 +123,7 @@ type Runtime struct {
 	mu         sync.Mutex
 	turnCancel context.CancelFunc
 	busy       bool
+	resets     int    // Resets queued and not yet carried out
 	gen        uint64 // counts interrupts
 	dirty      bool   // work happened since the last complete
 	numTurns   int
@@ -570,7 +571,7 @@ func (r *Runtime) MCP() []mcp.Status { return r.cfg.MCP.Statuses() }
 // settle emits complete when nothing is left to do, usage.update otherwise.
 func (r *Runtime) settle() {
 	r.mu.Lock()
-	busy, dirty := r.busy, r.dirty
+	busy, dirty := r.busy || r.resets > 0, r.dirty
 	r.mu.Unlock()
 	if busy || len(r.inputs) > 0 || !dirty {
 		return
@@ -711,6 +712,7 @@ func (r *Runtime) leadRuns(id string) bool {
 func (r *Runtime) Reset(reason string) {
 	r.mu.Lock()
 	cancel := r.turnCancel
+	r.resets++ // no complete until it is carried out: the work it cancels may end first
 	r.mu.Unlock()
 	if cancel != nil {
 		cancel()
@@ -725,6 +727,7 @@ func (r *Runtime) reset(reason string) {
 	r.lead.Reset()
 	r.mu.Lock()
 	r.lastText = ""
+	r.resets--
 	r.mu.Unlock()
 	r.Emit(event.Reset, event.ResetData{Reason: reason})
 }
