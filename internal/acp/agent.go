@@ -59,7 +59,7 @@ type Run struct {
 	// replayed to the client.
 	Past    []event.Event
 	Prompts []Prompt
-	// Close ends the run (after its Serve has returned).
+	// Close ends the run (after the session has stopped it).
 	Close func()
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/runtime"
 )
 
 // notifier is the part of the client connection a session talks to.
@@ -44,9 +45,8 @@ type session struct {
 	run  *Run
 	tr   *translator
 
-	serveCancel context.CancelFunc
-	served      chan struct{}
-	sent        chan struct{} // closed when the sender ends
+	lr   *runtime.Run  // the started run
+	sent chan struct{} // closed when the sender ends
 
 	// turn is held by the prompt running.
 	turn sync.Mutex
@@ -67,7 +67,7 @@ type session struct {
 // events and starts the run and the sender.
 func start(id sdk.SessionId, conn notifier, run *Run, root string, ed edits, ask *asker) *session {
 	s := &session{id: id, conn: conn, run: run, tr: newTranslator(root),
-		served: make(chan struct{}), sent: make(chan struct{}), wake: make(chan struct{}, 1),
+		sent: make(chan struct{}), wake: make(chan struct{}, 1),
 		perms: map[string]sdk.ToolCallId{}}
 	s.replay(run.Past, run.Prompts)
 	s.tr.edits = ed // the past's edits get no diff: their files changed since
@@ -75,12 +75,7 @@ func start(id sdk.SessionId, conn notifier, run *Run, root string, ed edits, ask
 	// Inline: onEvent only translates and queues, and the asker and the
 	// edit diffs need its effect in place when the event's Emit returns.
 	s.unsub = run.Runtime.Bus().SubscribeWith(s.onEvent, bus.Options{Name: "acp", Inline: true}).Close
-	ctx, cancel := context.WithCancel(context.Background())
-	s.serveCancel = cancel
-	go func() {
-		defer close(s.served)
-		_ = run.Runtime.Serve(ctx)
-	}()
+	s.lr = run.Runtime.Start(context.Background())
 	go s.send()
 	return s
 }
@@ -229,15 +224,22 @@ func (s *session) prompt(ctx context.Context, text string, images []provider.Ima
 	s.mu.Lock()
 	s.waiter, s.cancelled = w, false
 	s.mu.Unlock()
-	s.run.Runtime.SubmitImages(text, images)
-	select {
-	case te := <-w:
-		return stopReason(te)
-	case <-ctx.Done():
-		s.cancel()
-		return s.settleCancelled(w)
-	case <-s.served:
-		return "", errors.New("the session has closed")
+	turn := s.lr.Submit(text, images...)
+	ended := turn.Done()
+	for {
+		select {
+		case te := <-w:
+			return stopReason(te)
+		case <-ctx.Done():
+			s.cancel()
+			return s.settleCancelled(w, turn)
+		case <-ended:
+			if _, ran := turn.End(); !ran {
+				s.dropWaiter(w)
+				return "", errors.New("the session has closed")
+			}
+			ended = nil // its turn.end is queued for the sender: w follows
+		}
 	}
 }
 
@@ -257,29 +259,28 @@ func (s *session) cancel() {
 
 // settleCancelled waits for the cancelled turn to end (a prompt still
 // queued never starts one) and for its updates to be sent.
-func (s *session) settleCancelled(w chan turnEnd) (sdk.StopReason, error) {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-w:
-			return sdk.StopReasonCancelled, nil
-		case <-s.served:
-			return sdk.StopReasonCancelled, nil
-		case <-tick.C:
-			if !s.run.Runtime.Busy() {
-				ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
-				s.flush(ctx)
-				cancel()
-				s.mu.Lock()
-				if s.waiter == w {
-					s.waiter = nil
-				}
-				s.mu.Unlock()
-				return sdk.StopReasonCancelled, nil
-			}
-		}
+func (s *session) settleCancelled(w chan turnEnd, turn *runtime.Turn) (sdk.StopReason, error) {
+	select {
+	case <-w:
+		return sdk.StopReasonCancelled, nil
+	case <-turn.Done():
 	}
+	// A turn that ran has its turn.end queued: flushing sends it and w
+	// gets it, unread; a dropped prompt has none.
+	ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
+	s.flush(ctx)
+	cancel()
+	s.dropWaiter(w)
+	return sdk.StopReasonCancelled, nil
+}
+
+// dropWaiter forgets w, the waiter of a prompt that returns without it.
+func (s *session) dropWaiter(w chan turnEnd) {
+	s.mu.Lock()
+	if s.waiter == w {
+		s.waiter = nil
+	}
+	s.mu.Unlock()
 }
 
 // stopReason maps the lead's turn.end to the prompt's answer; a failed
@@ -299,11 +300,13 @@ func stopReason(te turnEnd) (sdk.StopReason, error) {
 	return sdk.StopReasonEndTurn, nil
 }
 
-// close ends the run (every sub-agent with it), sends what is queued and
+// stopGrace bounds how long closing a session waits for its agents.
+const stopGrace = 10 * time.Second
+
+// close stops the run (every sub-agent with it), sends what is queued and
 // stops the sender.
 func (s *session) close() {
-	s.serveCancel()
-	<-s.served
+	_ = s.lr.Stop(stopGrace)
 	s.run.Close()
 	s.unsub()
 	s.mu.Lock()

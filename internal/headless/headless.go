@@ -135,18 +135,16 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 		flushOut = sub.Flush
 	}
 
-	serveCtx, stopServe := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = rt.Serve(serveCtx)
-	}()
+	// The run outlives ctx: a signal interrupts it (below), and the run
+	// still ends with complete.
+	run := rt.Start(context.WithoutCancel(ctx))
 	defer func() {
-		stopServe()
-		<-served
+		if err := run.Stop(opts.Grace); err != nil {
+			fmt.Fprintf(st.Err, "atomic: %s\n", termtext.Sanitize(oneLine(err.Error())))
+		}
 	}()
 
-	rt.Submit(opts.Prompt)
+	run.Submit(opts.Prompt)
 	var timeout <-chan time.Time
 	if opts.Timeout > 0 {
 		t := time.NewTimer(opts.Timeout)
@@ -157,7 +155,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 	reason := ""
 	code := ExitError
 	select {
-	case out = <-rt.Completed():
+	case out = <-run.Completed():
 	case <-ctx.Done():
 		i := interruption(ctx)
 		reason, code = i.Error(), i.Code
@@ -171,7 +169,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 		grace := time.NewTimer(opts.Grace)
 		defer grace.Stop()
 		select {
-		case out = <-rt.Completed():
+		case out = <-run.Completed():
 		case <-grace.C:
 			reason = fmt.Sprintf("%s; agents did not stop within %s", reason, opts.Grace)
 		}

@@ -104,7 +104,7 @@ type Outcome struct {
 	Usage    event.Usage
 }
 
-// Runtime is one run. Start it with Serve.
+// Runtime is one run. Start it with Start (Serve is its driver loop).
 type Runtime struct {
 	cfg  Config
 	bus  *bus.Bus
@@ -126,6 +126,7 @@ type Runtime struct {
 	mu         sync.Mutex
 	turnCancel context.CancelFunc
 	busy       bool
+	resets     int    // Resets queued and not yet carried out
 	gen        uint64 // counts interrupts
 	dirty      bool   // work happened since the last complete
 	numTurns   int
@@ -303,6 +304,8 @@ type input struct {
 	// gen is the interrupt generation the prompt was submitted in: an
 	// interrupt that comes before its turn starts cancels it too.
 	gen uint64
+	// turn is told how the prompt's turn ended (nil: nobody asks).
+	turn *Turn
 }
 
 // Submit queues a user prompt for the lead.
@@ -314,6 +317,13 @@ func (r *Runtime) Submit(prompt string) { r.SubmitImages(prompt, nil) }
 // in the lead's history. A lead that takes no images (TakesImages false)
 // fails the turn naming why.
 func (r *Runtime) SubmitImages(prompt string, images []provider.Image) {
+	r.submit(input{prompt: prompt, images: images}, nil)
+}
+
+// submit queues in, a prompt, unless stopped is closed first (the run's
+// driver loop has ended: nobody would take it).
+func (r *Runtime) submit(in input, stopped <-chan struct{}) {
+	prompt, images := in.prompt, in.images
 	if r.cfg.Remote != nil {
 		r.cfg.Remote.Changed(true) // the user may have edited files meanwhile
 	}
@@ -324,9 +334,13 @@ func (r *Runtime) SubmitImages(prompt string, images []provider.Image) {
 	}
 	r.mu.Lock()
 	r.dirty = true
-	gen := r.gen
+	in.gen = r.gen
 	r.mu.Unlock()
-	r.inputs <- input{prompt: prompt, images: images, gen: gen}
+	select {
+	case r.inputs <- in:
+	case <-stopped:
+		in.turn.finish(droppedTurn, false)
+	}
 }
 
 // TakesImages reports whether the lead takes images in a prompt: the
@@ -427,10 +441,10 @@ func (r *Runtime) Serve(ctx context.Context) error {
 				r.reset(*in.reset)
 				break
 			}
-			r.turn(ctx, in.prompt, in.images, &in.gen)
+			r.turn(ctx, in.prompt, in.images, &in.gen, in.turn)
 		case <-r.wake:
 			if r.lead.Pending() {
-				r.turn(ctx, "", nil, nil)
+				r.turn(ctx, "", nil, nil, nil)
 			}
 		case <-ctx.Done():
 			r.mgr.Close()
@@ -443,13 +457,15 @@ func (r *Runtime) Serve(ctx context.Context) error {
 
 // turn runs the lead once. A user prompt's turn (gen set) does not run when
 // an interrupt came after the prompt was submitted: the check and the
-// cancel func share the lock, so no interrupt can fall between them.
-func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Image, gen *uint64) {
+// cancel func share the lock, so no interrupt can fall between them. tn,
+// when set, is told how the turn ended, after its turn.end.
+func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Image, gen *uint64, tn *Turn) {
 	tctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
 	if gen != nil && *gen != r.gen {
 		r.mu.Unlock()
 		cancel()
+		tn.finish(droppedTurn, false)
 		return
 	}
 	r.turnCancel, r.busy, r.dirty = cancel, true, true
@@ -481,6 +497,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Ima
 		end.StopReason, end.Error = event.StopError, err.Error()
 	}
 	r.Emit(event.TurnEnd, end)
+	tn.finish(end, true)
 	if err != nil && !interrupted && r.cfg.CancelOnLeadError {
 		r.mgr.CancelAll()
 		r.team.Interrupt()
@@ -525,7 +542,7 @@ func (r *Runtime) MCP() []mcp.Status { return r.cfg.MCP.Statuses() }
 // settle emits complete when nothing is left to do, usage.update otherwise.
 func (r *Runtime) settle() {
 	r.mu.Lock()
-	busy, dirty := r.busy, r.dirty
+	busy, dirty := r.busy || r.resets > 0, r.dirty
 	r.mu.Unlock()
 	if busy || len(r.inputs) > 0 || !dirty {
 		return
@@ -559,6 +576,15 @@ var ErrInterrupted = errors.New("interrupted")
 // Interrupt stops the lead's turn, every sub-agent and every teammate
 // (Esc, Ctrl+C, SIGINT), marking active ones interrupted.
 func (r *Runtime) Interrupt(reason string) {
+	_ = r.cancelAll(r.interrupt(reason))
+	r.signal()
+}
+
+// interrupt marks the run interrupted: prompts queued before it are
+// dropped, the outcome says why, the interrupt event ends every active
+// agent's record, and the lead's turn is cancelled. It returns the active
+// sub-agents of the lead's own backend, which cancelAll stops.
+func (r *Runtime) interrupt(reason string) []string {
 	r.mu.Lock()
 	cancel := r.turnCancel
 	r.gen++
@@ -571,10 +597,16 @@ func (r *Runtime) Interrupt(reason string) {
 	if cancel != nil {
 		cancel()
 	}
+	return active
+}
+
+// cancelAll cancels every sub-agent and teammate, and the lead backend's
+// sub-agents leadAgents; it reports the cancels the lead's backend could
+// not deliver.
+func (r *Runtime) cancelAll(leadAgents []string) error {
 	r.mgr.CancelAll()
 	r.team.Interrupt()
-	r.cancelLeadAgents(active)
-	r.signal()
+	return r.cancelLeadAgents(leadAgents)
 }
 
 // leadAgents lists the active sub-agents the lead's own backend (an
@@ -590,18 +622,23 @@ func (r *Runtime) leadAgents() []string {
 // interrupt leaves running; together with an interrupt of the lead where
 // the backend must (backend.AgentsInterrupter), so that their ends start
 // no model request. Otherwise each goes to its owner: a backend that cannot
-// stop one alone has stopped them all with its interrupt.
-func (r *Runtime) cancelLeadAgents(ids []string) {
+// stop one alone has stopped them all with its interrupt. It reports the
+// cancels that could not be delivered.
+func (r *Runtime) cancelLeadAgents(ids []string) error {
 	if len(ids) == 0 {
-		return
+		return nil
 	}
 	if in, ok := r.lead.(backend.AgentsInterrupter); ok {
 		in.InterruptAgents(ids)
-		return
+		return nil
 	}
+	var errs []error
 	for _, id := range ids {
-		_ = r.owners.Cancel(id)
+		if err := r.owners.Cancel(id); err != nil {
+			errs = append(errs, err) // it names the agent and its owner
+		}
 	}
+	return errors.Join(errs...)
 }
 
 // CancelTask stops one agent of the tree (/tasks) through its owner: the
@@ -618,6 +655,7 @@ func (r *Runtime) CancelTask(id string) error { return r.owners.Cancel(id) }
 func (r *Runtime) Reset(reason string) {
 	r.mu.Lock()
 	cancel := r.turnCancel
+	r.resets++ // no complete until it is carried out: the work it cancels may end first
 	r.mu.Unlock()
 	if cancel != nil {
 		cancel()
@@ -632,6 +670,7 @@ func (r *Runtime) reset(reason string) {
 	r.lead.Reset()
 	r.mu.Lock()
 	r.lastText = ""
+	r.resets--
 	r.mu.Unlock()
 	r.Emit(event.Reset, event.ResetData{Reason: reason})
 }

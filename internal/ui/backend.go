@@ -48,6 +48,14 @@ func RuntimeBackend(rt *runtime.Runtime) Backend { return rtBackend{rt} }
 
 type rtBackend struct{ rt *runtime.Runtime }
 
+// runBackend is the started run's Backend: prompts go to the run.
+type runBackend struct {
+	rtBackend
+	run *runtime.Run
+}
+
+func (b runBackend) Submit(p string) { b.run.Submit(p) }
+
 func (b rtBackend) Submit(p string)              { b.rt.Submit(p) }
 func (b rtBackend) Interrupt(reason string)      { b.rt.Interrupt(reason) }
 func (b rtBackend) Reset(reason string)          { b.rt.Reset(reason) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -60,18 +59,20 @@ func forwardNotes(ctx context.Context, notes <-chan string, send func(tea.Msg)) 
 }
 
 // ErrAgentsDidNotStop is returned when agents outlive the quit timeout.
-var ErrAgentsDidNotStop = errors.New("agents did not stop in time")
+var ErrAgentsDidNotStop = runtime.ErrAgentsDidNotStop
 
 // Run shows the chat until the user quits or ctx ends. It serves the
 // runtime meanwhile, feeds its events to the screen in frame-sized batches,
-// and on the way out denies open approvals, cancels every agent and waits
-// (bounded) for them to end.
+// and on the way out denies open approvals and stops the run: every agent
+// cancelled, waited for up to QuitTimeout (runtime.Run.Stop).
 func Run(ctx context.Context, o Options) error {
 	rt := o.Runtime
 	if o.QuitTimeout <= 0 {
 		o.QuitTimeout = DefaultQuitTimeout
 	}
-	m := New(Config{Backend: RuntimeBackend(rt), Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
+	// The run outlives ctx: on the way out it is stopped, with a grace.
+	run := rt.Start(context.WithoutCancel(ctx))
+	m := New(Config{Backend: runBackend{rtBackend{rt}, run}, Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
 		Memory: o.Memory, Commands: o.Commands})
 	f := newFeed()
 	// The trees render the reducer's records (Records), and the view may
@@ -91,12 +92,6 @@ func Run(ctx context.Context, o Options) error {
 	}
 	p := tea.NewProgram(m, append(opts, o.ProgramOptions...)...)
 
-	serveCtx, stopServe := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = rt.Serve(serveCtx)
-	}()
 	feedCtx, stopFeed := context.WithCancel(context.Background())
 	fed := make(chan struct{})
 	go func() {
@@ -117,16 +112,5 @@ func Run(ctx context.Context, o Options) error {
 	if o.Approvals != nil {
 		o.Approvals.Close()
 	}
-	if rt.Busy() || rt.Bus().Unsettled() > 0 {
-		rt.Interrupt("quit")
-	}
-	stopServe()
-	timer := time.NewTimer(o.QuitTimeout)
-	defer timer.Stop()
-	select {
-	case <-served:
-	case <-timer.C:
-		return errors.Join(err, fmt.Errorf("%w (waited %s)", ErrAgentsDidNotStop, o.QuitTimeout))
-	}
-	return err
+	return errors.Join(err, run.Stop(o.QuitTimeout))
 }
