@@ -172,7 +172,8 @@ func TestAnIsolatedAgentsCommandsWriteOnlyInItsWorktree(t *testing.T) {
 		if err := s.Start(c); err != nil {
 			t.Fatal(err)
 		}
-		return out.String(), c.Wait() == nil
+		ok := c.Wait() == nil // the output is whole once Wait returns
+		return out.String(), ok
 	}
 	if out, ok := run(`echo x > mine && git add mine && git status --short && echo t > "$TMPDIR/t"`); !ok {
 		t.Fatalf("writing in its own worktree failed:\n%s", out)
