@@ -239,8 +239,11 @@ func leadRules(first *loopback.Response, shutdown []string, final string, extra 
 	lead := func(m loopback.Match) loopback.Match { m.SystemContains = leadSystem; return m }
 	rules := []loopback.Rule{
 		{Name: "lead-start", Match: lead(loopback.Match{LastUserContains: "Build it", HasToolResults: ptr(false)}), Respond: first},
-		{Name: "lead-shutdown", Match: lead(loopback.Match{LastUserContains: "All teammates are idle", HasToolResults: ptr(false)}), Respond: calls(sd...)},
 		{Name: "lead-final", Match: lead(loopback.Match{ToolResultContains: "Shutdown requested"}), Respond: text(final)},
+		// The idle notice may come alone (the lead woken) or folded into
+		// the request that carries the lead's tool results (it was
+		// delivered while the lead's tools ran): either way it is read.
+		{Name: "lead-shutdown", Match: lead(loopback.Match{LastUserContains: "All teammates are idle"}), Respond: calls(sd...)},
 	}
 	rules = append(rules, extra...)
 	return append(rules,
