@@ -198,8 +198,8 @@ func (g *Gate) rootDir() string {
 func (g *Gate) ReadDenied(abs string) bool {
 	real := ""
 	for _, r := range g.claude {
-		if r.Kind != RuleDeny || r.paths == nil || !containsTool(r.tools, "read") {
-			continue
+		if !isReadDeny(r) {
+			continue // no allocation: read for every file grep and glob walk
 		}
 		if real == "" {
 			var err error
@@ -222,7 +222,7 @@ func (g *Gate) ReadDenied(abs string) bool {
 func (g *Gate) ReadDenyPaths() []string {
 	var out []string
 	for _, r := range g.claude {
-		if r.Kind == RuleDeny && r.paths != nil && r.paths.literal != "" && containsTool(r.tools, "read") {
+		if isReadDeny(r) && r.paths.literal != "" {
 			out = append(out, r.paths.literal)
 		}
 	}
@@ -241,9 +241,14 @@ func containsTool(list []string, t string) bool {
 // HasReadDeny reports whether any settings rule denies reading a path.
 func (g *Gate) HasReadDeny() bool {
 	for _, r := range g.claude {
-		if r.Kind == RuleDeny && r.paths != nil && containsTool(r.tools, "read") {
+		if isReadDeny(r) {
 			return true
 		}
 	}
 	return false
+}
+
+// isReadDeny reports whether r is a settings deny rule on reading paths.
+func isReadDeny(r ClaudeRule) bool {
+	return r.Kind == RuleDeny && r.paths != nil && containsTool(r.tools, "read")
 }

@@ -1,6 +1,9 @@
 package remote
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // CancelAll tells the workers to cancel every task of this lead still
 // under way and returns once the NATS server has the cancels, or with why
@@ -19,16 +22,18 @@ func (d *Dispatcher) CancelAll() error {
 	if len(fs) == 0 {
 		return nil
 	}
+	// One refused publish does not keep the others' cancels from going out.
+	var errs []error
 	for _, f := range fs {
 		f.mu.Lock()
 		f.done = true
 		f.mu.Unlock()
 		if err := d.nc.Publish(cancelSubject(d.id, f.task.ID), nil); err != nil {
-			return fmt.Errorf("cancelling task %s on its worker: %w", f.task.ID, err)
+			errs = append(errs, fmt.Errorf("cancelling task %s on its worker: %w", f.task.ID, err))
 		}
 	}
 	if err := d.nc.Flush(); err != nil {
-		return fmt.Errorf("cancelling %d task(s) on the workers: %w", len(fs), err)
+		errs = append(errs, fmt.Errorf("cancelling %d task(s) on the workers: %w", len(fs), err))
 	}
-	return nil
+	return errors.Join(errs...)
 }
