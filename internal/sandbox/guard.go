@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bytes"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -179,15 +178,6 @@ func (r *guardedRepo) restore() []string {
 	}
 	slices.Sort(said)
 	return said
-}
-
-// String names the guarded repositories (for tests and errors).
-func (g *gitGuard) String() string {
-	var dirs []string
-	for _, r := range g.repos {
-		dirs = append(dirs, r.dir)
-	}
-	return fmt.Sprintf("gitGuard%v", dirs)
 }
 
 // restamp records the stamp of a file the guard has just put back.
