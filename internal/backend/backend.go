@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agent"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -27,8 +26,16 @@ const (
 	Copilot    = "copilot"
 )
 
-// Result is what a turn produced (the native loop's result type).
-type Result = agent.Result
+// Result is what a turn produced.
+type Result struct {
+	// Text is the model's final answer (its last message's text).
+	Text       string
+	StopReason provider.StopReason
+	// Turns counts model requests made by this Run.
+	Turns int
+	// Usage is the Run's token usage.
+	Usage event.Usage
+}
 
 // Session is one agent session. Run may not be called concurrently with
 // itself; the other methods are safe from any goroutine.
@@ -45,7 +52,7 @@ type Session interface {
 	// notice).
 	Deliver(text string)
 	// DeliverLazy queues a message decided when the next turn is built
-	// (see agent.Session.DeliverLazy).
+	// (see native.Session.DeliverLazy).
 	DeliverLazy(take func() (string, bool), live func() bool)
 	// Pending reports whether the session has something to do without a
 	// new prompt: delivered messages, or (an external CLI) a turn the CLI

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/backend/native"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/backend/claudecode"
 	"github.com/atomic-agent/atomic/internal/backend/codex"
@@ -60,7 +60,7 @@ var adapter = map[string]struct {
 	dirs    []string
 	session reflect.Type
 }{
-	backend.Native:     {[]string{"agent", "subagent", "tools", "runtime"}, reflect.TypeOf((*agent.Session)(nil))},
+	backend.Native:     {[]string{"backend/native", "subagent", "tools", "runtime"}, reflect.TypeOf((*native.Session)(nil))},
 	backend.ClaudeCode: {[]string{"backend/claudecode"}, reflect.TypeOf((*claudecode.Session)(nil))},
 	backend.Codex:      {[]string{"backend/codex"}, reflect.TypeOf((*codex.Session)(nil))},
 	backend.OpenCode:   {[]string{"backend/opencode"}, reflect.TypeOf((*opencode.Session)(nil))},

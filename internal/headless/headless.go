@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/backend/native"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/runtime"
@@ -267,7 +267,7 @@ func subtype(err error) string {
 	switch {
 	case err == nil:
 		return "success"
-	case errors.Is(err, agent.ErrMaxTurns):
+	case errors.Is(err, native.ErrMaxTurns):
 		return "error_max_turns"
 	}
 	return "error_during_execution"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
@@ -47,7 +47,7 @@ func TestACancelSentTheMomentTheClaimIsGrantedReachesTheWorker(t *testing.T) {
 	go func() {
 		served <- Serve(wctx, WorkerConfig{Options: opts, Name: "w1", Workspace: repo,
 			Log: func(s string) { mu.Lock(); logs = append(logs, s); mu.Unlock() },
-			Run: func(ctx context.Context, _ Task, _ string, _ func() error, _ event.Sink) (*agent.Result, error) {
+			Run: func(ctx context.Context, _ Task, _ string, _ func() error, _ event.Sink) (*backend.Result, error) {
 				<-ctx.Done() // a long task: only a cancel ends it
 				return nil, ctx.Err()
 			}})

@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/worktree"
 )
@@ -24,7 +24,7 @@ import (
 // runner's: nothing of them travels. dir is made on the first call of
 // prepare, which the runner makes before the agent's first tool runs: an
 // agent that answers without a tool costs no checkout.
-type Runner func(ctx context.Context, t Task, dir string, prepare func() error, sink event.Sink) (*agent.Result, error)
+type Runner func(ctx context.Context, t Task, dir string, prepare func() error, sink event.Sink) (*backend.Result, error)
 
 // WorkerConfig is one worker process.
 type WorkerConfig struct {

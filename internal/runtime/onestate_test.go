@@ -3,7 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/backend/native"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/permission"
@@ -84,7 +84,7 @@ rules:
 	if fresh == nil || len(fresh.Messages) != 1 || fresh.Messages[0].Text != "second" {
 		t.Fatalf("the request after /clear is not a fresh history with just the new prompt: %+v", fresh)
 	}
-	if hist := h.rt.Lead().(*agent.Session).History(); len(hist) != 2 {
+	if hist := h.rt.Lead().(*native.Session).History(); len(hist) != 2 {
 		t.Fatalf("history after /clear and one answer has %d messages, want 2", len(hist))
 	}
 }
@@ -144,7 +144,7 @@ func TestALeadOnAnotherBackendRunsBehindTheSameSeam(t *testing.T) {
 	r, err := Open(Config{Provider: p, Gate: gate, Workspace: tools.Workspace{Root: t.TempDir()},
 		NewLead: func(c backend.Config) (backend.Session, error) {
 			got = c
-			return agent.New(agent.Config{SessionID: c.SessionID, ID: c.AgentID, Provider: p, Sink: c.Sink}), nil
+			return native.New(native.Config{SessionID: c.SessionID, ID: c.AgentID, Provider: p, Sink: c.Sink}), nil
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestCancellingASubagentOfALeadThatCannotStopOneSaysWhyAndNamesIt(t *testing
 	r, err := Open(Config{Provider: p, Workspace: tools.Workspace{Root: t.TempDir()},
 		NewLead: func(c backend.Config) (backend.Session, error) {
 			sink = c.Sink
-			return agent.New(agent.Config{SessionID: c.SessionID, ID: c.AgentID, Provider: p, Sink: c.Sink}), nil
+			return native.New(native.Config{SessionID: c.SessionID, ID: c.AgentID, Provider: p, Sink: c.Sink}), nil
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/backend/native"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
@@ -58,7 +58,7 @@ func cliLead(t *testing.T, scenario string, rec *cancelRecorder) (r *Runtime, si
 	r, err := Open(Config{Provider: p, Gate: gate, Workspace: tools.Workspace{Root: t.TempDir()},
 		NewLead: func(c backend.Config) (backend.Session, error) {
 			sink = c.Sink
-			rec.Session = agent.New(agent.Config{SessionID: c.SessionID, ID: c.AgentID, Provider: p, Sink: c.Sink})
+			rec.Session = native.New(native.Config{SessionID: c.SessionID, ID: c.AgentID, Provider: p, Sink: c.Sink})
 			return rec, nil
 		}})
 	if err != nil {

@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"context"
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/backend/native"
 	"strings"
 	"sync"
 	"testing"
@@ -232,7 +232,7 @@ rules:
 	})
 	h.rt.Reset("/clear")
 	h.await(t)
-	if len(h.rt.Lead().(*agent.Session).History()) != 0 {
+	if len(h.rt.Lead().(*native.Session).History()) != 0 {
 		t.Fatal("history survives /clear")
 	}
 	if r := h.rt.Bus().Agents()[0]; r.Status != lifecycle.Interrupted {

@@ -46,7 +46,7 @@ func (o *Opener) Open(p Plan, s Spec) (backend.Session, error) {
 	cfg := o.config(p, s)
 	switch p.Backend {
 	case backend.Native:
-		return native.New(cfg), nil
+		return native.Open(cfg), nil
 	case Remote:
 		if o.cfg.Remote == nil {
 			return nil, fmt.Errorf("agent type %s (%s) runs on the workers, and this run has no NATS server", p.Type.Name, p.Type.Source)

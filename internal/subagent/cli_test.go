@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/backend/native"
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
@@ -34,7 +34,7 @@ func elsewhere(p provider.Provider, o *opened, started func(backend.Config)) bac
 		o.mu.Lock()
 		o.names, o.cfgs = append(o.names, name), append(o.cfgs, cfg)
 		o.mu.Unlock()
-		s := agent.New(agent.Config{SessionID: cfg.SessionID, ID: cfg.AgentID, ParentID: cfg.ParentID,
+		s := native.New(native.Config{SessionID: cfg.SessionID, ID: cfg.AgentID, ParentID: cfg.ParentID,
 			Provider: p, Model: "other-model", Sink: cfg.Sink})
 		if started != nil {
 			started(cfg)

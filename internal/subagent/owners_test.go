@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/backend/native"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -97,7 +97,7 @@ func TestCancelTaskOfAnUnknownIDNamesTheKnownAgents(t *testing.T) {
 // its sink, which it sends on children.
 func cliWithChild(p provider.Provider, rec *cancelRecorder, withCanceller bool, children chan<- backend.Config) backend.Factory {
 	return func(name string, cfg backend.Config) (backend.Session, error) {
-		s := agent.New(agent.Config{SessionID: cfg.SessionID, ID: cfg.AgentID, ParentID: cfg.ParentID, Provider: p, Sink: cfg.Sink})
+		s := native.New(native.Config{SessionID: cfg.SessionID, ID: cfg.AgentID, ParentID: cfg.ParentID, Provider: p, Sink: cfg.Sink})
 		id := cfg.NameAgent("general-purpose")
 		cfg.Sink.Emit(event.Event{Type: event.SubagentStart, Time: time.Now(), SessionID: cfg.SessionID + "/" + id,
 			AgentID: id, ParentAgentID: cfg.AgentID, Data: event.SubagentStartData{AgentType: "general-purpose", Background: true, Backend: name}})

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agent"
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/remote"
@@ -61,7 +61,7 @@ func (w *natsWorld) worker(t *testing.T, name string, n int) *heldWorker {
 	go func() {
 		served <- remote.Serve(ctx, remote.WorkerConfig{Options: w.opts, Name: name, Workspace: w.repo, Concurrency: n,
 			Ready: func() { close(ready) },
-			Run: func(ctx context.Context, task remote.Task, _ string, _ func() error, _ event.Sink) (*agent.Result, error) {
+			Run: func(ctx context.Context, task remote.Task, _ string, _ func() error, _ event.Sink) (*backend.Result, error) {
 				h.mu.Lock()
 				h.running++
 				h.ran++
@@ -73,7 +73,7 @@ func (w *natsWorld) worker(t *testing.T, name string, n int) *heldWorker {
 				}()
 				select {
 				case <-h.release:
-					return &agent.Result{Text: "done " + task.ID}, nil
+					return &backend.Result{Text: "done " + task.ID}, nil
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				}

@@ -375,7 +375,7 @@ func result(res *turnResult) (*backend.Result, error) {
 		return &backend.Result{}, nil
 	}
 	r := &backend.Result{Text: res.Text, StopReason: provider.StopReason(res.StopReason),
-		Turns: res.NumTurns, Usage: res.Usage, ToolUses: res.ToolUses}
+		Turns: res.NumTurns, Usage: res.Usage}
 	if res.IsError {
 		why := strings.Join(res.Errors, "; ")
 		if why == "" {

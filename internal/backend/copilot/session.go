@@ -330,7 +330,7 @@ func (s *Session) CancelAgent(id string) error {
 }
 
 func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
-	r := &Result{Turns: 1, ToolUses: s.tr.LeadToolUses() - tools0}
+	r := &Result{Turns: 1}
 	u := s.tr.LeadUsage()
 	r.Usage = event.Usage{InputTokens: u.InputTokens - usage0.InputTokens, OutputTokens: u.OutputTokens - usage0.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens - usage0.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens - usage0.CacheCreationTokens,

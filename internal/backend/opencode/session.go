@@ -336,8 +336,8 @@ func (s *Session) CancelAgent(id string) error {
 }
 
 func (s *Session) result(usage0 event.Usage, tools0 int) *Result {
-	u, tools, text := s.tr.LeadStats()
-	return &Result{Turns: 1, Text: text, ToolUses: tools - tools0, StopReason: provider.StopEndTurn,
+	u, _, text := s.tr.LeadStats()
+	return &Result{Turns: 1, Text: text, StopReason: provider.StopEndTurn,
 		Usage: event.Usage{InputTokens: u.InputTokens - usage0.InputTokens, OutputTokens: u.OutputTokens - usage0.OutputTokens,
 			CacheReadTokens: u.CacheReadTokens - usage0.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens - usage0.CacheCreationTokens}}
 }

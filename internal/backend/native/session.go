@@ -1,10 +1,14 @@
-// Package agent is Atomic's agent loop: a Session owns one context window
-// (message history, system prompt, tool set), streams a model turn, runs the
-// tool calls the model made, feeds the results back and loops until the
-// model stops or a limit is hit. The lead, every sub-agent and every teammate
-// is a Session; they share nothing but the event sink (whose reducer counts
-// their tool uses and usage) and the permission gate.
-package agent
+// Package native is Atomic's own agent loop behind the session seam: a
+// Session owns one context window (message history, system prompt, tool
+// set), streams a model turn, runs the tool calls the model made, feeds the
+// results back and loops until the model stops or a limit is hit. Open
+// opens it from the same backend.Config the CLI adapters (claudecode,
+// codex, opencode, copilot) are opened from, so whoever opens a session
+// names a backend and a Config and never the loop itself. The lead, every
+// sub-agent and every teammate on this backend is a Session; they share
+// nothing but the event sink (whose reducer counts their tool uses and
+// usage) and the permission gate.
+package native
 
 import (
 	"context"
@@ -13,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/inbox"
 	"github.com/atomic-agent/atomic/internal/permission"
@@ -56,16 +61,7 @@ type Config struct {
 var ErrMaxTurns = errors.New("turn limit reached")
 
 // Result is what a Run produced.
-type Result struct {
-	// Text is the model's final answer (its last message's text).
-	Text       string
-	StopReason provider.StopReason
-	// Turns counts model requests made by this Run.
-	Turns int
-	// Usage is the Run's token usage.
-	Usage    event.Usage
-	ToolUses int
-}
+type Result = backend.Result
 
 // Session is one agent's conversation. Run may not be called concurrently
 // with itself; Deliver and the accessors are safe from any goroutine.
@@ -252,7 +248,6 @@ func (s *Session) RunImages(ctx context.Context, prompt string, images []provide
 			return res, nil
 		}
 		results, err := s.runTools(ctx, resp.ToolCalls)
-		res.ToolUses += len(resp.ToolCalls)
 		for i := range results {
 			next = append(next, provider.Part{ToolResult: &results[i]})
 		}
