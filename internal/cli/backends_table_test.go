@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atomic-agent/atomic/internal/backend/native"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/backend/claudecode"
 	"github.com/atomic-agent/atomic/internal/backend/codex"
 	"github.com/atomic-agent/atomic/internal/backend/copilot"
+	"github.com/atomic-agent/atomic/internal/backend/native"
 	"github.com/atomic-agent/atomic/internal/backend/opencode"
 	"github.com/atomic-agent/atomic/internal/subagent"
 )
