@@ -123,6 +123,10 @@ type Config struct {
 	// sub-agent or teammate of another agent (a mixed tree); empty for the
 	// lead. Its own events carry it as parent_agent_id.
 	ParentID string
+	// TaskCallID is the task call that started this session when it is a
+	// sub-agent (empty for the lead and teammates): its progress events
+	// (subagent.update) name it, as the manager's do.
+	TaskCallID string
 	// NameAgent names the sub-agents the session's CLI starts (<type>-<n>).
 	// A session inside a larger tree is given the tree's namer, so that its
 	// sub-agents' ids never collide with their cousins'; nil: the session

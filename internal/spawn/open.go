@@ -16,6 +16,9 @@ type Spec struct {
 	// SessionID and AgentID name the agent in events; ParentID is the
 	// agent that started it (empty for the lead).
 	SessionID, AgentID, ParentID string
+	// ToolCallID is the task call that started the agent (empty for the
+	// lead and teammates).
+	ToolCallID string
 	// Name labels a native agent in approval prompts and its
 	// session.start (its type's name, a teammate's name).
 	Name string
@@ -36,8 +39,8 @@ type Spec struct {
 
 // RemoteSpec is the part of a Spec only a task on the workers reads.
 type RemoteSpec struct {
-	ToolCallID, Description string
-	Hooks                   remote.Hooks
+	Description string
+	Hooks       remote.Hooks
 }
 
 // Open opens p's session for s on p's backend. Nothing runs until the
@@ -78,7 +81,7 @@ func (o *Opener) OpenLead(open func(backend.Config) (backend.Session, error), le
 
 // config is the backend.Config of p's session for s.
 func (o *Opener) config(p Plan, s Spec) backend.Config {
-	cfg := backend.Config{SessionID: s.SessionID, AgentID: s.AgentID, ParentID: s.ParentID,
+	cfg := backend.Config{SessionID: s.SessionID, AgentID: s.AgentID, ParentID: s.ParentID, TaskCallID: s.ToolCallID,
 		Workspace: s.Workspace, Model: p.Model, Gate: o.cfg.Gate, Sink: s.Sink, Now: o.cfg.Now}
 	if cfg.Workspace == "" {
 		cfg.Workspace = o.cfg.Workspace

@@ -220,6 +220,17 @@ func (m *Manager) Reserve(spec Spec) (t *Task, queued bool, err error) {
 	return r.task, m.remote(r.task) || r.ticket.queued(), nil
 }
 
+// Reserved is the spec reserved for task call callID, if any: Start takes
+// it as Reserve read it, so a call's input is parsed once.
+func (m *Manager) Reserved(callID string) (Spec, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.reserved[callID]; r != nil {
+		return r.task.Spec, true
+	}
+	return Spec{}, false
+}
+
 // Release gives up the reservation of task call callID, if any (the call
 // was denied or failed before it started).
 func (m *Manager) Release(callID string) {

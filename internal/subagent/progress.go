@@ -1,26 +1,22 @@
 package subagent
 
-import (
-	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/tools"
-)
+import "github.com/atomic-agent/atomic/internal/event"
 
-// progressSink passes a sub-agent's events on and turns its tool starts
-// into subagent.update progress events naming the current tool (the bus
-// fills in the tool uses and usage the reducer counted).
-type progressSink struct {
-	m   *Manager
-	t   *Task
-	set *tools.Set
-	// wake is set for a sub-agent an external CLI runs: it is signalled
-	// when the CLI may have a turn to carry or one of its own sub-agents
-	// ended (runBackend waits on it).
+// childSink passes on the events of a session that starts sub-agents of
+// its own (an external CLI, a task on the workers): each of them is
+// registered as t's child. wake, set for a CLI, is signalled when the CLI
+// may have a turn to carry or one of its own sub-agents ended (carry waits
+// on it). A native agent's events go to the bus directly: its progress is
+// its own subagent.update.
+type childSink struct {
+	m    *Manager
+	t    *Task
 	wake chan struct{}
 }
 
-func (p *progressSink) Emit(e event.Event) {
+func (p *childSink) Emit(e event.Event) {
 	if e.Type == event.SubagentStart && e.AgentID != p.t.ID && e.AgentID != "" {
-		p.m.registerChild(p.t, e) // one of a CLI session's own sub-agents
+		p.m.registerChild(p.t, e)
 	}
 	p.m.cfg.Sink.Emit(e)
 	if p.wake != nil && wakeOn(e.Type) {
@@ -29,24 +25,19 @@ func (p *progressSink) Emit(e event.Event) {
 		default:
 		}
 	}
-	if e.AgentID != p.t.ID {
-		return
-	}
-	if d, ok := e.Data.(event.ToolStartData); ok {
-		// The tool runs once tool.start is out: an isolated agent's tools
-		// wait here for its worktree's files (a failed fill cancels it).
-		_ = p.t.awaitFilled()
-		cur := d.Name
-		if tl, ok := p.set.Get(d.Name); ok {
-			if sj, ok := tl.(tools.Subjecter); ok {
-				if s := sj.Subject(d.Input); s != "" {
-					cur += " " + s
-				}
-			}
-		}
-		p.t.mu.Lock()
-		p.t.currentTool = cur
-		p.t.mu.Unlock()
-		p.m.update(p.t, "")
+}
+
+// filledSink holds an isolated agent's tools until its worktree's files
+// are there: a tool runs once its tool.start is out, so the emit waits
+// (a failed fill cancels the agent, and the tool is told so).
+type filledSink struct {
+	t    *Task
+	next event.Sink
+}
+
+func (f filledSink) Emit(e event.Event) {
+	f.next.Emit(e)
+	if e.Type == event.ToolStart && e.AgentID == f.t.ID {
+		_ = f.t.awaitFilled()
 	}
 }

@@ -52,22 +52,18 @@ func (m *Manager) runSession(ctx context.Context, t *Task, plan spawn.Plan) (res
 // with (a CLI's), and where it works. wake is signalled for a CLI when it
 // may have a turn to carry or one of its own sub-agents ended.
 func (m *Manager) specOf(t *Task, plan spawn.Plan) (spec spawn.Spec, prompt string, wake chan struct{}, err error) {
-	set := plan.Tools
-	if set == nil {
-		set = m.open.Tools()
-	}
-	sink := &progressSink{m: m, t: t, set: set}
-	spec = spawn.Spec{SessionID: t.SessionID, AgentID: t.ID, ParentID: t.Spec.ParentID, Name: t.Type.Name,
-		Sink: sink, History: t.Spec.History}
+	spec = spawn.Spec{SessionID: t.SessionID, AgentID: t.ID, ParentID: t.Spec.ParentID, ToolCallID: t.Spec.ToolCallID,
+		Name: t.Type.Name, Sink: m.cfg.Sink, History: t.Spec.History}
 	prompt = t.Spec.Prompt
 	switch {
 	case plan.Backend == spawn.Remote:
-		spec.Remote = spawn.RemoteSpec{ToolCallID: t.Spec.ToolCallID, Description: t.Spec.Description, Hooks: m.remoteHooks(t)}
+		spec.Sink = &childSink{m: m, t: t} // a worker's CLI task starts agents of its own
+		spec.Remote = spawn.RemoteSpec{Description: t.Spec.Description, Hooks: m.remoteHooks(t)}
 	case plan.External():
 		// Given only the task prompt, after the type's own instructions;
 		// an isolated CLI works in its worktree once its files are there.
 		wake = make(chan struct{}, 1)
-		sink.wake = wake
+		spec.Sink = &childSink{m: m, t: t, wake: wake}
 		if p := strings.TrimSpace(t.Type.Prompt); p != "" {
 			prompt = p + "\n\n" + prompt
 		}
@@ -84,6 +80,7 @@ func (m *Manager) specOf(t *Task, plan spawn.Plan) (spec spawn.Spec, prompt stri
 		}
 		if tree := t.tree(); tree != nil {
 			spec.System += "\n\n" + worktreePrompt(tree)
+			spec.Sink = filledSink{t: t, next: m.cfg.Sink}
 		}
 	}
 	return spec, prompt, wake, nil

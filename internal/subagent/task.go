@@ -58,9 +58,8 @@ type Task struct {
 
 	// What the task's subagent.update events say besides the reducer's
 	// counts; not a status.
-	mu          sync.Mutex
-	currentTool string
-	iso         *isolation // nil: not isolated
+	mu  sync.Mutex
+	iso *isolation // nil: not isolated
 	// worker and note: the remote worker running the task and what its
 	// row says about it; started is set once its subagent.start is out.
 	worker  string
@@ -107,7 +106,7 @@ func (t *Task) Claimed() bool { return t.claimed.Load() }
 func (t *Task) progress() event.SubagentUpdateData {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return event.SubagentUpdateData{CurrentTool: t.currentTool, Worker: t.worker, Note: t.note}
+	return event.SubagentUpdateData{Worker: t.worker, Note: t.note}
 }
 
 // Outcome is how a task ended, as its subagent.complete reports it.

@@ -77,7 +77,7 @@ func (t *TaskTool) Reserve(call tools.Call) (tools.Reservation, error) {
 	if err != nil {
 		return tools.Reservation{}, err
 	}
-	return tools.Reservation{AgentID: task.ID, SessionID: task.SessionID, Queued: queued}, nil
+	return tools.Reservation{AgentID: task.ID, SessionID: task.SessionID, Queued: queued, Subject: spec.Description}, nil
 }
 
 // Release implements tools.Reserver.
@@ -119,10 +119,12 @@ func (t *TaskTool) Run(ctx context.Context, call tools.Call) (tools.Result, erro
 // Start implements tools.Starter: it spawns the sub-agent (in the model's
 // call order, so ids and the pending queue follow it) and returns the wait.
 func (t *TaskTool) Start(ctx context.Context, call tools.Call) (func() (tools.Result, error), error) {
-	spec, err := t.spec(call)
-	if err != nil {
-		t.m.Release(call.ID)
-		return nil, err
+	spec, reserved := t.m.Reserved(call.ID)
+	if !reserved {
+		var err error
+		if spec, err = t.spec(call); err != nil {
+			return nil, err
+		}
 	}
 	task, err := t.m.Spawn(ctx, spec)
 	if err != nil {

@@ -118,4 +118,7 @@ type Reservation struct {
 	SessionID string
 	// Queued: the agent waits for a concurrency slot.
 	Queued bool
+	// Subject is the call's subject (tools.Subjecter), read from the input
+	// the reservation parsed: the loop needs no second parse.
+	Subject string
 }

@@ -14,7 +14,7 @@ var (
 // Nothing runs until Run (whose first call emits session.start).
 func Open(cfg backend.Config) *Session {
 	return New(Config{
-		SessionID: cfg.SessionID, ID: cfg.AgentID, ParentID: cfg.ParentID, Name: cfg.AgentName,
+		SessionID: cfg.SessionID, ID: cfg.AgentID, ParentID: cfg.ParentID, TaskCallID: cfg.TaskCallID, Name: cfg.AgentName,
 		Provider: cfg.Provider, Model: cfg.Model, System: cfg.System, Tools: cfg.Tools,
 		Gate: cfg.Gate, Sink: cfg.Sink, MaxTurns: cfg.MaxTurns, Now: cfg.Now,
 		History: cfg.History, OnHistory: cfg.OnHistory,

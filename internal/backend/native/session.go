@@ -33,6 +33,11 @@ type Config struct {
 	SessionID string
 	ID        string // agent id: "lead", "explore-1", a teammate's name
 	ParentID  string
+	// TaskCallID is the task call that started this agent (empty for the
+	// lead and teammates); when set, each of its tool calls is reported as
+	// subagent.update with the current tool, as every backend reports its
+	// sub-agents' progress.
+	TaskCallID string
 	// Name labels the agent in approval prompts and events ("lead",
 	// "Explore", a teammate's name).
 	Name     string

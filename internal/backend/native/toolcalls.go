@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -76,16 +77,21 @@ func (s *Session) runTools(ctx context.Context, calls []provider.ToolCall) ([]pr
 func (s *Session) startTool(ctx context.Context, c provider.ToolCall, t tools.Tool, st tools.Starter) func() provider.ToolResult {
 	call := tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID}
 	start := event.ToolStartData{Name: c.Name, Input: c.Input}
+	var subject string
 	rv, reserves := t.(tools.Reserver)
 	if reserves {
 		if r, err := rv.Reserve(call); err == nil {
 			start.SubagentID, start.SubagentSessionID, start.Queued = r.AgentID, r.SessionID, r.Queued
+			subject = r.Subject
 		} else {
 			reserves = false
+			subject = subjectOf(t, c.Input)
 		}
+	} else {
+		subject = subjectOf(t, c.Input)
 	}
-	s.emit(event.ToolStart, c.ID, start)
-	res, ok := s.admit(ctx, c, t)
+	s.announce(c, start, subject)
+	res, ok := s.admit(ctx, c, t, subject)
 	if !ok && reserves {
 		rv.Release(c.ID)
 	}
@@ -126,13 +132,39 @@ func safeWait(name string, wait func() (tools.Result, error)) (r tools.Result, e
 // runTool validates, gates and runs one call, emitting tool.start and
 // tool.complete around it.
 func (s *Session) runTool(ctx context.Context, c provider.ToolCall) provider.ToolResult {
-	s.emit(event.ToolStart, c.ID, event.ToolStartData{Name: c.Name, Input: c.Input})
 	t, _ := s.cfg.Tools.Get(c.Name)
-	res, ok := s.admit(ctx, c, t)
+	subject := subjectOf(t, c.Input)
+	s.announce(c, event.ToolStartData{Name: c.Name, Input: c.Input}, subject)
+	res, ok := s.admit(ctx, c, t, subject)
 	if ok {
 		res = tools.Execute(ctx, t, tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID})
 	}
 	return s.completeTool(ctx, c, res)
+}
+
+// announce announces call c: tool.start, and for a sub-agent its progress
+// (subagent.update naming the tool and its subject, under the task call
+// that started the agent), which the reducer keeps as its current tool.
+func (s *Session) announce(c provider.ToolCall, start event.ToolStartData, subject string) {
+	s.emit(event.ToolStart, c.ID, start)
+	if s.cfg.TaskCallID == "" {
+		return
+	}
+	cur := c.Name
+	if subject != "" {
+		cur += " " + subject
+	}
+	s.emit(event.SubagentUpdate, s.cfg.TaskCallID, event.SubagentUpdateData{CurrentTool: cur})
+}
+
+// subjectOf is the one argument of a call that matters (tools.Subjecter),
+// read once per call: it labels the approval prompt, the permission
+// patterns match it, and a sub-agent's row shows it.
+func subjectOf(t tools.Tool, input json.RawMessage) string {
+	if sj, ok := t.(tools.Subjecter); ok {
+		return sj.Subject(input)
+	}
+	return ""
 }
 
 // completeTool emits tool.complete and builds the result for the model.
@@ -162,7 +194,7 @@ func (s *Session) completeTool(ctx context.Context, c provider.ToolCall, res too
 
 // admit checks that the call may run: the tool exists, its input is valid
 // and the permission gate allows it. When not, it returns the error result.
-func (s *Session) admit(ctx context.Context, c provider.ToolCall, t tools.Tool) (tools.Result, bool) {
+func (s *Session) admit(ctx context.Context, c provider.ToolCall, t tools.Tool, subject string) (tools.Result, bool) {
 	if err := ctx.Err(); err != nil {
 		return tools.Result{Content: "cancelled: the user interrupted before this tool ran", IsError: true}, false
 	}
@@ -176,9 +208,7 @@ func (s *Session) admit(ctx context.Context, c provider.ToolCall, t tools.Tool) 
 		req := permission.Request{
 			ID:      "perm-" + strconv.FormatUint(requestSeq.Add(1), 10),
 			AgentID: s.cfg.ID, AgentName: s.agentLabel(), Tool: c.Name, Kind: t.Kind(), Input: c.Input,
-		}
-		if sj, ok := t.(tools.Subjecter); ok {
-			req.Subject = sj.Subject(c.Input)
+			Subject: subject,
 		}
 		if d := s.decide(ctx, c.ID, req); !d.Allow {
 			return tools.Result{Content: d.Reason, IsError: true}, false
