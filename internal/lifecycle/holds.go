@@ -3,7 +3,7 @@ package lifecycle
 // Holds reports whether agent id keeps the lead from completing (SPEC §2):
 // a sub-agent pending, running or background, or whose session has not
 // yet reported its end; a teammate spawning, working or idle. An id the
-// reducer has not seen holds too: whoever registered it (owner.Registry)
+// reducer has not seen holds too: whoever registered it (bus.Owners)
 // is about to emit its start.
 func (s *State) Holds(id string) bool {
 	if i, ok := s.byAgent[id]; ok {

@@ -22,7 +22,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/mcp"
-	"github.com/atomic-agent/atomic/internal/owner"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
@@ -113,7 +112,7 @@ type Runtime struct {
 	lead backend.Session
 	// owners records who runs each agent of the tree: cancels and the
 	// completion gate read it.
-	owners *owner.Registry
+	owners *bus.Owners
 
 	inputs    chan input
 	wake      chan struct{}
@@ -160,7 +159,7 @@ func Open(cfg Config) (*Runtime, error) {
 	if cfg.Model == "" && cfg.Provider != nil {
 		cfg.Model = cfg.Provider.Model()
 	}
-	r := &Runtime{cfg: cfg, bus: bus.New(), owners: owner.New(),
+	r := &Runtime{cfg: cfg, bus: bus.New(), owners: bus.NewOwners(),
 		inputs: make(chan input, 16), wake: make(chan struct{}, 1), completed: make(chan Outcome, 4)}
 	if cfg.Journal != nil {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
@@ -612,8 +611,8 @@ func (r *Runtime) cancelAll(leadAgents []string) error {
 // leadAgents lists the active sub-agents the lead's own backend (an
 // external CLI) runs.
 func (r *Runtime) leadAgents() []string {
-	return r.owners.Select(func(id string, o owner.Owner) bool {
-		return o.Kind == owner.CLI && o.By == event.LeadID && !r.bus.Ended(id)
+	return r.owners.Select(func(id string, o bus.Owner) bool {
+		return o.Kind == bus.OwnerCLI && o.By == event.LeadID && !r.bus.Ended(id)
 	})
 }
 

@@ -23,7 +23,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
-	"github.com/atomic-agent/atomic/internal/owner"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
@@ -98,7 +97,7 @@ type Config struct {
 	// Owners is the run's owner registry: the manager registers each task
 	// it spawns, and the sink of a CLI session it opens each sub-agent
 	// that CLI starts. cancel_task reads it. Nil: a registry of its own.
-	Owners *owner.Registry
+	Owners *bus.Owners
 }
 
 // Agents reads the lifecycle reducer's records.
@@ -169,7 +168,7 @@ func New(cfg Config) *Manager {
 		cfg.Now = time.Now
 	}
 	if cfg.Owners == nil {
-		cfg.Owners = owner.New()
+		cfg.Owners = bus.NewOwners()
 	}
 	base, stop := context.WithCancel(context.Background())
 	m := &Manager{cfg: cfg, slots: newSlots(cfg.MaxConcurrent), remoteSlots: newSlots(cmp.Or(max(cfg.MaxRemote, 0), math.MaxInt)),

@@ -4,19 +4,19 @@ import (
 	"fmt"
 
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/owner"
 )
 
 // register records the manager as t's owner (a NATS worker's, for a task
 // sent to the workers) before t's first event: cancelling it cancels the
 // task's context, which also cancels it on the worker.
 func (m *Manager) register(t *Task) {
-	kind := owner.Subagents
+	kind := bus.OwnerSubagents
 	if m.remote(t) {
-		kind = owner.Remote
+		kind = bus.OwnerRemote
 	}
-	m.cfg.Owners.Register(t.ID, owner.Owner{Kind: kind, Done: t.done, Cancel: func() error {
+	m.cfg.Owners.Register(t.ID, bus.Owner{Kind: kind, Done: t.done, Cancel: func() error {
 		t.cancel()
 		return nil
 	}})
@@ -28,7 +28,7 @@ func (m *Manager) register(t *Task) {
 // alone.
 func (m *Manager) registerChild(t *Task, e event.Event) {
 	id := e.AgentID
-	m.cfg.Owners.Register(id, owner.Owner{Kind: owner.CLI, By: t.ID, Cancel: func() error {
+	m.cfg.Owners.Register(id, bus.Owner{Kind: bus.OwnerCLI, By: t.ID, Cancel: func() error {
 		s := t.cli.Load()
 		if s == nil {
 			return fmt.Errorf("the %s session of %s has ended", t.Type.Backend, t.ID)

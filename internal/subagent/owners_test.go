@@ -14,7 +14,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
-	"github.com/atomic-agent/atomic/internal/owner"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -56,7 +55,7 @@ func TestCancelTaskStopsALocalSubagentThroughTheManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, err := m.cfg.Owners.Lookup(task.ID); err != nil || o.Kind != owner.Subagents {
+	if o, err := m.cfg.Owners.Lookup(task.ID); err != nil || o.Kind != bus.OwnerSubagents {
 		t.Fatalf("owner of %s = %v (%v), want the sub-agent manager", task.ID, o, err)
 	}
 	got, err := cancelTask(m, task.ID)
@@ -128,7 +127,7 @@ func TestCancelTaskStopsACLISubagentsOwnSubagentThroughThatCLIsSession(t *testin
 	}
 	cfg := <-children
 	const child = "general-purpose-1"
-	if o, err := m.cfg.Owners.Lookup(child); err != nil || o.Kind != owner.CLI || o.By != task.ID {
+	if o, err := m.cfg.Owners.Lookup(child); err != nil || o.Kind != bus.OwnerCLI || o.By != task.ID {
 		t.Fatalf("owner of %s = %v (%v), want the CLI session of %s", child, o, err, task.ID)
 	}
 	// The CLI refuses: cancel_task says so, naming who runs the agent.
@@ -186,7 +185,7 @@ func TestCancelTaskStopsARemoteTaskOnItsWorker(t *testing.T) {
 	m := New(Config{SessionID: "s", Sink: b, Tools: tools.NewSet(), Remote: w.d})
 	t.Cleanup(m.Close)
 	task := spawnCall(t, m, 1)
-	if o, err := m.cfg.Owners.Lookup(task.ID); err != nil || o.Kind != owner.Remote {
+	if o, err := m.cfg.Owners.Lookup(task.ID); err != nil || o.Kind != bus.OwnerRemote {
 		t.Fatalf("owner of %s = %v (%v), want a NATS worker", task.ID, o, err)
 	}
 	testkit.WaitFor(t, 20*time.Second, "the task running on w1", func() bool {

@@ -15,7 +15,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
-	"github.com/atomic-agent/atomic/internal/owner"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/spawn"
@@ -76,7 +75,7 @@ type Config struct {
 	// Owners is the run's owner registry: the manager registers each
 	// teammate it spawns, and the sink of an external CLI teammate each
 	// sub-agent that CLI starts. Nil: a registry of its own.
-	Owners *owner.Registry
+	Owners *bus.Owners
 }
 
 // Agents reads the lifecycle reducer's teammates.
@@ -154,7 +153,7 @@ func New(cfg Config) *Manager {
 		cfg.DeliverToLead = func(string) {}
 	}
 	if cfg.Owners == nil {
-		cfg.Owners = owner.New()
+		cfg.Owners = bus.NewOwners()
 	}
 	base, stop := context.WithCancel(context.Background())
 	open := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types, Tools: cfg.Tools,

@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/owner"
 )
 
 // register records the team manager as teammate t's owner, before its
 // first status goes out: cancelling it force-stops t (Stop).
 func (m *Manager) register(t *mate) {
-	m.cfg.Owners.Register(t.id, owner.Owner{Kind: owner.Team, Done: t.done, Cancel: func() error {
+	m.cfg.Owners.Register(t.id, bus.Owner{Kind: bus.OwnerTeam, Done: t.done, Cancel: func() error {
 		t.halt(stopForced)
 		return nil
 	}})
@@ -28,7 +28,7 @@ type childSink struct {
 func (c childSink) Emit(e event.Event) {
 	if e.Type == event.SubagentStart && e.AgentID != c.t.id && e.AgentID != "" {
 		id, t := e.AgentID, c.t
-		c.m.cfg.Owners.Register(id, owner.Owner{Kind: owner.CLI, By: t.id, Cancel: func() error {
+		c.m.cfg.Owners.Register(id, bus.Owner{Kind: bus.OwnerCLI, By: t.id, Cancel: func() error {
 			ac, ok := t.session.(backend.AgentCanceller)
 			if !ok {
 				return fmt.Errorf("%s runs on the %s backend, which cannot stop one of its sub-agents alone", t.id, t.typ.Backend)

@@ -1,4 +1,4 @@
-package owner_test
+package bus_test
 
 import (
 	"fmt"
@@ -6,15 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	"pgregory.net/rapid"
 
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
-	"github.com/atomic-agent/atomic/internal/owner"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // How far a drawn sub-agent got.
 const (
@@ -35,7 +32,7 @@ func sub(typ event.Type, id string, data any) event.Event {
 // never hold it, and ended ones never do.
 func TestTheCompletionGateWaitsForEveryRegisteredAgentNotYetDone(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		reg := owner.New()
+		reg := bus.NewOwners()
 		var st lifecycle.State
 		var want []string
 		nSubs := rapid.IntRange(0, 6).Draw(t, "subagents")
@@ -49,7 +46,7 @@ func TestTheCompletionGateWaitsForEveryRegisteredAgentNotYetDone(t *testing.T) {
 			id := fmt.Sprintf("agent-%d", i)
 			registered := rapid.Bool().Draw(t, "registered") || stage == unseen
 			if registered {
-				reg.Register(id, owner.Owner{Kind: owner.Subagents, Cancel: func() error { return nil }})
+				reg.Register(id, bus.Owner{Kind: bus.OwnerSubagents, Cancel: func() error { return nil }})
 				if stage != ended {
 					want = append(want, id)
 				}
@@ -78,7 +75,7 @@ func TestTheCompletionGateWaitsForEveryRegisteredAgentNotYetDone(t *testing.T) {
 			}
 			registered := rapid.Bool().Draw(t, "registered")
 			if registered {
-				reg.Register(id, owner.Owner{Kind: owner.Team, Cancel: func() error { return nil }})
+				reg.Register(id, bus.Owner{Kind: bus.OwnerTeam, Cancel: func() error { return nil }})
 				if last.Active() {
 					want = append(want, id)
 				}
@@ -97,23 +94,23 @@ func TestTheCompletionGateWaitsForEveryRegisteredAgentNotYetDone(t *testing.T) {
 }
 
 func TestAnUnknownAgentIsRefusedNamingTheKnownOnes(t *testing.T) {
-	reg := owner.New()
+	reg := bus.NewOwners()
 	if err := reg.Cancel("x-1"); err == nil || err.Error() != `unknown agent "x-1": no agent has been started` {
 		t.Fatalf("Cancel on an empty registry = %v", err)
 	}
-	reg.Register("explore-1", owner.Owner{Kind: owner.Subagents, Cancel: func() error { return nil }})
-	reg.Register("team/ana", owner.Owner{Kind: owner.Team, Cancel: func() error { return nil }})
+	reg.Register("explore-1", bus.Owner{Kind: bus.OwnerSubagents, Cancel: func() error { return nil }})
+	reg.Register("team/ana", bus.Owner{Kind: bus.OwnerTeam, Cancel: func() error { return nil }})
 	if err := reg.Cancel("x-1"); err == nil || err.Error() != `unknown agent "x-1"; known agents: explore-1, team/ana` {
 		t.Fatalf("Cancel of an unknown id = %v", err)
 	}
 }
 
 func TestACancelGoesToTheOwnerRegisteredLastAndNamesItWhenItFails(t *testing.T) {
-	reg := owner.New()
+	reg := bus.NewOwners()
 	var calls []string
-	reg.Register("team/ana", owner.Owner{Kind: owner.Team, Cancel: func() error { calls = append(calls, "first"); return nil }})
+	reg.Register("team/ana", bus.Owner{Kind: bus.OwnerTeam, Cancel: func() error { calls = append(calls, "first"); return nil }})
 	// A new incarnation of ana, run by an external CLI teammate's session.
-	reg.Register("team/ana", owner.Owner{Kind: owner.CLI, By: "lead", Cancel: func() error {
+	reg.Register("team/ana", bus.Owner{Kind: bus.OwnerCLI, By: "lead", Cancel: func() error {
 		calls = append(calls, "second")
 		return fmt.Errorf("busy")
 	}})

@@ -1,12 +1,4 @@
-// Package owner answers who runs each agent of the tree and how to stop
-// it. Whoever starts an agent registers it: the sub-agent manager its
-// tasks (local, or sent to a NATS worker), the team manager its
-// teammates, and the sink of an external CLI's session each sub-agent
-// that CLI announces with subagent.start. cancel_task, /tasks, the
-// interrupt and the completion gate then look an agent up here instead of
-// guessing its owner from its id. Whether an agent is done is not kept
-// here: that is the lifecycle reducer's, which Unsettled is given.
-package owner
+package bus
 
 import (
 	"fmt"
@@ -15,26 +7,26 @@ import (
 	"sync"
 )
 
-// Kind is what runs an agent.
-type Kind string
+// OwnerKind is what runs an agent.
+type OwnerKind string
 
 // The kinds of owner.
 const (
-	// Subagents is the sub-agent manager (a native loop, or an external
+	// OwnerSubagents is the sub-agent manager (a native loop, or an external
 	// CLI session it opened for an agent type on another backend).
-	Subagents Kind = "sub-agent manager"
-	// Team is the team manager: the agent is a teammate.
-	Team Kind = "team manager"
-	// CLI is an external CLI's session: the agent is one of the CLI's own
+	OwnerSubagents OwnerKind = "sub-agent manager"
+	// OwnerTeam is the team manager: the agent is a teammate.
+	OwnerTeam OwnerKind = "team manager"
+	// OwnerCLI is an external CLI's session: the agent is one of the CLI's own
 	// sub-agents, stopped through that session.
-	CLI Kind = "external CLI session"
-	// Remote is a NATS worker the sub-agent manager sent the task to.
-	Remote Kind = "NATS worker"
+	OwnerCLI OwnerKind = "external CLI session"
+	// OwnerRemote is a NATS worker the sub-agent manager sent the task to.
+	OwnerRemote OwnerKind = "NATS worker"
 )
 
 // Owner is what runs one agent and how to stop it.
 type Owner struct {
-	Kind Kind
+	Kind OwnerKind
 	// By is the agent whose session runs this one (event.LeadID for the
 	// sub-agents of a CLI lead); "" when a manager runs it.
 	By string
@@ -55,22 +47,31 @@ func (o Owner) String() string {
 	return fmt.Sprintf("the %s of %s", o.Kind, o.By)
 }
 
-// Registry is the run's record of owners, keyed by agent id. The zero
-// Registry is not usable: use New. Safe for concurrent use.
-type Registry struct {
+// Owners answers who runs each agent of the tree and how to stop it.
+// Whoever starts an agent registers it: the sub-agent manager its
+// tasks (local, or sent to a NATS worker), the team manager its
+// teammates, and the sink of an external CLI's session each sub-agent
+// that CLI announces with subagent.start. cancel_task, /tasks, the
+// interrupt and the completion gate then look an agent up here instead of
+// guessing its owner from its id. Whether an agent is done is not kept
+// here: that is the lifecycle reducer's, which Unsettled is given.
+//
+// Owners is the run's record of owners, keyed by agent id. The zero
+// Owners is not usable: use NewOwners. Safe for concurrent use.
+type Owners struct {
 	mu    sync.Mutex
 	byID  map[string]Owner
 	order []string // ids in order of first registration
 }
 
-// New returns an empty Registry.
-func New() *Registry { return &Registry{byID: map[string]Owner{}} }
+// New returns an empty Owners.
+func NewOwners() *Owners { return &Owners{byID: map[string]Owner{}} }
 
 // Register records that o runs agent id. Register it before the agent's
 // first event is emitted, so that no reader sees the agent and not its
 // owner. Registering an id again replaces its owner (a teammate's new
 // incarnation).
-func (r *Registry) Register(id string, o Owner) {
+func (r *Owners) Register(id string, o Owner) {
 	if o.Cancel == nil {
 		panic("owner: registering " + id + " without a canceller")
 	}
@@ -83,7 +84,7 @@ func (r *Registry) Register(id string, o Owner) {
 }
 
 // Lookup returns the owner of agent id, or an error naming the known ids.
-func (r *Registry) Lookup(id string) (Owner, error) {
+func (r *Owners) Lookup(id string) (Owner, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if o, ok := r.byID[id]; ok {
@@ -96,7 +97,7 @@ func (r *Registry) Lookup(id string) (Owner, error) {
 }
 
 // Cancel stops agent id through its owner.
-func (r *Registry) Cancel(id string) error {
+func (r *Owners) Cancel(id string) error {
 	o, err := r.Lookup(id)
 	if err != nil {
 		return err
@@ -108,7 +109,7 @@ func (r *Registry) Cancel(id string) error {
 }
 
 // IDs lists the registered agents in order of registration.
-func (r *Registry) IDs() []string {
+func (r *Owners) IDs() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.order)
@@ -117,7 +118,7 @@ func (r *Registry) IDs() []string {
 // Select lists the registered agents, in order of registration, whose
 // owner keep accepts. keep runs without the registry's lock held, so it
 // may read other locked state (the bus).
-func (r *Registry) Select(keep func(id string, o Owner) bool) []string {
+func (r *Owners) Select(keep func(id string, o Owner) bool) []string {
 	r.mu.Lock()
 	ids := slices.Clone(r.order)
 	owners := make([]Owner, len(ids))
@@ -137,6 +138,6 @@ func (r *Registry) Select(keep func(id string, o Owner) bool) []string {
 // Unsettled lists the registered agents that holds says still keep the
 // lead from completing (lifecycle.State.Holds, read through the bus): the
 // completion gate waits until it is empty.
-func (r *Registry) Unsettled(holds func(id string) bool) []string {
+func (r *Owners) Unsettled(holds func(id string) bool) []string {
 	return r.Select(func(id string, _ Owner) bool { return holds(id) })
 }
