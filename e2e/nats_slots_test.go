@@ -138,3 +138,50 @@ func subRequests(srv *loopback.Server) []loopback.LogEntry {
 	}
 	return out
 }
+
+// --max-remote-tasks caps the tasks on the workers, whatever their room:
+// with a cap of 2, two workers of concurrency 3 never run more than two of
+// the six task calls at once, every task still runs to its result, and
+// the tasks beyond the cap wait pending in the lead's tree.
+func TestMaxRemoteTasksCapsTheTasksOnTheWorkersAtOnce(t *testing.T) {
+	r := newRig(t, natsFanOut(6, 700), 2)
+	for i := range 2 {
+		r.worker(t, i, 3)
+	}
+	var out lockedBuf
+	var errb strings.Builder
+	cmd := lead(t, t.Context(), r.srv, r.repo, r.url, "--max-remote-tasks", "2", "-p", "fan out")
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the lead failed: %v\n%s", err, errb.String())
+	}
+	if n := len(subRequests(r.srv)); n != 6 {
+		t.Fatalf("%d sub-agent requests, want the six tasks'", n)
+	}
+	if n := loopback.MaxConcurrent(subRequests(r.srv)); n != 2 {
+		t.Fatalf("at most %d sub-agent requests were in flight at once, want the cap of 2", n)
+	}
+	evs := events(t, out.String())
+	done := completes(t, evs)
+	if len(done) != 6 {
+		t.Fatalf("%d sub-agents completed, want 6: %v", len(done), done)
+	}
+	for id, cs := range done {
+		if len(cs) != 1 || !cs[0].Success {
+			t.Errorf("%s ended %+v, want one successful completion", id, cs)
+		}
+	}
+	pending := 0
+	replay(evs, func(_ int, _ event.Raw, st *lifecycle.State) {
+		n := 0
+		for _, rec := range st.Records() {
+			if rec.Status == lifecycle.Pending {
+				n++
+			}
+		}
+		pending = max(pending, n)
+	})
+	if pending < 4 {
+		t.Errorf("at most %d tasks waited pending at once, want the four beyond the cap", pending)
+	}
+}
