@@ -12,21 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// Atomic's OTLP/HTTP exporters. The official otlptracehttp and
-// otlpmetrichttp link gRPC (their config and the collector packages import
-// it), and with it html/template, which doubles the binary (56 to 113 MB)
-// and slows every start; the OTLP message packages alone still cost the
-// protobuf runtime's init on every start. These send the same messages
+// Atomic's OTLP/HTTP export. The official otlptracehttp and otlpmetrichttp
+// link gRPC (their config and the collector packages import it), and with
+// it html/template, which doubles the binary (56 to 113 MB) and slows every
+// start; the OTLP message packages alone still cost the protobuf runtime's
+// init on every start. This sends the same messages
 // (ExportTraceServiceRequest, ExportMetricsServiceRequest, encoded by
 // otlpwire.go) over HTTP, configured by the standard variables.
 
@@ -139,196 +131,107 @@ const (
 	fScopeEntries     = 2 // ScopeSpans.spans / ScopeMetrics.metrics
 )
 
-// traceExporter is an sdktrace.SpanExporter over OTLP/HTTP.
-type traceExporter struct{ c *otlpClient }
+// scopePB is the common.v1.InstrumentationScope of Atomic's telemetry.
+func scopePB() pb { return pb(nil).str(1, scope) }
 
-func (e traceExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	if len(spans) == 0 {
-		return nil
-	}
-	type key struct {
-		res   *resource.Resource
-		scope instrumentation.Scope
-	}
-	var order []key
-	groups := map[key]pb{}
+// tracesRequest encodes an ExportTraceServiceRequest of spans: one
+// resource, one scope.
+func tracesRequest(resource []kv, spans []*span) pb {
+	scoped := pb(nil).msg(fScope, scopePB())
 	for _, s := range spans {
-		k := key{s.Resource(), s.InstrumentationScope()}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = groups[k].msg(fScopeEntries, spanPB(s))
+		scoped = scoped.msg(fScopeEntries, spanPB(s))
 	}
-	var req pb
-	for _, k := range order {
-		scoped := pb(nil).msg(fScope, scopePB(k.scope)).raw(groups[k])
-		rs := pb(nil).msg(fResource, resourcePB(k.res)).msg(fScopeItems, scoped)
-		req = req.msg(fRequestResources, rs)
-	}
-	return e.c.post(ctx, req)
+	rs := pb(nil).msg(fResource, attrsPB(nil, 1, resource)).msg(fScopeItems, scoped)
+	return pb(nil).msg(fRequestResources, rs)
 }
-
-// Shutdown closes the exporter's idle connections.
-func (e traceExporter) Shutdown(context.Context) error { e.c.http.CloseIdleConnections(); return nil }
 
 // spanPB encodes a trace.v1.Span.
-func spanPB(s sdktrace.ReadOnlySpan) pb {
-	sc := s.SpanContext()
-	tid, sid := sc.TraceID(), sc.SpanID()
-	b := pb(nil).bytes(1, tid[:]).bytes(2, sid[:]).str(3, sc.TraceState().String())
-	if par := s.Parent(); par.IsValid() {
-		psid := par.SpanID()
-		b = b.bytes(4, psid[:])
+func spanPB(s *span) pb {
+	b := pb(nil).bytes(1, s.traceID[:]).bytes(2, s.spanID[:])
+	if s.parentID != ([8]byte{}) {
+		b = b.bytes(4, s.parentID[:])
 	}
-	b = b.str(5, s.Name()).varint(6, uint64(s.SpanKind())).
-		fixed64(7, uint64(s.StartTime().UnixNano())).fixed64(8, uint64(s.EndTime().UnixNano()))
-	b = attrsPB(b, 9, s.Attributes()).varint(10, uint64(s.DroppedAttributes()))
-	for _, ev := range s.Events() {
-		b = b.msg(11, attrsPB(pb(nil).fixed64(1, uint64(ev.Time.UnixNano())).str(2, ev.Name), 3, ev.Attributes))
+	b = b.str(5, s.name).varint(6, spanKindInternal).
+		fixed64(7, uint64(s.start.UnixNano())).fixed64(8, uint64(s.end.UnixNano()))
+	b = attrsPB(b, 9, s.attrs)
+	if s.failed {
+		b = b.msg(15, pb(nil).str(2, s.statusMsg).varint(3, statusError))
 	}
-	switch st := s.Status(); st.Code {
-	case codes.Error:
-		b = b.msg(15, pb(nil).str(2, st.Description).varint(3, 2)) // STATUS_CODE_ERROR
-	case codes.Ok:
-		b = b.msg(15, pb(nil).varint(3, 1)) // STATUS_CODE_OK
-	}
-	return b.fixed32(16, uint32(sc.TraceFlags()))
+	return b.fixed32(16, 1) // trace flags: sampled
 }
-
-// resourcePB encodes a resource.v1.Resource.
-func resourcePB(r *resource.Resource) pb {
-	if r == nil {
-		return pb(nil)
-	}
-	return attrsPB(nil, 1, r.Attributes())
-}
-
-// scopePB encodes a common.v1.InstrumentationScope.
-func scopePB(s instrumentation.Scope) pb { return pb(nil).str(1, s.Name).str(2, s.Version) }
 
 // attrsPB appends kvs as repeated common.v1.KeyValue field f.
-func attrsPB(b pb, f int, kvs []attribute.KeyValue) pb {
-	for _, kv := range kvs {
-		b = b.msg(f, pb(nil).str(1, string(kv.Key)).msg(2, valuePB(kv.Value)))
+func attrsPB(b pb, f int, kvs []kv) pb {
+	for _, a := range kvs {
+		b = b.msg(f, pb(nil).str(1, a.key).msg(2, valuePB(a.val)))
 	}
 	return b
 }
 
 // valuePB encodes a common.v1.AnyValue (a oneof: the member is always
 // written, zero or not).
-func valuePB(v attribute.Value) pb {
-	switch v.Type() {
-	case attribute.BOOL:
+func valuePB(v any) pb {
+	switch v := v.(type) {
+	case bool:
 		var n uint64
-		if v.AsBool() {
+		if v {
 			n = 1
 		}
 		return pb(nil).varintAlways(2, n)
-	case attribute.INT64:
-		return pb(nil).varintAlways(3, uint64(v.AsInt64()))
-	case attribute.FLOAT64:
-		return pb(nil).doubleAlways(4, v.AsFloat64())
-	default:
-		return pb(nil).strAlways(1, v.Emit())
+	case int64:
+		return pb(nil).varintAlways(3, uint64(v))
+	case float64:
+		return pb(nil).doubleAlways(4, v)
+	case string:
+		return pb(nil).strAlways(1, v)
 	}
+	return pb(nil).strAlways(1, fmt.Sprint(v))
 }
 
-// metricExporter is an sdkmetric.Exporter over OTLP/HTTP (the SDK's
-// default temporality, cumulative, and aggregations).
-type metricExporter struct{ c *otlpClient }
+// aggregationCumulative is metrics.v1.AggregationTemporality's
+// AGGREGATION_TEMPORALITY_CUMULATIVE.
+const aggregationCumulative = 2
 
-func (metricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
-	return sdkmetric.DefaultTemporalitySelector(k)
-}
-
-func (metricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
-	return sdkmetric.DefaultAggregationSelector(k)
-}
-
-func (e metricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
-	rs := pb(nil).msg(fResource, resourcePB(rm.Resource))
-	some := false
-	for _, sm := range rm.ScopeMetrics {
-		scoped := pb(nil).msg(fScope, scopePB(sm.Scope))
-		n := 0
-		for _, m := range sm.Metrics {
-			if enc, ok := metricPB(m); ok {
-				scoped = scoped.msg(fScopeEntries, enc)
-				n++
-			}
-		}
-		if n > 0 {
-			rs, some = rs.msg(fScopeItems, scoped), true
-		}
+// metricsRequest encodes an ExportMetricsServiceRequest of snaps, their
+// cumulative points from start to now: one resource, one scope.
+func metricsRequest(resource []kv, snaps []snapshot, start, now time.Time) pb {
+	scoped := pb(nil).msg(fScope, scopePB())
+	for _, sn := range snaps {
+		scoped = scoped.msg(fScopeEntries, metricPB(sn, start, now))
 	}
-	if !some {
-		return nil
-	}
-	return e.c.post(ctx, pb(nil).msg(fRequestResources, rs))
+	rs := pb(nil).msg(fResource, attrsPB(nil, 1, resource)).msg(fScopeItems, scoped)
+	return pb(nil).msg(fRequestResources, rs)
 }
 
-func (metricExporter) ForceFlush(context.Context) error { return nil }
-
-// Shutdown closes the exporter's idle connections.
-func (e metricExporter) Shutdown(context.Context) error { e.c.http.CloseIdleConnections(); return nil }
-
-// temporalityPB is metrics.v1.AggregationTemporality.
-func temporalityPB(t metricdata.Temporality) uint64 {
-	if t == metricdata.DeltaTemporality {
-		return 1
-	}
-	return 2 // cumulative
-}
-
-// metricPB encodes a metrics.v1.Metric of the kinds Atomic records: int
-// and float sums, float histograms. Other kinds are left out.
-func metricPB(m metricdata.Metrics) (pb, bool) {
-	b := pb(nil).str(1, m.Name).str(2, m.Description).str(3, m.Unit)
-	switch d := m.Data.(type) {
-	case metricdata.Sum[int64]:
-		sum := pb(nil)
-		for _, dp := range d.DataPoints {
-			sum = sum.msg(1, numberPoint(dp.Attributes.ToSlice(), dp.StartTime, dp.Time).fixed64Always(6, uint64(dp.Value)))
-		}
-		return b.msg(7, monotonic(sum.varint(2, temporalityPB(d.Temporality)), d.IsMonotonic)), true
-	case metricdata.Sum[float64]:
-		sum := pb(nil)
-		for _, dp := range d.DataPoints {
-			sum = sum.msg(1, numberPoint(dp.Attributes.ToSlice(), dp.StartTime, dp.Time).doubleAlways(4, dp.Value))
-		}
-		return b.msg(7, monotonic(sum.varint(2, temporalityPB(d.Temporality)), d.IsMonotonic)), true
-	case metricdata.Histogram[float64]:
+// metricPB encodes a metrics.v1.Metric: a monotonic sum (int or double)
+// or an explicit-bucket histogram.
+func metricPB(sn snapshot, start, now time.Time) pb {
+	in := sn.in
+	b := pb(nil).str(1, in.name).str(2, in.desc).str(3, in.unit)
+	if in.kind == histogram {
 		h := pb(nil)
-		for _, dp := range d.DataPoints {
-			p := attrsPB(nil, 9, dp.Attributes.ToSlice()).fixed64(2, uint64(dp.StartTime.UnixNano())).
-				fixed64(3, uint64(dp.Time.UnixNano())).fixed64(4, dp.Count).doubleAlways(5, dp.Sum)
-			p = p.packedFixed64(6, dp.BucketCounts)
-			bounds := make([]uint64, len(dp.Bounds))
-			for i, v := range dp.Bounds {
+		for _, p := range sn.points {
+			dp := attrsPB(nil, 9, p.attrs).fixed64(2, uint64(start.UnixNano())).
+				fixed64(3, uint64(now.UnixNano())).fixed64(4, p.count).doubleAlways(5, p.f).
+				packedFixed64(6, p.buckets)
+			bounds := make([]uint64, len(defaultBounds))
+			for i, v := range defaultBounds {
 				bounds[i] = math.Float64bits(v)
 			}
-			p = p.packedFixed64(7, bounds)
-			if v, ok := dp.Min.Value(); ok {
-				p = p.doubleAlways(11, v)
-			}
-			if v, ok := dp.Max.Value(); ok {
-				p = p.doubleAlways(12, v)
-			}
-			h = h.msg(1, p)
+			dp = dp.packedFixed64(7, bounds).doubleAlways(11, p.min).doubleAlways(12, p.max)
+			h = h.msg(1, dp)
 		}
-		return b.msg(9, h.varint(2, temporalityPB(d.Temporality))), true
+		return b.msg(9, h.varint(2, aggregationCumulative))
 	}
-	return nil, false
-}
-
-func monotonic(sum pb, yes bool) pb {
-	if yes {
-		return sum.varint(3, 1)
+	sum := pb(nil)
+	for _, p := range sn.points {
+		dp := attrsPB(nil, 7, p.attrs).fixed64(2, uint64(start.UnixNano())).fixed64(3, uint64(now.UnixNano()))
+		if in.kind == intCounter {
+			dp = dp.fixed64Always(6, uint64(p.n))
+		} else {
+			dp = dp.doubleAlways(4, p.f)
+		}
+		sum = sum.msg(1, dp)
 	}
-	return sum
-}
-
-// numberPoint starts a metrics.v1.NumberDataPoint: attributes and times.
-func numberPoint(attrs []attribute.KeyValue, start, end time.Time) pb {
-	return attrsPB(nil, 7, attrs).fixed64(2, uint64(start.UnixNano())).fixed64(3, uint64(end.UnixNano()))
+	return b.msg(7, sum.varint(2, aggregationCumulative).varint(3, 1)) // is_monotonic
 }
