@@ -95,6 +95,16 @@ func (b *Bus) Emit(e event.Event) {
 			statuses = append(statuses, directStatus{se, moved})
 		}
 	}
+	if b.records {
+		// A teammate's whole record, for the views that render records.
+		if m, ok := b.state.ChangedTeammate(); ok {
+			te := lifecycle.TeammateEvent(e, m)
+			b.enqueueStatus(te, false)
+			if len(b.direct) > 0 {
+				statuses = append(statuses, directStatus{te, false})
+			}
+		}
+	}
 	direct := b.direct
 	var ticket uint64
 	if len(direct) > 0 {

@@ -99,3 +99,51 @@ func TestACoalesceRecordsViewRebuiltFromAgentStatusAloneEqualsTheReducer(t *test
 	}
 	v.Close()
 }
+
+// mates is the teammate.record events of evs as "name:status:waiting".
+func mates(evs []event.Event) []string {
+	var out []string
+	for _, e := range evs {
+		if m, ok := lifecycle.TeammateOf(e); ok {
+			out = append(out, m.Name+":"+string(m.Status)+":"+m.Waiting)
+		}
+	}
+	return out
+}
+
+func TestARecordsSubscriberGetsEachTeammateWholeWhenItChangesAndNobodyElseDoes(t *testing.T) {
+	b := New()
+	var plain, records, inline recorder
+	ps := b.SubscribeWith(plain.Emit, Options{Name: "store"})
+	rs := b.SubscribeWith(records.Emit, Options{Name: "view", Records: true})
+	is := b.SubscribeWith(inline.Emit, Options{Name: "acp", Inline: true, Records: true})
+	at := time.Now()
+	mate := func(status string) event.Event {
+		return event.Event{Type: event.TeammateStatus, Time: at, AgentID: "reviewer", ParentAgentID: event.LeadID,
+			Data: event.TeammateStatusData{Name: "reviewer", Role: "reviews", Status: status}}
+	}
+	b.Emit(mate("spawning"))
+	b.Emit(mate("working"))
+	b.Emit(mate("working")) // no change: no record
+	b.Emit(event.Event{Type: event.PermissionRequested, Time: at, AgentID: "reviewer",
+		Data: event.PermissionRequestedData{RequestID: "p1", Tool: "bash", Subject: "make test"}})
+	b.Emit(event.Event{Type: event.PermissionResolved, Time: at, AgentID: "reviewer",
+		Data: event.PermissionResolvedData{RequestID: "p1", Allowed: true}})
+	b.Emit(mate("shutdown"))
+	b.Emit(mate("working")) // a late status after the end: the reducer ignores it
+	flushWithin(t, ps, 5*time.Second)
+	flushWithin(t, rs, 5*time.Second)
+
+	want := `[reviewer:spawning: reviewer:working: reviewer:working:bash "make test" reviewer:working: reviewer:shutdown:]`
+	for name, r := range map[string]*recorder{"queued": &records, "inline": &inline} {
+		if got := fmtList(mates(r.events())); got != want {
+			t.Errorf("%s Records subscriber got teammates %s, want each change whole %s", name, got, want)
+		}
+	}
+	if got := mates(plain.events()); len(got) != 0 {
+		t.Errorf("a plain subscriber (the store, stream-json) got teammate records %v; they are the views' only", got)
+	}
+	ps.Close()
+	rs.Close()
+	is.Close()
+}

@@ -56,7 +56,9 @@ type Options struct {
 	// agent.status it gets is the record as the reducer now has it, so a
 	// view renders the records it is handed and keeps no reducer of its
 	// own. Other subscribers, and the wire, get agent.status only when a
-	// status moves.
+	// status moves. It also gets a teammate.record event each time an
+	// event changes a teammate (lifecycle.TeammateEvent), which nobody
+	// else gets.
 	Records bool
 	// Inline has fn called by the emitter, after the bus's lock is
 	// released, in bus order, and before Emit returns: no queue, no

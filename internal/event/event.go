@@ -42,6 +42,11 @@ const (
 	// Reset marks a /clear-equivalent reset or model switch; like Interrupt it
 	// ends every active sub-agent as interrupted.
 	Reset Type = "reset"
+	// TeammateRecord carries a teammate's whole record as the reducer holds
+	// it after a change (lifecycle.TeammateEvent). The bus derives it for
+	// the views that render records (bus.Options.Records); no agent emits
+	// it, and it is neither stored nor printed.
+	TeammateRecord Type = "teammate.record"
 )
 
 // LeadID is the lead agent's id: the agent_id of everything the lead emits

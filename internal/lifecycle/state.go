@@ -23,6 +23,10 @@ type State struct {
 	approvals map[string][]approval // agent id → approvals it waits for, oldest first
 	openCount int                   // records whose session has started and not ended
 
+	// changedMate is 1 + the index of the teammate the last Apply changed
+	// (0: none).
+	changedMate int
+
 	lead    Record            // the lead's record (StepLead); not among recs
 	tallies map[string]*tally // agent id → its tool uses and usage
 	total   event.Usage       // every agent's usage added up
@@ -38,6 +42,7 @@ type approval struct{ id, what string }
 // returned here. Events that concern no agent cost a switch on the event
 // type.
 func (s *State) Apply(e event.Event) []Record {
+	s.changedMate = 0
 	counted := s.count(e)
 	if e.AgentID == event.LeadID {
 		s.applyLead(e)
@@ -405,7 +410,10 @@ func (s *State) applyApproval(e event.Event) []Record {
 		}
 	}
 	if isMate {
-		s.mates[j].Waiting = s.firstApproval(e.AgentID)
+		if w := s.firstApproval(e.AgentID); w != s.mates[j].Waiting {
+			s.mates[j].Waiting = w
+			s.changedMate = j + 1
+		}
 		return nil
 	}
 	r := s.recs[i]
@@ -474,6 +482,16 @@ func (s *State) applyTeammate(e event.Event) {
 		delete(s.approvals, next.AgentID)
 	}
 	s.mates[i].Waiting = s.firstApproval(next.AgentID)
+	s.changedMate = i + 1
+}
+
+// ChangedTeammate is the teammate the last Apply changed (its status or
+// what it waits for), if any.
+func (s *State) ChangedTeammate() (Teammate, bool) {
+	if s.changedMate == 0 {
+		return Teammate{}, false
+	}
+	return s.mates[s.changedMate-1], true
 }
 
 // Teammates returns a copy of the teammates (each name's latest

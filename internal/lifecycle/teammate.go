@@ -22,6 +22,26 @@ type Teammate struct {
 	Waiting string `json:"waiting,omitempty"`
 }
 
+// TeammateEvent builds the teammate.record event reporting m, changed by
+// cause: the whole teammate, for views that render the reducer's state
+// instead of keeping a copy of it.
+func TeammateEvent(cause event.Event, m Teammate) event.Event {
+	sid := m.SessionID
+	if sid == "" {
+		sid = cause.SessionID
+	}
+	return event.Event{Type: event.TeammateRecord, Time: cause.Time, SessionID: sid,
+		AgentID: m.AgentID, ParentAgentID: event.LeadID, Data: m}
+}
+
+// TeammateOf is the teammate a teammate.record event carries.
+func TeammateOf(e event.Event) (Teammate, bool) {
+	if e.Type != event.TeammateRecord {
+		return Teammate{}, false
+	}
+	return event.Payload[Teammate](e.Data)
+}
+
 // StepTeammate is the pure transition of one teammate on a teammate.status
 // event e; found says whether the teammate was known (old holds it). It
 // returns the new teammate and whether anything changed:

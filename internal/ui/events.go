@@ -112,8 +112,10 @@ func (m *Model) applyEvent(e event.Event) {
 		}
 		clear(m.tools)
 		m.note(noteWarning, "Interrupted · what should Atomic do instead?")
-	case event.TeammateStatus:
-		m.teamTree().apply(e)
+	case event.TeammateRecord:
+		if mt, ok := lifecycle.TeammateOf(e); ok {
+			m.teamTree().set(mt)
+		}
 	case event.TeamMessage:
 		if d, ok := event.Payload[event.TeamMessageData](e.Data); ok {
 			m.teamTree().message(d)
@@ -184,13 +186,6 @@ func (m *Model) routeToTree(e event.Event) bool {
 		return true // the agent's record follows as agent.status
 	case event.ToolComplete:
 		return m.treeByCall[e.ToolCallID] != nil
-	case event.PermissionRequested, event.PermissionResolved:
-		// What a teammate waits for is the team reducer's, from these
-		// events; a sub-agent's comes in its record, the lead's own
-		// approvals are the prompt's.
-		if m.team != nil {
-			m.team.apply(e)
-		}
 	case event.AgentStatus:
 		r, ok := lifecycle.RecordOf(e)
 		if !ok {

@@ -9,31 +9,29 @@ import (
 )
 
 // teamEntry is the team tree: one row per teammate with its role, status
-// and last message. Statuses come from the lifecycle reducer, fed the
-// team's events (teammate.status and the teammates' approvals); the tree
-// only adds the last message each teammate sent.
+// and last message. Each teammate is the reducer's record, as the bus's
+// teammate.record events carry it whole (one per name: its latest
+// incarnation); the tree only adds the last message each teammate sent.
 type teamEntry struct {
-	state   lifecycle.State
-	last    map[string]string // teammate name → the last message it sent
+	mates   []lifecycle.Teammate // in order of first appearance
+	last    map[string]string    // teammate name → the last message it sent
 	version int
 	cache   lineCache
 }
 
-// apply feeds e to the team's reducer.
-func (t *teamEntry) apply(e event.Event) {
-	before := t.state.Teammates()
-	t.state.Apply(e)
-	after := t.state.Teammates()
-	if len(before) != len(after) {
-		t.version++
-		return
-	}
-	for i := range after {
-		if before[i] != after[i] {
-			t.version++
+// set takes the reducer's record of teammate m.
+func (t *teamEntry) set(m lifecycle.Teammate) {
+	for i := range t.mates {
+		if t.mates[i].Name == m.Name {
+			if t.mates[i] != m {
+				t.mates[i] = m
+				t.version++
+			}
 			return
 		}
 	}
+	t.mates = append(t.mates, m)
+	t.version++
 }
 
 // message records the last message a teammate sent.
@@ -63,12 +61,20 @@ func teammateColor(th Theme, s lifecycle.TeammateStatus) color.Color {
 }
 
 // active counts teammates still at work.
-func (t *teamEntry) active() int { return t.state.ActiveTeammates() }
+func (t *teamEntry) active() int {
+	n := 0
+	for _, m := range t.mates {
+		if m.Status.Active() {
+			n++
+		}
+	}
+	return n
+}
 
 func (t *teamEntry) lines(rc *renderCtx) []string {
 	return t.cache.get(cacheKey{width: rc.Width, expanded: rc.Expanded, version: t.version}, func() []string {
 		th := rc.Theme
-		mates := t.state.Teammates()
+		mates := t.mates
 		n, act := len(mates), t.active()
 		noun := "teammates"
 		if n == 1 {
