@@ -67,7 +67,7 @@ type Turn struct {
 }
 
 // droppedTurn is the end of a prompt whose turn never ran.
-var droppedTurn = event.TurnEndData{StopReason: "interrupted"}
+var droppedTurn = event.TurnEndData{StopReason: event.StopInterrupted}
 
 // Done is closed once, when the turn has ended: after its turn.end was
 // emitted, or when the prompt will never start one (an interrupt or Stop
@@ -76,7 +76,7 @@ func (t *Turn) Done() <-chan struct{} { return t.done }
 
 // End is how the turn ended, once Done is closed: its turn.end's data, and
 // whether it ran at all (false: the prompt was dropped, StopReason
-// "interrupted").
+// event.StopInterrupted).
 func (t *Turn) End() (end event.TurnEndData, ran bool) {
 	<-t.done
 	return t.end, t.ran
