@@ -7,7 +7,7 @@ import (
 )
 
 func TestChildrenNamesSubagentsAndRewritesTheCLIsIDsOfBoundOnesToOurs(t *testing.T) {
-	c := NewChildren(Config{})
+	c := NewChildren[struct{}](Config{})
 	a, b := c.Name("general-purpose"), c.Name("general-purpose")
 	if a != "general-purpose-1" || b != "general-purpose-2" {
 		t.Fatalf("names %q %q, want general-purpose-1 and -2", a, b)

@@ -103,8 +103,7 @@ func New(cfg backend.Config) (*Session, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{cfg: cfg, model: cfg.Model, resume: cfg.ResumeCLI, ctx: ctx, cancel: cancel,
 		approvals: map[string]context.CancelFunc{}, answers: map[string]chan struct{}{}}
-	s.tr = newTranslator(cfg.SessionID, cfg.AgentID, cfg.Sink, cfg.Now)
-	s.tr.parent, s.tr.namer, s.tr.onCLISession = cfg.ParentID, cfg.NameAgent, cfg.OnCLISession
+	s.tr = newTranslatorFor(cfg)
 	if err := s.start(); err != nil {
 		cancel()
 		return nil, err
@@ -375,7 +374,7 @@ func result(res *turnResult) (*backend.Result, error) {
 		return &backend.Result{}, nil
 	}
 	r := &backend.Result{Text: res.Text, StopReason: provider.StopReason(res.StopReason),
-		Turns: res.NumTurns, Usage: res.Usage, ToolUses: res.ToolUses}
+		Turns: res.NumTurns, Usage: res.Usage}
 	if res.IsError {
 		why := strings.Join(res.Errors, "; ")
 		if why == "" {

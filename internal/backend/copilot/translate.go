@@ -31,7 +31,7 @@ type Translator struct {
 	byCall  map[string]*agent // task call id → the sub-agent it spawns
 	byAgent map[string]*agent // Copilot agentId → sub-agent
 	early   map[string][]sdk.SessionEvent
-	kids    *backend.Children
+	kids    *backend.Children[struct{}]
 	open    map[string]*call // "agent/call" → tool call started
 
 	active  bool      // a lead turn is under way
@@ -89,7 +89,7 @@ func NewTranslator(cfg backend.Config) *Translator {
 		cfg:    cfg,
 		lead:   &agent{id: cfg.AgentID, session: cfg.SessionID, parent: cfg.ParentID, started: true},
 		byCall: map[string]*agent{}, byAgent: map[string]*agent{}, early: map[string][]sdk.SessionEvent{},
-		kids: backend.NewChildren(cfg), open: map[string]*call{}, changed: make(chan struct{}),
+		kids: backend.NewChildren[struct{}](cfg), open: map[string]*call{}, changed: make(chan struct{}),
 	}
 }
 
