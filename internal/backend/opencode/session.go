@@ -197,7 +197,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			return nil, err
 		}
 	}
-	usage0, tools0, _ := s.tr.LeadStats()
+	usage0, _ := s.tr.LeadStats()
 	if s.autoPending() {
 		err := s.wait(ctx, func() bool {
 			if s.autoEnded {
@@ -210,7 +210,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			err = s.failed()
 		}
 		if err != nil || (prompt == "" && !s.inbox.Live()) {
-			return s.result(usage0, tools0), err
+			return s.result(usage0), err
 		}
 	}
 	text := s.inbox.Compose(prompt)
@@ -243,7 +243,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 	if err == nil {
 		err = s.failed()
 	}
-	return s.result(usage0, tools0), err
+	return s.result(usage0), err
 }
 
 // failed is the error of a turn whose model call failed: OpenCode reports
@@ -335,9 +335,9 @@ func (s *Session) CancelAgent(id string) error {
 	return nil
 }
 
-func (s *Session) result(usage0 event.Usage, tools0 int) *Result {
-	u, tools, text := s.tr.LeadStats()
-	return &Result{Turns: 1, Text: text, ToolUses: tools - tools0, StopReason: provider.StopEndTurn,
+func (s *Session) result(usage0 event.Usage) *Result {
+	u, text := s.tr.LeadStats()
+	return &Result{Turns: 1, Text: text, StopReason: provider.StopEndTurn,
 		Usage: event.Usage{InputTokens: u.InputTokens - usage0.InputTokens, OutputTokens: u.OutputTokens - usage0.OutputTokens,
 			CacheReadTokens: u.CacheReadTokens - usage0.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens - usage0.CacheCreationTokens}}
 }
