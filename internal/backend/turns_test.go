@@ -71,7 +71,7 @@ func TestTurnTrackerTellsRunsTurnsFromTheCLIsOwnAndWhenEachEnded(t *testing.T) {
 			steps: []step{{op: "send"}, {op: "began", id: "a"}, {op: "confirm", id: "b"}, {op: "ended", id: "a", end: "auto"},
 				{op: "began", id: "b"}, {op: "ended", id: "b", end: "ours"}}, pending: true, ours: "ours", auto: "auto"},
 		{name: "the turn taken for Run's was the CLI's own (ended before the answer)",
-			steps: []step{{op: "send"}, {op: "began", id: "a"}, {op: "ended", id: "a", end: "auto"}, {op: "confirm", id: "b"}},
+			steps:   []step{{op: "send"}, {op: "began", id: "a"}, {op: "ended", id: "a", end: "auto"}, {op: "confirm", id: "b"}},
 			pending: true, auto: "auto"},
 		{name: "a confirmed id makes a later turn of another id the CLI's own",
 			steps: []step{{op: "send"}, {op: "began", id: "a"}, {op: "confirm", id: "b"}, {op: "ended", id: "a"},
