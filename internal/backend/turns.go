@@ -219,3 +219,11 @@ func (t *TurnTracker[E]) Settle(ctx context.Context, gone <-chan struct{}) {
 		}
 	}
 }
+
+// Current is the id of the lead turn under way ("" when none runs or the
+// CLI named none).
+func (t *TurnTracker[E]) Current() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.runID
+}
