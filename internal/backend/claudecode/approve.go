@@ -14,16 +14,16 @@ import (
 // the control_response that answers it: allow with the input unchanged, or
 // deny with the gate's reason, which the CLI shows its model.
 func (t *translator) decide(ctx context.Context, gate *permission.Gate, ap *approval) []byte {
-	base := event.Event{SessionID: t.sessionID, AgentID: t.lead, ToolCallID: ap.req.ToolUseID}
+	base := event.Event{SessionID: t.cfg.SessionID, AgentID: t.cfg.AgentID, ParentAgentID: t.cfg.ParentID, ToolCallID: ap.req.ToolUseID}
 	if a := ap.agent; a != nil {
-		base.SessionID, base.AgentID, base.ParentAgentID = a.sessionID, a.id, a.parent
+		base.SessionID, base.AgentID, base.ParentAgentID = a.SessionID, a.ID, a.Parent
 	}
 	req := permission.Request{
 		ID: ap.requestID, AgentID: base.AgentID, AgentName: base.AgentID, Backend: Backend,
 		Tool: ourToolName(ap.req.ToolName), Kind: toolKind(ap.req.ToolName),
 		Subject: subject(ap.req.ToolName, ap.req.Input), Input: ap.req.Input,
 	}
-	d := backend.Decide(ctx, gate, t.sink, base, req)
+	d := backend.Decide(ctx, gate, t.cfg.Sink, base, req)
 	return controlResponse(ap, d)
 }
 

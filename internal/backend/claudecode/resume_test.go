@@ -22,7 +22,7 @@ func TestTheCLIsConversationIDFromItsInitLinesIsToldOncePerID(t *testing.T) {
 		t.Run(c.file, func(t *testing.T) {
 			tr := newTranslator("s1", "lead", event.SinkFunc(func(event.Event) {}), nil)
 			var told []string
-			tr.onCLISession = func(id string) { told = append(told, id) }
+			tr.cfg.OnCLISession = func(id string) { told = append(told, id) }
 			f, err := os.Open(filepath.Join("testdata", c.file))
 			if err != nil {
 				t.Fatal(err)
@@ -43,7 +43,7 @@ func TestTheCLIsConversationIDFromItsInitLinesIsToldOncePerID(t *testing.T) {
 	t.Run("a new conversation", func(t *testing.T) {
 		tr := newTranslator("s1", "lead", event.SinkFunc(func(event.Event) {}), nil)
 		var told []string
-		tr.onCLISession = func(id string) { told = append(told, id) }
+		tr.cfg.OnCLISession = func(id string) { told = append(told, id) }
 		for _, l := range []string{
 			`{"type":"system","subtype":"init","session_id":"aaa","model":"m","tools":[]}`,
 			`{"type":"system","subtype":"init","session_id":"aaa","model":"m","tools":[]}`,

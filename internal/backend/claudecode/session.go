@@ -103,8 +103,7 @@ func New(cfg backend.Config) (*Session, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{cfg: cfg, model: cfg.Model, resume: cfg.ResumeCLI, ctx: ctx, cancel: cancel,
 		approvals: map[string]context.CancelFunc{}, answers: map[string]chan struct{}{}}
-	s.tr = newTranslator(cfg.SessionID, cfg.AgentID, cfg.Sink, cfg.Now)
-	s.tr.parent, s.tr.namer, s.tr.onCLISession = cfg.ParentID, cfg.NameAgent, cfg.OnCLISession
+	s.tr = newTranslatorFor(cfg)
 	if err := s.start(); err != nil {
 		cancel()
 		return nil, err

@@ -2,11 +2,11 @@ package claudecode
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 )
 
@@ -18,38 +18,25 @@ const Backend = "claude-code"
 // replayed through it. It is not safe for concurrent use: one reader feeds
 // it.
 type translator struct {
-	sessionID, lead string
-	// parent is the lead's own parent when the session is a sub-agent in
-	// a larger tree; namer names the CLI's sub-agents (backend.Config.Name).
-	parent string
-	namer  func(agentType string) string
-	sink   event.Sink
-	now    func() time.Time
+	cfg  backend.Config
+	kids *backend.Children[sub] // the sub-agents, by tool_use and task id, and every tool call
 
 	started bool
 	model   string
 	// cliSession is the CLI's id of the lead's conversation (system/init),
-	// told to onCLISession when it is new.
-	cliSession   string
-	onCLISession func(id string)
+	// told to cfg.OnCLISession when it is new.
+	cliSession string
 
-	counts map[string]int    // agent type → sub-agents named so far
-	byCall map[string]*agent // Agent tool_use id → its sub-agent
-	byTask map[string]*agent // the CLI's task id → sub-agent
 	// toolTasks are the tasks that are tool calls, not sub-agents (a long
 	// Bash), by task id: whether each runs in the background.
 	toolTasks map[string]bool
-	agents    []*agent          // in the order they were named
-	tools     map[string]string // tool_use id → our tool name, while the call is open
-	callers   map[string]*agent // tool_use id → the sub-agent that made the call (absent: the lead)
 
 	// leadText is the lead's streamed text not yet confirmed by its
 	// assistant line; a sub-agent's is on its agent.
 	leadText streamed
-
-	leadUsage event.Usage
-	total     event.Usage
-	toolUses  int // the lead's tool calls since the last result
+	// cost is the CLI's total_cost_usd so far: cumulative over the
+	// session, sub-agents included, and carried by the lead.
+	cost float64
 	// l is the line being translated, kept so that each line does not
 	// allocate one.
 	l line
@@ -58,16 +45,15 @@ type translator struct {
 	tasks sync.Map
 }
 
-// agent is one of the CLI's sub-agents under the id we gave it.
-type agent struct {
-	id, sessionID, parent, callID string
-	background, started, done     bool
-	// seen counts the tool calls we saw; reported is the CLI's count,
-	// which may run ahead of the calls' own lines.
-	seen, reported int
-	usage          event.Usage
-	currentTool    string
-	text           streamed
+// agent is one of the CLI's sub-agents under the id we gave it (nil: the
+// lead).
+type agent = backend.Child[sub]
+
+// sub is what the translator keeps of a sub-agent besides its record.
+type sub struct {
+	background, started bool
+	currentTool         string
+	text                streamed
 }
 
 // streamed is the text an agent's message streamed (stream_event lines,
@@ -89,20 +75,27 @@ func (t *translator) streamedOf(a *agent) *streamed {
 	if a == nil {
 		return &t.leadText
 	}
-	return &a.text
+	return &a.X.text
 }
 
-func (a *agent) toolUses() int { return max(a.seen, a.reported) }
-
+// newTranslator returns a translator of lead's session sessionID emitting
+// to sink (the replay tests').
 func newTranslator(sessionID, lead string, sink event.Sink, now func() time.Time) *translator {
-	if now == nil {
-		now = time.Now
+	return newTranslatorFor(backend.Config{SessionID: sessionID, AgentID: lead, Sink: sink, Now: now})
+}
+
+// newTranslatorFor returns the translator of cfg's session.
+func newTranslatorFor(cfg backend.Config) *translator {
+	cfg = cfg.WithDefaults()
+	return &translator{cfg: cfg, kids: backend.NewChildren[sub](cfg), toolTasks: map[string]bool{}}
+}
+
+// agentID is a's id (the lead's for nil).
+func (t *translator) agentID(a *agent) string {
+	if a == nil {
+		return t.cfg.AgentID
 	}
-	return &translator{
-		sessionID: sessionID, lead: lead, sink: sink, now: now,
-		counts: map[string]int{}, byCall: map[string]*agent{},
-		byTask: map[string]*agent{}, tools: map[string]string{}, callers: map[string]*agent{}, toolTasks: map[string]bool{},
-	}
+	return a.ID
 }
 
 // step is what a line means for the session driving the process, beyond
@@ -133,7 +126,6 @@ type turnResult struct {
 	Errors     []string
 	NumTurns   int
 	Usage      event.Usage
-	ToolUses   int
 }
 
 // approval is a can_use_tool request with the agent it comes from.
@@ -171,7 +163,7 @@ func (t *translator) feed(raw []byte) (step, error) {
 		return step{result: t.result(l)}, nil
 	case "control_request":
 		if req := l.Request; req.Subtype == "can_use_tool" {
-			return step{ask: &approval{requestID: l.RequestID, req: req, agent: t.byTask[req.AgentID]}}, nil
+			return step{ask: &approval{requestID: l.RequestID, req: req, agent: t.kids.Of(req.AgentID)}}, nil
 		}
 	case "control_cancel_request":
 		return step{cancel: l.RequestID}, nil
@@ -180,11 +172,12 @@ func (t *translator) feed(raw []byte) (step, error) {
 }
 
 func (t *translator) emit(typ event.Type, a *agent, callID string, data any) {
-	e := event.Event{Type: typ, Time: t.now(), SessionID: t.sessionID, AgentID: t.lead, ParentAgentID: t.parent, ToolCallID: callID, Data: data}
+	e := event.Event{Type: typ, Time: t.cfg.Now(), SessionID: t.cfg.SessionID, AgentID: t.cfg.AgentID, ParentAgentID: t.cfg.ParentID,
+		ToolCallID: callID, Data: t.kids.RewriteData(data)}
 	if a != nil {
-		e.SessionID, e.AgentID, e.ParentAgentID = a.sessionID, a.id, a.parent
+		e.SessionID, e.AgentID, e.ParentAgentID = a.SessionID, a.ID, a.Parent
 	}
-	t.sink.Emit(e)
+	t.cfg.Sink.Emit(e)
 }
 
 func (t *translator) system(l *line) step {
@@ -195,60 +188,56 @@ func (t *translator) system(l *line) step {
 		}
 		if l.SessionID != "" && l.SessionID != t.cliSession && l.ParentToolUseID == "" {
 			t.cliSession = l.SessionID
-			if t.onCLISession != nil {
-				t.onCLISession(l.SessionID)
+			if t.cfg.OnCLISession != nil {
+				t.cfg.OnCLISession(l.SessionID)
 			}
 		}
 		if !t.started {
 			t.started = true
 			t.emit(event.SessionStart, nil, "", event.SessionStartData{
-				Model: l.Model, Provider: Backend, Tools: ourToolNames(l.Tools), Name: t.lead})
+				Model: l.Model, Provider: Backend, Tools: ourToolNames(l.Tools), Name: t.cfg.AgentID})
 		}
 		return step{leadBegan: true}
 	case "status":
 		return step{leadAsks: l.Status == "requesting"}
 	case "task_started":
-		a := t.byCall[l.ToolUseID]
-		if a == nil && (l.TaskType != "" && l.TaskType != "local_agent" || t.tools[l.ToolUseID] != "") {
+		a := t.kids.Of(l.ToolUseID)
+		if a == nil && (l.TaskType != "" && l.TaskType != "local_agent" || t.kids.HasCall(l.ToolUseID)) {
 			if l.TaskID != "" {
 				t.toolTasks[l.TaskID] = l.IsBackgrounded
 			}
 			return step{}
 		}
 		if a == nil { // a task not announced by a tool_use we saw
-			a = t.name(l.SubagentType, t.lead, l.ToolUseID, l.IsBackgrounded)
+			a = t.name(l.SubagentType, t.cfg.AgentID, l.ToolUseID, l.IsBackgrounded)
 		}
-		if a.started {
+		if a.X.started {
 			return step{}
 		}
-		a.started = true
-		a.background = a.background || l.IsBackgrounded
+		a.X.started = true
+		a.X.background = a.X.background || l.IsBackgrounded
 		if l.TaskID != "" {
-			t.byTask[l.TaskID] = a
-			t.tasks.Store(a.id, l.TaskID)
+			t.kids.Bind(l.TaskID, a.ID)
+			t.tasks.Store(a.ID, l.TaskID)
 		}
-		t.emit(event.SubagentStart, a, a.callID, event.SubagentStartData{
+		t.emit(event.SubagentStart, a, a.Call, event.SubagentStartData{
 			AgentType: agentType(l.SubagentType), Description: l.Description, Prompt: l.Prompt,
-			Background: a.background, Model: t.model, Backend: Backend})
+			Background: a.X.background, Model: t.model, Backend: Backend})
 		t.emit(event.SessionStart, a, "", event.SessionStartData{Model: t.model, Provider: Backend, Name: agentType(l.SubagentType)})
 	case "task_progress":
 		a := t.task(l)
-		if a == nil || a.done {
+		if a == nil || a.Done {
 			return step{}
 		}
-		u := l.Usage.taskUsage
-		a.reported = max(a.reported, u.ToolUses)
-		if u.TotalTokens > 0 {
-			a.usage = tokens(u.TotalTokens)
-		}
+		t.usage(a, l.Usage.taskUsage)
 		if l.LastToolName != "" {
-			a.currentTool = ourToolName(l.LastToolName)
+			a.X.currentTool = ourToolName(l.LastToolName)
 		}
 		t.update(a)
 	case "task_updated":
-		if a := t.task(l); a != nil && !a.done {
+		if a := t.task(l); a != nil && !a.Done {
 			if l.Patch != nil && l.Patch.Status != "" && l.Patch.Status != "running" {
-				a.currentTool = "" // it stopped working; its notification follows
+				a.X.currentTool = "" // it stopped working; its notification follows
 			}
 			t.update(a)
 		}
@@ -258,16 +247,11 @@ func (t *translator) system(l *line) step {
 			return step{bgDone: bg}
 		}
 		a := t.task(l)
-		if a == nil || a.done {
+		if a == nil || a.Done {
 			return step{}
 		}
-		a.done = true
-		u := l.Usage.taskUsage
-		a.reported = max(a.reported, u.ToolUses)
-		if u.TotalTokens > 0 {
-			a.usage = tokens(u.TotalTokens)
-		}
-		d := event.SubagentCompleteData{ToolUses: a.toolUses(), Usage: a.usage}
+		t.usage(a, l.Usage.taskUsage)
+		var d event.SubagentCompleteData
 		switch l.Status {
 		case "completed":
 			d.Success, d.Result = true, l.Summary
@@ -276,37 +260,37 @@ func (t *translator) system(l *line) step {
 		default:
 			d.Error = firstNonEmpty(l.Summary, "sub-agent "+firstNonEmpty(l.Status, "failed"))
 		}
-		t.closeCalls(a)
-		if a.usage != (event.Usage{}) {
-			t.total = t.total.Add(a.usage)
-			t.emit(event.UsageUpdate, a, "", event.UsageUpdateData{Usage: a.usage, Total: t.total})
-		}
-		t.emit(event.SubagentComplete, a, a.callID, d)
-		return step{bgDone: a.background}
+		t.finish(a, d)
+		return step{bgDone: a.X.background}
 	}
 	return step{}
 }
 
-// task finds the sub-agent a task_* line is about.
-func (t *translator) task(l *line) *agent {
-	if a := t.byTask[l.TaskID]; a != nil {
-		return a
+// usage reports a sub-agent's tokens, which the CLI gives only as a
+// running total (counted as input, where most of an agent's tokens are).
+func (t *translator) usage(a *agent, u taskUsage) {
+	if u.TotalTokens > 0 {
+		t.emit(event.UsageUpdate, a, "", event.UsageUpdateData{Usage: event.Usage{InputTokens: u.TotalTokens}})
 	}
-	return t.byCall[l.ToolUseID]
 }
 
+// task finds the sub-agent a task_* line is about.
+func (t *translator) task(l *line) *agent {
+	if a := t.kids.Of(l.TaskID); a != nil {
+		return a
+	}
+	return t.kids.Of(l.ToolUseID)
+}
+
+// update reports a's progress; the reducer fills in its counts.
 func (t *translator) update(a *agent) {
-	t.emit(event.SubagentUpdate, a, a.callID, event.SubagentUpdateData{
-		CurrentTool: a.currentTool, ToolUses: a.toolUses(), Usage: a.usage})
+	t.emit(event.SubagentUpdate, a, a.Call, event.SubagentUpdateData{CurrentTool: a.X.currentTool})
 }
 
 // owner is the agent whose message l is: the sub-agent whose Agent call
 // is its parent_tool_use_id, else the lead (nil).
 func (t *translator) owner(l *line) *agent {
-	if l.ParentToolUseID == "" {
-		return nil
-	}
-	return t.byCall[l.ParentToolUseID]
+	return t.kids.Of(l.ParentToolUseID)
 }
 
 func (t *translator) assistant(l *line) {
@@ -387,48 +371,35 @@ func (t *translator) text(a *agent, msgID, text string) {
 // Task) call is our task tool: it names its sub-agent at once, so the
 // agent has one id from the eager record on.
 func (t *translator) toolUse(a *agent, b block) {
-	if _, seen := t.tools[b.ID]; seen {
+	name := ourToolName(b.Name)
+	if isAgentTool(b.Name) {
+		name = "task"
+	}
+	if !t.kids.StartCall(t.agentID(a), b.ID, name) {
 		return
 	}
-	parent := t.lead
 	if a != nil {
-		parent = a.id
-		a.seen++
-		a.currentTool = ourToolName(b.Name)
+		a.X.currentTool = ourToolName(b.Name)
 		if s := subject(b.Name, b.Input); s != "" {
-			a.currentTool += " " + s
+			a.X.currentTool += " " + s
 		}
-	} else {
-		t.toolUses++
 	}
-	if !isAgentTool(b.Name) {
-		name := ourToolName(b.Name)
-		t.tools[b.ID] = name
-		if a != nil {
-			t.callers[b.ID] = a
-		}
+	if name != "task" {
 		t.emit(event.ToolStart, a, b.ID, event.ToolStartData{Name: name, Input: b.Input})
 		if todos, ok := todoList(b.Input); ok && b.Name == "TodoWrite" {
 			// The CLI's plan, announced as our todo_write's is.
 			t.emit(event.PlanUpdate, a, b.ID, event.PlanUpdateData{Todos: todos})
 		}
-		if a != nil && !a.done {
-			t.update(a)
-		}
-		return
+	} else {
+		in, _ := event.ParseTaskInput(b.Input) // a bad input still gets its record; the CLI reports the error
+		sub := t.name(in.SubagentType, t.agentID(a), b.ID, in.Background)
+		// The task tool's input as the native tool takes it.
+		task := event.TaskInput{Description: in.Description, Model: in.Model, Prompt: in.Prompt,
+			SubagentType: in.SubagentType, Background: in.Background}
+		t.emit(event.ToolStart, a, b.ID, event.ToolStartData{Name: "task", Input: event.TaskCall(task),
+			SubagentID: sub.ID, SubagentSessionID: sub.SessionID})
 	}
-	t.tools[b.ID] = "task"
-	if a != nil {
-		t.callers[b.ID] = a
-	}
-	in, _ := event.ParseTaskInput(b.Input) // a bad input still gets its record; the CLI reports the error
-	sub := t.name(in.SubagentType, parent, b.ID, in.Background)
-	// The task tool's input as the native tool takes it.
-	task := event.TaskInput{Description: in.Description, Model: in.Model, Prompt: in.Prompt,
-		SubagentType: in.SubagentType, Background: in.Background}
-	t.emit(event.ToolStart, a, b.ID, event.ToolStartData{Name: "task", Input: event.TaskCall(task),
-		SubagentID: sub.id, SubagentSessionID: sub.sessionID})
-	if a != nil && !a.done {
+	if a != nil && !a.Done {
 		t.update(a)
 	}
 }
@@ -436,19 +407,8 @@ func (t *translator) toolUse(a *agent, b block) {
 // name reserves our id for the sub-agent an Agent call starts:
 // <type>-<n>, counted per type, as the native manager names them.
 func (t *translator) name(typ, parent, callID string, background bool) *agent {
-	typ = strings.ToLower(agentType(typ))
-	var id string
-	if t.namer != nil {
-		id = t.namer(typ)
-	} else {
-		t.counts[typ]++
-		id = fmt.Sprintf("%s-%d", typ, t.counts[typ])
-	}
-	a := &agent{id: id, sessionID: t.sessionID + "/" + id, parent: parent, callID: callID, background: background}
-	if callID != "" {
-		t.byCall[callID] = a
-	}
-	t.agents = append(t.agents, a)
+	a := t.kids.New(strings.ToLower(agentType(typ)), parent, callID)
+	a.X.background = background
 	return a
 }
 
@@ -461,12 +421,10 @@ func (t *translator) user(l *line) {
 		if b.Type != "tool_result" {
 			continue
 		}
-		name, ok := t.tools[b.ToolUseID]
+		name, ok := t.kids.EndCall(t.agentID(a), b.ToolUseID)
 		if !ok {
 			continue
 		}
-		delete(t.tools, b.ToolUseID)
-		delete(t.callers, b.ToolUseID)
 		text := b.Content.text()
 		d := event.ToolCompleteData{Name: name, Success: !b.IsError}
 		if name == "task" {
@@ -490,8 +448,8 @@ func (t *translator) user(l *line) {
 func (t *translator) taskResult(b block, r *toolUseResult, text string) string {
 	switch r.Status {
 	case "async_launched":
-		if sub := t.byCall[b.ToolUseID]; sub != nil {
-			return "launched in the background as " + sub.id + "; its result arrives when it finishes"
+		if sub := t.kids.Of(b.ToolUseID); sub != nil {
+			return "launched in the background as " + sub.ID + "; its result arrives when it finishes"
 		}
 	case "completed":
 		if s := r.Content.text(); s != "" {
@@ -510,23 +468,18 @@ func (t *translator) result(l *line) *turnResult {
 	u := l.Usage.apiUsage
 	turn := event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens}
-	// The run's total is the sum of what each agent's usage.update says
-	// (the lead's turns, each sub-agent's total at its end), as the
-	// runtime's meter sums it for complete.usage: it only rises, and the
-	// two agree. (modelUsage, cumulative over the CLI's session, splits
-	// the same tokens otherwise and counts a sub-agent before its end, so
-	// a total taken from it falls back and disagrees with the sum.)
-	t.leadUsage = t.leadUsage.Add(turn)
-	t.total = t.total.Add(turn)
+	// The lead's usage.update is the turn's (a delta the reducer adds).
+	// (modelUsage, cumulative over the CLI's session, splits the same
+	// tokens otherwise and counts a sub-agent before its end.)
 	// total_cost_usd is cumulative over the session, sub-agents included:
 	// the lead carries it, so that the run counts it once.
-	if l.TotalCostUSD > t.leadUsage.CostUSD {
-		t.total.CostUSD += l.TotalCostUSD - t.leadUsage.CostUSD
-		t.leadUsage.CostUSD = l.TotalCostUSD
+	delta := turn
+	if l.TotalCostUSD > t.cost {
+		delta.CostUSD = l.TotalCostUSD - t.cost
+		t.cost = l.TotalCostUSD
 	}
 	for _, m := range l.ModelUsage {
-		t.leadUsage.ContextWindow = max(t.leadUsage.ContextWindow, m.ContextWindow)
-		t.total.ContextWindow = max(t.total.ContextWindow, m.ContextWindow)
+		delta.ContextWindow = max(delta.ContextWindow, m.ContextWindow)
 	}
 	if st := &t.leadText; len(st.blocks) > 0 {
 		// Text that streamed but no assistant line confirmed: the turn
@@ -542,53 +495,32 @@ func (t *translator) result(l *line) *turnResult {
 		}
 		t.emit(event.MessageComplete, nil, "", event.MessageCompleteData{Text: strings.Join(text, ""), StopReason: stop})
 	}
-	t.emit(event.UsageUpdate, nil, "", event.UsageUpdateData{Usage: t.leadUsage, Total: t.total})
-	r := &turnResult{Text: l.Result, StopReason: l.StopReason, IsError: l.IsError, Errors: l.Errors,
-		NumTurns: l.NumTurns, Usage: turn, ToolUses: t.toolUses}
-	t.toolUses = 0
-	return r
+	t.emit(event.UsageUpdate, nil, "", event.UsageUpdateData{Usage: delta, Delta: true})
+	return &turnResult{Text: l.Result, StopReason: l.StopReason, IsError: l.IsError, Errors: l.Errors,
+		NumTurns: l.NumTurns, Usage: turn}
 }
 
-// open lists the sub-agents that have not ended.
-func (t *translator) open() []*agent {
-	var out []*agent
-	for _, a := range t.agents {
-		if !a.done {
-			out = append(out, a)
-		}
+// finish ends sub-agent a with d, once: its tool calls still open first
+// (the CLI sends the result of a call its stopped agent was running, a
+// Bash, after the agent's notification, or never; the late result is
+// dropped).
+func (t *translator) finish(a *agent, d event.SubagentCompleteData) {
+	if a.Done {
+		return
 	}
-	return out
-}
-
-// closeCalls ends a's tool calls still open, before a's own end: the CLI
-// sends the result of a call its stopped agent was running (a Bash) after
-// the agent's notification, or never; every call must close before its
-// agent ends, and the late result is dropped.
-func (t *translator) closeCalls(a *agent) {
-	var ids []string
-	for id, c := range t.callers {
-		if c == a {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		name := t.tools[id]
-		delete(t.tools, id)
-		delete(t.callers, id)
-		t.emit(event.ToolComplete, a, id, event.ToolCompleteData{Name: name, Cancelled: true,
+	a.Done = true
+	for _, c := range t.kids.CloseCalls(a.ID) {
+		t.emit(event.ToolComplete, a, c.ID, event.ToolCompleteData{Name: c.Name, Cancelled: true,
 			Error: "interrupted: the agent ended before the call returned"})
 	}
+	t.emit(event.SubagentComplete, a, a.Call, d)
 }
 
 // endOpen reports every sub-agent still open as ended (the process went
 // away): cancelled when the session closed it, an error when it died.
 func (t *translator) endOpen(cancel bool, why string) {
-	for _, a := range t.open() {
-		a.done = true
-		t.closeCalls(a)
-		d := event.SubagentCompleteData{ToolUses: a.toolUses(), Usage: a.usage, Error: why, Cancelled: cancel}
-		t.emit(event.SubagentComplete, a, a.callID, d)
+	for _, a := range t.kids.Open() {
+		t.finish(a, event.SubagentCompleteData{Error: why, Cancelled: cancel})
 	}
 }
 
@@ -599,12 +531,6 @@ func agentType(s string) string {
 		return event.DefaultAgentType
 	}
 	return s
-}
-
-func tokens(n int64) event.Usage {
-	// The CLI reports a sub-agent's tokens only as a total; it is counted
-	// as input, where most of an agent's tokens are.
-	return event.Usage{InputTokens: n}
 }
 
 func firstNonEmpty(ss ...string) string {

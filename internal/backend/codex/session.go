@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -55,17 +54,14 @@ type Session struct {
 	thread string
 	// resume is the thread the session continues (thread/resume) rather
 	// than starting one; a Reset clears it.
-	resume    string
-	model     string
-	inbox     inbox.Inbox
-	fresh     bool                // Reset: the next Run starts a new thread
-	starting  bool                // a turn/start awaits its response
-	claimed   string              // the lead turn taken as that turn/start's while it awaited its response
-	ours      map[string]bool     // lead turns we started
-	auto      string              // a lead turn the CLI began by itself, still running
-	ended     map[string]*TurnEnd // lead turns ended, not yet collected
-	changed   chan struct{}       // closed and replaced when a lead turn starts or ends
-	announced sync.Once           // the lead's session.start
+	resume string
+	model  string
+	inbox  inbox.Inbox
+	fresh  bool // Reset: the next Run starts a new thread
+	// turns are the lead's: Run's (the first to begin while turn/start
+	// awaits its answer, until the answer names another) or the CLI's own.
+	turns     *backend.TurnTracker[*TurnEnd]
+	announced sync.Once // the lead's session.start
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -88,7 +84,7 @@ func New(cfg backend.Config) (*Session, error) {
 	}
 	cfg = cfg.WithDefaults()
 	s := &Session{cfg: cfg, model: cfg.Model, resume: cfg.ResumeCLI, stderr: &backend.Tail{}, exited: make(chan struct{}), interruptWait: interruptTimeout,
-		ours: map[string]bool{}, ended: map[string]*TurnEnd{}, changed: make(chan struct{})}
+		turns: backend.NewTurnTracker[*TurnEnd]()}
 	env := userEnv(os.Environ())
 	if cfg.BaseURL != "" || cfg.APIKey != "" {
 		home, err := writeHome(cfg.CLIHome, cfg.BaseURL, cfg.Model)
@@ -219,33 +215,12 @@ func (s *Session) handle(m inbound) {
 	if n.Interrupt != nil {
 		s.stopAgent(n.Interrupt)
 	}
-	if n.LeadTurnStarted == "" && n.LeadTurnEnded == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if id := n.LeadTurnStarted; id != "" {
-		switch {
-		case s.ours[id]:
-		case s.starting && s.claimed == "":
-			// One turn per turn/start: the first to begin while its
-			// response is awaited. The reading goroutine can run far
-			// ahead of Run, so a second one is the CLI's own.
-			s.claimed, s.ours[id] = id, true
-		default:
-			s.auto = id
-		}
+		s.turns.Began(id)
 	}
 	if e := n.LeadTurnEnded; e != nil {
-		s.ended[e.TurnID] = e
-		if s.auto == e.TurnID {
-			s.auto = ""
-			delete(s.ended, e.TurnID) // nobody waits for it unless Run("") already does
-			s.ended["auto:"+e.TurnID] = e
-		}
+		s.turns.Ended(e.TurnID, e)
 	}
-	close(s.changed)
-	s.changed = make(chan struct{})
 }
 
 // Run starts a turn with prompt and the delivered messages (or, with
@@ -268,8 +243,8 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 	usage0, tools0 := s.tr.LeadUsage(), s.tr.LeadToolUses()
 	// A turn the CLI began by itself ends first: it is the lead's answer
 	// to what happened (a sub-agent's end), and ours follows it.
-	if id := s.autoTurn(); id != "" {
-		end, err := s.wait(ctx, "auto:"+id)
+	if s.turns.Pending() {
+		end, err := s.wait(ctx, false, "")
 		if err != nil || (prompt == "" && !s.Pending()) {
 			return s.result(end, usage0, tools0), err
 		}
@@ -283,9 +258,9 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 	if m := s.Model(); m != "" {
 		params["model"] = m
 	}
-	s.mu.Lock()
-	s.starting, s.claimed = true, ""
-	s.mu.Unlock()
+	// The reading goroutine can run far ahead of Run: the first turn to
+	// begin while the answer is awaited is taken for ours.
+	s.turns.Send()
 	res, err := s.conn.call(ctx, "turn/start", params)
 	var r struct {
 		Turn turn `json:"turn"`
@@ -295,62 +270,38 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			err = fmt.Errorf("codex: turn/start answered without a turn: %s", res)
 		}
 	}
-	s.mu.Lock()
-	s.starting = false
-	if err == nil {
-		s.ours[r.Turn.ID] = true
-		if c := s.claimed; c != "" && c != r.Turn.ID {
-			s.disown(c) // the turn taken for ours was the CLI's own
-		}
-	}
-	s.mu.Unlock()
 	if err != nil {
+		s.turns.Unsent()
 		return nil, s.wrap(err)
 	}
-	end, err := s.wait(ctx, r.Turn.ID)
+	s.turns.Confirm(r.Turn.ID)
+	end, err := s.wait(ctx, true, r.Turn.ID)
 	return s.result(end, usage0, tools0), err
 }
 
-// disown makes lead turn id, wrongly taken for one of Run's, a turn the CLI
-// began by itself. s.mu is held.
-func (s *Session) disown(id string) {
-	delete(s.ours, id)
-	if e, ended := s.ended[id]; ended {
-		delete(s.ended, id)
-		s.ended["auto:"+id] = e
-		return
+// wait waits for the end of Run's turn id (ours) or of the CLI's own. On
+// cancellation it interrupts the turn and waits (bounded) for Codex to
+// confirm.
+func (s *Session) wait(ctx context.Context, ours bool, id string) (*TurnEnd, error) {
+	end, ok := s.turns.Wait(ctx, ours, s.conn.done)
+	switch {
+	case ok && end.Status == "failed":
+		return end, fmt.Errorf("codex: turn failed: %s", firstNonEmpty(end.Error, "no reason given"))
+	case ok:
+		return end, nil
+	case ctx.Err() == nil:
+		return nil, s.wrap(s.conn.failure())
 	}
-	s.auto = id
-}
-
-// wait waits for the lead turn key to end. On cancellation it interrupts
-// the turn and waits (bounded) for Codex to confirm.
-func (s *Session) wait(ctx context.Context, key string) (*TurnEnd, error) {
-	for {
-		s.mu.Lock()
-		end, changed := s.ended[key], s.changed
-		delete(s.ended, key)
-		s.mu.Unlock()
-		if end != nil {
-			if end.Status == "failed" {
-				return end, fmt.Errorf("codex: turn failed: %s", firstNonEmpty(end.Error, "no reason given"))
-			}
-			return end, nil
-		}
-		select {
-		case <-changed:
-		case <-s.conn.done:
-			return nil, s.wrap(s.conn.failure())
-		case <-ctx.Done():
-			return s.interrupt(strings.TrimPrefix(key, "auto:"), key), fmt.Errorf("codex: turn interrupted: %w", ctx.Err())
-		}
+	if id == "" {
+		id = s.turns.Current()
 	}
+	return s.interrupt(ours, id), fmt.Errorf("codex: turn interrupted: %w", ctx.Err())
 }
 
 // interrupt sends turn/interrupt for the lead's turn and waits (bounded)
 // for its end; sub-agents end interrupted with it, or here when Codex does
 // not confirm in time.
-func (s *Session) interrupt(turnID, key string) *TurnEnd {
+func (s *Session) interrupt(ours bool, turnID string) *TurnEnd {
 	ctx, cancel := context.WithTimeout(s.ctx, s.interruptWait)
 	defer cancel()
 	_, _ = s.conn.call(ctx, "turn/interrupt", map[string]string{"threadId": s.threadID(), "turnId": turnID})
@@ -358,28 +309,12 @@ func (s *Session) interrupt(turnID, key string) *TurnEnd {
 	// their terminals; an interrupt stops everything.
 	defer s.cleanTerminals(s.tr.Threads()...)
 	s.asks.WithdrawAll() // the sub-agents' turns end with the lead's
-	for {
-		s.mu.Lock()
-		end, changed := s.ended[key], s.changed
-		delete(s.ended, key)
-		s.mu.Unlock()
-		if end != nil {
-			// The lead's turn ended interrupted; a sub-agent whose own end
-			// Codex has not sent yet ends with it, so Run never returns
-			// with one still running.
-			s.tr.EndAll()
-			return end
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			s.tr.EndAll()
-			return nil
-		case <-s.conn.done:
-			s.tr.EndAll()
-			return nil
-		}
-	}
+	// The lead's turn ends interrupted; a sub-agent whose own end Codex
+	// has not sent yet ends with it, so Run never returns with one still
+	// running.
+	defer s.tr.EndAll()
+	end, _ := s.turns.Wait(ctx, ours, s.conn.done)
+	return end
 }
 
 // CancelAgent stops one of the CLI's sub-agents (/tasks, an interrupt of
@@ -458,20 +393,6 @@ func (s *Session) announce() {
 	s.announced.Do(func() { s.cfg.Sink.Emit(s.cfg.SessionStart(backend.Codex, s.Model())) })
 }
 
-func (s *Session) autoTurn() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.auto != "" {
-		return s.auto
-	}
-	for k := range s.ended {
-		if id, ok := strings.CutPrefix(k, "auto:"); ok {
-			return id // began and ended by itself before anyone looked
-		}
-	}
-	return ""
-}
-
 func (s *Session) threadID() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -488,23 +409,16 @@ func (s *Session) DeliverLazy(take func() (string, bool), live func() bool) {
 
 // Pending reports delivered messages, or a turn the CLI began by itself.
 func (s *Session) Pending() bool {
-	if s.autoTurn() != "" {
-		return true
-	}
-	return s.inbox.Live()
+	return s.turns.Pending() || s.inbox.Live()
 }
 
 // Reset forgets the conversation: the next Run starts a new thread.
 func (s *Session) Reset() {
 	s.mu.Lock()
-	s.fresh, s.auto = true, ""
+	s.fresh = true
 	s.inbox.Clear()
-	for k := range s.ended {
-		if strings.HasPrefix(k, "auto:") {
-			delete(s.ended, k)
-		}
-	}
 	s.mu.Unlock()
+	s.turns.Reset()
 }
 
 // SetModel switches the model for the following turns.

@@ -29,13 +29,13 @@ type Translator struct {
 
 	mu     sync.Mutex
 	lead   *agent
-	agents map[string]*agent     // thread id → agent (the lead included)
-	spawns map[string]*agent     // spawn item id → the child it spawns
-	kids   *backend.Children     // ids given, and each child's thread
-	early  map[string][]inbound  // notifications of threads not yet known
-	files  map[string][]string   // fileChange item id → paths it changes
-	open   map[string]event.Type // "thread/item" → started tool call (ToolComplete: closed by closeOpen)
-	names  map[string]string     // "thread/item" → the call's tool name
+	agents map[string]*agent           // thread id → agent (the lead included)
+	spawns map[string]*agent           // spawn item id → the child it spawns
+	kids   *backend.Children[struct{}] // ids given, and each child's thread
+	early  map[string][]inbound        // notifications of threads not yet known
+	files  map[string][]string         // fileChange item id → paths it changes
+	open   map[string]event.Type       // "thread/item" → started tool call (ToolComplete: closed by closeOpen)
+	names  map[string]string           // "thread/item" → the call's tool name
 	// statesEnd: a wait's agents_states end sub-agents (exec, whose
 	// stream has no child threads; see ExecTranslator).
 	statesEnd bool
@@ -94,7 +94,7 @@ func NewTranslator(cfg backend.Config, reply func(id json.RawMessage, result any
 	cfg = cfg.WithDefaults()
 	return &Translator{
 		cfg: cfg, reply: reply,
-		agents: map[string]*agent{}, spawns: map[string]*agent{}, kids: backend.NewChildren(cfg),
+		agents: map[string]*agent{}, spawns: map[string]*agent{}, kids: backend.NewChildren[struct{}](cfg),
 		early: map[string][]inbound{}, files: map[string][]string{}, open: map[string]event.Type{}, names: map[string]string{},
 	}
 }

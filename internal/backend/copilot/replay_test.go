@@ -144,7 +144,7 @@ func replay(t *testing.T, steps []step, gate *permission.Gate) *replayed {
 		if rec, ok := r.state.Get(e.AgentID); ok {
 			r.before[e.AgentID] = append(r.before[e.AgentID], rec.Status)
 			if e.Type == event.SubagentComplete && rec.Background {
-				r.wokenAtEnd = append(r.wokenAtEnd, tr.wake) // emitted under tr.mu, held by this goroutine
+				r.wokenAtEnd = append(r.wokenAtEnd, tr.turns.Pending())
 			}
 		}
 		for _, rec := range r.state.Apply(e) {
@@ -162,11 +162,12 @@ func replay(t *testing.T, steps []step, gate *permission.Gate) *replayed {
 		if d, ok := s.ev.Data.(*sdk.PermissionRequestedData); ok {
 			r.decisions = append(r.decisions, tr.Decide(context.Background(), s.ev, d))
 		}
-		n := len(tr.ends)
 		tr.Handle(s.ev)
-		if len(tr.ends) > n {
-			r.ends = append(r.ends, tr.ends[n])
-			r.settledAtEnd = append(r.settledAtEnd, r.state.Settled())
+		for _, ours := range []bool{true, false} {
+			if end, ok := tr.turns.Wait(done(), ours, nil); ok {
+				r.ends = append(r.ends, end)
+				r.settledAtEnd = append(r.settledAtEnd, r.state.Settled())
+			}
 		}
 	}
 	return r

@@ -225,15 +225,8 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 	usage0, tools0 := s.tr.LeadUsage(), s.tr.LeadToolUses()
 	// A turn the CLI began by itself ends first: it is the lead's answer
 	// to a background sub-agent's end, and ours follows it.
-	if woken, running, ends := s.tr.Woken(); woken {
-		var end *TurnEnd
-		var err error
-		if running {
-			end, err = s.wait(ctx, ends)
-		} else {
-			end, _ = s.tr.Ended(ends - 1)
-		}
-		s.tr.TakeWake()
+	if s.tr.Turns().Pending() {
+		end, err := s.wait(ctx, false)
 		if err != nil || (prompt == "" && !s.inbox.Live()) {
 			return s.result(end, usage0, tools0), err
 		}
@@ -242,65 +235,61 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 	if text == "" {
 		return &Result{}, nil
 	}
-	n := s.tr.Begin()
+	s.tr.Begin()
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
 	if _, err := sess.Send(ctx, sdk.MessageOptions{Prompt: text}); err != nil {
 		s.tr.Fail(err.Error())
+		s.tr.Turns().Wait(done(), true, nil) // taken: the failed turn's end
 		return nil, fmt.Errorf("copilot: session.send: %w", err)
 	}
-	end, err := s.wait(ctx, n)
+	end, err := s.wait(ctx, true)
 	return s.result(end, usage0, tools0), err
 }
 
-// wait waits for the n-th lead turn end. On cancellation it aborts the
-// turn and waits (bounded) for the CLI to confirm.
-func (s *Session) wait(ctx context.Context, n int) (*TurnEnd, error) {
-	for {
-		end, changed := s.tr.Ended(n)
-		if end != nil {
-			if end.Error != "" && !end.Aborted {
-				return end, fmt.Errorf("copilot: turn failed: %s", end.Error)
-			}
-			return end, nil
-		}
-		select {
-		case <-changed:
-		case <-s.dead:
-			s.tr.EndAll()
-			return nil, errors.New("copilot: the CLI exited during the turn")
-		case <-ctx.Done():
-			return s.interrupt(n), fmt.Errorf("copilot: turn interrupted: %w", ctx.Err())
-		}
+// done is a context already ended, for taking what is there without
+// waiting.
+func done() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// wait waits for the end of Run's turn (ours) or of one the CLI began by
+// itself. On cancellation it aborts the turn and waits (bounded) for the
+// CLI to confirm.
+func (s *Session) wait(ctx context.Context, ours bool) (*TurnEnd, error) {
+	end, ok := s.tr.Turns().Wait(ctx, ours, s.dead)
+	switch {
+	case ok && end.Error != "" && !end.Aborted:
+		return &end, fmt.Errorf("copilot: turn failed: %s", end.Error)
+	case ok:
+		return &end, nil
+	case ctx.Err() == nil:
+		s.tr.EndAll()
+		return nil, errors.New("copilot: the CLI exited during the turn")
 	}
+	return s.interrupt(ours), fmt.Errorf("copilot: turn interrupted: %w", ctx.Err())
 }
 
 // interrupt sends session.abort and waits (bounded) for the turn's end;
 // sub-agents the CLI does not report ended in time end interrupted here.
-func (s *Session) interrupt(n int) *TurnEnd {
+func (s *Session) interrupt(ours bool) *TurnEnd {
 	ctx, cancel := context.WithTimeout(s.ctx, interruptTimeout)
 	defer cancel()
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
 	_ = sess.Abort(ctx)
-	for {
-		end, changed := s.tr.Ended(n)
-		if end != nil {
-			return end
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			s.tr.EndAll()
-			end, _ := s.tr.Ended(n)
-			return end
-		case <-s.dead:
-			s.tr.EndAll()
-			return nil
-		}
+	if end, ok := s.tr.Turns().Wait(ctx, ours, s.dead); ok {
+		return &end
 	}
+	s.tr.EndAll()
+	if end, ok := s.tr.Turns().Wait(done(), ours, nil); ok {
+		return &end
+	}
+	return nil
 }
 
 // CancelAgent stops one of the lead's sub-agents: a background one through
@@ -363,10 +352,7 @@ func (s *Session) DeliverLazy(take func() (string, bool), live func() bool) {
 // itself (set before the background sub-agent's end that causes it is
 // told).
 func (s *Session) Pending() bool {
-	if woken, _, _ := s.tr.Woken(); woken {
-		return true
-	}
-	return s.inbox.Live()
+	return s.tr.Turns().Pending() || s.inbox.Live()
 }
 
 // Reset forgets the conversation: the next Run starts a new Copilot

@@ -31,14 +31,12 @@ type Translator struct {
 	byCall  map[string]*agent // task call id → the sub-agent it spawns
 	byAgent map[string]*agent // Copilot agentId → sub-agent
 	early   map[string][]sdk.SessionEvent
-	kids    *backend.Children
+	kids    *backend.Children[struct{}]
 	open    map[string]*call // "agent/call" → tool call started
 
-	active  bool      // a lead turn is under way
-	wake    bool      // the CLI began (or is about to begin) a lead turn by itself
-	ends    []TurnEnd // every lead turn end, in order
-	text    string    // the lead's last message in the turn under way
-	changed chan struct{}
+	// turns are the lead's: each ends with the lead's assistant.idle.
+	turns *backend.TurnTracker[TurnEnd]
+	text  string // the lead's last message in the turn under way
 }
 
 // agent is the lead or one sub-agent.
@@ -89,45 +87,29 @@ func NewTranslator(cfg backend.Config) *Translator {
 		cfg:    cfg,
 		lead:   &agent{id: cfg.AgentID, session: cfg.SessionID, parent: cfg.ParentID, started: true},
 		byCall: map[string]*agent{}, byAgent: map[string]*agent{}, early: map[string][]sdk.SessionEvent{},
-		kids: backend.NewChildren(cfg), open: map[string]*call{}, changed: make(chan struct{}),
+		kids: backend.NewChildren[struct{}](cfg), open: map[string]*call{}, turns: backend.NewTurnTracker[TurnEnd](),
 	}
 }
 
-// Begin marks a lead turn Run starts (session.send follows) and returns
-// the number of turn ends so far: the turn's end is the next one.
-func (t *Translator) Begin() int {
+// Begin marks a lead turn Run starts (session.send follows): it is under
+// way from now on.
+func (t *Translator) Begin() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.active, t.text = true, ""
-	return len(t.ends)
+	t.turns.Send()
+	t.turns.Began("")
+	t.text = ""
 }
 
-// Ended returns the n-th lead turn end (0-based), or nil when it has not
-// come yet, with a channel closed at the next change.
-func (t *Translator) Ended(n int) (*TurnEnd, <-chan struct{}) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if n < len(t.ends) {
-		e := t.ends[n]
-		return &e, t.changed
+// Turns are the lead's turns.
+func (t *Translator) Turns() *backend.TurnTracker[TurnEnd] { return t.turns }
+
+// began starts a lead turn nobody sent, unless one is under way: the CLI
+// woke its lead.
+func (t *Translator) began() {
+	if t.turns.Began("") {
+		t.text = ""
 	}
-	return nil, t.changed
-}
-
-// Woken reports a lead turn the CLI began by itself (after a background
-// sub-agent's end) that no Run has carried yet: whether one is under way,
-// and the number of turn ends so far.
-func (t *Translator) Woken() (woken, running bool, ends int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.wake, t.active, len(t.ends)
-}
-
-// TakeWake clears the wake once a Run has carried that turn.
-func (t *Translator) TakeWake() {
-	t.mu.Lock()
-	t.wake = false
-	t.mu.Unlock()
 }
 
 // LeadUsage is the lead's token usage so far.
@@ -194,10 +176,7 @@ func (t *Translator) EndAll() {
 		t.interrupt(c)
 	}
 	t.closeOpen(t.lead)
-	t.wake = false
-	if t.active {
-		t.endTurn(TurnEnd{Text: t.text, Aborted: true})
-	}
+	t.turns.Abort(TurnEnd{Text: t.text, Aborted: true})
 }
 
 // interrupt ends c as interrupted: a bound sub-agent with its
@@ -255,12 +234,10 @@ func (t *Translator) handle(ev sdk.SessionEvent) {
 	a := t.lead
 	switch d := ev.Data.(type) {
 	case *sdk.AssistantTurnStartData:
-		if !t.active { // a turn nobody sent: the CLI woke its lead
-			t.active, t.wake, t.text = true, true, ""
-		}
+		t.began()
 	case *sdk.SystemNotificationData:
-		if _, idle := d.Kind.(*sdk.SystemNotificationAgentIdle); idle && !t.active {
-			t.active, t.wake, t.text = true, true, ""
+		if _, idle := d.Kind.(*sdk.SystemNotificationAgentIdle); idle {
+			t.began()
 		}
 	case *sdk.AssistantMessageDeltaData:
 		t.delta(a, d.DeltaContent)
@@ -285,17 +262,11 @@ func (t *Translator) handle(ev sdk.SessionEvent) {
 		t.tokens(a, d)
 	case *sdk.SessionErrorData:
 		t.emit(a, event.Error, "", event.ErrorData{Message: d.Message})
-		if t.active {
-			t.endTurn(TurnEnd{Text: t.text, Error: d.Message})
-		}
+		t.turns.Ended("", TurnEnd{Text: t.text, Error: d.Message})
 	case *sdk.AssistantIdleData:
-		if t.active {
-			t.endTurn(TurnEnd{Text: t.text, Aborted: d.Aborted != nil && *d.Aborted})
-		}
-	case *sdk.SessionIdleData:
-		if t.active { // an idle without assistant.idle
-			t.endTurn(TurnEnd{Text: t.text, Aborted: d.Aborted != nil && *d.Aborted})
-		}
+		t.turns.Ended("", TurnEnd{Text: t.text, Aborted: d.Aborted != nil && *d.Aborted})
+	case *sdk.SessionIdleData: // an idle without assistant.idle
+		t.turns.Ended("", TurnEnd{Text: t.text, Aborted: d.Aborted != nil && *d.Aborted})
 	case *sdk.SubagentCompletedData: // a sub-agent's end may come without its agentId
 		if c := t.byCall[d.ToolCallID]; c != nil {
 			t.completed(c, d)
@@ -305,13 +276,6 @@ func (t *Translator) handle(ev sdk.SessionEvent) {
 			t.failed(c, d)
 		}
 	}
-}
-
-func (t *Translator) endTurn(e TurnEnd) {
-	t.active = false
-	t.ends = append(t.ends, e)
-	close(t.changed)
-	t.changed = make(chan struct{})
 }
 
 // subagentEvent translates an event a sub-agent's agentId names.
@@ -454,8 +418,8 @@ func (t *Translator) finish(c *agent, ok, cancelled bool, errText string) {
 	}
 	c.done, c.current = true, ""
 	t.closeOpen(c)
-	if c.background && !cancelled && !t.active {
-		t.active, t.wake, t.text = true, true, ""
+	if c.background && !cancelled && t.turns.Woke() {
+		t.began() // under way from now on, as Copilot starts it
 	}
 	d := event.SubagentCompleteData{Success: ok, ToolUses: c.toolUses, Usage: c.usage, Result: c.last}
 	switch {
@@ -600,7 +564,5 @@ func firstNonEmpty(ss ...string) string {
 func (t *Translator) Fail(msg string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.active {
-		t.endTurn(TurnEnd{Text: t.text, Error: msg})
-	}
+	t.turns.Ended("", TurnEnd{Text: t.text, Error: msg})
 }

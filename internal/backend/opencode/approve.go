@@ -40,7 +40,7 @@ func (t *Translator) Asked(e Event) (Ask, bool) {
 		call = p.Tool.CallID
 	}
 	t.mu.Lock()
-	a := t.agents[p.SessionID]
+	a := t.of(p.SessionID)
 	if a == nil {
 		a = t.lead
 	}
@@ -48,7 +48,7 @@ func (t *Translator) Asked(e Event) (Ask, bool) {
 	if a == nil {
 		base = event.Event{SessionID: t.cfg.SessionID, AgentID: t.cfg.AgentID, ToolCallID: call}
 	} else {
-		base = event.Event{SessionID: a.session, AgentID: a.id, ParentAgentID: a.parent, ToolCallID: call}
+		base = event.Event{SessionID: a.SessionID, AgentID: a.ID, ParentAgentID: a.Parent, ToolCallID: call}
 	}
 	t.mu.Unlock()
 	var meta struct {

@@ -257,8 +257,8 @@ func TestReplayFanOutYieldsThreeOverlappingSyncSubagentsEndedByTheirParentParts(
 			}
 			if u := r.of(event.UsageUpdate); len(u) == 0 {
 				t.Errorf("no usage.update")
-			} else if d, _ := event.Payload[event.UsageUpdateData](u[len(u)-1].Data); d.Total.InputTokens < 8079+8413+3*6065 {
-				t.Errorf("total usage %+v does not count the lead's and the sub-agents' steps", d.Total)
+			} else if total := r.state.TotalUsage(); total.InputTokens < 8079+8413+3*6065 {
+				t.Errorf("total usage %+v does not count the lead's and the sub-agents' steps", total)
 			}
 		})
 	}

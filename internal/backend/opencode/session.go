@@ -46,15 +46,10 @@ type Session struct {
 	fresh bool // Reset: the next Run starts a new OpenCode session
 	// resume is the earlier OpenCode session (cfg.ResumeCLI) the lead
 	// continues rather than creating one; a Reset clears it.
-	resume    string
-	busy      bool // the lead session is busy
-	posting   bool // a prompt was sent whose turn has not begun
-	ours      bool // the running lead turn is Run's
-	ourEnded  bool
-	auto      bool // the lead runs a turn it began by itself
-	autoEnded bool // …which ended before a Run carried it
-	woken     bool // a background completion will start a turn
-	changed   chan struct{}
+	resume string
+	// turns are the lead's: busy begins one, idle ends it, a background
+	// completion posted to the idle lead wakes it.
+	turns     *backend.TurnTracker[struct{}]
 	announced sync.Once // the lead's session.start
 	closeOnce sync.Once
 	closeErr  error
@@ -79,7 +74,7 @@ func New(cfg backend.Config) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, dir: dir, model: cfg.Model, resume: cfg.ResumeCLI, generated: cfg.BaseURL != "" || cfg.APIKey != "",
-		changed: make(chan struct{}), reading: make(chan struct{}), tr: NewTranslator(cfg)}
+		turns: backend.NewTurnTracker[struct{}](), reading: make(chan struct{}), tr: NewTranslator(cfg)}
 	env := processEnv(os.Environ(), file, s.generated, cfg.APIKey)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.srv, err = startServer(s.ctx, bin, cfg.Workspace, env)
@@ -130,8 +125,9 @@ func (s *Session) newLead(ctx context.Context) error {
 	}
 	s.tr.SetLead(r.ID)
 	s.mu.Lock()
-	s.fresh, s.busy, s.ours, s.auto, s.autoEnded, s.woken, s.resume = false, false, false, false, false, false, ""
+	s.fresh, s.resume = false, ""
 	s.mu.Unlock()
+	s.turns.Reset()
 	if s.cfg.OnCLISession != nil {
 		s.cfg.OnCLISession(r.ID)
 	}
@@ -153,34 +149,14 @@ func (s *Session) handle(e Event) {
 		}()
 		return
 	}
-	n := s.tr.Handle(e)
-	if !n.LeadBusy && !n.LeadIdle && !n.Woke {
-		return
+	switch n := s.tr.Handle(e); {
+	case n.Woke:
+		s.turns.Woke()
+	case n.LeadBusy:
+		s.turns.Began("")
+	case n.LeadIdle:
+		s.turns.Ended("", struct{}{})
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case n.Woke && !s.busy:
-		s.woken = true
-	case n.LeadBusy && !s.busy:
-		s.busy = true
-		if s.posting {
-			s.posting, s.ours = false, true
-		} else {
-			s.auto, s.woken = true, false
-		}
-	case n.LeadIdle && s.busy:
-		s.busy = false
-		if s.ours {
-			s.ours, s.ourEnded = false, true
-		} else {
-			s.auto, s.autoEnded = false, true
-		}
-	default:
-		return
-	}
-	close(s.changed)
-	s.changed = make(chan struct{})
 }
 
 // Run sends prompt with the delivered messages (or, with neither, carries a
@@ -197,20 +173,14 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			return nil, err
 		}
 	}
-	usage0, tools0, _ := s.tr.LeadStats()
-	if s.autoPending() {
-		err := s.wait(ctx, func() bool {
-			if s.autoEnded {
-				s.autoEnded = false
-				return true
-			}
-			return false
-		})
+	usage0, _ := s.tr.LeadStats()
+	if s.turns.Pending() {
+		err := s.wait(ctx, false)
 		if err == nil {
 			err = s.failed()
 		}
 		if err != nil || (prompt == "" && !s.inbox.Live()) {
-			return s.result(usage0, tools0), err
+			return s.result(usage0), err
 		}
 	}
 	text := s.inbox.Compose(prompt)
@@ -221,29 +191,19 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 	if ref, ok := modelRef(s.Model(), s.generated); ok {
 		body["model"] = ref
 	}
-	s.mu.Lock()
-	s.posting, s.ourEnded = true, false
-	s.mu.Unlock()
+	s.turns.Send()
 	if err := s.srv.post(ctx, "/session/"+s.tr.Lead()+"/prompt_async", body, nil); err != nil {
-		s.mu.Lock()
-		s.posting = false
-		s.mu.Unlock()
+		s.turns.Unsent()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("opencode: turn interrupted: %w", ctx.Err())
 		}
 		return nil, fmt.Errorf("opencode: prompt: %w", err)
 	}
-	err := s.wait(ctx, func() bool {
-		if s.ourEnded {
-			s.ourEnded = false
-			return true
-		}
-		return false
-	})
+	err := s.wait(ctx, true)
 	if err == nil {
 		err = s.failed()
 	}
-	return s.result(usage0, tools0), err
+	return s.result(usage0), err
 }
 
 // failed is the error of a turn whose model call failed: OpenCode reports
@@ -256,39 +216,25 @@ func (s *Session) failed() error {
 	return nil
 }
 
-// autoPending reports a turn the lead began (or will begin) by itself.
-func (s *Session) autoPending() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.auto || s.autoEnded || s.woken
-}
-
-// wait waits until ended (called with s.mu held) reports the turn's end.
-// On cancellation it aborts the lead (and its sub-agents) and waits,
-// bounded, for OpenCode to confirm.
-func (s *Session) wait(ctx context.Context, ended func() bool) error {
-	for {
-		s.mu.Lock()
-		done, changed := ended(), s.changed
-		s.mu.Unlock()
-		if done {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-s.reading:
-			return s.srv.wrap(fmt.Errorf("opencode: the server's event stream ended: %v", s.readErr))
-		case <-ctx.Done():
-			s.interrupt(ended)
-			return fmt.Errorf("opencode: turn interrupted: %w", ctx.Err())
-		}
+// wait waits for the end of Run's turn (ours) or of one the lead began by
+// itself. On cancellation it aborts the lead (and its sub-agents) and
+// waits, bounded, for OpenCode to confirm.
+func (s *Session) wait(ctx context.Context, ours bool) error {
+	if _, ok := s.turns.Wait(ctx, ours, s.reading); ok {
+		return nil
 	}
+	if ctx.Err() == nil {
+		return s.srv.wrap(fmt.Errorf("opencode: the server's event stream ended: %v", s.readErr))
+	}
+	s.interrupt(ours)
+	return fmt.Errorf("opencode: turn interrupted: %w", ctx.Err())
 }
 
 // interrupt aborts the lead's session and every sub-agent's, waits
 // (bounded) for the lead to go idle, and ends the sub-agents OpenCode did
-// not report ended as interrupted.
-func (s *Session) interrupt(ended func() bool) {
+// not report ended as interrupted. The turn waited for (ours or the
+// lead's own) is over then.
+func (s *Session) interrupt(ours bool) {
 	ctx, cancel := context.WithTimeout(s.ctx, interruptWait)
 	defer cancel()
 	_ = s.srv.post(ctx, "/session/"+s.tr.Lead()+"/abort", nil, nil)
@@ -297,22 +243,11 @@ func (s *Session) interrupt(ended func() bool) {
 	}
 	s.asks.WithdrawAll()
 	defer s.tr.EndAll()
-	for {
-		s.mu.Lock()
-		done, idle, changed := ended(), !s.busy, s.changed
-		s.posting, s.woken = false, false
-		s.mu.Unlock()
-		if done || idle {
-			return
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		case <-s.reading:
-			return
-		}
-	}
+	s.turns.Settle(ctx, s.reading)
+	s.turns.Abort(struct{}{})
+	done, cancelNow := context.WithCancel(ctx)
+	cancelNow()
+	s.turns.Wait(done, ours, nil) // taken: the interrupted turn's end
 }
 
 // CancelAgent aborts one sub-agent's OpenCode session; it ends
@@ -335,8 +270,8 @@ func (s *Session) CancelAgent(id string) error {
 	return nil
 }
 
-func (s *Session) result(usage0 event.Usage, tools0 int) *Result {
-	u, _, text := s.tr.LeadStats()
+func (s *Session) result(usage0 event.Usage) *Result {
+	u, text := s.tr.LeadStats()
 	return &Result{Turns: 1, Text: text, StopReason: provider.StopEndTurn,
 		Usage: event.Usage{InputTokens: u.InputTokens - usage0.InputTokens, OutputTokens: u.OutputTokens - usage0.OutputTokens,
 			CacheReadTokens: u.CacheReadTokens - usage0.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens - usage0.CacheCreationTokens}}
@@ -358,7 +293,7 @@ func (s *Session) DeliverLazy(take func() (string, bool), live func() bool) {
 // Pending reports delivered messages, or a turn the lead began by itself
 // (a background sub-agent's completion woke it).
 func (s *Session) Pending() bool {
-	return s.autoPending() || s.inbox.Live()
+	return s.turns.Pending() || s.inbox.Live()
 }
 
 // Reset forgets the conversation: the next Run starts a new OpenCode

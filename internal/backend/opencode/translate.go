@@ -24,34 +24,34 @@ const maxEarly = 512
 type Translator struct {
 	cfg backend.Config
 
-	mu     sync.Mutex
-	lead   *agent
-	agents map[string]*agent  // OpenCode session id → agent (the lead included)
-	calls  map[string]*agent  // "session/callID" of a task part → its child
-	counts map[string]int     // agent type → sub-agents so far
-	early  map[string][]Event // events of child sessions not yet linked
-	roles  map[string]string  // message id → role
-	kinds  map[string]string  // part id → part type
-	said   map[string]bool    // text parts already completed
-	open   map[string]bool    // "session/callID" of tool calls started, not ended
-	names  map[string]string  // "session/callID" → the call's tool name
+	mu    sync.Mutex
+	lead  *agent
+	kids  *backend.Children[sub] // by child session and "session/callID" of its task part; every tool call
+	early map[string][]Event     // events of child sessions not yet linked
+	roles map[string]string      // message id → role
+	kinds map[string]string      // part id → part type
+	said  map[string]bool        // text parts already completed
+	// leadUsage and leadText are the lead's tokens so far and its last
+	// completed text, for Run's result.
+	leadUsage event.Usage
+	leadText  string
 }
 
-// agent is the lead or one sub-agent, as its OpenCode session.
-type agent struct {
-	id, session, parent string
-	par                 *agent
-	oc                  string // its OpenCode session id
-	call                string // the task part's callID
-	kind, desc, prompt  string
-	model               string
-	background, done    bool
-	aborted             bool
-	failed              string // why its model call failed, until taken
-	toolUses            int
-	current             string
-	usage               event.Usage
-	last                string // its last completed text
+// agent is the lead or one sub-agent, as its OpenCode session; the lead's
+// record is kept out of kids.
+type agent = backend.Child[sub]
+
+// sub is what the translator keeps of an agent besides its record.
+type sub struct {
+	par          *agent // the agent whose task part started it (nil: the lead)
+	oc           string // its OpenCode session id
+	desc, prompt string
+	model        string
+	background   bool
+	aborted      bool
+	failed       string // why its model call failed, until taken
+	current      string
+	last         string // its last completed text
 }
 
 // Note tells the Session what an event meant for the lead's turns.
@@ -66,20 +66,15 @@ type Note struct {
 // NewTranslator returns a translator emitting to cfg.Sink.
 func NewTranslator(cfg backend.Config) *Translator {
 	cfg = cfg.WithDefaults()
-	return &Translator{cfg: cfg, agents: map[string]*agent{}, calls: map[string]*agent{}, counts: map[string]int{},
-		early: map[string][]Event{}, roles: map[string]string{}, kinds: map[string]string{}, said: map[string]bool{},
-		open: map[string]bool{}, names: map[string]string{}}
+	return &Translator{cfg: cfg, kids: backend.NewChildren[sub](cfg),
+		early: map[string][]Event{}, roles: map[string]string{}, kinds: map[string]string{}, said: map[string]bool{}}
 }
 
 // SetLead makes OpenCode session id the lead's (a Reset creates a new one).
 func (t *Translator) SetLead(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.lead != nil {
-		delete(t.agents, t.lead.oc)
-	}
-	t.lead = &agent{id: t.cfg.AgentID, session: t.cfg.SessionID, parent: t.cfg.ParentID, oc: id}
-	t.agents[id] = t.lead
+	t.lead = &agent{ID: t.cfg.AgentID, SessionID: t.cfg.SessionID, Parent: t.cfg.ParentID, X: sub{oc: id}}
 }
 
 // Lead is the lead's OpenCode session id.
@@ -89,17 +84,23 @@ func (t *Translator) Lead() string {
 	if t.lead == nil {
 		return ""
 	}
-	return t.lead.oc
+	return t.lead.X.oc
 }
 
-// LeadStats are the lead's token usage, tool calls and last text so far.
-func (t *Translator) LeadStats() (event.Usage, int, string) {
+// LeadStats are the lead's token usage and last text so far.
+func (t *Translator) LeadStats() (event.Usage, string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.lead == nil {
-		return event.Usage{}, 0, ""
+	return t.leadUsage, t.leadText
+}
+
+// of is the agent whose OpenCode session is sid: the lead or a linked
+// sub-agent; nil when none is.
+func (t *Translator) of(sid string) *agent {
+	if t.lead != nil && sid == t.lead.X.oc {
+		return t.lead
 	}
-	return t.lead.usage, t.lead.toolUses, t.lead.last
+	return t.kids.Of(sid)
 }
 
 // Running lists the OpenCode sessions of the sub-agents still at work.
@@ -107,10 +108,8 @@ func (t *Translator) Running() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []string
-	for _, a := range t.agents {
-		if a != t.lead && !a.done {
-			out = append(out, a.oc)
-		}
+	for _, a := range t.kids.Open() {
+		out = append(out, a.X.oc)
 	}
 	slices.Sort(out)
 	return out
@@ -120,10 +119,8 @@ func (t *Translator) Running() []string {
 func (t *Translator) Child(id string) (string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, a := range t.agents {
-		if a != t.lead && a.id == id {
-			return a.oc, !a.done
-		}
+	if a := t.kids.Get(id); a != nil {
+		return a.X.oc, !a.Done
 	}
 	return "", false
 }
@@ -132,11 +129,9 @@ func (t *Translator) Child(id string) (string, bool) {
 func (t *Translator) Interrupted(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, a := range t.agents {
-		if a != t.lead && a.id == id {
-			t.finish(a, "interrupted", "")
-			t.closeTask(a, false, "", "interrupted", true)
-		}
+	if a := t.kids.Get(id); a != nil {
+		t.finish(a, "interrupted", "")
+		t.closeTask(a, false, "", "interrupted", true)
 	}
 }
 
@@ -145,13 +140,8 @@ func (t *Translator) Interrupted(id string) {
 func (t *Translator) EndAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var kids []*agent
-	for _, a := range t.agents {
-		if a != t.lead && !a.done {
-			kids = append(kids, a)
-		}
-	}
-	slices.SortFunc(kids, func(a, b *agent) int { return strings.Compare(a.session, b.session) })
+	kids := t.kids.Open()
+	slices.SortFunc(kids, func(a, b *agent) int { return strings.Compare(a.SessionID, b.SessionID) })
 	for _, a := range kids {
 		t.finish(a, "interrupted", "")
 		t.closeTask(a, false, "", "interrupted", true)
@@ -168,8 +158,8 @@ func (t *Translator) TakeLeadError() string {
 	if t.lead == nil {
 		return ""
 	}
-	why := t.lead.failed
-	t.lead.failed = ""
+	why := t.lead.X.failed
+	t.lead.X.failed = ""
 	return why
 }
 
@@ -191,14 +181,14 @@ func (t *Translator) handle(e Event) Note {
 		sid = p.Part.SessionID
 	}
 	if e.Type == "session.created" && p.Info.ParentID != "" {
-		if _, ours := t.agents[p.Info.ParentID]; ours {
+		if t.of(p.Info.ParentID) != nil {
 			if _, known := t.early[p.Info.ID]; !known {
 				t.early[p.Info.ID] = nil // a child of ours: keep its events until its part links it
 			}
 		}
 		return Note{}
 	}
-	a := t.agents[sid]
+	a := t.of(sid)
 	if a == nil {
 		if q, ours := t.early[sid]; ours && len(q) < maxEarly {
 			t.early[sid] = append(q, e)
@@ -219,11 +209,11 @@ func (t *Translator) handle(e Event) Note {
 			break
 		}
 		if p.Error.Name == "MessageAbortedError" {
-			a.aborted = true
+			a.X.aborted = true
 			break
 		}
-		a.failed = cmp.Or(p.Error.Data.Message, p.Error.Name)
-		t.emit(a, event.Error, "", event.ErrorData{Message: a.failed})
+		a.X.failed = cmp.Or(p.Error.Data.Message, p.Error.Name)
+		t.emit(a, event.Error, "", event.ErrorData{Message: a.X.failed})
 	case "message.updated":
 		if p.Info.ID != "" && p.Info.Role != "" {
 			t.roles[p.Info.ID] = p.Info.Role
@@ -257,7 +247,10 @@ func (t *Translator) part(a *agent, p *part) Note {
 		}
 		if p.Time != nil && p.Time.End != 0 && !t.said[p.ID] {
 			t.said[p.ID] = true
-			a.last = p.Text
+			a.X.last = p.Text
+			if a == t.lead {
+				t.leadText = p.Text
+			}
 			t.emit(a, event.MessageComplete, "", event.MessageCompleteData{Text: p.Text})
 		}
 	case "tool":
@@ -280,12 +273,12 @@ func (t *Translator) part(a *agent, p *part) Note {
 // woke ends the background sub-agent a synthetic completion message names.
 func (t *Translator) woke(text string) Note {
 	sid, state, result := taskReport(text)
-	c := t.agents[sid]
-	if c == nil || c == t.lead || c.done {
+	c := t.kids.Of(sid)
+	if c == nil || c.Done {
 		return Note{}
 	}
-	if c.last == "" || result != "" {
-		c.last = result
+	if c.X.last == "" || result != "" {
+		c.X.last = result
 	}
 	t.finish(c, state, "")
 	return Note{Woke: true}
@@ -293,20 +286,15 @@ func (t *Translator) woke(text string) Note {
 
 // tool translates a part of a tool other than task.
 func (t *Translator) tool(a *agent, p *part) {
-	key := a.oc + "/" + p.CallID
 	st := p.State
 	switch st.Status {
 	case "running":
-		t.toolStart(a, key, p.CallID, p.Tool, st.Input)
+		t.toolStart(a, p.CallID, p.Tool, st.Input)
 	case "completed", "error":
-		if !t.open[key] {
-			if t.said[key] {
-				return // a repeated update of an ended call
-			}
-			t.toolStart(a, key, p.CallID, p.Tool, st.Input)
+		t.toolStart(a, p.CallID, p.Tool, st.Input) // a call reported only when it ended
+		if _, open := t.kids.EndCall(a.ID, p.CallID); !open {
+			return // a repeated update of an ended call
 		}
-		delete(t.open, key)
-		t.said[key] = true
 		d := event.ToolCompleteData{Name: p.Tool, Success: st.Status == "completed"}
 		if d.Success {
 			d.Result = st.Output
@@ -318,16 +306,14 @@ func (t *Translator) tool(a *agent, p *part) {
 	}
 }
 
-func (t *Translator) toolStart(a *agent, key, call, name string, input json.RawMessage) {
-	if t.open[key] || t.said[key] {
+func (t *Translator) toolStart(a *agent, call, name string, input json.RawMessage) {
+	if !t.kids.StartCall(a.ID, call, name) {
 		return
 	}
-	t.open[key], t.names[key] = true, name
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	a.toolUses++
-	a.current = name
+	a.X.current = name
 	t.emit(a, event.ToolStart, call, event.ToolStartData{Name: name, Input: input})
 	t.update(a)
 }
@@ -336,34 +322,33 @@ func (t *Translator) toolStart(a *agent, key, call, name string, input json.RawM
 // names its child session, and ends with the part (sync) or with its
 // completion message (background).
 func (t *Translator) task(a *agent, p *part) {
-	key := a.oc + "/" + p.CallID
 	st := p.State
-	c := t.calls[key]
+	c := t.kids.Of(a.X.oc + "/" + p.CallID)
 	if c == nil {
 		if st.Metadata.SessionID == "" {
 			return // pending: no child session yet
 		}
-		c = t.newChild(a, key, p.CallID, st)
+		c = t.newChild(a, p.CallID, st)
 	}
-	if st.Metadata.Background && !c.background {
+	if st.Metadata.Background && !c.X.background {
 		// Moved to the background while it ran.
-		c.background = true
-		t.emit(c, event.SubagentStart, c.call, t.startData(c))
+		c.X.background = true
+		t.emit(c, event.SubagentStart, c.Call, t.startData(c))
 	}
 	switch st.Status {
 	case "completed":
 		_, state, result := taskReport(st.Output)
-		if c.background && state != "completed" {
+		if c.X.background && state != "completed" {
 			t.closeTask(c, true, st.Output, "", false) // the spawn acknowledgement
 			return
 		}
-		if c.last == "" || result != "" {
-			c.last = result
+		if c.X.last == "" || result != "" {
+			c.X.last = result
 		}
 		t.finish(c, "completed", "")
 		t.closeTask(c, true, st.Output, "", false)
 	case "error":
-		cancelled := c.aborted || st.Metadata.Interrupted
+		cancelled := c.X.aborted || st.Metadata.Interrupted
 		status := "error"
 		if cancelled {
 			status = "interrupted"
@@ -376,26 +361,26 @@ func (t *Translator) task(a *agent, p *part) {
 // newChild creates the sub-agent of a task part that names its session:
 // the task call starts with its reserved id, then its session, then what
 // its session reported before.
-func (t *Translator) newChild(parent *agent, key, call string, st *toolState) *agent {
+func (t *Translator) newChild(parent *agent, call string, st *toolState) *agent {
 	in, _ := event.ParseTaskInput(st.Input)
-	kind := in.Type()
-	id := t.cfg.Name(kind, t.counts)
-	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: parent.id, par: parent, oc: st.Metadata.SessionID,
-		call: call, kind: kind, desc: in.Description, prompt: in.Prompt,
+	c := t.kids.New(in.Type(), parent.ID, "")
+	c.Call = call
+	c.X = sub{par: parent, oc: st.Metadata.SessionID, desc: in.Description, prompt: in.Prompt,
 		background: in.Background || st.Metadata.Background}
 	if m := st.Metadata.Model; m != nil {
-		c.model = m.ModelID
+		c.X.model = m.ModelID
 	}
-	t.calls[key] = c
-	t.agents[c.oc] = c
-	raw := event.TaskCall(event.TaskInput{Description: c.desc, Prompt: c.prompt, SubagentType: kind, Background: c.background})
-	parent.toolUses++
-	t.open[key], t.names[key] = true, "task"
-	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: raw, SubagentID: id, SubagentSessionID: c.session})
+	// Its part's call finds it (call ids are the model's, unique only in
+	// their session), and its session's id reads as ours.
+	t.kids.Alias(parent.X.oc+"/"+call, c)
+	t.kids.Bind(c.X.oc, c.ID)
+	raw := event.TaskCall(event.TaskInput{Description: c.X.desc, Prompt: c.X.prompt, SubagentType: c.Type, Background: c.X.background})
+	t.kids.StartCall(parent.ID, call, "task")
+	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: raw, SubagentID: c.ID, SubagentSessionID: c.SessionID})
 	t.emit(c, event.SubagentStart, call, t.startData(c))
-	t.emit(c, event.SessionStart, "", event.SessionStartData{Model: c.model, Provider: backend.OpenCode, Name: kind})
-	q := t.early[c.oc]
-	delete(t.early, c.oc)
+	t.emit(c, event.SessionStart, "", event.SessionStartData{Model: c.X.model, Provider: backend.OpenCode, Name: c.Type})
+	q := t.early[c.X.oc]
+	delete(t.early, c.X.oc)
 	for _, e := range q {
 		t.handle(e)
 	}
@@ -403,87 +388,70 @@ func (t *Translator) newChild(parent *agent, key, call string, st *toolState) *a
 }
 
 func (t *Translator) startData(c *agent) event.SubagentStartData {
-	return event.SubagentStartData{AgentType: c.kind, Description: c.desc, Prompt: c.prompt, Background: c.background,
-		Model: c.model, Backend: backend.OpenCode}
+	return event.SubagentStartData{AgentType: c.Type, Description: c.X.desc, Prompt: c.X.prompt, Background: c.X.background,
+		Model: c.X.model, Backend: backend.OpenCode}
 }
 
 // closeTask reports the return of c's task call once.
 func (t *Translator) closeTask(c *agent, ok bool, result, errText string, cancelled bool) {
-	key := c.par.oc + "/" + c.call
-	if !t.open[key] {
+	if _, open := t.kids.EndCall(c.X.par.ID, c.Call); !open {
 		return
 	}
-	delete(t.open, key)
 	d := event.ToolCompleteData{Name: "task", Success: ok, Cancelled: cancelled}
 	if ok {
 		d.Result = result
 	} else {
 		d.Error = errText
 	}
-	t.emit(c.par, event.ToolComplete, c.call, d)
+	t.emit(c.X.par, event.ToolComplete, c.Call, d)
 }
 
 // finish reports a sub-agent's end once: completed, interrupted or an
-// error.
+// error. Its tool calls still open end first: OpenCode reports no end of a
+// call (a running bash) in a session it aborted, and every call must close
+// before its agent ends.
 func (t *Translator) finish(c *agent, status, errText string) {
-	if c.done {
+	if c.Done {
 		return
 	}
-	c.done, c.current = true, ""
-	t.closeOpen(c)
-	d := event.SubagentCompleteData{ToolUses: c.toolUses, Usage: c.usage, Result: c.last}
+	c.Done, c.X.current = true, ""
+	for _, k := range t.kids.CloseCalls(c.ID) {
+		t.emit(c, event.ToolComplete, k.ID,
+			event.ToolCompleteData{Name: k.Name, Cancelled: true, Error: "interrupted: the agent ended before the call returned"})
+	}
+	d := event.SubagentCompleteData{Result: c.X.last}
 	switch {
 	case status == "completed":
 		d.Success = true
-	case status == "interrupted" || c.aborted:
+	case status == "interrupted" || c.X.aborted:
 		d.Cancelled, d.Error = true, "interrupted"
 	default:
 		d.Error = cmp.Or(errText, "sub-agent "+status)
 	}
-	t.emit(c, event.SubagentComplete, c.call, d)
+	t.emit(c, event.SubagentComplete, c.Call, d)
 }
 
-// closeOpen ends a's tool calls still open, before a's own end: OpenCode
-// reports no end of a call (a running bash) in a session it aborted, and
-// every call must close before its agent ends.
-func (t *Translator) closeOpen(a *agent) {
-	prefix := a.oc + "/"
-	var keys []string
-	for k := range t.open {
-		if strings.HasPrefix(k, prefix) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		delete(t.open, k)
-		t.said[k] = true
-		t.emit(a, event.ToolComplete, strings.TrimPrefix(k, prefix),
-			event.ToolCompleteData{Name: t.names[k], Cancelled: true, Error: "interrupted: the agent ended before the call returned"})
-	}
-}
-
-// update reports a sub-agent's progress (the lead has none).
+// update reports a sub-agent's progress (the lead has none); the reducer
+// fills in its counts.
 func (t *Translator) update(a *agent) {
-	if a == t.lead || a.done {
+	if a == t.lead || a.Done {
 		return
 	}
-	t.emit(a, event.SubagentUpdate, a.call, event.SubagentUpdateData{CurrentTool: a.current, ToolUses: a.toolUses, Usage: a.usage})
+	t.emit(a, event.SubagentUpdate, a.Call, event.SubagentUpdateData{CurrentTool: a.X.current})
 }
 
-// tokens adds one model step's tokens to a's usage.
+// tokens reports one model step's tokens of a (a delta the reducer adds).
 func (t *Translator) tokens(a *agent, tk *tokens) {
-	a.usage = a.usage.Add(event.Usage{InputTokens: tk.Input, OutputTokens: tk.Output,
-		CacheReadTokens: tk.Cache.Read, CacheCreationTokens: tk.Cache.Write})
-	var total event.Usage
-	for _, b := range t.agents {
-		total = total.Add(b.usage)
+	u := event.Usage{InputTokens: tk.Input, OutputTokens: tk.Output,
+		CacheReadTokens: tk.Cache.Read, CacheCreationTokens: tk.Cache.Write}
+	if a == t.lead {
+		t.leadUsage = t.leadUsage.Add(u)
 	}
-	t.emit(a, event.UsageUpdate, "", event.UsageUpdateData{Usage: a.usage, Total: total})
+	t.emit(a, event.UsageUpdate, "", event.UsageUpdateData{Usage: u, Delta: true})
 	t.update(a)
 }
 
 func (t *Translator) emit(a *agent, typ event.Type, call string, data any) {
-	t.cfg.Sink.Emit(event.Event{Type: typ, Time: t.cfg.Now(), SessionID: a.session, AgentID: a.id,
-		ParentAgentID: a.parent, ToolCallID: call, Data: data})
+	t.cfg.Sink.Emit(event.Event{Type: typ, Time: t.cfg.Now(), SessionID: a.SessionID, AgentID: a.ID,
+		ParentAgentID: a.Parent, ToolCallID: call, Data: t.kids.RewriteData(data)})
 }
