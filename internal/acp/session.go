@@ -72,12 +72,17 @@ func start(id sdk.SessionId, conn notifier, run *Run, root string, ed edits, ask
 	s.replay(run.Past, run.Prompts)
 	s.tr.edits = ed // the past's edits get no diff: their files changed since
 	ask.s = s
-	// Inline: onEvent only translates and queues, and the asker and the
-	// edit diffs need its effect in place when the event's Emit returns.
-	s.unsub = run.Runtime.Bus().SubscribeWith(s.onEvent, bus.Options{Name: "acp", Inline: true}).Close
+	s.unsub = s.watch(run.Runtime.Bus())
 	s.lr = run.Runtime.Start(context.Background())
 	go s.send()
 	return s
+}
+
+// watch subscribes the session to b's events and returns the unsubscribe.
+// Inline: onEvent only translates and queues, and the asker and the edit
+// diffs need its effect in place when the event's Emit returns.
+func (s *session) watch(b *bus.Bus) func() {
+	return b.SubscribeWith(s.onEvent, bus.Options{Name: "acp", Inline: true}).Close
 }
 
 // replay sends a stored session's past as updates: each user prompt, then
