@@ -72,21 +72,29 @@ func start(id sdk.SessionId, conn notifier, run *Run, root string, ed edits, ask
 	s.replay(run.Past, run.Prompts)
 	s.tr.edits = ed // the past's edits get no diff: their files changed since
 	ask.s = s
-	// Inline: onEvent only translates and queues, and the asker and the
-	// edit diffs need its effect in place when the event's Emit returns.
-	s.unsub = run.Runtime.Bus().SubscribeWith(s.onEvent, bus.Options{Name: "acp", Inline: true}).Close
+	s.unsub = s.watch(run.Runtime.Bus())
 	s.lr = run.Runtime.Start(context.Background())
 	go s.send()
 	return s
 }
 
+// watch subscribes the session to b's events and returns the unsubscribe.
+// Inline: onEvent only translates and queues, and the asker and the edit
+// diffs need its effect in place when the event's Emit returns. Records:
+// each change of a sub-agent's record comes as an agent.status carrying
+// it, which is all the translator knows of sub-agents.
+func (s *session) watch(b *bus.Bus) func() {
+	return b.SubscribeWith(s.onEvent, bus.Options{Name: "acp", Inline: true, Records: true}).Close
+}
+
 // replay sends a stored session's past as updates: each user prompt, then
-// what followed it, in time order.
-// The translator goes on from the replayed state, so a sub-agent the
+// what followed it, in time order. The past goes through a reducer of its
+// own (bus.Replay), as a live run's events go through the run's bus. The
+// translator goes on from the replayed records, so a sub-agent the
 // resumed run ends (interrupted) updates its replayed tool call.
 func (s *session) replay(past []event.Event, prompts []Prompt) {
 	tr := s.tr
-	for _, e := range past {
+	for _, e := range bus.Replay(past) {
 		for len(prompts) > 0 && !prompts[0].Time.After(e.Time) {
 			s.replayPrompt(prompts[0])
 			prompts = prompts[1:]

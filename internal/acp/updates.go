@@ -17,7 +17,10 @@ import (
 // a diff for edits), the lead's plan, and every sub-agent as one tool call
 // whose status is the lifecycle reducer's. A sub-agent's own text and tool
 // calls are shown inside its tool call (current tool, then its result),
-// not as the lead's. It is used by one goroutine at a time.
+// not as the lead's. It keeps no reducer: the records it shows are those
+// the bus's agent.status events carry (bus.Options.Records), so the last
+// record it was handed is what the client was last sent. It is used by
+// one goroutine at a time.
 type translator struct {
 	// root resolves relative paths of tool inputs.
 	root string
@@ -27,46 +30,38 @@ type translator struct {
 	// paths holds, by tool call id, the absolute path an edit changes.
 	paths map[string]string
 	// tasks are the tool call ids that spawned sub-agents (started as ACP
-	// tool calls); sent and shown are the status and content last sent
-	// for each.
+	// tool calls).
 	tasks map[string]bool
-	sent  map[string]lifecycle.Status
-	shown map[string]string
-	state lifecycle.State
+	// recs is the reducer's latest record of each sub-agent, as sent.
+	recs lifecycle.View
 }
 
 func newTranslator(root string) *translator {
-	return &translator{root: root, paths: map[string]string{}, tasks: map[string]bool{},
-		sent: map[string]lifecycle.Status{}, shown: map[string]string{}}
+	return &translator{root: root, paths: map[string]string{}, tasks: map[string]bool{}}
 }
 
-// updates returns the session updates e makes (none for most events).
-// Sub-agent statuses come from the lifecycle reducer, applied here to every
-// event; the bus's own agent.status events are therefore skipped.
+// updates returns the session updates e makes (none for most events). A
+// sub-agent's tool call follows the records agent.status events carry: a
+// new status updates the whole call, a record that changed only what it
+// shows (its current tool, tool uses) updates its content.
 func (t *translator) updates(e event.Event) []sdk.SessionUpdate {
-	if e.Type == event.AgentStatus {
-		return nil
+	r, ok := lifecycle.RecordOf(e)
+	if !ok {
+		return t.leadUpdates(e)
 	}
-	changed := t.state.Apply(e)
-	out := t.leadUpdates(e)
-	for _, r := range changed {
-		id := string(agentCallID(r))
-		text := contentText(r)
-		switch {
-		case !t.tasks[id] || t.sent[id] != r.Status:
-			t.sent[id] = r.Status
-			t.shown[id] = text
-			out = append(out, t.agentUpdate(r))
-		case t.shown[id] != text:
-			t.shown[id] = text
-			out = append(out, sdk.UpdateToolCall(agentCallID(r), sdk.WithUpdateContent(agentContent(r))))
-		}
+	old, found := t.recs.Put(r)
+	id := string(agentCallID(r))
+	switch {
+	case !found || !t.tasks[id] || old.Status != r.Status:
+		return []sdk.SessionUpdate{t.agentUpdate(r)}
+	case contentText(old) != contentText(r):
+		return []sdk.SessionUpdate{sdk.UpdateToolCall(agentCallID(r), sdk.WithUpdateContent(agentContent(r)))}
 	}
-	return out
+	return nil
 }
 
-// agent returns the record of sub-agent id as the reducer has it.
-func (t *translator) agent(id string) (lifecycle.Record, bool) { return t.state.Get(id) }
+// agent returns the record of sub-agent id as the client was last sent it.
+func (t *translator) agent(id string) (lifecycle.Record, bool) { return t.recs.Get(id) }
 
 // leadUpdates are the updates of the lead's own events.
 func (t *translator) leadUpdates(e event.Event) []sdk.SessionUpdate {

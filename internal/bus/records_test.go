@@ -147,3 +147,15 @@ func TestARecordsSubscriberGetsEachTeammateWholeWhenItChangesAndNobodyElseDoes(t
 	rs.Close()
 	is.Close()
 }
+
+func TestReplayHandsStoredEventsOnWithTheReducersRecordsNotTheStoredStatuses(t *testing.T) {
+	stale := lifecycle.StatusEvent(finish("general-purpose-1", "c1"), lifecycle.Record{ID: "general-purpose-1", ToolCallID: "c1", Status: lifecycle.Error})
+	stored := append(spawn("general-purpose-1", "c1"), toolStart("general-purpose-1", "t1"), stale, finish("general-purpose-1", "c1"))
+	got := Replay(stored)
+	if want := "[c1:background:0 general-purpose-1:background:0 general-purpose-1:background:1 general-purpose-1:completed:1]"; fmtList(statuses(got)) != want {
+		t.Errorf("replayed agent.status %v, want every record change the reducer makes %s (and not the stored error)", statuses(got), want)
+	}
+	if n := len(got) - len(statuses(got)); n != len(stored)-1 {
+		t.Errorf("replayed %d other events, want the %d stored ones that are not agent.status", n, len(stored)-1)
+	}
+}

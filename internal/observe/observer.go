@@ -25,9 +25,11 @@ type Flusher interface {
 // out meanwhile), short enough that a crash loses little.
 const flushDelay = 200 * time.Millisecond
 
-// Subscriber is where the events come from (a *bus.Bus).
+// Subscriber is where the events come from, and whose reducer counts
+// them (a *bus.Bus).
 type Subscriber interface {
 	Subscribe(fn func(event.Event)) (unsubscribe func())
+	Reducer
 }
 
 // Observer feeds a bus's events through a Tracker to its sinks. The bus's
@@ -37,6 +39,7 @@ type Subscriber interface {
 // the lifecycle log nor the OpenTelemetry export holds a secret.
 type Observer struct {
 	sinks []SpanSink
+	rd    Reducer
 	red   *redact.Redactor
 	now   func() time.Time
 	unsub func()
@@ -52,7 +55,7 @@ type Observer struct {
 // Watch starts observing b. now gives the time the run ends at Close; red
 // masks the secrets in the spans' text (nil: key-shaped text only).
 func Watch(b Subscriber, now func() time.Time, red *redact.Redactor, sinks ...SpanSink) *Observer {
-	o := &Observer{sinks: sinks, now: now, red: red, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	o := &Observer{sinks: sinks, rd: b, now: now, red: red, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	o.unsub = b.Subscribe(o.push)
 	go o.loop()
 	return o
@@ -77,7 +80,7 @@ func (o *Observer) push(e event.Event) {
 
 func (o *Observer) loop() {
 	defer close(o.done)
-	t := NewTracker()
+	t := NewTracker(o.rd)
 	var batch []event.Event
 	var flush <-chan time.Time
 	var timer *time.Timer

@@ -6,6 +6,7 @@
 package observe
 
 import (
+	"slices"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
@@ -52,17 +53,28 @@ func (s Span) Duration() time.Duration {
 // Failed reports whether the agent ended in error.
 func (s Span) Failed() bool { return s.Status == string(lifecycle.Error) }
 
-// Tracker turns a run's events, in bus order, into agent spans. It is pure:
-// time comes from the events (and from Close's argument).
+// Reducer is what a Tracker reads of the run's lifecycle reducer (a
+// *bus.Bus): each agent's tool uses and usage (one per tool call id, the
+// running total), and the lead's record.
+type Reducer interface {
+	ToolUses(agent string) int
+	Usage(agent string) event.Usage
+	Lead() (lifecycle.Record, bool)
+}
+
+// Tracker turns a run's events, in bus order, into agent spans. Time comes
+// from the events (and from Close's argument). It keeps no status and
+// counts nothing itself: a sub-agent's end is the reducer's record (its
+// agent.status), a teammate's tool uses and usage and the lead's outcome
+// are read from the Reducer when the span ends.
 type Tracker struct {
+	rd      Reducer
 	session string
 	spans   map[string]*entry // by agent id
 	order   []string
-	// Per-agent facts seen before (or without) the agent's own span event.
-	tools   map[string]int
-	usage   map[string]event.Usage
-	starts  map[string]event.SessionStartData
-	leadEnd leadOutcome
+	byCall  map[string]string // task tool call id → the id its sub-agent's span is kept under
+	// What a session.start said of its agent, before (or without) its span.
+	starts map[string]event.SessionStartData
 }
 
 type entry struct {
@@ -71,17 +83,10 @@ type entry struct {
 	ended   bool
 }
 
-type leadOutcome struct {
-	status string
-	err    string
-	usage  event.Usage
-	done   bool
-}
-
-// NewTracker returns an empty Tracker.
-func NewTracker() *Tracker {
-	return &Tracker{spans: map[string]*entry{}, tools: map[string]int{},
-		usage: map[string]event.Usage{}, starts: map[string]event.SessionStartData{}}
+// NewTracker returns an empty Tracker of the run whose reducer is rd.
+func NewTracker(rd Reducer) *Tracker {
+	return &Tracker{rd: rd, spans: map[string]*entry{}, byCall: map[string]string{},
+		starts: map[string]event.SessionStartData{}}
 }
 
 // Relevant reports whether Apply looks at events of type t; the bus
@@ -89,8 +94,8 @@ func NewTracker() *Tracker {
 func Relevant(t event.Type) bool {
 	switch t {
 	case event.SessionStart, event.ToolStart, event.SubagentStart, event.AgentStatus,
-		event.TeammateStatus, event.UsageUpdate, event.Complete, event.Interrupt, event.Error:
-		return true
+		event.TeammateStatus, event.UsageUpdate, event.Complete:
+		return true // a lead's span opens at the first of these it emits
 	}
 	return false
 }
@@ -113,16 +118,9 @@ func (t *Tracker) Apply(e event.Event) (started, ended []Span) {
 				fillFromStart(&en.span, d)
 			}
 		}
-	case event.ToolStart:
-		if e.AgentID != "" {
-			t.tools[e.AgentID]++
-		}
-	case event.UsageUpdate:
-		if d, ok := event.Payload[event.UsageUpdateData](e.Data); ok && e.AgentID != "" {
-			t.usage[e.AgentID] = d.Usage
-		}
 	case event.SubagentStart:
-		if d, ok := event.Payload[event.SubagentStartData](e.Data); ok {
+		if d, ok := event.Payload[event.SubagentStartData](e.Data); ok && e.AgentID != "" {
+			t.follow(e.ToolCallID, e.AgentID)
 			en := t.entry(e.AgentID, KindSubagent, e)
 			en.span.Type = lifecycle.DisplayName(d.AgentType)
 			en.span.Backend = d.Backend
@@ -140,25 +138,36 @@ func (t *Tracker) Apply(e event.Event) (started, ended []Span) {
 		if d, ok := event.Payload[event.TeammateStatusData](e.Data); ok && e.AgentID != "" {
 			started, ended = t.teammateStatus(d, e, started, ended)
 		}
-	case event.Complete:
-		if e.AgentID == event.LeadID && e.ParentAgentID == "" {
-			d, _ := event.Payload[event.CompleteData](e.Data)
-			t.leadEnd = leadOutcome{status: string(lifecycle.Completed), usage: d.Usage, done: true}
-			if d.IsError {
-				t.leadEnd.status, t.leadEnd.err = string(lifecycle.Error), d.Error
-			}
-		}
-	case event.Error:
-		if e.AgentID == event.LeadID {
-			d, _ := event.Payload[event.ErrorData](e.Data)
-			t.leadEnd = leadOutcome{status: string(lifecycle.Error), err: d.Message}
-		}
-	case event.Interrupt:
-		if e.ParentAgentID == "" && t.leadEnd.status != string(lifecycle.Error) {
-			t.leadEnd = leadOutcome{status: string(lifecycle.Interrupted), err: "interrupted"}
-		}
 	}
 	return started, ended
+}
+
+// follow keeps the span of task call call's sub-agent under id: a record
+// first named by its call id (a task call that did not name its agent)
+// takes the agent's id once it has one, so one agent is one span.
+func (t *Tracker) follow(call, id string) {
+	if call == "" || id == "" {
+		return
+	}
+	prev, ok := t.byCall[call]
+	t.byCall[call] = id
+	if !ok || prev == id {
+		return
+	}
+	en := t.spans[prev]
+	delete(t.spans, prev)
+	k := slices.Index(t.order, prev)
+	if _, taken := t.spans[id]; taken || en == nil {
+		if k >= 0 {
+			t.order = slices.Delete(t.order, k, k+1)
+		}
+		return
+	}
+	en.span.AgentID = id
+	t.spans[id] = en
+	if k >= 0 {
+		t.order[k] = id
+	}
 }
 
 // startLead opens the lead's span at its first event.
@@ -183,6 +192,7 @@ func (t *Tracker) subagentStatus(r lifecycle.Record, e event.Event, started, end
 	if id == "" {
 		return started, ended
 	}
+	t.follow(r.ToolCallID, id)
 	en := t.entry(id, KindSubagent, e)
 	if en.ended {
 		return started, ended
@@ -239,7 +249,7 @@ func (t *Tracker) teammateStatus(d event.TeammateStatusData, e event.Event, star
 	}
 	s := &en.span
 	s.Status, s.Error, s.End = d.Status, d.Error, e.Time
-	s.ToolUses, s.Usage = t.tools[e.AgentID], t.usage[e.AgentID]
+	s.ToolUses, s.Usage = t.rd.ToolUses(e.AgentID), t.rd.Usage(e.AgentID)
 	en.ended = true
 	return started, append(ended, *s)
 }
@@ -264,10 +274,10 @@ func (t *Tracker) markStarted(en *entry, started []Span) []Span {
 	return append(started, en.span)
 }
 
-// Close ends every open span at now: the lead with the outcome of its
-// last complete (or error, or interrupt), any other agent still active as
-// interrupted, since the run is over. It returns the spans it ended, the
-// lead last.
+// Close ends every open span at now: the lead with its record's outcome
+// (that of its last complete; interrupted when it never completed), any
+// other agent still active as interrupted, since the run is over. It
+// returns the spans it ended, the lead last.
 func (t *Tracker) Close(now time.Time) []Span {
 	var out []Span
 	var lead *entry
@@ -283,10 +293,9 @@ func (t *Tracker) Close(now time.Time) []Span {
 		out = append(out, t.end(en, now, string(lifecycle.Interrupted), "the run ended first"))
 	}
 	if lead != nil {
-		st := firstNonEmpty(t.leadEnd.status, string(lifecycle.Interrupted))
-		msg := t.leadEnd.err
-		if t.leadEnd.status == "" {
-			msg = "the run ended before the lead completed"
+		st, msg := string(lifecycle.Interrupted), "the run ended before the lead completed"
+		if r, ok := t.rd.Lead(); ok && r.Status.Terminal() {
+			st, msg = string(r.Status), r.Error
 		}
 		out = append(out, t.end(lead, now, st, msg))
 	}
@@ -299,12 +308,7 @@ func (t *Tracker) end(en *entry, now time.Time, status, msg string) Span {
 	if s.End.Before(s.Start) {
 		s.End = s.Start
 	}
-	if s.ToolUses == 0 {
-		s.ToolUses = t.tools[s.AgentID]
-	}
-	if u, ok := t.usage[s.AgentID]; ok && s.Usage == (event.Usage{}) {
-		s.Usage = u
-	}
+	s.ToolUses, s.Usage = t.rd.ToolUses(s.AgentID), t.rd.Usage(s.AgentID)
 	en.ended = true
 	return *s
 }

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -9,17 +10,24 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 )
 
-// throughBus emits events into a real bus and returns what its
-// subscribers see: the events with the reducer's agent.status among them.
-func throughBus(events []event.Event) []event.Event {
+// track emits events into a real bus whose inline subscriber is a Tracker
+// of the bus's reducer (each event handled before the next is emitted, as
+// the events' order has it), and returns the spans it started and ended,
+// then those Close ends at close.
+func track(events []event.Event, close time.Time) (started, ended []Span) {
 	b := bus.New()
-	var seen []event.Event
-	unsub := b.Subscribe(func(e event.Event) { seen = append(seen, e) })
+	tr := NewTracker(b)
+	sub := b.SubscribeWith(func(e event.Event) {
+		if Relevant(e.Type) {
+			s, en := tr.Apply(e)
+			started, ended = append(started, s...), append(ended, en...)
+		}
+	}, bus.Options{Name: "observe", Inline: true})
 	for _, e := range events {
 		b.Emit(e)
 	}
-	unsub() // the bus delivers on the subscriber's goroutine: drain it
-	return seen
+	sub.Close()
+	return started, append(ended, tr.Close(close)...)
 }
 
 func TestTrackerEndsEveryAgentWithItsStatusDurationToolsAndUsage(t *testing.T) {
@@ -93,6 +101,27 @@ func TestTrackerEndsEveryAgentWithItsStatusDurationToolsAndUsage(t *testing.T) {
 			with(lead, 0, 5, "completed", "", 0),
 		},
 	}, {
+		name: "a tool call reported twice (one call id) is one tool use of the lead, a sub-agent and a teammate",
+		events: flat(leadStart(0),
+			ev(event.ToolStart, 0.5, "lead", "", "l1", event.ToolStartData{Name: "read"}),
+			ev(event.ToolStart, 0.6, "lead", "", "l1", event.ToolStartData{Name: "read"}),
+			spawn(1, "lead", "explore-1", "c1", "explore", "native", false),
+			ev(event.ToolStart, 1.5, "explore-1", "lead", "explore-1/t0", event.ToolStartData{Name: "read"}),
+			finish(2, "lead", "explore-1", "c1", true, 1, u), // explore-1/t0 again
+			ev(event.TeammateStatus, 2, "team/alice", "lead", "", event.TeammateStatusData{Name: "alice", Status: "working"}),
+			ev(event.ToolStart, 2.5, "team/alice", "lead", "a1", event.ToolStartData{Name: "bash"}),
+			ev(event.ToolStart, 2.6, "team/alice", "lead", "a1", event.ToolStartData{Name: "bash"}),
+			ev(event.TeammateStatus, 3, "team/alice", "lead", "", event.TeammateStatusData{Name: "alice", Status: "shutdown"}),
+			leadComplete(4, false)),
+		close: 4,
+		want: []Span{
+			{Kind: KindSubagent, SessionID: sid, AgentID: "explore-1", ParentID: "lead", Type: "Explore", Backend: "native",
+				Start: at(1), End: at(2), Status: "completed", ToolUses: 1, Usage: u},
+			{Kind: KindTeammate, SessionID: sid, AgentID: "team/alice", ParentID: "lead", Type: "alice", Backend: "native",
+				Start: at(2), End: at(3), Status: "shutdown", ToolUses: 1},
+			with(lead, 0, 4, "completed", "", 2), // l1 and the task call
+		},
+	}, {
 		name:   "an agent still running when the run ends is interrupted, and so is a lead that never completed",
 		events: flat(leadStart(0), spawn(1, "lead", "explore-1", "c1", "explore", "native", false)),
 		close:  2,
@@ -114,13 +143,7 @@ func TestTrackerEndsEveryAgentWithItsStatusDurationToolsAndUsage(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr := NewTracker()
-			var started, ended []Span
-			for _, e := range throughBus(tt.events) {
-				s, en := tr.Apply(e)
-				started, ended = append(started, s...), append(ended, en...)
-			}
-			ended = append(ended, tr.Close(at(tt.close))...)
+			started, ended := track(tt.events, at(tt.close))
 			if diff := cmp.Diff(tt.want, ended); diff != "" {
 				t.Errorf("ended spans (-want +got):\n%s", diff)
 			}

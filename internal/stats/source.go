@@ -43,15 +43,17 @@ func SessionSpans(events []event.Event) []observe.Span {
 	if len(events) == 0 {
 		return nil
 	}
-	t := observe.NewTracker()
 	var spans []observe.Span
 	b := bus.New()
-	b.Subscribe(func(e event.Event) {
+	t := observe.NewTracker(b)
+	// Inline: the tracker reads the reducer's counts as they stood at the
+	// event it handles.
+	sub := b.SubscribeWith(func(e event.Event) {
 		if observe.Relevant(e.Type) {
 			_, ended := t.Apply(e)
 			spans = append(spans, ended...)
 		}
-	})
+	}, bus.Options{Name: "stats", Inline: true})
 	last := events[0].Time
 	for _, e := range events {
 		if e.Time.After(last) {
@@ -62,7 +64,7 @@ func SessionSpans(events []event.Event) []observe.Span {
 		}
 		b.Emit(e)
 	}
-	b.Close() // every event handled: spans is complete
+	sub.Close() // every event handled: spans is complete
 	return append(spans, t.Close(last)...)
 }
 

@@ -287,6 +287,20 @@ func inputSubject(input json.RawMessage) string {
 	return ""
 }
 
+// working reports whether the lead is at work: its record, as the run's
+// reducer has it, is running (a turn of a prompt, or one background work
+// woke it for), or a prompt was just submitted.
+func (m *Model) working() bool {
+	if m.busy {
+		return true
+	}
+	if m.cfg.Backend == nil {
+		return false
+	}
+	r, ok := m.cfg.Backend.Lead()
+	return ok && r.Status == lifecycle.Running
+}
+
 // activeAgents counts sub-agents pending, running or in the background.
 func (m *Model) activeAgents() int {
 	n := 0

@@ -77,6 +77,7 @@ func TestGoldenAllFinished(t *testing.T) {
 		ev(event.MessageDelta, at(66), event.LeadID, "", event.MessageDeltaData{Text: "The repository has **12 packages** and 140 tests."}),
 		ev(event.MessageComplete, at(66), event.LeadID, "", event.MessageCompleteData{Text: "The repository has **12 packages** and 140 tests.", StopReason: "end_turn"}),
 		ev(event.TurnEnd, at(66), event.LeadID, "", event.TurnEndData{StopReason: "end_turn", NumTurns: 2}),
+		ev(event.Complete, at(66), event.LeadID, "", event.CompleteData{Result: "The repository has **12 packages** and 140 tests.", NumTurns: 2}),
 	)
 	c.Set(at(300))
 	m.Update(tickMsg(at(300)))
@@ -98,6 +99,7 @@ func TestGoldenOneInterruptedOneFailed(t *testing.T) {
 		subUpdate(at(3), "general-purpose-1", "c1", "bash go test -run TestFlaky", 2),
 		interrupt(at(15)),
 		ev(event.TurnEnd, at(15), event.LeadID, "", event.TurnEndData{StopReason: "interrupted"}),
+		ev(event.Complete, at(15), event.LeadID, "", event.CompleteData{IsError: true, Error: "interrupted"}),
 	)
 	c.Set(at(40))
 	m.Update(tickMsg(at(40)))
@@ -185,6 +187,7 @@ func TestGoldenBackgroundCompletionNotification(t *testing.T) {
 		ev(event.TurnEnd, at(1), event.LeadID, "", event.TurnEndData{StopReason: "end_turn"}),
 		subUpdate(at(10), "explore-1", "c1", "read README.md", 6),
 		subDone(at(34), "explore-1", "c1", 8, "A Go module with 12 packages."),
+		ev(event.Complete, at(34), event.LeadID, "", event.CompleteData{Result: "Started it in the background; ask me anything meanwhile."}),
 	)
 	c.Set(at(35))
 	m.Update(tickMsg(at(35)))

@@ -18,6 +18,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/mcp"
 )
 
@@ -57,9 +58,18 @@ type fakeBackend struct {
 	cancelErr  error
 	resumed    []string
 	mcp        []mcp.Status
+	// bus is the bus the test feeds the model through (nil: none).
+	bus *bus.Bus
 }
 
 func (b *fakeBackend) MCP() []mcp.Status { return b.mcp }
+
+func (b *fakeBackend) Lead() (lifecycle.Record, bool) {
+	if b.bus == nil {
+		return lifecycle.Record{}, false
+	}
+	return b.bus.Lead()
+}
 
 func (b *fakeBackend) Submit(p string) {
 	b.mu.Lock()
@@ -115,6 +125,9 @@ func newTestModel(t *testing.T, w, h int) (*Model, *fakeBackend, *clock) {
 	b := &fakeBackend{}
 	c := &clock{now: t0}
 	m := New(Config{Backend: b, Now: c.Now})
+	fedMu.Lock()
+	b.bus = feedOf(m).b // the lead's record is the reducer's of what the test feeds
+	fedMu.Unlock()
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m, b, c
 }
@@ -130,14 +143,20 @@ func feedEvents(m *Model, evs ...event.Event) {
 		fedTools[m] = seen
 	}
 	out := addToolStarts(seen, evs)
+	f := feedOf(m)
+	fedMu.Unlock()
+	m.Update(eventsMsg{Events: f.through(out)})
+}
+
+// feedOf is m's bus, made at its first use; fedMu is held.
+func feedOf(m *Model) *busFeed {
 	f := fedBus[m]
 	if f == nil {
 		f = &busFeed{b: bus.New()}
 		f.b.SubscribeWith(func(e event.Event) { f.out = append(f.out, e) }, bus.Options{Name: "test", Inline: true, Records: true})
 		fedBus[m] = f
 	}
-	fedMu.Unlock()
-	m.Update(eventsMsg{Events: f.through(out)})
+	return f
 }
 
 // busFeed is a test model's bus: the events a test feeds go through its

@@ -36,7 +36,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch s {
 	case "esc":
-		if m.busy || m.activeAgents() > 0 {
+		if m.working() || m.activeAgents() > 0 {
 			m.interrupt("the user pressed Esc")
 		}
 		return nil
@@ -64,7 +64,7 @@ func (m *Model) ctrlC() tea.Cmd {
 	}
 	m.lastCtrlC = m.now
 	switch {
-	case m.busy || m.activeAgents() > 0:
+	case m.working() || m.activeAgents() > 0:
 		m.interrupt("the user pressed Ctrl+C")
 	default:
 		m.in.reset()

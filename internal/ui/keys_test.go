@@ -189,3 +189,36 @@ func TestResizeReflowsTheTranscript(t *testing.T) {
 		t.Error("text lost when reflowing")
 	}
 }
+
+func TestEscInterruptsALeadWokenByBackgroundWorkUntilItsRecordSaysItCompleted(t *testing.T) {
+	m, b, _ := newTestModel(t, 90, 20)
+	userAsk(m, "Explore in the background.")
+	feedEvents(m,
+		leadText(at(0), "Started it."),
+		taskStart(at(0), "c1", "explore", "Survey", "background"),
+		subStart(at(0), "explore-1", "c1", "explore", "Survey", true),
+		taskReturn(at(0.1), "c1", "Started background task explore-1", true),
+		ev(event.TurnEnd, at(1), event.LeadID, "", event.TurnEndData{StopReason: "end_turn"}),
+		subDone(at(5), "explore-1", "c1", 2, "Done."),
+		// No prompt: the finished work wakes the lead, which answers.
+		ev(event.MessageDelta, at(6), event.LeadID, "", event.MessageDeltaData{Text: "explore-1 finished: "}),
+	)
+	if got := frame(m); !strings.Contains(got, "esc to interrupt") {
+		t.Errorf("the woken lead is at work but the status line does not offer esc:\n%s", got)
+	}
+	press(m, "esc")
+	if len(b.interrupts) != 1 {
+		t.Fatalf("esc while the woken lead works made %d interrupts, want 1", len(b.interrupts))
+	}
+	feedEvents(m,
+		ev(event.TurnEnd, at(7), event.LeadID, "", event.TurnEndData{StopReason: "end_turn", Woken: true}),
+		ev(event.Complete, at(7), event.LeadID, "", event.CompleteData{Result: "explore-1 finished: Done."}),
+	)
+	press(m, "esc")
+	if len(b.interrupts) != 1 {
+		t.Errorf("esc after the lead completed interrupted again (%d interrupts)", len(b.interrupts))
+	}
+	if got := frame(m); strings.Contains(got, "esc to interrupt") {
+		t.Errorf("the completed lead is still shown at work:\n%s", got)
+	}
+}

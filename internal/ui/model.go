@@ -75,7 +75,9 @@ type Model struct {
 	team        *teamEntry
 
 	usage usageInfo
-	busy  bool
+	// busy is set from a prompt's submission to its turn's end: it covers
+	// the moment before the lead's record says it runs (working).
+	busy bool
 	// clearing is set by /clear until the runtime's reset event: what
 	// arrives meanwhile belongs to the cleared conversation.
 	clearing bool
@@ -235,7 +237,7 @@ func (m *Model) bottom() []string {
 }
 
 func (m *Model) statusLine() statusLine {
-	s := statusLine{Model: m.model, Usage: m.usage, ActiveAgents: m.activeAgents(), Busy: m.busy, Expanded: m.expanded}
+	s := statusLine{Model: m.model, Usage: m.usage, ActiveAgents: m.activeAgents(), Busy: m.working(), Expanded: m.expanded}
 	if m.team != nil {
 		s.ActiveTeammates = m.team.active()
 	}

@@ -28,7 +28,7 @@ type PastPrompt struct {
 // events take.
 func (m *Model) replay(p Past) {
 	prompts := p.Prompts
-	for _, e := range throughReducer(p.Events) {
+	for _, e := range bus.Replay(p.Events) {
 		for len(prompts) > 0 && !prompts[0].Time.After(e.Time) {
 			m.tr.add(&userEntry{text: prompts[0].Text})
 			prompts = prompts[1:]
@@ -51,21 +51,4 @@ func (m *Model) replay(p Past) {
 	if p.Note != "" {
 		m.note(noteInfo, p.Note)
 	}
-}
-
-// throughReducer is evs as a view subscribed to a bus that applied them
-// gets them: each event followed by the agent.status of every record it
-// changed (bus.Options.Records). Stored agent.status events are left out:
-// the reducer's replay reports each record again.
-func throughReducer(evs []event.Event) []event.Event {
-	b := bus.New()
-	out := make([]event.Event, 0, len(evs))
-	sub := b.SubscribeWith(func(e event.Event) { out = append(out, e) }, bus.Options{Name: "past", Inline: true, Records: true})
-	for _, e := range evs {
-		if e.Type != event.AgentStatus {
-			b.Emit(e)
-		}
-	}
-	sub.Close()
-	return out
 }

@@ -31,6 +31,7 @@ func finishedRun() []event.Event {
 		ev(event.MessageDelta, at(64.1), event.LeadID, "", event.MessageDeltaData{Text: "discarded", Discard: true}),
 		ev(event.MessageDelta, at(64.2), event.LeadID, "", event.MessageDeltaData{Text: " then streamed again"}),
 		ev(event.TurnEnd, at(65), event.LeadID, "", event.TurnEndData{StopReason: "end_turn"}),
+		ev(event.Complete, at(65), event.LeadID, "", event.CompleteData{Result: "A second answer, then streamed again"}),
 	})
 }
 

@@ -110,7 +110,8 @@ func TestAResumedChatShowsTheLastPlan(t *testing.T) {
 	evs := []event.Event{leadText(at(0.5), "Here is my plan.")}
 	evs = append(evs, todoCall(at(1), event.LeadID, "p1", firstPlan()...)...)
 	evs = append(evs, todoCall(at(6), event.LeadID, "p2", laterPlan()...)...)
-	evs = append(evs, ev(event.TurnEnd, at(7), event.LeadID, "", event.TurnEndData{StopReason: "end_turn"}))
+	evs = append(evs, ev(event.TurnEnd, at(7), event.LeadID, "", event.TurnEndData{StopReason: "end_turn"}),
+		ev(event.Complete, at(7), event.LeadID, "", event.CompleteData{Result: "Here is my plan."}))
 	live, _, c := newTestModel(t, 90, 24)
 	userAsk(live, "Fix the parser bug.")
 	feedEvents(live, evs...)
