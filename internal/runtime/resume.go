@@ -2,8 +2,6 @@ package runtime
 
 import (
 	"context"
-	"strconv"
-	"strings"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -59,9 +57,7 @@ func replay(evs []event.Event) *resumed {
 // a new agent never takes an old one's id.
 func (r *Runtime) restore(old *resumed) {
 	for _, rec := range old.state.Records() {
-		if typ, n, ok := splitAgentID(rec.ID); ok {
-			r.mgr.Taken(typ, n)
-		}
+		r.mgr.Taken(rec.ID)
 	}
 	for id, t := range old.state.Tallies() {
 		r.bus.Restore(id, t.ToolUses, t.Usage)
@@ -92,11 +88,12 @@ func (r *Runtime) offerResumable(old *resumed, histories map[string][]provider.M
 	for _, rec := range old.state.Records() {
 		crashed := rec.Status.Active() || rec.Session == lifecycle.SessionOpen
 		h, saved := histories[rec.ID]
-		typ, _, named := splitAgentID(rec.ID)
-		if !crashed || !rec.Background || !saved || !named || (rec.Backend != "" && rec.Backend != backend.Native) {
+		if !crashed || !rec.Background || !saved || (rec.Backend != "" && rec.Backend != backend.Native) {
 			continue
 		}
-		r.mgr.AddResumable(rec.ID, subagent.Resumable{Type: typ, Description: rec.Description, History: h})
+		// The record's name is its agent type (DisplayName only
+		// capitalises explore; types are looked up case-insensitively).
+		r.mgr.AddResumable(rec.ID, subagent.Resumable{Type: rec.Name, Description: rec.Description, History: h})
 		found = true
 	}
 	return found
@@ -140,14 +137,4 @@ func (r *Runtime) interruptStale(old *resumed) {
 			ParentAgentID: event.LeadID, Data: event.TeammateStatusData{Name: m.Name, Role: m.Role,
 				Status: string(lifecycle.MateInterrupted), Error: InterruptedReason}})
 	}
-}
-
-// splitAgentID splits a sub-agent id, <type>-<n>.
-func splitAgentID(id string) (typ string, n int, ok bool) {
-	i := strings.LastIndexByte(id, '-')
-	if i <= 0 {
-		return "", 0, false
-	}
-	n, err := strconv.Atoi(id[i+1:])
-	return id[:i], n, err == nil && n > 0
 }

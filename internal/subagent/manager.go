@@ -130,6 +130,7 @@ type Manager struct {
 	tasks    map[string]*Task
 	order    []*Task
 	counts   map[string]int
+	taken    map[string]bool         // ids of a resumed session's agents
 	reserved map[string]*reservation // by task tool call id
 	// resumable are the interrupted tasks of a resumed session that
 	// ResumeTask can continue.
@@ -173,7 +174,7 @@ func New(cfg Config) *Manager {
 	base, stop := context.WithCancel(context.Background())
 	m := &Manager{cfg: cfg, slots: newSlots(cfg.MaxConcurrent), remoteSlots: newSlots(cmp.Or(max(cfg.MaxRemote, 0), math.MaxInt)),
 		base: base, stop: stop,
-		tasks: map[string]*Task{}, counts: map[string]int{}, reserved: map[string]*reservation{}}
+		tasks: map[string]*Task{}, counts: map[string]int{}, taken: map[string]bool{}, reserved: map[string]*reservation{}}
 	m.open = spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types, Tools: cfg.Tools,
 		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
 		NameAgent: m.Name, Remote: cfg.Remote, History: cfg.History, Warn: cfg.Warn})
@@ -363,16 +364,19 @@ func (m *Manager) emitStart(t *Task) {
 // starts included, so no two share an id.
 func (m *Manager) nameLocked(typ string) string {
 	typ = strings.ToLower(typ)
-	m.counts[typ]++
-	return fmt.Sprintf("%s-%d", typ, m.counts[typ])
+	for {
+		m.counts[typ]++
+		if id := fmt.Sprintf("%s-%d", typ, m.counts[typ]); !m.taken[id] {
+			return id
+		}
+	}
 }
 
-// Taken tells the namer that <typ>-<n> is in use (an agent of the
-// session being resumed), so the next agent of that type comes after it.
-func (m *Manager) Taken(typ string, n int) {
-	typ = strings.ToLower(typ)
+// Taken tells the namer that id is in use (an agent of the session being
+// resumed), so no new agent gets it. Ids are compared, never parsed.
+func (m *Manager) Taken(id string) {
 	m.mu.Lock()
-	m.counts[typ] = max(m.counts[typ], n)
+	m.taken[id] = true
 	m.mu.Unlock()
 }
 

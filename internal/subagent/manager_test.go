@@ -2,6 +2,7 @@ package subagent
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -208,5 +209,20 @@ func TestCutKeepsAtMostMaxCharactersAndSaysHowManyOfHowMany(t *testing.T) {
 		if got := cut(tt.in, tt.max); got != tt.want {
 			t.Errorf("%s: cut(%q, %d) = %q, want %q", tt.name, tt.in, tt.max, got, tt.want)
 		}
+	}
+}
+
+func TestTheNamerSkipsTheIDsOfAResumedSessionsAgents(t *testing.T) {
+	p, _ := testkit.Model(t, answers)
+	m := newManager(t, p, 5, &sink{})
+	m.Taken("explore-2")
+	m.Taken("explore-3")
+	m.Taken("odd id, never parsed")
+	var got []string
+	for range 3 {
+		got = append(got, m.Name("Explore"))
+	}
+	if want := []string{"explore-1", "explore-4", "explore-5"}; !slices.Equal(got, want) {
+		t.Fatalf("names %q, want %q: a taken id is never given again", got, want)
 	}
 }

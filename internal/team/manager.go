@@ -209,6 +209,19 @@ func (m *Manager) mate(name string) *mate {
 	return m.mates[name]
 }
 
+// mateWithID is the teammate whose agent id is id, if any: an id is looked
+// up, never parsed.
+func (m *Manager) mateWithID(id string) *mate {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, t := range m.mates {
+		if t.id == id {
+			return t
+		}
+	}
+	return nil
+}
+
 // status is a teammate's status as the reducer has it.
 func (m *Manager) status(name string) (Status, bool) {
 	mb, ok := m.cfg.Agents.Teammate(name)

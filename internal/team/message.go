@@ -37,8 +37,8 @@ func (m *Manager) sender(agentID string) (string, error) {
 	if agentID == event.LeadID || agentID == "" {
 		return event.LeadID, nil
 	}
-	if name, ok := strings.CutPrefix(agentID, "team/"); ok && m.mate(name) != nil {
-		return name, nil
+	if t := m.mateWithID(agentID); t != nil {
+		return t.name, nil
 	}
 	return "", fmt.Errorf("agent %q is not on the team: only the lead and teammates can message the team", agentID)
 }
