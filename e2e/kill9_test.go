@@ -44,23 +44,17 @@ rules:
 
 // killPoint is one kill -9 of a run, after its first lines lines of
 // stdout or at the lead's first turn.end (it then waits for its
-// background task), of the inner process that writes the store or of the
-// outer supervisor.
+// background task).
 type killPoint struct {
 	lines       int
 	leadTurnEnd bool
-	outer       bool
 }
 
 func (k killPoint) String() string {
-	who := "inner"
-	if k.outer {
-		who = "outer"
-	}
 	if k.leadTurnEnd {
-		return who + " at the lead's turn.end"
+		return "at the lead's turn.end"
 	}
-	return fmt.Sprintf("%s after %d lines", who, k.lines)
+	return fmt.Sprintf("after %d lines", k.lines)
 }
 
 // killedRun is what a killed run printed and what its lines say.
@@ -84,11 +78,7 @@ func runAndKill(t *testing.T, srv *loopback.Server, state, dir string, k killPoi
 	for sc.Scan() {
 		run.printed = append(run.printed, sc.Text())
 		if !killed && (!k.leadTurnEnd && len(run.printed) >= k.lines || k.leadTurnEnd && isLeadTurnEnd(t, sc.Text())) {
-			pid := cmd.Process.Pid
-			if !k.outer {
-				pid = innerPID(t, pid)
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
+			syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
 			killed = true
 		}
 	}
@@ -204,9 +194,7 @@ func TestKill9AtTwentyPointsOfAFanOutLosesNoPrintedEventAndResumesEveryAgentInAT
 	for i := range inner {
 		points = append(points, killPoint{lines: 1 + i*(last-1)/(inner-1)})
 	}
-	points = append(points,
-		killPoint{leadTurnEnd: true},
-		killPoint{lines: 3, outer: true}, killPoint{lines: last / 2, outer: true}, killPoint{lines: last, outer: true})
+	points = append(points, killPoint{leadTurnEnd: true})
 
 	for _, k := range points {
 		state, dir := t.TempDir(), t.TempDir()

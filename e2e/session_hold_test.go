@@ -80,7 +80,7 @@ func TestASecondResumeOfASessionOpenInAnotherAtomicIsRefusedAndTheFirstsHistoryI
 	}
 	second := runIn(t, srv, state, dir, "--resume", id, "-p", "INTRUDER")
 	want := fmt.Sprintf("atomic: session %s is open in another Atomic (pid %d); wait for it to end or use --continue/--resume another\n",
-		id, innerPID(t, first.Process.Pid))
+		id, first.Process.Pid)
 	if second.code != 1 || second.stderr != want || second.stdout != "" {
 		t.Fatalf("second --resume: exit %d, stdout %q, stderr %q; want exit 1 and %q", second.code, second.stdout, second.stderr, want)
 	}
@@ -134,7 +134,7 @@ func TestAKilledRunIsListedInterruptedWhileALiveOneIsListedRunningAndResumesAtOn
 	killed, _ := startRun(t, srv, state, dir, "-p", "FOREVER one")
 	waitRule(t, srv, "forever")
 	killedID := listSessions(t, state)[0].ID
-	syscall.Kill(innerPID(t, killed.Process.Pid), syscall.SIGKILL)
+	syscall.Kill(killed.Process.Pid, syscall.SIGKILL)
 	killed.Wait()
 
 	live, _ := startRun(t, srv, state, t.TempDir(), "-p", "FOREVER two")

@@ -48,10 +48,12 @@ func TestNoChildOutlivesAtomicHoweverItEnds(t *testing.T) {
 		{"SIGINT", signalWith(syscall.SIGINT), 130, "atomic: interrupted (SIGINT)"},
 		{"SIGTERM", signalWith(syscall.SIGTERM), 143, "atomic: interrupted (SIGTERM)"},
 		{"SIGHUP", signalWith(syscall.SIGHUP), 129, "atomic: interrupted (SIGHUP)"},
+		// The watchdog ends them: Atomic can do nothing.
 		{"SIGKILL", signalWith(syscall.SIGKILL), -1, ""},
-		// The OOM killer picks the biggest process: the inner one.
-		{"SIGKILL of the inner process", func(t *testing.T, cmd *exec.Cmd, _ io.Closer) {
-			syscall.Kill(innerPID(t, cmd.Process.Pid), syscall.SIGKILL)
+		// kill -9 of the job (a shell's process group): the watchdog is
+		// in a group of its own.
+		{"SIGKILL of its process group", func(t *testing.T, cmd *exec.Cmd, _ io.Closer) {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		}, -1, ""},
 		{"stdout closed", func(_ *testing.T, _ *exec.Cmd, stdout io.Closer) { stdout.Close() }, 141, "atomic: interrupted (stdout closed)"},
 	}
@@ -69,6 +71,7 @@ func TestNoChildOutlivesAtomicHoweverItEnds(t *testing.T) {
 			}
 			var errb strings.Builder
 			cmd.Stderr = &errb
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a job of its own, as a shell starts it
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -129,31 +132,6 @@ func signalWith(sig syscall.Signal) func(*testing.T, *exec.Cmd, io.Closer) {
 	return func(_ *testing.T, cmd *exec.Cmd, _ io.Closer) { cmd.Process.Signal(sig) }
 }
 
-// innerPID is the pid of the process outer re-executed (its child running
-// the same binary).
-func innerPID(t *testing.T, outer int) int {
-	t.Helper()
-	dir, _ := os.ReadDir("/proc")
-	for _, e := range dir {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(b), ')')
-		f := strings.Fields(string(b[i+1:]))
-		exe, _ := os.Readlink("/proc/" + e.Name() + "/exe")
-		if len(f) > 1 && f[1] == strconv.Itoa(outer) && exe == binary {
-			return pid
-		}
-	}
-	t.Fatalf("atomic (pid %d) has no inner process", outer)
-	return 0
-}
-
 // waitForPIDs reads n process ids from the file path once they are there.
 func waitForPIDs(t *testing.T, path string, n int) []int {
 	t.Helper()
@@ -195,25 +173,90 @@ func alive(pid int) bool {
 	return state != 'Z' && state != 'X'
 }
 
-// TestSupervisorStartsTheInnerProcessBeforeInitialisingAtomic: the outer
-// process only supervises, so it starts the inner one before Atomic's
-// packages (the providers' SDKs, the UI, the CLI) are initialised, and
-// never initialises them at all; the inner process, which runs the agents,
-// initialises them once. Go's inittrace names each package initialised,
-// by either process, on the shared stderr.
-func TestSupervisorStartsTheInnerProcessBeforeInitialisingAtomic(t *testing.T) {
-	home := t.TempDir()
-	cmd := exec.Command(binary, "run", "--help")
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "GODEBUG=inittrace=1"}
-	var errb strings.Builder
-	cmd.Stderr = &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("atomic run --help: %v; stderr %s", err, errb.String())
+// TestAtomicIsOneProcessUntilItStartsAChildProcessThenItStartsItsWatchdog:
+// --help and a one-answer run start no second process (Go's inittrace
+// names each package a process initialises, on the shared stderr: the
+// runtime once); a run whose lead calls bash starts the watchdog, in a
+// process group of its own, which ends with Atomic.
+func TestAtomicIsOneProcessUntilItStartsAChildProcessThenItStartsItsWatchdog(t *testing.T) {
+	inits := func(t *testing.T, cmd *exec.Cmd) string {
+		t.Helper()
+		cmd.Env = append(cmd.Env, "GODEBUG=inittrace=1")
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%q: %v; stderr %s", cmd.Args, err, errb.String())
+		}
+		return errb.String()
 	}
-	for _, pkg := range []string{"github.com/atomic-agent/atomic/internal/cli", "github.com/anthropics/anthropic-sdk-go", "github.com/openai/openai-go/v3"} {
-		if n := strings.Count(errb.String(), "init "+pkg+" @"); n != 1 {
-			t.Errorf("%s initialised %d times, want once (by the inner process only)", pkg, n)
+	count := func(trace, pkg string) int { return strings.Count(trace, "init "+pkg+" @") }
+	const cli = "github.com/atomic-agent/atomic/internal/cli"
+
+	home := t.TempDir()
+	help := exec.Command(binary, "run", "--help")
+	help.Dir = t.TempDir()
+	help.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home}
+	if tr := inits(t, help); count(tr, "runtime") != 1 || count(tr, cli) != 1 {
+		t.Errorf("atomic run --help: runtime initialised %d times, the CLI %d; want one process", count(tr, "runtime"), count(tr, cli))
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	answer := server(t, "rules: [{respond: {text: hi}}]")
+	if tr := inits(t, command(t, ctx, answer, "anthropic", t.TempDir(), "-p", "hi")); count(tr, "runtime") != 1 {
+		t.Errorf("a one-answer run: runtime initialised %d times; want one process", count(tr, "runtime"))
+	}
+
+	// The watchdog holds no stdio, so its inittrace is not seen: find it
+	// while bash sleeps, a child of Atomic in a process group of its own.
+	bash := server(t, `
+rules:
+  - {name: done, match: {has_tool_results: true}, respond: {text: "done"}}
+  - {name: call, respond: {tool_calls: [{name: bash, input: {command: "sleep 0.5; echo slept"}}]}}
+`)
+	run := command(t, ctx, bash, "anthropic", t.TempDir(), "-p", "run it", "--permission-mode", "bypassPermissions")
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	watchdog := 0
+	for deadline := time.Now().Add(20 * time.Second); watchdog == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		watchdog = watchdogOf(run.Process.Pid)
+	}
+	if err := run.Wait(); err != nil {
+		t.Fatalf("a run calling bash: %v", err)
+	}
+	if watchdog == 0 {
+		t.Fatal("a run calling bash: Atomic started no watchdog")
+	}
+	if pgid, _ := syscall.Getpgid(watchdog); pgid != watchdog && alive(watchdog) {
+		t.Errorf("the watchdog is in process group %d; want one of its own", pgid)
+	}
+	for deadline := time.Now().Add(5 * time.Second); alive(watchdog); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the watchdog outlived the Atomic it watched")
 		}
 	}
+}
+
+// watchdogOf is the pid of parent's watchdog: its child with
+// ATOMIC_REAPER_WATCH in its environment; 0 if it has none.
+func watchdogOf(parent int) int {
+	dir, _ := os.ReadDir("/proc")
+	for _, e := range dir {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(b), ')')
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(parent) {
+			continue
+		}
+		env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if strings.Contains(string(env), "\x00ATOMIC_REAPER_WATCH=") {
+			pid, _ := strconv.Atoi(e.Name())
+			return pid
+		}
+	}
+	return 0
 }

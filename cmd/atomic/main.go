@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/atomic-agent/atomic/internal/cli"
-	_ "github.com/atomic-agent/atomic/internal/reaper/supervisor" // first: the supervisor starts the real process from its init
+	_ "github.com/atomic-agent/atomic/internal/reaper/supervisor" // a watchdog runs from its init; other processes may start one
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:])) }

@@ -15,11 +15,11 @@ import (
 // between SIGTERM and SIGKILL.
 const descendantGrace = time.Second
 
-// Main is the atomic process. For the commands that start agents (the TUI
-// and atomic run) the process that gets here is the inner one: the
-// supervisor was started before it, from the init of package
-// reaper/supervisor (see package reaper), so no child outlives Atomic; this
-// process adopts orphans and ends every descendant on exit.
+// Main is the atomic process. For the commands that start agents (the TUI,
+// atomic run, acp, worker) it adopts orphans and ends every descendant on
+// exit; the first child process it starts also starts its watchdog (see
+// package reaper), so no child outlives Atomic, even when Atomic is
+// SIGKILLed, and a run that starts none pays for no second process.
 func Main(args []string) int {
 	if !reaper.StartsAgents(args) {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atomic-agent/atomic/internal/procgroup"
+	"github.com/atomic-agent/atomic/internal/reaper"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -308,6 +309,7 @@ func transport(s Server) (sdk.Transport, *exec.Cmd, error) {
 		// Its own process group, so Close ends what it spawned too (npx,
 		// node wrappers).
 		cmd.SysProcAttr = procgroup.Attr()
+		reaper.Guard(cmd)
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 500 * time.Millisecond}, cmd, nil
 	case HTTP:
 		return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers),

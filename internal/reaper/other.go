@@ -2,12 +2,10 @@
 
 package reaper
 
-import "time"
-
-const supported = false
-
-// Supervise is not available on this system: it returns ok false.
-func Supervise(args []string) (code int, ok bool) { return 0, false }
+import (
+	"os/exec"
+	"time"
+)
 
 // Tree is a no-op outside Linux: there is no portable way to adopt orphans.
 type Tree struct{}
@@ -17,3 +15,12 @@ func Adopt() *Tree { return &Tree{} }
 
 // Close does nothing on this system.
 func (*Tree) Close(grace time.Duration) {}
+
+// Enable does nothing on this system: there is no watchdog.
+func Enable() {}
+
+// Guard does nothing on this system.
+func Guard(cmd *exec.Cmd) {}
+
+// RunWatchdog returns at once on this system: there is no watchdog.
+func RunWatchdog() {}

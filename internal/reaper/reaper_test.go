@@ -2,7 +2,7 @@ package reaper
 
 import "testing"
 
-func TestTheCommandsThatStartAgentsRunUnderTheSupervisor(t *testing.T) {
+func TestTheCommandsThatStartAgentsAdoptAndEndTheirDescendants(t *testing.T) {
 	tests := []struct {
 		args []string
 		want bool

@@ -34,6 +34,7 @@ type Tree struct {
 // until Wait, so children somebody will wait for are left alone. On a
 // kernel without pidfds (before 5.3), nothing is reaped until exit.
 func Adopt() *Tree {
+	setMark()
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	t := &Tree{pid: os.Getpid(), stop: make(chan struct{}), reaped: make(chan struct{})}
 	fd, err := unix.PidfdOpen(t.pid, 0)
@@ -60,11 +61,13 @@ func Adopt() *Tree {
 }
 
 // Close stops reaping and ends every descendant: SIGTERM, then SIGKILL
-// for those still running after grace.
+// for those still running after grace. It then tells the watchdog, if one
+// runs, that nothing is left for it to end.
 func (t *Tree) Close(grace time.Duration) {
 	close(t.stop)
 	<-t.reaped
 	killDescendants(t.pid, grace, descendants)
+	goodbye()
 }
 
 // reapOrphans reaps the zombie children of self (its pid) that no pidfd of
@@ -154,30 +157,7 @@ func killDescendants(root int, grace time.Duration, list func(root int) []int) {
 	if any, _ := peekChild(); !any {
 		return
 	}
-	pids := list(root)
-	if len(pids) == 0 {
-		return
-	}
-	for _, p := range pids {
-		_ = syscall.Kill(p, syscall.SIGTERM)
-	}
-	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-		if len(list(root)) == 0 {
-			return
-		}
-	}
-	for range 100 {
-		pids = list(root)
-		if len(pids) == 0 {
-			return
-		}
-		for _, p := range pids {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	killAll(func() []int { return list(root) }, grace)
 }
 
 // siginfo is the kernel's siginfo_t for SIGCHLD: the union after the
@@ -264,4 +244,22 @@ func procStat(pid int) (state byte, ppid int, err error) {
 	}
 	ppid, err = strconv.Atoi(f[1])
 	return f[0][0], ppid, err
+}
+
+// reapAll collects every exited child without blocking, and reports the
+// status of child watch if it was among them.
+func reapAll(watch int) (status syscall.WaitStatus, found bool) {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return status, found
+		}
+		if pid == watch {
+			status, found = ws, true
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/procgroup"
+	"github.com/atomic-agent/atomic/internal/reaper"
 	"github.com/atomic-agent/atomic/internal/sandbox"
 )
 
@@ -141,6 +142,8 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	cmd.Stdout, cmd.Stderr = pw, pw // one *os.File: no copying goroutines in exec
 	cmd.Env = append(append(toolEnv(os.Environ()), toolEnv(t.ws.Env)...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.SysProcAttr = procgroup.CommandAttr() // no controlling terminal, a group of its own
+	// Here, not on the sandboxed thread Start uses: the watchdog is not confined.
+	reaper.Guard(cmd)
 	if err := t.ws.Sandbox.Start(cmd); err != nil {
 		pr.Close()
 		pw.Close()

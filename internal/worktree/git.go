@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/reaper"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -140,6 +141,7 @@ func runGit(ctx context.Context, dir string, env []string, stdin []byte, name st
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = gitEnv(env)
+	reaper.Guard(cmd)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/procgroup"
+	"github.com/atomic-agent/atomic/internal/reaper"
 )
 
 // process is one run of the CLI in its own process group, so that stopping
@@ -40,6 +41,7 @@ func startProcess(bin string, args, env []string, dir string) (*process, error) 
 	cmd := exec.Command(bin, args...)
 	cmd.Env, cmd.Dir = env, dir
 	cmd.SysProcAttr = procgroup.Attr()
+	reaper.Guard(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/procgroup"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/reaper"
 )
 
 // Bounds on waiting for the CLI.
@@ -100,6 +101,7 @@ func New(cfg backend.Config) (*Session, error) {
 	cmd.Dir, cmd.Env, cmd.Stderr = cfg.Workspace, env, s.stderr
 	cmd.SysProcAttr = procgroup.Attr()
 	cmd.WaitDelay = closeGrace
+	reaper.Guard(cmd)
 	if s.stdin, err = cmd.StdinPipe(); err == nil {
 		s.stdout, err = cmd.StdoutPipe()
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/inbox"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/reaper"
 )
 
 // Bounds on waiting for the CLI.
@@ -91,6 +92,7 @@ func New(cfg backend.Config) (*Session, error) {
 	}
 	opts.Connection = sdk.StdioConnection{Path: bin, Env: env}
 	s.client = sdk.NewClient(opts)
+	reaper.Guard(nil) // the SDK starts the CLI with env, which carries the mark
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	ctx, cancel := context.WithTimeout(s.ctx, startTimeout)
 	defer cancel()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/procgroup"
+	"github.com/atomic-agent/atomic/internal/reaper"
 )
 
 // Bounds on the server's life.
@@ -57,6 +58,7 @@ func startServer(ctx context.Context, bin, dir string, env []string) (*server, e
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = procgroup.Attr()
 	cmd.WaitDelay = stopGrace
+	reaper.Guard(cmd)
 	s := &server{cmd: cmd, stderr: &backend.Tail{Drop: func(l string) bool { return strings.Contains(l, "OPENCODE_SERVER_PASSWORD") }}, exited: make(chan struct{}), http: &http.Client{}}
 	cmd.Stderr = s.stderr
 	out, err := cmd.StdoutPipe()
