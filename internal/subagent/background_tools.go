@@ -255,8 +255,3 @@ func (w *MergeWorktree) Run(ctx context.Context, call tools.Call) (tools.Result,
 	}
 	return tools.Result{Content: msg}, nil
 }
-
-// Tools returns task and its companions over m.
-func Tools(m *Manager) []tools.Tool {
-	return []tools.Tool{NewTaskTool(m), NewCheckTask(m), NewWaitForTask(m), NewListTasks(m), NewCancelTask(m), NewMergeWorktree(m)}
-}
