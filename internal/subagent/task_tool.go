@@ -13,8 +13,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
-const taskDescription = `Starts a sub-agent on a task: it gets a fresh context, its own tools and only your prompt, so put every detail it needs there and say what to report. It answers with a final report, which the user does not see: sum up what matters. Several task calls in one message run in parallel.
-mode background returns a task id (explore-1) at once; you are told when the task finishes. isolation worktree gives the agent its own git worktree and branch, so agents editing in parallel cannot clash; merge_worktree(task_id) applies its changes.
+const taskDescription = `Starts a sub-agent with a fresh context and only your prompt: put every detail it needs there and say what to report. Its report is not shown to the user. Several calls in one message run in parallel. mode background returns a task id at once; you are told when it ends. isolation worktree gives the agent its own git branch, so parallel edits cannot clash (merge_worktree applies them).
 Types:%s`
 
 const taskSchema = `{
