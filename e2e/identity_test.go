@@ -43,7 +43,7 @@ rules:
 // the lead and the user see) and carries its own session_id.
 func TestEverySubagentAndTeammateKeepsOneAgentIDAndItsOwnSessionInStreamJSON(t *testing.T) {
 	srv := server(t, identityScenario)
-	r := atomic(t, srv, "anthropic", t.TempDir(), "-p", "go", "--output-format", "stream-json", "--permission-mode", "bypassPermissions")
+	r := atomic(t, srv, "anthropic", t.TempDir(), "-p", "go", "--output-format", "stream-json", "--permission-mode", "bypassPermissions", "--teams")
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}

@@ -92,12 +92,12 @@ func mixedRun(t *testing.T, scenario, prompt string) (result, []event.Raw) {
 
 // mixedRunIn is mixedRun that also returns the run's home (every process
 // of the run carries it in its environment).
-func mixedRunIn(t *testing.T, scenario, prompt string) (result, []event.Raw, string) {
+func mixedRunIn(t *testing.T, scenario, prompt string, args ...string) (result, []event.Raw, string) {
 	t.Helper()
 	srv := server(t, scenario)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	cmd, home := mixedCommand(t, ctx, srv.URL(), prompt)
+	cmd, home := mixedCommand(t, ctx, srv.URL(), prompt, args...)
 	r := runCmd(t, cmd)
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
@@ -108,8 +108,8 @@ func mixedRunIn(t *testing.T, scenario, prompt string) (result, []event.Raw, str
 // mixedCommand is `atomic run` with a native lead on the loopback's
 // Anthropic API at baseURL, in a workspace with the agent files above; the
 // CLIs are on PATH and take the OpenAI settings from the environment,
-// Claude Code the lead's.
-func mixedCommand(t *testing.T, ctx context.Context, baseURL, prompt string) (*exec.Cmd, string) {
+// Claude Code the lead's. args are more flags.
+func mixedCommand(t *testing.T, ctx context.Context, baseURL, prompt string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	claude, codex, opencode := testkit.ClaudeCLI(t), testkit.CodexCLI(t), testkit.OpenCodeCLI(t)
 	home, dir := t.TempDir(), t.TempDir()
@@ -122,8 +122,8 @@ func mixedCommand(t *testing.T, ctx context.Context, baseURL, prompt string) (*e
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.CommandContext(ctx, binary, "run", "--provider", "anthropic", "--base-url", baseURL,
-		"--model", "claude-test-model", "--permission-mode", "bypassPermissions", "-p", prompt, "--output-format", "stream-json")
+	cmd := exec.CommandContext(ctx, binary, append([]string{"run", "--provider", "anthropic", "--base-url", baseURL,
+		"--model", "claude-test-model", "--permission-mode", "bypassPermissions", "-p", prompt, "--output-format", "stream-json"}, args...)...)
 	cmd.Dir = dir
 	path := strings.Join([]string{filepath.Dir(claude), filepath.Dir(codex), filepath.Dir(opencode), os.Getenv("PATH")}, string(os.PathListSeparator))
 	cmd.Env = []string{"PATH=" + path, "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "TMPDIR=" + home,
@@ -305,7 +305,7 @@ rules:
 `
 
 func TestMixedTreeTeammateInClaudeCodeReportsToTheNativeLeadAndEndsWithItsProcess(t *testing.T) {
-	_, evs, home := mixedRunIn(t, mixedTeam, "MIXED-TEAM: make a team with a Claude Code reviewer.")
+	_, evs, home := mixedRunIn(t, mixedTeam, "MIXED-TEAM: make a team with a Claude Code reviewer.", "--teams")
 	var statuses []string
 	var message, cliEvents bool
 	for _, e := range evs {

@@ -62,18 +62,16 @@ func Builtins() []Type {
 	return []Type{
 		{
 			Name:        GeneralPurpose,
-			Description: "General-purpose agent for researching complex questions, searching for code and executing multi-step tasks. It has every tool except task.",
+			Description: "Research, code search and multi-step work, with every tool but task.",
 			Source:      "built-in",
-			Prompt: "You are a general-purpose sub-agent. Complete the task you were given using the tools you have, " +
-				"then answer with a concise report of what you did and found; your final message is all the caller sees.",
+			Prompt:      "You are a general-purpose sub-agent: do the task, then report concisely what you did and found.",
 		},
 		{
 			Name:        Explore,
-			Description: "Fast read-only agent for exploring a codebase: finding files by pattern, searching code for keywords, answering questions about the code. It cannot change anything.",
+			Description: "Fast and read-only (read, glob, grep, ls): finds files and code, answers questions about them.",
 			Tools:       []string{"read", "glob", "grep", "ls"},
 			Source:      "built-in",
-			Prompt: "You are an Explore sub-agent: read-only. Search and read to answer the task, " +
-				"then reply with a concise summary of your findings, citing file paths; your final message is all the caller sees.",
+			Prompt:      "You are an Explore sub-agent, read-only: search and read, then sum up your findings citing file paths.",
 		},
 	}
 }

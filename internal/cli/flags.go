@@ -35,6 +35,7 @@ type common struct {
 	maxTurns, maxSubagents, maxTeammates int
 	timeout                              time.Duration
 	demo                                 bool
+	teams                                bool
 	backend, backendBin                  string
 	noPersistence                        bool
 	sandbox                              string
@@ -115,7 +116,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxTurns, "max-turns", 0, "model turns per agent turn (default 100)")
 	fs.IntVar(&c.maxSubagents, "max-subagents", 0, "local sub-agents running at once (default 5)")
 	fs.IntVar(&c.maxRemote, "max-remote-tasks", 0, "sub-agents on NATS workers at once (default 0: as many as the workers run; they take none of --max-subagents' slots)")
-	fs.IntVar(&c.maxTeammates, "max-teammates", 0, "teammates at once (default 10)")
+	fs.IntVar(&c.maxTeammates, "max-teammates", 0, "teammates at once (default 10; setting it enables teams)")
+	fs.BoolVar(&c.teams, "teams", false, "offer the lead agent teams: long-lived teammates it messages (config teams; on with --demo or --max-teammates)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "wall-clock limit of a headless run, e.g. 10m")
 	fs.BoolVar(&c.demo, "demo", false, "use the built-in demo model (no API key needed)")
 	fs.StringVar(&c.backend, "backend", "", "what runs the lead: "+backend.Names()+" (default native, Atomic's own loop; see atomic backends)")
@@ -241,6 +243,9 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	if c.maxTeammates == 0 {
 		c.maxTeammates = f.MaxTeammates
 	}
+	// Teams are offered when asked for, or configured by a teammate cap
+	// (and with the demo model, which shows one: newRuntime).
+	c.teams = c.teams || f.Teams || c.maxTeammates > 0
 	if c.maxRemote == 0 {
 		c.maxRemote = f.MaxRemoteTasks
 	}

@@ -23,6 +23,8 @@ type File struct {
 	MaxTurns        int      `json:"max_turns,omitempty"`
 	MaxSubagents    int      `json:"max_subagents,omitempty"`
 	MaxTeammates    int      `json:"max_teammates,omitempty"`
+	// Teams offers the lead the team tools (see --teams).
+	Teams bool `json:"teams,omitempty"`
 	// NATSURL sends task sub-agents to remote workers through this NATS
 	// server (see --nats).
 	NATSURL string `json:"nats_url,omitempty"`

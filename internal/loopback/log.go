@@ -19,6 +19,9 @@ type LogEntry struct {
 	Rule   string `json:"rule"` // the answering rule's name; "" when none answered
 	Model  string `json:"model,omitempty"`
 	Stream bool   `json:"stream"`
+	// Bytes is the size of the request body as it came over the wire:
+	// what the client paid to send (system prompt, tools, history).
+	Bytes int `json:"bytes"`
 	// Start is when the request arrived; End when the response was fully
 	// written or the connection closed, zero while the request is in
 	// flight. The entry is in the log from the request's arrival, and
@@ -105,6 +108,15 @@ func (e LogEntry) LastToolResults() []LogToolResult {
 		out = append(slices.Clone(m.ToolResults), out...)
 	}
 	return out
+}
+
+// TotalBytes is the sum of the entries' request body sizes.
+func TotalBytes(entries []LogEntry) int {
+	n := 0
+	for _, e := range entries {
+		n += e.Bytes
+	}
+	return n
 }
 
 // ByRule returns the entries answered by the named rule, in order.

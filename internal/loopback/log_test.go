@@ -220,3 +220,28 @@ func TestMaxConcurrentCountsARequestInFlightAsOpen(t *testing.T) {
 		t.Errorf("MaxConcurrent = %d, want 2 (the open request overlaps both others)", got)
 	}
 }
+
+func TestLogEntryCountsTheRequestBodyBytes(t *testing.T) {
+	s := startServer(t, &Scenario{Rules: []Rule{{Name: "hi", Respond: &Response{Text: "hi"}}}})
+	bodies := []string{
+		`{"model":"claude-x","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`,
+		`{"model":"claude-x","max_tokens":10,"system":"be brief","messages":[{"role":"user","content":"a longer question"}]}`,
+	}
+	for _, b := range bodies {
+		req, _ := http.NewRequest(http.MethodPost, s.URL()+"/v1/messages", strings.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("x-api-key", testKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	log := s.Log()
+	if len(log) != 2 || log[0].Bytes != len(bodies[0]) || log[1].Bytes != len(bodies[1]) {
+		t.Fatalf("logged bytes %+v, want %d and %d", log, len(bodies[0]), len(bodies[1]))
+	}
+	if got, want := TotalBytes(log), len(bodies[0])+len(bodies[1]); got != want {
+		t.Errorf("TotalBytes = %d, want %d", got, want)
+	}
+}

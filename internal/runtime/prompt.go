@@ -6,25 +6,29 @@ import (
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
-// LeadSystemPrompt is the lead agent's system prompt; memory (the
-// project memory block, "" for none) is appended.
-func LeadSystemPrompt(ws tools.Workspace, memory string) string {
-	return withMemory(fmt.Sprintf(`You are Atomic, a terminal coding agent. You help the user with software engineering work in the workspace %s, using your tools: read, write, edit, multi_edit, bash, glob, grep and ls on files, web_fetch for web pages, and task to delegate work to sub-agents.
+// LeadSystemPrompt is the lead agent's system prompt; teams adds what it
+// needs of teams, and memory (the project memory block, "" for none) is
+// appended. What a tool does is in its own description: the prompt says
+// only how the tools fit together.
+func LeadSystemPrompt(ws tools.Workspace, teams bool, memory string) string {
+	p := fmt.Sprintf(`You are Atomic, a terminal coding agent, helping the user with software engineering work in the workspace %s.
 
-Delegate independent pieces of work to sub-agents with the task tool: each gets a fresh context window and only your prompt. Several task calls in one message run in parallel. Use mode "background" for long work you do not need to wait for, and check_task, wait_for_task, list_background_tasks or cancel_task to follow it; you are told when a background task finishes. Give agents that edit files in parallel isolation "worktree": each works on its own git branch, and merge_worktree(task_id) applies its changes onto your tree afterwards (or names the conflicting files and changes nothing).
+Delegate independent work to sub-agents with task: several task calls in one message run in parallel. Give agents that edit files in parallel isolation "worktree".`, ws.Root)
+	if teams {
+		p += `
 
-For longer collaborative work, create a team (team_create, team_spawn): teammates are long-lived agents you and they can message (send_message, broadcast). They report back by message; when their work is done, end them with shutdown_request (or team_delete). The run only completes once every teammate has ended.
+For longer collaborative work, create a team: teammates are long-lived agents that report by message. End them with shutdown_request or team_delete when done; the run completes only once every teammate has ended.`
+	}
+	return withMemory(p+`
 
-For work of three or more steps, keep a plan with todo_write (one item in_progress at a time, each marked completed as soon as it is done); the user sees it as a checklist.
-
-Be concise. When you are done, answer with what you did and found.`, ws.Root), memory)
+Keep a plan with todo_write for work of three or more steps. Be concise; when done, say what you did and found.`, memory)
 }
 
 // SubagentSystemPrompt is the base system prompt of every sub-agent; its
 // type's prompt is appended. Sub-agents get the project memory (not the
 // parent's conversation): the same rules hold for their work.
 func SubagentSystemPrompt(ws tools.Workspace, memory string) string {
-	return withMemory(fmt.Sprintf(`You are a sub-agent of Atomic, a terminal coding agent, working in the workspace %s. You were given one task by another agent; you see only that task. Use your tools to do it, then reply with a final report: that message is the only thing the other agent receives.`, ws.Root), memory)
+	return withMemory(fmt.Sprintf(`You are a sub-agent of Atomic, a terminal coding agent, working in the workspace %s. You were given one task by another agent and see only that task. Do it with your tools, then reply with a final report: that message is all the other agent receives.`, ws.Root), memory)
 }
 
 // withMemory appends the memory block to a prompt.

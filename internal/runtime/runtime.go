@@ -48,6 +48,10 @@ type Config struct {
 	// MaxRemoteTasks caps the sub-agents on Remote's workers at once (0:
 	// no cap of the lead's; the workers' concurrency bounds them).
 	MaxRemoteTasks int
+	// Teams offers the lead the team tools (team_create, team_spawn, …);
+	// without it the lead gets none of them and its prompt does not speak
+	// of teams.
+	Teams bool
 	// MaxTeammates caps live teammates (0: team.DefaultMaxTeammates).
 	MaxTeammates int
 	// MaxTurns bounds model requests per lead turn and per sub-agent.
@@ -110,6 +114,8 @@ type Runtime struct {
 	mgr  *subagent.Manager
 	team *team.Manager
 	lead backend.Session
+	// leadTools is the native lead's tool set, read on each request.
+	leadTools *tools.Set
 	// owners records who runs each agent of the tree: cancels and the
 	// completion gate read it.
 	owners *bus.Owners
@@ -207,12 +213,16 @@ func Open(cfg Config) (*Runtime, error) {
 		t, _ := core.Get(n)
 		leadTools.Add(t)
 	}
-	for _, t := range subagent.Tools(r.mgr) {
-		leadTools.Add(t)
+	// The other orchestration tools join as they become useful.
+	subagent.Offer(r.mgr, leadTools)
+	if cfg.Teams {
+		for _, t := range team.LeadTools(r.team) {
+			leadTools.Add(t)
+		}
+		// It stops a teammate outright (shutdown_request asks).
+		leadTools.Add(subagent.NewCancelTask(r.mgr))
 	}
-	for _, t := range team.LeadTools(r.team) {
-		leadTools.Add(t)
-	}
+	r.leadTools = leadTools
 	cfg.MCP.AddTo(core, leadTools)
 	if r.resumed != nil && r.offerResumable(r.resumed, cfg.Resume.Subagents) {
 		leadTools.Add(subagent.NewResumeTask(r.mgr))
@@ -224,7 +234,7 @@ func Open(cfg Config) (*Runtime, error) {
 	lead, err := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Gate: cfg.Gate, MaxTurns: cfg.MaxTurns,
 		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
 		SessionID: cfg.SessionID, AgentID: event.LeadID, Name: event.LeadID, Sink: leadOut,
-		System: LeadSystemPrompt(cfg.Workspace, cfg.Memory), History: leadHistory})
+		System: LeadSystemPrompt(cfg.Workspace, cfg.Teams, cfg.Memory), History: leadHistory})
 	if err != nil {
 		r.mgr.Close()
 		r.team.Close()

@@ -58,7 +58,7 @@ func (b bgTool) report(t *Task) string {
 
 // --- check_task ---
 
-const checkTaskDescription = `Check a background task without waiting. Returns "running" (with elapsed time and progress), "completed" with the result, "failed" with the error, or "cancelled".`
+const checkTaskDescription = `Reports a background task's state without waiting: running (with its progress), completed with the result, failed with the error, or cancelled.`
 
 // CheckTask is the check_task tool.
 type CheckTask struct{ bgTool }
@@ -69,7 +69,7 @@ func NewCheckTask(m *Manager) *CheckTask { return &CheckTask{bgTool{m}} }
 func (*CheckTask) Name() string        { return "check_task" }
 func (*CheckTask) Description() string { return checkTaskDescription }
 func (*CheckTask) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string","description":"The id returned by task, e.g. explore-1"}},"required":["task_id"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"],"additionalProperties":false}`)
 }
 
 func (c *CheckTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
@@ -82,7 +82,7 @@ func (c *CheckTask) Run(ctx context.Context, call tools.Call) (tools.Result, err
 
 // --- wait_for_task ---
 
-const waitForTaskDescription = `Wait for a background task to finish and return its result. Returns at once if it already finished. With timeout_seconds, stops waiting after that long and reports that the task is still running (the task keeps going).`
+const waitForTaskDescription = `Waits for a background task to finish and returns its result; with timeout_seconds, stops waiting then (the task goes on).`
 
 // WaitForTask is the wait_for_task tool.
 type WaitForTask struct{ bgTool }
@@ -93,7 +93,7 @@ func NewWaitForTask(m *Manager) *WaitForTask { return &WaitForTask{bgTool{m}} }
 func (*WaitForTask) Name() string        { return "wait_for_task" }
 func (*WaitForTask) Description() string { return waitForTaskDescription }
 func (*WaitForTask) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string","description":"The id returned by task"},"timeout_seconds":{"type":"number","minimum":0,"description":"Stop waiting after this many seconds (default: no limit)"}},"required":["task_id"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"},"timeout_seconds":{"type":"number","minimum":0}},"required":["task_id"],"additionalProperties":false}`)
 }
 
 func (w *WaitForTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
@@ -127,7 +127,7 @@ func (w *WaitForTask) Run(ctx context.Context, call tools.Call) (tools.Result, e
 
 // --- list_background_tasks ---
 
-const listTasksDescription = `List every background task of this session with its status, elapsed time and description.`
+const listTasksDescription = `Lists the background tasks with their status, elapsed time and description.`
 
 // ListTasks is the list_background_tasks tool.
 type ListTasks struct{ bgTool }
@@ -163,7 +163,7 @@ func (l *ListTasks) Run(ctx context.Context, call tools.Call) (tools.Result, err
 
 // --- cancel_task ---
 
-const cancelTaskDescription = `Cancel a running background task, or any agent of the tree by its id (a teammate, a sub-agent an external CLI started). Cancelling a task that already finished changes nothing and says so.`
+const cancelTaskDescription = `Cancels a running background task, or any agent of the tree by its id (a teammate, a sub-agent an external CLI started).`
 
 // CancelTask is the cancel_task tool.
 type CancelTask struct{ bgTool }
@@ -174,7 +174,7 @@ func NewCancelTask(m *Manager) *CancelTask { return &CancelTask{bgTool{m}} }
 func (*CancelTask) Name() string        { return "cancel_task" }
 func (*CancelTask) Description() string { return cancelTaskDescription }
 func (*CancelTask) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string","description":"The id returned by task"}},"required":["task_id"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"],"additionalProperties":false}`)
 }
 
 func (c *CancelTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
@@ -217,7 +217,7 @@ func (m *Manager) ended(id string) string {
 
 // --- merge_worktree ---
 
-const mergeWorktreeDescription = `Apply the changes an isolated sub-agent (task with isolation "worktree") committed on its branch onto your work tree, as uncommitted changes, and remove its worktree and branch. All or nothing: if any file conflicts with your tree, nothing is changed and the conflicting files are named; resolve it yourself (read the branch with git) or leave the worktree for the user.`
+const mergeWorktreeDescription = `Applies the changes an isolated task committed on its branch to your work tree, uncommitted, and removes its worktree and branch. All or nothing: on a conflict nothing changes and the files are named.`
 
 // MergeWorktree is the merge_worktree tool; it changes the lead's files,
 // so it is gated like an edit.
@@ -230,7 +230,7 @@ func (*MergeWorktree) Name() string        { return "merge_worktree" }
 func (*MergeWorktree) Description() string { return mergeWorktreeDescription }
 func (*MergeWorktree) Kind() tools.Kind    { return tools.Edit }
 func (*MergeWorktree) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string","description":"The id of the isolated task, e.g. general-purpose-1"}},"required":["task_id"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"],"additionalProperties":false}`)
 }
 
 // Subject implements tools.Subjecter: approvals name the task.
@@ -254,9 +254,4 @@ func (w *MergeWorktree) Run(ctx context.Context, call tools.Call) (tools.Result,
 		return tools.Result{}, err
 	}
 	return tools.Result{Content: msg}, nil
-}
-
-// Tools returns task and its companions over m.
-func Tools(m *Manager) []tools.Tool {
-	return []tools.Tool{NewTaskTool(m), NewCheckTask(m), NewWaitForTask(m), NewListTasks(m), NewCancelTask(m), NewMergeWorktree(m)}
 }

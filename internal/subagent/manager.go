@@ -135,6 +135,8 @@ type Manager struct {
 	// resumable are the interrupted tasks of a resumed session that
 	// ResumeTask can continue.
 	resumable map[string]Resumable
+	// offer is the lead's tool set (Offer); nil: tools are not offered.
+	offer *offer
 }
 
 // reservation is a task named and queued but not yet started.
@@ -323,6 +325,7 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 	m.wg.Add(1)
 	m.mu.Unlock()
 	m.register(t)
+	m.offerFor(t)
 
 	if !m.remote(t) {
 		// A remote agent's subagent.start waits for the worker that takes

@@ -34,5 +34,6 @@ func (m *Manager) branch(ctx context.Context, t *Task, name string) error {
 	t.mu.Lock()
 	t.iso = &isolation{tree: tree, state: WorktreeRunning, filled: filled}
 	t.mu.Unlock()
+	m.offerFor(t)
 	return nil
 }

@@ -13,27 +13,17 @@ import (
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
-const taskDescription = `Launch a sub-agent to handle a task on its own: it gets a fresh context window, its own tools and only the prompt you give it, and answers with a final report.
-
-Use it for work that can be delegated: searching a large codebase, researching a question, making a self-contained change. Launch several sub-agents at once by making several task calls in ONE message: they run in parallel.
-
-Inputs:
-- description: 3 to 5 words saying what the agent will do (shown to the user).
-- prompt: the whole task. The agent sees nothing else of this conversation, so include every detail it needs and say what it should report back.
-- subagent_type: which kind of agent (default general-purpose). %s
-- mode: "sync" (default) waits and returns the agent's final report; "background" (alias "async") returns at once with a task id such as explore-1 while the agent keeps working. Use check_task, wait_for_task, list_background_tasks and cancel_task for background tasks; you are also told when one finishes.
-- isolation: "worktree" gives the agent a git worktree of its own (a copy of your tree with its uncommitted changes, on branch atomic/<task id>), so agents editing in parallel cannot clash. Its changes are committed on that branch; the report names it with a diff stat, and merge_worktree(task_id) applies them onto your tree.
-
-The agent's report is not shown to the user: summarise what matters in your own answer.`
+const taskDescription = `Starts a sub-agent with a fresh context and only your prompt: put every detail it needs there and say what to report. Its report is not shown to the user. Several calls in one message run in parallel. mode background returns a task id at once; you are told when it ends. isolation worktree gives the agent its own git branch, so parallel edits cannot clash (merge_worktree applies them).
+Types:%s`
 
 const taskSchema = `{
   "type": "object",
   "properties": {
-    "description": {"type": "string", "description": "3 to 5 words saying what the agent will do"},
-    "prompt": {"type": "string", "description": "The complete task for the agent"},
-    "subagent_type": {"type": "string", "description": "Agent type (default general-purpose)"},
-    "mode": {"type": "string", "enum": ["sync", "background", "async"], "description": "sync (default) or background"},
-    "isolation": {"type": "string", "enum": ["worktree"], "description": "worktree: the agent works in a git worktree of its own"}
+    "description": {"type": "string", "description": "3 to 5 words, shown to the user"},
+    "prompt": {"type": "string"},
+    "subagent_type": {"type": "string", "description": "Default general-purpose"},
+    "mode": {"type": "string", "enum": ["sync", "background", "async"], "description": "Default sync: wait for the report"},
+    "isolation": {"type": "string", "enum": ["worktree"]}
   },
   "required": ["description", "prompt"],
   "additionalProperties": false
@@ -51,9 +41,8 @@ func (*TaskTool) Name() string { return "task" }
 // Description implements tools.Tool; it lists the agent types.
 func (t *TaskTool) Description() string {
 	var b strings.Builder
-	b.WriteString("Available types:")
 	for _, ty := range t.m.Types().All() {
-		fmt.Fprintf(&b, "\n  - %s: %s", ty.Name, ty.Description)
+		fmt.Fprintf(&b, "\n- %s: %s", ty.Name, ty.Description)
 	}
 	return fmt.Sprintf(taskDescription, b.String())
 }

@@ -61,7 +61,7 @@ func newRuntime(t *testing.T, rules []loopback.Rule, maxTeammates int, opts ...f
 		t.Fatal(err)
 	}
 	cfg := runtime.Config{Provider: prov, Model: model, Workspace: tools.Workspace{Root: t.TempDir()},
-		MaxTeammates: maxTeammates, MaxTurns: 20}
+		Teams: true, MaxTeammates: maxTeammates, MaxTurns: 20}
 	for _, o := range opts {
 		o(&cfg)
 	}

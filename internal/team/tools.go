@@ -62,12 +62,10 @@ type createTool struct{ tool }
 
 func (*createTool) Name() string { return "team_create" }
 func (*createTool) Description() string {
-	return `Create your team of teammates. A teammate, unlike a task sub-agent, is a long-lived agent with a name and a role: it works in parallel with you, messages you with send_message while it works, and keeps going until you ask it to shut down. Use a team for work that needs several agents to cooperate over time; use task for one-shot delegation.
-
-After team_create, start teammates with team_spawn. You have one team at a time. You are woken whenever a teammate messages you, and told when every teammate is idle. The run does not finish while any teammate is alive: end each with shutdown_request (or all with team_delete) when the work is done.`
+	return `Creates your team (one at a time). Teammates, unlike task sub-agents, are long-lived named agents that work beside you and message you while they work; start them with team_spawn. You are woken by each message and told when all are idle. The run ends only once every teammate has ended.`
 }
 func (*createTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"The team's name"}},"required":["name"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","minLength":1}},"required":["name"],"additionalProperties":false}`)
 }
 func (t *createTool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	return run(ctx, t, call)
@@ -92,22 +90,17 @@ func (*spawnTool) Name() string { return "team_spawn" }
 func (t *spawnTool) Description() string {
 	var b strings.Builder
 	for _, ty := range t.m.cfg.Types.All() {
-		fmt.Fprintf(&b, "\n  - %s: %s", ty.Name, ty.Description)
+		fmt.Fprintf(&b, "\n- %s: %s", ty.Name, ty.Description)
 	}
-	return `Start a named teammate in your team: an independent agent with its own context window, model and tools, started with your prompt. It works in parallel and reports to you with send_message; between messages it is idle, waiting. Several team_spawn calls in one message start several teammates.
-
-Inputs:
-- name: a short unique name (letters, digits, - _ .), used to message it.
-- role: what it is on the team, e.g. "tester" or "backend reviewer".
-- prompt: its assignment. It sees nothing of this conversation, so include every detail it needs, and say what to report.
-- subagent_type: its agent type (default general-purpose). Types:` + b.String()
+	return `Starts a named teammate with its own context and tools, given only your prompt: include every detail it needs and what to report. It reports with send_message and waits, idle, between messages. Several calls in one message start several teammates.
+Types:` + b.String()
 }
 func (*spawnTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"name":{"type":"string","minLength":1,"description":"Unique teammate name"},` +
-		`"role":{"type":"string","description":"The teammate's role on the team"},` +
-		`"prompt":{"type":"string","minLength":1,"description":"The teammate's assignment"},` +
-		`"subagent_type":{"type":"string","description":"Agent type (default general-purpose)"}},` +
+		`"name":{"type":"string","minLength":1,"description":"Unique: letters, digits, - _ ."},` +
+		`"role":{"type":"string","description":"e.g. tester"},` +
+		`"prompt":{"type":"string","minLength":1},` +
+		`"subagent_type":{"type":"string","description":"Default general-purpose"}},` +
 		`"required":["name","role","prompt"],"additionalProperties":false}`)
 }
 func (t *spawnTool) Subject(input json.RawMessage) string {
@@ -142,7 +135,7 @@ type deleteTool struct{ tool }
 
 func (*deleteTool) Name() string { return "team_delete" }
 func (*deleteTool) Description() string {
-	return `Shut every teammate down at once (a teammate in the middle of a turn is cut off) and delete the team. Prefer shutdown_request for each teammate when you want them to finish what they are doing.`
+	return `Stops every teammate at once (cutting off a turn under way) and deletes the team. shutdown_request lets one finish its turn.`
 }
 func (*deleteTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
@@ -179,12 +172,12 @@ type sendTool struct{ tool }
 
 func (*sendTool) Name() string { return "send_message" }
 func (*sendTool) Description() string {
-	return `Send a message to one member of your team: a teammate by name, or "lead". A busy recipient reads it at its next step; an idle one is woken by it. Messages from one sender arrive in the order sent.`
+	return `Sends a message to one member of your team: a teammate by name, or "lead". An idle recipient is woken by it; messages from one sender arrive in order.`
 }
 func (*sendTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"to":{"type":"string","minLength":1,"description":"A teammate's name, or \"lead\""},` +
-		`"content":{"type":"string","minLength":1,"description":"The message"}},` +
+		`"content":{"type":"string","minLength":1}},` +
 		`"required":["to","content"],"additionalProperties":false}`)
 }
 func (t *sendTool) Subject(input json.RawMessage) string {
@@ -215,10 +208,10 @@ type broadcastTool struct{ tool }
 
 func (*broadcastTool) Name() string { return "broadcast" }
 func (*broadcastTool) Description() string {
-	return `Send one message to everyone on your team but yourself: every live teammate, and the lead when a teammate broadcasts. Use send_message to reach one member.`
+	return `Sends one message to everyone on your team but you.`
 }
 func (*broadcastTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"content":{"type":"string","minLength":1,"description":"The message"}},"required":["content"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"content":{"type":"string","minLength":1}},"required":["content"],"additionalProperties":false}`)
 }
 func (t *broadcastTool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	return run(ctx, t, call)
@@ -245,7 +238,7 @@ type shutdownTool struct{ tool }
 
 func (*shutdownTool) Name() string { return "shutdown_request" }
 func (*shutdownTool) Description() string {
-	return `Ask a teammate to shut down: it finishes its current turn, then ends (an idle teammate ends at once). Messages still waiting for it are dropped. Call it for every teammate when the team's work is done: the run finishes only when no teammate is alive.`
+	return `Asks a teammate to end after its current turn (an idle one ends at once); messages waiting for it are dropped.`
 }
 func (*shutdownTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"to":{"type":"string","minLength":1,"description":"The teammate's name"}},"required":["to"],"additionalProperties":false}`)

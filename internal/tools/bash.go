@@ -19,25 +19,14 @@ import (
 	"github.com/atomic-agent/atomic/internal/sandbox"
 )
 
-const bashDescription = `Runs a command with /bin/bash -c in the workspace root and returns its combined stdout and stderr.
-
-Usage:
-- Every call starts a fresh shell in the workspace root: cd, variables and other shell state do not carry over between calls. Use absolute paths or cd within the same command (cmd1 && cmd2).
-- There is no input: stdin is /dev/null, so interactive programs (editors, pagers, prompts, git rebase -i) will not work. Pass flags that make commands non-interactive.
-- timeout_ms defaults to 120000 (2 minutes) and may be at most 600000 (10 minutes). On timeout the command and every process it started are stopped.
-- Processes the command leaves running in the background are stopped when it returns: this tool cannot keep a server running after the call.
-- Output over 30000 characters is cut in the middle, keeping its start and end. Redirect to a file and use grep or read for large output.
-- A non-zero exit status is reported as an error together with the output.
-- Prefer the dedicated tools to shell commands: read instead of cat, head or tail; glob instead of find or ls -R; grep instead of grep or rg; edit and write instead of sed, awk or echo redirection.
-- Quote paths that contain spaces. Independent commands can run at once as several calls in one message; chain dependent ones with &&.
-- Give a short description (5-10 words) of what the command does, for the user.`
+const bashDescription = `Runs a command with bash -c in the workspace root and returns its stdout and stderr. Each call is a fresh shell (cd and variables do not carry over) with no stdin, so use non-interactive flags. Processes left in the background are stopped when it returns. Output over 30000 characters is cut in the middle. Prefer read, glob, grep, edit and write to cat, find, grep, sed or echo.`
 
 const bashSchema = `{
   "type": "object",
   "properties": {
-    "command": {"type": "string", "description": "The command to run."},
-    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Timeout in milliseconds (default 120000, at most 600000)."},
-    "description": {"type": "string", "description": "What the command does, in 5-10 words."}
+    "command": {"type": "string"},
+    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Default 120000"},
+    "description": {"type": "string", "description": "What it does, in 5-10 words"}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -75,9 +64,9 @@ func (*bashTool) Name() string { return "bash" }
 func (t *bashTool) Description() string {
 	switch t.ws.Sandbox.Mode() {
 	case sandbox.WorkspaceWrite:
-		return bashDescription + "\n- Commands run in a sandbox: they may write only in the workspace, the extra folders and $TMPDIR, may not read secret stores such as ~/.ssh" + t.networkNote()
+		return bashDescription + " Commands run in a sandbox: they may write only in the workspace, the extra folders and $TMPDIR, not read secrets such as ~/.ssh" + t.networkNote()
 	case sandbox.ReadOnly:
-		return bashDescription + "\n- Commands run in a read-only sandbox: they may write only in $TMPDIR, may not read secret stores such as ~/.ssh" + t.networkNote()
+		return bashDescription + " Commands run in a read-only sandbox: they may write only in $TMPDIR, not read secrets such as ~/.ssh" + t.networkNote()
 	}
 	return bashDescription
 }

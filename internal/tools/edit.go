@@ -11,24 +11,15 @@ import (
 	"strings"
 )
 
-const editDescription = `Performs an exact string replacement in a file.
-
-Usage:
-- Read the file first, so old_string is copied from its current content.
-- old_string must match the file exactly, including indentation (tabs or spaces), blank lines and punctuation. When copying from read output, leave out the line-number prefix (the number and the tab before each line).
-- By default old_string must occur exactly once: if it matches several places the edit fails, saying how many; add surrounding lines to make it unique, or set replace_all to true to change every occurrence (useful for renaming a variable).
-- new_string must differ from old_string. An empty new_string deletes the text.
-- To create a new file give an empty old_string and the whole content as new_string (write does the same).
-- Keep each edit small and focused; make several edits for changes in different places. Edits to the same file are applied one at a time, in order.
-- The result shows a diff of what changed.`
+const editDescription = `Replaces old_string with new_string in a file and shows the diff. Read the file first: old_string must match it exactly (indentation included, without read's line numbers) and only once, unless replace_all. An empty old_string creates the file; an empty new_string deletes the text.`
 
 const editSchema = `{
   "type": "object",
   "properties": {
-    "file_path": {"type": "string", "description": "The file to change, absolute or relative to the workspace root."},
-    "old_string": {"type": "string", "description": "The exact text to replace (empty to create a new file)."},
-    "new_string": {"type": "string", "description": "The text to put in its place (must differ from old_string)."},
-    "replace_all": {"type": "boolean", "description": "Replace every occurrence of old_string instead of exactly one (default false)."}
+    "file_path": {"type": "string", "description": "Absolute or relative to the workspace root"},
+    "old_string": {"type": "string"},
+    "new_string": {"type": "string"},
+    "replace_all": {"type": "boolean", "description": "Replace every occurrence"}
   },
   "required": ["file_path", "old_string", "new_string"],
   "additionalProperties": false

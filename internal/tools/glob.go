@@ -13,20 +13,13 @@ import (
 	"time"
 )
 
-const globDescription = `Finds files by name pattern, fast, in a directory tree of any size.
-
-Usage:
-- pattern is a glob: * and ? match within one path segment, [abc] a set of characters, ** any number of directories, {a,b} alternatives. Examples: "**/*.go", "src/**/*.{ts,tsx}", "cmd/*/main.go", "**/*_test.go".
-- Patterns are relative to path (default: the workspace root); a pattern without "/" like "*.go" matches only in that directory, use "**/*.go" to search below it.
-- Returns matching files (not directories), most recently modified first, as paths relative to the workspace root; at most 1000.
-- Files ignored by .gitignore and the .git directory are skipped.
-- Use glob to find files by name; use grep to find files by content. For open-ended searches that need several rounds, consider a sub-agent.`
+const globDescription = `Finds files by glob pattern (*, ?, [abc], **, {a,b}) under path, newest first, at most 1000; files .gitignore excludes are skipped. "*.go" matches in path only, "**/*.go" below it.`
 
 const globSchema = `{
   "type": "object",
   "properties": {
-    "pattern": {"type": "string", "description": "The glob pattern, e.g. \"**/*.go\"."},
-    "path": {"type": "string", "description": "The directory to search in (default: the workspace root)."}
+    "pattern": {"type": "string"},
+    "path": {"type": "string", "description": "Directory (default: the workspace root)"}
   },
   "required": ["pattern"],
   "additionalProperties": false

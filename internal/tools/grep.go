@@ -14,25 +14,17 @@ import (
 	"time"
 )
 
-const grepDescription = `Searches file contents with a regular expression, in a directory tree of any size.
-
-Usage:
-- pattern is a Go (RE2) regular expression, matched line by line: "func\s+\w+Handler", "TODO|FIXME", "log\.Error". There is no lookahead, lookbehind or backreference. Escape literal special characters: "interface\{\}" finds "interface{}".
-- path is a file or directory to search (default: the workspace root). glob limits the files searched: "*.go" (by file name, at any depth) or "internal/**/*.go" (by path below path).
-- output_mode: "files_with_matches" (default) lists matching files, most recently modified first; "content" shows matching lines as path:line:text; "count" shows the number of matching lines per file.
-- case_insensitive makes the match ignore case. head_limit keeps only the first N results (files, lines or counts).
-- Files ignored by .gitignore, the .git directory and binary files are skipped. Paths are relative to the workspace root.
-- Always use this tool to search contents, never grep or rg through bash. Start broad with files_with_matches, then look closer with content or read.`
+const grepDescription = `Searches file contents, line by line, for a Go RE2 regular expression (no lookaround or backreferences). files_with_matches lists files newest first; content shows path:line:text; count counts per file. Binary files and files .gitignore excludes are skipped. Use it, not grep or rg in bash.`
 
 const grepSchema = `{
   "type": "object",
   "properties": {
-    "pattern": {"type": "string", "description": "The regular expression to search for (Go RE2 syntax)."},
-    "path": {"type": "string", "description": "The file or directory to search (default: the workspace root)."},
-    "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.go\" or \"src/**/*.{ts,tsx}\"."},
-    "output_mode": {"type": "string", "enum": ["files_with_matches", "content", "count"], "description": "What to return (default files_with_matches)."},
-    "case_insensitive": {"type": "boolean", "description": "Ignore case when matching (default false)."},
-    "head_limit": {"type": "integer", "minimum": 1, "description": "Return only the first N results."}
+    "pattern": {"type": "string"},
+    "path": {"type": "string", "description": "File or directory (default: the workspace root)"},
+    "glob": {"type": "string", "description": "Only files matching it: *.go, src/**/*.ts"},
+    "output_mode": {"type": "string", "enum": ["files_with_matches", "content", "count"]},
+    "case_insensitive": {"type": "boolean"},
+    "head_limit": {"type": "integer", "minimum": 1, "description": "Keep the first N results"}
   },
   "required": ["pattern"],
   "additionalProperties": false

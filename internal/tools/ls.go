@@ -11,19 +11,13 @@ import (
 	"strings"
 )
 
-const lsDescription = `Lists the entries of one directory (not recursive).
-
-Usage:
-- path is the directory to list, absolute or relative to the workspace root (default: the workspace root).
-- Directories are shown with a trailing "/", sorted by name with the files; at most 1000 entries.
-- Entries ignored by .gitignore, and the .git directory, are left out (their number is noted); set include_ignored to see them.
-- To find files by name across a tree use glob; to search contents use grep.`
+const lsDescription = `Lists one directory, not recursively (directories end in "/"; at most 1000 entries). Entries .gitignore excludes are left out unless include_ignored.`
 
 const lsSchema = `{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "The directory to list (default: the workspace root)."},
-    "include_ignored": {"type": "boolean", "description": "Also list entries ignored by .gitignore and the .git directory (default false)."}
+    "path": {"type": "string", "description": "Default: the workspace root"},
+    "include_ignored": {"type": "boolean"}
   },
   "additionalProperties": false
 }`

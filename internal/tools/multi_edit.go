@@ -8,30 +8,21 @@ import (
 	"io/fs"
 )
 
-const multiEditDescription = `Makes several exact string replacements in one file in a single call: all of them or none.
-
-Usage:
-- Prefer it to several edit calls when changing one file in more than one place.
-- edits apply in order, each to the result of the ones before it, so an edit can match text an earlier edit wrote; plan them so an earlier edit does not change text a later one looks for.
-- Each edit follows the rules of edit: old_string must match the file exactly (indentation, blank lines, punctuation; leave out read's line-number prefixes) and exactly once unless replace_all is true; new_string must differ from old_string.
-- If any edit fails, nothing is written and the error names the edit (by its index in edits) and why it failed.
-- To create a file, give the first edit an empty old_string and the file's content as new_string; later edits then change that content.
-- The result shows one diff of the whole change.`
+const multiEditDescription = `Makes several edits to one file, all or none: each follows edit's rules and applies to the result of the ones before it. Shows one diff.`
 
 const multiEditSchema = `{
   "type": "object",
   "properties": {
-    "file_path": {"type": "string", "description": "The file to change, absolute or relative to the workspace root."},
+    "file_path": {"type": "string", "description": "Absolute or relative to the workspace root"},
     "edits": {
       "type": "array",
       "minItems": 1,
-      "description": "The replacements, applied in order, each to the result of the ones before.",
       "items": {
         "type": "object",
         "properties": {
-          "old_string": {"type": "string", "description": "The exact text to replace (empty only in the first edit, to create a new file)."},
-          "new_string": {"type": "string", "description": "The text to put in its place (must differ from old_string)."},
-          "replace_all": {"type": "boolean", "description": "Replace every occurrence of old_string instead of exactly one (default false)."}
+          "old_string": {"type": "string"},
+          "new_string": {"type": "string"},
+          "replace_all": {"type": "boolean"}
         },
         "required": ["old_string", "new_string"],
         "additionalProperties": false

@@ -12,23 +12,14 @@ import (
 	"strings"
 )
 
-const readDescription = `Reads a text file from the local file system.
-
-Usage:
-- file_path is absolute or relative to the workspace root, and must be inside the workspace.
-- By default reads up to 2000 lines from the start of the file. For long files pass offset (the 1-based line to start at) and limit (how many lines) to read a part; a note at the end says how to continue.
-- Output is numbered like cat -n: the line number, a tab, then the line. The number and tab are not part of the file: leave them out of old_string when you edit.
-- Lines longer than 2000 characters are cut, and one call returns at most about 256 KB of text.
-- Files over 10 MiB can only be read in parts (give offset or limit); find the place with grep first.
-- Binary files (images, archives, executables) are refused, and so are directories (use ls for those).
-- Read a file before you edit it. Several reads can run at once: make several calls in one message.`
+const readDescription = `Reads a text file, up to 2000 lines from offset (1-based); a note says how to read on. Output is numbered like cat -n: leave the number and tab out of old_string when you edit. Lines over 2000 characters are cut; a file over 10 MiB must be read in parts. Binary files and directories are refused.`
 
 const readSchema = `{
   "type": "object",
   "properties": {
-    "file_path": {"type": "string", "description": "The file to read, absolute or relative to the workspace root."},
-    "offset": {"type": "integer", "minimum": 0, "description": "The 1-based line number to start reading at (0 means 1). Give it for long files."},
-    "limit": {"type": "integer", "minimum": 1, "description": "How many lines to read (default 2000)."}
+    "file_path": {"type": "string", "description": "Absolute or relative to the workspace root"},
+    "offset": {"type": "integer", "minimum": 0, "description": "First line, 1-based"},
+    "limit": {"type": "integer", "minimum": 1, "description": "Lines to read (default 2000)"}
   },
   "required": ["file_path"],
   "additionalProperties": false

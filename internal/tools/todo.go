@@ -10,32 +10,20 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 )
 
-const todoDescription = `Saves your plan for the current work as a checklist the user sees, and keeps it up to date as you go. Each call replaces your whole previous list.
-
-When to use it:
-- A task with three or more distinct steps, or several things the user asked for at once: write the plan before you start.
-- As you work: mark an item in_progress when you start it and completed as soon as it is done (do not batch completions); add items you discover; remove ones that no longer apply.
-- Skip it for a single, simple step: a plan of one item is noise.
-
-Rules:
-- status is pending, in_progress or completed. Keep exactly one item in_progress while you work (none when all are done).
-- content says what to do, in the imperative ("Run the tests"); activeForm says it as it happens ("Running the tests") and is shown while the item is in progress.
-- Mark an item completed only when it is fully done: not when tests fail, the work is partial or you are blocked (then keep it in_progress and add an item for what blocks you).
-- The plan is yours: each agent (you, each sub-agent, each teammate) has its own.`
+const todoDescription = `Keeps your plan as a checklist the user sees; each call replaces the whole list. Use it for work of three or more steps: keep one item in_progress at a time and mark each completed as soon as it is fully done (not while tests fail or you are blocked).`
 
 const todoSchema = `{
   "type": "object",
   "properties": {
     "todos": {
       "type": "array",
-      "description": "The whole updated plan, in order; it replaces the previous one.",
       "items": {
         "type": "object",
         "properties": {
-          "content": {"type": "string", "description": "The step, in the imperative (\"Run the tests\")."},
+          "content": {"type": "string", "description": "Imperative: Run the tests"},
           "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
-          "activeForm": {"type": "string", "description": "The step as it happens (\"Running the tests\"), shown while in progress."},
-          "id": {"type": "string", "description": "Optional stable id of the item."}
+          "activeForm": {"type": "string", "description": "Shown while in progress: Running the tests"},
+          "id": {"type": "string"}
         },
         "required": ["content", "status"],
         "additionalProperties": false

@@ -8,20 +8,13 @@ import (
 	"io/fs"
 )
 
-const writeDescription = `Writes a file to the local file system, creating it or replacing its whole content.
-
-Usage:
-- file_path is absolute or relative to the workspace root, and must be inside the workspace. Missing parent directories are created.
-- An existing file is overwritten completely (its permissions are kept). To change part of a file, prefer edit: it sends only the change and cannot lose the rest of the file.
-- Read an existing file before overwriting it, so nothing in it is lost by accident.
-- Write only files the task needs. Do not create documentation or README files unless asked.
-- The result says whether the file was created or overwritten and how many bytes were written.`
+const writeDescription = `Writes a whole file, creating it and its parent directories or replacing its content. Read an existing file first; to change part of one, use edit.`
 
 const writeSchema = `{
   "type": "object",
   "properties": {
-    "file_path": {"type": "string", "description": "The file to write, absolute or relative to the workspace root."},
-    "content": {"type": "string", "description": "The complete new content of the file."}
+    "file_path": {"type": "string", "description": "Absolute or relative to the workspace root"},
+    "content": {"type": "string"}
   },
   "required": ["file_path", "content"],
   "additionalProperties": false
