@@ -104,3 +104,33 @@ func TestTeamToolsAndTheirPromptAreOfferedOnlyWhenTeamsAreEnabled(t *testing.T) 
 		}
 	}
 }
+
+// Without --teams the team tools cost no request a byte, yet a model that
+// calls them anyway (a script, a model that knows the names) forms its
+// team: they are held, not missing.
+func TestHeldTeamToolsAreNotOfferedButAModelThatCallsThemStillFormsATeam(t *testing.T) {
+	h, srv := startWith(t, `
+rules:
+  - {name: final, match: {tool_result_contains: "Deleted team"}, respond: {text: "team done"}}
+  - {name: woken, match: {has_tool_results: false, last_user_contains: "reviewer"}, respond: {text: "noted"}}
+  - name: stop
+    match: {tool_result_contains: "Spawned teammate"}
+    respond: {tool_calls: [{name: team_delete, input: {}}]}
+  - name: spawn
+    match: {tool_result_contains: "Created team"}
+    respond: {tool_calls: [{name: team_spawn, input: {name: reviewer, role: reviews, prompt: "MATE look"}}]}
+  - name: create
+    match: {has_tool_results: false, first_user_contains: "form"}
+    respond: {tool_calls: [{name: team_create, input: {name: crew}}]}
+  - {name: mate, match: {first_user_contains: MATE}, respond: {text: "looked"}}
+`, Config{})
+	h.rt.Submit("form a team")
+	out := h.await(t)
+	if out.Err != nil || out.Result != "team done" {
+		t.Fatalf("outcome %+v: the held team tools did not run", out)
+	}
+	checkOffered(t, "teams off", offered(t, srv, "create"), false, teamTools...)
+	if n := len(loopback.ByRule(srv.Log(), "mate")); n == 0 {
+		t.Fatal("the teammate never made a request")
+	}
+}

@@ -49,8 +49,8 @@ type Config struct {
 	// no cap of the lead's; the workers' concurrency bounds them).
 	MaxRemoteTasks int
 	// Teams offers the lead the team tools (team_create, team_spawn, …);
-	// without it the lead gets none of them and its prompt does not speak
-	// of teams.
+	// without it they are held (callable, never offered: tools.Set.Hold)
+	// and the lead's prompt does not speak of teams.
 	Teams bool
 	// MaxTeammates caps live teammates (0: team.DefaultMaxTeammates).
 	MaxTeammates int
@@ -215,10 +215,17 @@ func Open(cfg Config) (*Runtime, error) {
 	}
 	// The other orchestration tools join as they become useful.
 	subagent.Offer(r.mgr, leadTools)
-	if cfg.Teams {
-		for _, t := range team.LeadTools(r.team) {
+	// Without teams enabled the team tools are held, not offered: they
+	// cost no request a byte, and a model that calls one anyway (a
+	// scripted one, one that knows the names) still forms a team.
+	for _, t := range team.LeadTools(r.team) {
+		if cfg.Teams {
 			leadTools.Add(t)
+		} else {
+			leadTools.Hold(t)
 		}
+	}
+	if cfg.Teams {
 		// It stops a teammate outright (shutdown_request asks).
 		leadTools.Add(subagent.NewCancelTask(r.mgr))
 	}

@@ -18,9 +18,14 @@ type offer struct {
 // merge_worktree once an agent of this run has a worktree. A tool joins
 // set before the call that made it useful returns (Spawn, a remote
 // agent's branch), and an agent reads its set on each request, so the
-// next request offers it. Tools are never taken away.
+// next request offers it. Tools are never taken away. Until offered they
+// are held (tools.Set.Hold): a call to one still reaches it and is
+// answered (no such task, no worktree), never "unknown tool".
 func Offer(m *Manager, set *tools.Set) {
 	set.Add(NewTaskTool(m))
+	for _, tool := range []tools.Tool{NewCheckTask(m), NewWaitForTask(m), NewListTasks(m), NewCancelTask(m), NewMergeWorktree(m)} {
+		set.Hold(tool)
+	}
 	m.mu.Lock()
 	m.offer = &offer{set: set}
 	m.mu.Unlock()

@@ -11,9 +11,16 @@ import (
 
 // Set is an ordered registry of tools, keyed by name. The order is the
 // order tools are offered to the model. A Set is safe for concurrent use.
+//
+// A tool may also be held: callable by name (Get) but not offered (Specs,
+// Names, Len) until Add offers it. Every byte of a tool definition is
+// paid on every request, so a tool that cannot work yet is held; a model
+// that calls it anyway (a script, a model that knows the name) still
+// reaches it, through the gate like any other call.
 type Set struct {
 	mu    sync.RWMutex
 	tools []Tool
+	held  []Tool
 }
 
 // NewSet returns a set holding tools in order; a later tool with the same
@@ -26,13 +33,15 @@ func NewSet(tools ...Tool) *Set {
 	return s
 }
 
-// Add appends t, or replaces the tool of the same name in place.
+// Add appends t, or replaces the tool of the same name in place; a held
+// tool of that name is offered from now on (as t).
 func (s *Set) Add(t Tool) {
 	if t == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.held = slices.DeleteFunc(s.held, func(h Tool) bool { return h.Name() == t.Name() })
 	for i, old := range s.tools {
 		if old.Name() == t.Name() {
 			s.tools[i] = t
@@ -42,7 +51,27 @@ func (s *Set) Add(t Tool) {
 	s.tools = append(s.tools, t)
 }
 
-// Get returns the tool called name.
+// Hold registers t as callable but not offered, unless a tool of its name
+// is already offered.
+func (s *Set) Hold(t Tool) {
+	if t == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slices.ContainsFunc(s.tools, func(o Tool) bool { return o.Name() == t.Name() }) {
+		return
+	}
+	for i, old := range s.held {
+		if old.Name() == t.Name() {
+			s.held[i] = t
+			return
+		}
+	}
+	s.held = append(s.held, t)
+}
+
+// Get returns the tool called name, offered or held.
 func (s *Set) Get(name string) (Tool, bool) {
 	if s == nil {
 		return nil, false
@@ -54,10 +83,25 @@ func (s *Set) Get(name string) (Tool, bool) {
 			return t, true
 		}
 	}
+	for _, t := range s.held {
+		if t.Name() == name {
+			return t, true
+		}
+	}
 	return nil, false
 }
 
-// Names returns the tool names in order.
+// Offered reports whether the tool called name is offered (not held).
+func (s *Set) Offered(name string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.ContainsFunc(s.tools, func(t Tool) bool { return t.Name() == name })
+}
+
+// Names returns the offered tools' names in order.
 func (s *Set) Names() []string {
 	if s == nil {
 		return nil

@@ -115,3 +115,27 @@ func TestCoreHasTheNineToolsInOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestAHeldToolIsCallableByNameButOfferedOnlyOnceAdded(t *testing.T) {
+	a, held := &fakeTool{name: "a"}, &fakeTool{name: "later"}
+	s := NewSet(a)
+	s.Hold(held)
+	if got, ok := s.Get("later"); !ok || got != held {
+		t.Fatal("a held tool is not callable by name")
+	}
+	if s.Offered("later") || slices.Contains(s.Names(), "later") || s.Len() != 1 || len(s.Specs()) != 1 {
+		t.Fatalf("a held tool is offered: names %v", s.Names())
+	}
+	s.Hold(&fakeTool{name: "a"}) // an offered tool stays offered, and itself
+	if got, _ := s.Get("a"); got != a || !s.Offered("a") {
+		t.Fatal("holding an offered tool's name changed it")
+	}
+	s.Add(held)
+	if !s.Offered("later") || !slices.Equal(s.Names(), []string{"a", "later"}) || len(s.Specs()) != 2 {
+		t.Fatalf("after Add: names %v, want a and later offered", s.Names())
+	}
+	s.Hold(&fakeTool{name: "later"}) // no way back to held
+	if !s.Offered("later") {
+		t.Fatal("an offered tool was held again")
+	}
+}
