@@ -271,6 +271,11 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 		}
 	}
 	if err != nil {
+		if id := s.turns.Current(); ctx.Err() != nil && id != "" {
+			// Cancelled while the answer was awaited, and the turn began:
+			// it is ours, and is interrupted as any.
+			return s.result(s.interrupt(true, id), usage0), fmt.Errorf("codex: turn interrupted: %w", ctx.Err())
+		}
 		s.turns.Unsent()
 		return nil, s.wrap(err)
 	}
