@@ -36,6 +36,25 @@ const (
 	exitGrace      = 2 * time.Second
 )
 
+// The lead's turns here are counted results, not backend.TurnTracker (which
+// Codex, OpenCode and Copilot share), because Claude Code's stream does not
+// fit the tracker's begin/end pairs:
+//   - Run writes its prompt at once, even while a turn of the CLI's own
+//     runs (the CLI queues it), so it waits for need results, not for "the
+//     next turn to begin": the tracker would have Run wait for the CLI's
+//     turn to end before sending, a slower prompt and another behaviour.
+//   - A background task ending after the lead's last request of a turn makes
+//     the CLI run one more turn after that turn's result (owed), unless a
+//     later request of the same turn carries it (system/status requesting);
+//     Pending must hold from the result on, before that turn's system/init.
+//     The tracker's Woke refuses while a turn runs, as the other CLIs hand
+//     such a result over inside the turn.
+//   - After an interrupt the CLI starts no turn for the tasks it stopped
+//     (quiet), and the results of turns abandoned when the interrupt was not
+//     confirmed in time are dropped by count (stale): neither result nor
+//     system/init names its turn, so only the count tells them apart.
+// A result count, owed and quiet in the tracker would serve this one CLI.
+
 // wake is a turn the CLI began by itself (a background sub-agent's
 // completion woke the lead) that no Run has carried yet.
 type wake int

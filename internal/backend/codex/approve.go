@@ -69,14 +69,14 @@ func (t *Translator) Answer(ctx context.Context, m inbound) error {
 func (t *Translator) asker(thread, call string) event.Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	a := t.agents[thread]
+	a := t.of(thread)
 	if a == nil {
 		a = t.lead
 	}
 	if a == nil {
 		return event.Event{SessionID: t.cfg.SessionID, AgentID: t.cfg.AgentID, ToolCallID: call}
 	}
-	return event.Event{SessionID: a.session, AgentID: a.id, ParentAgentID: a.parent, ToolCallID: call}
+	return event.Event{SessionID: a.SessionID, AgentID: a.ID, ParentAgentID: a.Parent, ToolCallID: call}
 }
 
 func (t *Translator) changedFiles(call string) []string {

@@ -15,7 +15,7 @@ import (
 // exec streams; the live backend drives `codex app-server`, whose child
 // threads report their own ends. exec shows only the lead's thread, so a
 // sub-agent ends when a wait reports it done (its agents_states), and the
-// lead's usage is turn.completed's.
+// lead's usage is turn.completed's, reported as a delta (exec's one turn).
 type ExecTranslator struct {
 	tr    *Translator
 	turns int // turns started, for the ids exec does not give
@@ -81,20 +81,20 @@ func (x *ExecTranslator) Handle(line []byte) (Note, error) {
 	switch e.Type {
 	case "turn.started":
 		x.turns++
-		lead.turn = "exec-turn-" + strconv.Itoa(x.turns)
-		return Note{LeadTurnStarted: lead.turn}, nil
+		lead.X.turn = "exec-turn-" + strconv.Itoa(x.turns)
+		return Note{LeadTurnStarted: lead.X.turn}, nil
 	case "item.started", "item.completed":
 		if e.Item != nil {
 			t.item(lead, e.Type == "item.started", e.Item.appServer())
 		}
 	case "turn.completed":
 		if u := e.Usage; u != nil {
-			t.tokens(lead, &tokenUsage{Total: tokenCounts{InputTokens: u.InputTokens, CachedInputTokens: u.CachedInputTokens,
-				CacheWriteInputTokens: u.CacheWriteInputTokens, OutputTokens: u.OutputTokens}})
+			t.usage(lead, tokenCounts{InputTokens: u.InputTokens, CachedInputTokens: u.CachedInputTokens,
+				CacheWriteInputTokens: u.CacheWriteInputTokens, OutputTokens: u.OutputTokens}, 0)
 		}
-		return t.turnCompleted(lead, turn{ID: lead.turn, Status: "completed"}), nil
+		return t.turnCompleted(lead, turn{ID: lead.X.turn, Status: "completed"}), nil
 	case "turn.failed":
-		tu := turn{ID: lead.turn, Status: "failed"}
+		tu := turn{ID: lead.X.turn, Status: "failed"}
 		if e.Error != nil {
 			tu.Error = &struct {
 				Message string `json:"message"`
@@ -156,7 +156,7 @@ func (t *Translator) endByStates(st map[string]agentState) {
 	}
 	slices.Sort(ths)
 	for _, th := range ths {
-		c := t.agents[th]
+		c := t.of(th)
 		if c == nil || c == t.lead {
 			continue
 		}

@@ -82,13 +82,7 @@ func TestReplayExecFanOutEndsEachSubagentAtTheWaitThatReportsItDone(t *testing.T
 	if len(r.ends) != 1 || r.ends[0].Status != "completed" || r.ends[0].Text != "Summary: ALPHA, BETA and GAMMA are all done. (FG done)" || !r.settledAtEnd[0] {
 		t.Fatalf("lead turn ends = %+v settled %v, want one completed with the summary, settled", r.ends, r.settledAtEnd)
 	}
-	var lead event.Usage
-	for _, e := range r.events {
-		if e.Type == event.UsageUpdate && e.AgentID == "lead" {
-			lead = e.Data.(event.UsageUpdateData).Usage
-		}
-	}
-	if lead.InputTokens != 52466 || lead.OutputTokens != 250 {
+	if lead := r.state.Usage("lead"); lead.InputTokens != 52466 || lead.OutputTokens != 250 {
 		t.Errorf("lead usage %+v, want turn.completed's 52466 in, 250 out", lead)
 	}
 }

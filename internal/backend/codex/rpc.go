@@ -93,17 +93,24 @@ func (c *conn) call(ctx context.Context, method string, params any) (json.RawMes
 	if err := c.send(message{ID: json.RawMessage(id), Method: method, Params: p}); err != nil {
 		return nil, err
 	}
+	var m inbound
 	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return nil, fmt.Errorf("codex: %s: %w", method, m.Error)
-		}
-		return m.Result, nil
+	case m = <-ch:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("codex: %s: %w", method, ctx.Err())
+		// An answer that came as ctx ended is still the answer: the
+		// request took effect (a turn/start whose turn runs).
+		select {
+		case m = <-ch:
+		default:
+			return nil, fmt.Errorf("codex: %s: %w", method, ctx.Err())
+		}
 	case <-c.done:
 		return nil, fmt.Errorf("codex: %s: %w", method, c.failure())
 	}
+	if m.Error != nil {
+		return nil, fmt.Errorf("codex: %s: %w", method, m.Error)
+	}
+	return m.Result, nil
 }
 
 func (c *conn) failure() error {

@@ -242,13 +242,13 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			return nil, s.wrap(err)
 		}
 	}
-	usage0, tools0 := s.tr.LeadUsage(), s.tr.LeadToolUses()
+	usage0 := s.tr.LeadUsage()
 	// A turn the CLI began by itself ends first: it is the lead's answer
 	// to what happened (a sub-agent's end), and ours follows it.
 	if s.turns.Pending() {
 		end, err := s.wait(ctx, false, "")
 		if err != nil || (prompt == "" && !s.Pending()) {
-			return s.result(end, usage0, tools0), err
+			return s.result(end, usage0), err
 		}
 	}
 	text := s.inbox.Compose(prompt)
@@ -273,12 +273,17 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 		}
 	}
 	if err != nil {
+		if id := s.turns.Current(); ctx.Err() != nil && id != "" {
+			// Cancelled while the answer was awaited, and the turn began:
+			// it is ours, and is interrupted as any.
+			return s.result(s.interrupt(true, id), usage0), fmt.Errorf("codex: turn interrupted: %w", ctx.Err())
+		}
 		s.turns.Unsent()
 		return nil, s.wrap(err)
 	}
 	s.turns.Confirm(r.Turn.ID)
 	end, err := s.wait(ctx, true, r.Turn.ID)
-	return s.result(end, usage0, tools0), err
+	return s.result(end, usage0), err
 }
 
 // wait waits for the end of Run's turn id (ours) or of the CLI's own. On
@@ -368,7 +373,7 @@ func (s *Session) cleanTerminals(threads ...string) {
 	}
 }
 
-func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
+func (s *Session) result(end *TurnEnd, usage0 event.Usage) *Result {
 	r := &Result{Turns: 1}
 	u := s.tr.LeadUsage()
 	r.Usage = event.Usage{InputTokens: u.InputTokens - usage0.InputTokens, OutputTokens: u.OutputTokens - usage0.OutputTokens,

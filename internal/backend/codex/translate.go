@@ -27,36 +27,35 @@ type Translator struct {
 	// reply answers a server request (result, or rpcErr when not nil).
 	reply func(id json.RawMessage, result any, rpcErr *rpcError) error
 
-	mu     sync.Mutex
-	lead   *agent
-	agents map[string]*agent           // thread id → agent (the lead included)
-	spawns map[string]*agent           // spawn item id → the child it spawns
-	kids   *backend.Children[struct{}] // ids given, and each child's thread
-	early  map[string][]inbound        // notifications of threads not yet known
-	files  map[string][]string         // fileChange item id → paths it changes
-	open   map[string]event.Type       // "thread/item" → started tool call (ToolComplete: closed by closeOpen)
-	names  map[string]string           // "thread/item" → the call's tool name
+	mu    sync.Mutex
+	lead  *agent
+	kids  *backend.Children[thread] // by spawn item id and thread; every tool call
+	early map[string][]inbound      // notifications of threads not yet known
+	files map[string][]string       // fileChange item id → paths it changes
+	// leadUsage is the lead's tokens so far, for Run's result.
+	leadUsage event.Usage
 	// statesEnd: a wait's agents_states end sub-agents (exec, whose
 	// stream has no child threads; see ExecTranslator).
 	statesEnd bool
 }
 
-// agent is the lead or one sub-agent, as its thread.
-type agent struct {
-	id, session, parent string
-	par                 *agent // the agent that spawned it
-	thread              string
-	call                string // the spawn item id
-	kind, desc, prompt  string
-	model               string
-	turn                string // the running turn's id
-	done, started       bool
-	cancel              bool          // CancelAgent asked before its turn began
-	ended               chan struct{} // closed by finish
-	toolUses            int
-	current             string
-	usage               event.Usage
-	last                string // the last agentMessage text
+// agent is the lead or one sub-agent; the lead's record is kept out of
+// kids.
+type agent = backend.Child[thread]
+
+// thread is what the translator keeps of an agent besides its record.
+type thread struct {
+	par          *agent // the agent that spawned it (nil: the lead)
+	thread       string // its Codex thread ("" until its spawn names it)
+	desc, prompt string
+	model        string
+	turn         string        // the running turn's id
+	started      bool          // its thread is known: its session started
+	cancel       bool          // CancelAgent asked before its turn began
+	ended        chan struct{} // closed by finish
+	current      string
+	last         string      // the last agentMessage text
+	reported     tokenCounts // the thread's usage as last reported
 }
 
 // TurnEnd is the end of one of the lead's turns.
@@ -92,45 +91,37 @@ type Stop struct {
 // approvals through cfg.Gate and answering server requests with reply.
 func NewTranslator(cfg backend.Config, reply func(id json.RawMessage, result any, rpcErr *rpcError) error) *Translator {
 	cfg = cfg.WithDefaults()
-	return &Translator{
-		cfg: cfg, reply: reply,
-		agents: map[string]*agent{}, spawns: map[string]*agent{}, kids: backend.NewChildren[struct{}](cfg),
-		early: map[string][]inbound{}, files: map[string][]string{}, open: map[string]event.Type{}, names: map[string]string{},
-	}
+	return &Translator{cfg: cfg, reply: reply, kids: backend.NewChildren[thread](cfg),
+		early: map[string][]inbound{}, files: map[string][]string{}}
 }
 
-// SetLead makes thread the lead's thread (thread/start's result; a Reset
+// SetLead makes th the lead's thread (thread/start's result; a Reset
 // starts a new one). The sub-agents of an earlier lead thread keep their
 // records.
-func (t *Translator) SetLead(thread string) {
+func (t *Translator) SetLead(th string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.lead != nil {
-		delete(t.agents, t.lead.thread)
+	t.lead = &agent{ID: t.cfg.AgentID, SessionID: t.cfg.SessionID, Parent: t.cfg.ParentID, X: thread{thread: th, started: true}}
+	t.flush(th)
+}
+
+// of is the agent whose thread is th: the lead or a sub-agent whose spawn
+// named it; nil when none is.
+func (t *Translator) of(th string) *agent {
+	if t.lead != nil && th == t.lead.X.thread {
+		return t.lead
 	}
-	t.lead = &agent{id: t.cfg.AgentID, session: t.cfg.SessionID, parent: t.cfg.ParentID, thread: thread, started: true}
-	t.agents[thread] = t.lead
-	t.flush(thread)
+	if c := t.kids.Of(th); c != nil && c.X.started && c.X.thread == th {
+		return c
+	}
+	return nil
 }
 
 // LeadUsage is the lead's token usage so far.
 func (t *Translator) LeadUsage() event.Usage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.lead == nil {
-		return event.Usage{}
-	}
-	return t.lead.usage
-}
-
-// LeadToolUses counts the lead's tool calls so far.
-func (t *Translator) LeadToolUses() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.lead == nil {
-		return 0
-	}
-	return t.lead.toolUses
+	return t.leadUsage
 }
 
 // EndAll ends every sub-agent still running as interrupted: the session
@@ -150,21 +141,10 @@ func (t *Translator) EndAll() {
 // end of a command still running in a turn it interrupted, and every call
 // must close before its agent ends. A later report of the call is dropped.
 func (t *Translator) closeOpen(a *agent) {
-	prefix := a.thread + "/"
-	var keys []string
-	for k, st := range t.open {
-		if st == event.ToolStart && strings.HasPrefix(k, prefix) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	if len(keys) > 0 {
-		a.current = ""
-	}
-	for _, k := range keys {
-		t.open[k] = event.ToolComplete
-		t.emit(a, event.ToolComplete, strings.TrimPrefix(k, prefix),
-			event.ToolCompleteData{Name: t.names[k], Cancelled: true, Error: "interrupted: the agent ended before the call returned"})
+	for _, k := range t.kids.CloseCalls(a.ID) {
+		a.X.current = ""
+		t.emit(a, event.ToolComplete, k.ID,
+			event.ToolCompleteData{Name: k.Name, Cancelled: true, Error: "interrupted: the agent ended before the call returned"})
 	}
 }
 
@@ -173,9 +153,9 @@ func (t *Translator) closeOpen(a *agent) {
 func (t *Translator) RunningTurns() (threads, turns []string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for th, a := range t.agents {
-		if a.turn != "" {
-			threads, turns = append(threads, th), append(turns, a.turn)
+	for _, a := range t.agents() {
+		if a.X.turn != "" {
+			threads, turns = append(threads, a.X.thread), append(turns, a.X.turn)
 		}
 	}
 	return threads, turns
@@ -186,9 +166,23 @@ func (t *Translator) RunningTurns() (threads, turns []string) {
 func (t *Translator) Threads() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]string, 0, len(t.agents))
-	for th := range t.agents {
-		out = append(out, th)
+	var out []string
+	for _, a := range t.agents() {
+		out = append(out, a.X.thread)
+	}
+	return out
+}
+
+// agents lists the lead and every sub-agent whose thread is known.
+func (t *Translator) agents() []*agent {
+	var out []*agent
+	if t.lead != nil {
+		out = append(out, t.lead)
+	}
+	for _, c := range t.kids.All() {
+		if c.X.started {
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -205,7 +199,7 @@ func (t *Translator) handle(m inbound) Note {
 	if p.ThreadID == "" {
 		return Note{} // not about a thread (rate limits, remote control…)
 	}
-	a := t.agents[p.ThreadID]
+	a := t.of(p.ThreadID)
 	if a == nil {
 		if q := t.early[p.ThreadID]; len(q) < maxEarly {
 			t.early[p.ThreadID] = append(q, m)
@@ -214,12 +208,12 @@ func (t *Translator) handle(m inbound) Note {
 	}
 	switch m.Method {
 	case "turn/started":
-		a.turn = p.Turn.ID
+		a.X.turn = p.Turn.ID
 		if a == t.lead {
 			return Note{LeadTurnStarted: p.Turn.ID}
 		}
-		if a.cancel && !a.done {
-			return Note{Interrupt: a.stop()}
+		if a.X.cancel && !a.Done {
+			return Note{Interrupt: a.X.stop(a.ID)}
 		}
 	case "turn/completed":
 		return t.turnCompleted(a, p.Turn)
@@ -249,7 +243,7 @@ func (t *Translator) handle(m inbound) Note {
 // the lead's ends only Run's turn, except that an interrupted lead turn
 // takes its sub-agents with it (Codex stops them and reports nothing more).
 func (t *Translator) turnCompleted(a *agent, tu turn) Note {
-	a.turn = ""
+	a.X.turn = ""
 	errText := ""
 	if tu.Error != nil {
 		errText = tu.Error.Message
@@ -265,31 +259,23 @@ func (t *Translator) turnCompleted(a *agent, tu turn) Note {
 	if tu.Status == "failed" && errText != "" {
 		t.emit(a, event.Error, "", event.ErrorData{Message: errText})
 	}
-	end := &TurnEnd{TurnID: tu.ID, Status: tu.Status, Error: errText, Text: a.last}
+	end := &TurnEnd{TurnID: tu.ID, Status: tu.Status, Error: errText, Text: a.X.last}
 	return Note{LeadTurnEnded: end}
 }
 
 // endChildren ends every sub-agent (and spawn) still under way as
 // interrupted.
 func (t *Translator) endChildren() {
-	var kids []*agent
-	for _, c := range t.agents {
-		if c != t.lead && !c.done {
-			kids = append(kids, c)
-		}
-	}
-	for _, c := range t.spawns { // spawns that never named a thread
-		kids = append(kids, c)
-	}
-	slices.SortFunc(kids, func(a, b *agent) int { return strings.Compare(a.session, b.session) })
+	kids := t.kids.Open()
+	slices.SortFunc(kids, func(a, b *agent) int { return strings.Compare(a.SessionID, b.SessionID) })
 	for _, c := range kids {
-		if c.started {
-			c.turn = ""
+		if c.X.started {
+			c.X.turn = ""
 			t.finish(c, "interrupted", "")
 			continue
 		}
-		delete(t.spawns, c.call)
-		t.emit(c.par, event.ToolComplete, c.call, event.ToolCompleteData{Name: "task", Cancelled: true, Error: "interrupted"})
+		c.Done = true // a spawn that never named a thread
+		t.closeTask(c, event.ToolCompleteData{Name: "task", Cancelled: true, Error: "interrupted"})
 	}
 }
 
@@ -300,28 +286,18 @@ func (t *Translator) endChildren() {
 func (t *Translator) Cancel(id string) (*Stop, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var a *agent
-	for _, c := range t.agents {
-		if c.id == id && c != t.lead {
-			a = c
-		}
-	}
-	for _, c := range t.spawns {
-		if c.id == id {
-			a = c
-		}
-	}
+	a := t.kids.Get(id)
 	if a == nil {
 		return nil, fmt.Errorf("codex: no sub-agent %q was started by this session", id)
 	}
-	if a.done {
+	if a.Done {
 		return nil, nil
 	}
-	a.cancel = true
-	if a.turn == "" {
+	a.X.cancel = true
+	if a.X.turn == "" {
 		return nil, nil
 	}
-	return a.stop(), nil
+	return a.X.stop(a.ID), nil
 }
 
 // EndAgent ends sub-agent id as interrupted if it has not ended: Codex
@@ -329,29 +305,27 @@ func (t *Translator) Cancel(id string) (*Stop, error) {
 func (t *Translator) EndAgent(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, c := range t.agents {
-		if c.id == id && c != t.lead {
-			c.turn = ""
-			t.finish(c, "interrupted", "")
-		}
+	if c := t.kids.Get(id); c != nil {
+		c.X.turn = ""
+		t.finish(c, "interrupted", "")
 	}
 }
 
-// stop is the Stop of a's running turn.
-func (a *agent) stop() *Stop {
-	return &Stop{Thread: a.thread, Turn: a.turn, Ended: a.ended, ID: a.id}
+// stop is the Stop of the running turn of sub-agent id.
+func (x *thread) stop(id string) *Stop {
+	return &Stop{Thread: x.thread, Turn: x.turn, Ended: x.ended, ID: id}
 }
 
 // finish reports a sub-agent's end once: completed, interrupted or failed.
 func (t *Translator) finish(a *agent, status, errText string) {
-	if a.done || !a.started {
+	if a.Done || !a.X.started {
 		return
 	}
-	a.done = true
-	close(a.ended)
-	a.current = ""
+	a.Done = true
+	close(a.X.ended)
+	a.X.current = ""
 	t.closeOpen(a)
-	d := event.SubagentCompleteData{ToolUses: a.toolUses, Usage: a.usage, Result: a.last}
+	d := event.SubagentCompleteData{Result: a.X.last}
 	switch status {
 	case "completed":
 		d.Success = true
@@ -360,7 +334,7 @@ func (t *Translator) finish(a *agent, status, errText string) {
 	default:
 		d.Error = firstNonEmpty(errText, "sub-agent turn "+status)
 	}
-	t.emit(a, event.SubagentComplete, a.call, d)
+	t.emit(a, event.SubagentComplete, a.Call, d)
 }
 
 // item translates item/started and item/completed.
@@ -368,7 +342,7 @@ func (t *Translator) item(a *agent, started bool, it *item) {
 	switch it.Type {
 	case "agentMessage":
 		if !started {
-			a.last = it.Text
+			a.X.last = it.Text
 			t.emit(a, event.MessageComplete, "", event.MessageCompleteData{Text: it.Text})
 		}
 	case "commandExecution":
@@ -437,88 +411,93 @@ func (t *Translator) item(a *agent, started bool, it *item) {
 // thread, which starts the sub-agent; the spawn's success is only the
 // acknowledgement of a background agent.
 func (t *Translator) spawnV1(a *agent, started bool, it *item) {
-	c := t.spawns[it.ID]
+	c := t.kids.Of(it.ID)
 	if c == nil {
 		c = t.newChild(a, it.ID, "", deref(it.Prompt), deref(it.Model))
 	}
-	if started {
-		return
+	if started || c.X.started || c.Done {
+		return // announced; or a repeated report of its end
 	}
-	delete(t.spawns, it.ID)
 	if it.Status != "completed" || len(it.ReceiverThreadIDs) == 0 {
-		t.emit(a, event.ToolComplete, it.ID, event.ToolCompleteData{Name: "task", Error: "spawn_agent " + it.Status,
-			Cancelled: it.Status == "interrupted"})
+		c.Done = true // it never ran
+		t.closeTask(c, event.ToolCompleteData{Name: "task", Error: "spawn_agent " + it.Status, Cancelled: it.Status == "interrupted"})
 		return
 	}
+	ack := event.ToolCompleteData{Name: "task", Success: true,
+		Result: "spawned " + strings.Join(it.ReceiverThreadIDs, ", ") + " (runs in the background)"}
+	kids := make([]*agent, len(it.ReceiverThreadIDs))
 	for i, th := range it.ReceiverThreadIDs {
-		if i > 0 { // one call spawning more agents: each its own record
+		if i > 0 { // one call spawning more agents: each its own record and call
 			c = t.newChild(a, it.ID+"#"+th, "", deref(it.Prompt), deref(it.Model))
-			delete(t.spawns, c.call)
 		}
 		if m := deref(it.Model); m != "" {
-			c.model = m
+			c.X.model = m
 		}
 		t.bind(c, th)
+		kids[i] = c
 	}
 	t.agentStates(it.AgentsStates)
-	t.emit(a, event.ToolComplete, it.ID, event.ToolCompleteData{Name: "task", Success: true,
-		Result: "spawned " + strings.Join(it.ReceiverThreadIDs, ", ") + " (runs in the background)"})
+	for _, c := range kids {
+		t.closeTask(c, ack)
+	}
 }
 
 // spawnV2 handles a v2 subAgentActivity "started" item, which names the
 // child thread from the start.
 func (t *Translator) spawnV2(a *agent, started bool, it *item) {
-	c := t.spawns[it.ID]
+	c := t.kids.Of(it.ID)
 	if c == nil {
-		if _, known := t.agents[it.AgentThreadID]; known {
+		if t.of(it.AgentThreadID) != nil {
 			return // both the started and completed item were seen
 		}
 		c = t.newChild(a, it.ID, path.Base(it.AgentPath), "", deref(it.Model))
 		t.bind(c, it.AgentThreadID)
 	}
-	if started {
-		return
+	if !started {
+		t.closeTask(c, event.ToolCompleteData{Name: "task", Success: true,
+			Result: "spawned " + it.AgentPath + " (runs in the background)"})
 	}
-	delete(t.spawns, it.ID)
-	t.emit(a, event.ToolComplete, it.ID, event.ToolCompleteData{Name: "task", Success: true,
-		Result: "spawned " + it.AgentPath + " (runs in the background)"})
 }
 
 // newChild reserves a sub-agent for spawn call id of parent and announces
 // the task call (tool.start with the reserved id and session).
 func (t *Translator) newChild(parent *agent, call, desc, prompt, model string) *agent {
-	kind := event.DefaultAgentType
-	id := t.kids.Name(kind)
+	c := t.kids.New(event.DefaultAgentType, parent.ID, call)
 	if desc == "" {
 		desc = summary(prompt)
 	}
-	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: parent.id, par: parent, call: call,
-		kind: kind, desc: desc, prompt: prompt, model: model, ended: make(chan struct{})}
-	t.spawns[call] = c
-	in := event.TaskCall(event.TaskInput{Description: desc, Prompt: prompt, SubagentType: kind, Background: true})
-	parent.toolUses++
-	parent.current = "task"
-	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: in, SubagentID: id, SubagentSessionID: c.session})
+	c.X = thread{par: parent, desc: desc, prompt: prompt, model: model, ended: make(chan struct{})}
+	in := event.TaskCall(event.TaskInput{Description: desc, Prompt: prompt, SubagentType: c.Type, Background: true})
+	t.kids.StartCall(parent.ID, call, "task")
+	parent.X.current = "task"
+	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: in, SubagentID: c.ID, SubagentSessionID: c.SessionID})
 	t.update(parent)
 	return c
 }
 
-// bind gives child c its thread: its session starts, and what its thread
-// reported before is replayed.
-func (t *Translator) bind(c *agent, thread string) {
-	c.thread, c.started = thread, true
-	t.agents[thread] = c
-	t.kids.Bind(thread, c.id)
-	t.emit(c, event.SubagentStart, c.call, event.SubagentStartData{AgentType: c.kind, Description: c.desc,
-		Prompt: c.prompt, Background: true, Model: c.model, Backend: backend.Codex})
-	t.emit(c, event.SessionStart, "", event.SessionStartData{Model: c.model, Provider: backend.Codex, Name: c.kind})
-	t.flush(thread)
+// closeTask reports the return of c's task call once (the spawn's
+// acknowledgement, or why it failed).
+func (t *Translator) closeTask(c *agent, d event.ToolCompleteData) {
+	if _, open := t.kids.EndCall(c.X.par.ID, c.Call); open {
+		t.emit(c.X.par, event.ToolComplete, c.Call, d)
+	}
 }
 
-// flush replays the notifications thread sent before it was known.
-func (t *Translator) flush(thread string) {
-	q := t.early[thread]
-	delete(t.early, thread)
+// bind gives child c its thread: its session starts, and what its thread
+// reported before is replayed.
+func (t *Translator) bind(c *agent, th string) {
+	c.X.thread, c.X.started = th, true
+	t.kids.Bind(th, c.ID)
+	t.emit(c, event.SubagentStart, c.Call, event.SubagentStartData{AgentType: c.Type, Description: c.X.desc,
+		Prompt: c.X.prompt, Background: true, Model: c.X.model, Backend: backend.Codex})
+	t.emit(c, event.SessionStart, "", event.SessionStartData{Model: c.X.model, Provider: backend.Codex, Name: c.Type})
+	t.flush(th)
+}
+
+// flush replays the notifications thread th sent before it was known.
+func (t *Translator) flush(th string) {
+	q := t.early[th]
+	delete(t.early, th)
 	for _, m := range q {
 		t.handle(m)
 	}
@@ -528,35 +507,29 @@ func (t *Translator) flush(thread string) {
 // its own thread reported none.
 func (t *Translator) agentStates(st map[string]agentState) {
 	for th, s := range st {
-		if c := t.agents[th]; c != nil && c.last == "" && s.Message != nil {
-			c.last = *s.Message
+		if c := t.of(th); c != nil && c.X.last == "" && s.Message != nil {
+			c.X.last = *s.Message
 		}
 	}
 }
 
 func (t *Translator) toolStart(a *agent, id, name string, input any) {
-	key := a.thread + "/" + id
-	if _, dup := t.open[key]; dup {
+	if !t.kids.StartCall(a.ID, id, name) {
 		return
 	}
-	t.open[key], t.names[key] = event.ToolStart, name
 	in, _ := json.Marshal(input)
-	a.toolUses++
-	a.current = name
+	a.X.current = name
 	t.emit(a, event.ToolStart, id, event.ToolStartData{Name: name, Input: in})
 	t.update(a)
 }
 
 func (t *Translator) toolComplete(a *agent, id, name string, input any, ok bool, result, errText string) {
-	key := a.thread + "/" + id
-	st, started := t.open[key]
-	if st == event.ToolComplete {
-		return // closed when its agent ended
-	}
-	if !started {
+	if open, ended := t.kids.CallState(a.ID, id); ended {
+		return // closed when its agent ended, or reported again
+	} else if !open {
 		t.toolStart(a, id, name, input) // a call reported only when it ended
 	}
-	delete(t.open, key)
+	t.kids.EndCall(a.ID, id)
 	d := event.ToolCompleteData{Name: name, Success: ok}
 	if ok {
 		d.Result = result
@@ -567,38 +540,45 @@ func (t *Translator) toolComplete(a *agent, id, name string, input any, ok bool,
 	t.update(a)
 }
 
-// update reports a sub-agent's progress (the lead has none).
+// update reports a sub-agent's progress (the lead has none); the reducer
+// fills in its counts.
 func (t *Translator) update(a *agent) {
-	if a == t.lead || a.done || !a.started {
+	if a == t.lead || a.Done || !a.X.started {
 		return
 	}
-	t.emit(a, event.SubagentUpdate, a.call, event.SubagentUpdateData{CurrentTool: a.current, ToolUses: a.toolUses, Usage: a.usage})
+	t.emit(a, event.SubagentUpdate, a.Call, event.SubagentUpdateData{CurrentTool: a.X.current})
 }
 
+// tokens reports a thread's last model request (a delta the reducer
+// adds). Codex reports the thread's total with it; a report whose total
+// has not grown repeats the last one and is dropped.
 func (t *Translator) tokens(a *agent, tu *tokenUsage) {
-	u := tu.Total
-	a.usage = event.Usage{
-		InputTokens:         max(0, u.InputTokens-u.CachedInputTokens),
-		CacheReadTokens:     u.CachedInputTokens,
-		CacheCreationTokens: u.CacheWriteInputTokens,
-		OutputTokens:        u.OutputTokens,
-		ContextWindow:       tu.ModelContextWindow,
+	if tu.Total == a.X.reported {
+		return
 	}
-	var total event.Usage
-	seen := map[*agent]bool{}
-	for _, b := range t.agents {
-		if !seen[b] {
-			seen[b] = true
-			total = total.Add(b.usage)
-		}
+	a.X.reported = tu.Total
+	t.usage(a, tu.Last, tu.ModelContextWindow)
+}
+
+// usage reports tokens of a's as a delta.
+func (t *Translator) usage(a *agent, n tokenCounts, window int64) {
+	u := event.Usage{
+		InputTokens:         max(0, n.InputTokens-n.CachedInputTokens),
+		CacheReadTokens:     n.CachedInputTokens,
+		CacheCreationTokens: n.CacheWriteInputTokens,
+		OutputTokens:        n.OutputTokens,
+		ContextWindow:       window,
 	}
-	t.emit(a, event.UsageUpdate, "", event.UsageUpdateData{Usage: a.usage, Total: total})
+	if a == t.lead {
+		t.leadUsage = t.leadUsage.Add(u)
+	}
+	t.emit(a, event.UsageUpdate, "", event.UsageUpdateData{Usage: u, Delta: true})
 	t.update(a)
 }
 
 func (t *Translator) emit(a *agent, typ event.Type, call string, data any) {
-	t.cfg.Sink.Emit(event.Event{Type: typ, Time: t.cfg.Now(), SessionID: a.session, AgentID: a.id,
-		ParentAgentID: a.parent, ToolCallID: call, Data: t.kids.RewriteData(data)})
+	t.cfg.Sink.Emit(event.Event{Type: typ, Time: t.cfg.Now(), SessionID: a.SessionID, AgentID: a.ID,
+		ParentAgentID: a.Parent, ToolCallID: call, Data: t.kids.RewriteData(data)})
 }
 
 // collabToolName is the model-facing name of a v1 collab tool.

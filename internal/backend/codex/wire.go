@@ -154,7 +154,9 @@ type agentState struct {
 
 // tokenUsage is thread/tokenUsage/updated's report.
 type tokenUsage struct {
+	// Total is the thread's usage so far, Last its last model request's.
 	Total              tokenCounts `json:"total"`
+	Last               tokenCounts `json:"last"`
 	ModelContextWindow int64       `json:"modelContextWindow"`
 }
 

@@ -41,11 +41,11 @@ func (t *Translator) asker(ev sdk.SessionEvent, call string) event.Event {
 	defer t.mu.Unlock()
 	a := t.lead
 	if ev.AgentID != nil {
-		if c := t.byAgent[*ev.AgentID]; c != nil {
+		if c := t.kids.Of(*ev.AgentID); c != nil && c.X.copilotID == *ev.AgentID {
 			a = c
 		}
 	}
-	return event.Event{SessionID: a.session, AgentID: a.id, ParentAgentID: a.parent, ToolCallID: call}
+	return event.Event{SessionID: a.SessionID, AgentID: a.ID, ParentAgentID: a.Parent, ToolCallID: call}
 }
 
 // request is the gate's view of what the CLI asks: the tool in Atomic's

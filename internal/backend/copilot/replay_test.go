@@ -340,7 +340,8 @@ func TestReplayHeadlessGateRejectsTheSubagentsCommandNamingTheFlag(t *testing.T)
 }
 
 // TestReplayUsageIsMeteredPerAgent sums the capture's assistant.usage
-// events per agent itself and compares them with what was reported.
+// events per agent itself and compares them with what the reducer added up
+// from the translator's deltas.
 func TestReplayUsageIsMeteredPerAgent(t *testing.T) {
 	steps := readHeadless(t)[0]
 	want := map[string]event.Usage{}
@@ -361,23 +362,20 @@ func TestReplayUsageIsMeteredPerAgent(t *testing.T) {
 		t.Fatalf("capture usage per agent: %+v", want)
 	}
 	r := replay(t, steps, testkit.AllowAll(t))
-	got := map[string]event.Usage{}
-	var total event.Usage
 	for _, e := range r.events {
-		if e.Type == event.UsageUpdate {
-			d, _ := event.Payload[event.UsageUpdateData](e.Data)
-			got[e.AgentID], total = d.Usage, d.Total
+		if d, _ := event.Payload[event.UsageUpdateData](e.Data); e.Type == event.UsageUpdate && !d.Delta {
+			t.Errorf("%s reported usage %+v as a running total, want each model call's as a delta", e.AgentID, d.Usage)
 		}
 	}
 	var sum event.Usage
 	for id, u := range want {
-		if got[id] != u {
-			t.Errorf("%s usage %+v, want %+v", id, got[id], u)
+		if got := r.state.Usage(id); got != u {
+			t.Errorf("%s usage %+v, want %+v", id, got, u)
 		}
 		sum = sum.Add(u)
 	}
-	if total != sum {
-		t.Errorf("last total %+v, want %+v", total, sum)
+	if total := r.state.TotalUsage(); total != sum {
+		t.Errorf("run's total %+v, want %+v", total, sum)
 	}
 	if rec, _ := r.state.Get("general-purpose-1"); rec.Usage != want["general-purpose-1"] {
 		t.Errorf("general-purpose-1's record usage %+v, want %+v", rec.Usage, want["general-purpose-1"])

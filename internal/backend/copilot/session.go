@@ -224,13 +224,13 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 			return nil, err
 		}
 	}
-	usage0, tools0 := s.tr.LeadUsage(), s.tr.LeadToolUses()
+	usage0 := s.tr.LeadUsage()
 	// A turn the CLI began by itself ends first: it is the lead's answer
 	// to a background sub-agent's end, and ours follows it.
 	if s.tr.Turns().Pending() {
 		end, err := s.wait(ctx, false)
 		if err != nil || (prompt == "" && !s.inbox.Live()) {
-			return s.result(end, usage0, tools0), err
+			return s.result(end, usage0), err
 		}
 	}
 	text := s.inbox.Compose(prompt)
@@ -247,7 +247,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 		return nil, fmt.Errorf("copilot: session.send: %w", err)
 	}
 	end, err := s.wait(ctx, true)
-	return s.result(end, usage0, tools0), err
+	return s.result(end, usage0), err
 }
 
 // done is a context already ended, for taking what is there without
@@ -320,7 +320,7 @@ func (s *Session) CancelAgent(id string) error {
 	return nil
 }
 
-func (s *Session) result(end *TurnEnd, usage0 event.Usage, tools0 int) *Result {
+func (s *Session) result(end *TurnEnd, usage0 event.Usage) *Result {
 	r := &Result{Turns: 1}
 	u := s.tr.LeadUsage()
 	r.Usage = event.Usage{InputTokens: u.InputTokens - usage0.InputTokens, OutputTokens: u.OutputTokens - usage0.OutputTokens,

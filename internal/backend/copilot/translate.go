@@ -26,48 +26,41 @@ const maxEarly = 512
 type Translator struct {
 	cfg backend.Config
 
-	mu      sync.Mutex
-	lead    *agent
-	byCall  map[string]*agent // task call id → the sub-agent it spawns
-	byAgent map[string]*agent // Copilot agentId → sub-agent
-	early   map[string][]sdk.SessionEvent
-	kids    *backend.Children[struct{}]
-	open    map[string]*call // "agent/call" → tool call started
+	mu    sync.Mutex
+	lead  *agent
+	kids  *backend.Children[sub] // by task call id and agentId; every tool call
+	early map[string][]sdk.SessionEvent
 
 	// turns are the lead's: each ends with the lead's assistant.idle.
 	turns *backend.TurnTracker[TurnEnd]
 	text  string // the lead's last message in the turn under way
+	// leadUsage is the lead's tokens so far, for Run's result.
+	leadUsage event.Usage
 }
 
-// agent is the lead or one sub-agent.
-type agent struct {
-	id, session, parent string
-	par                 *agent // the agent whose task call spawned it (nil: the lead)
-	copilotID           string // the agentId of its events
-	call                string // the task call that spawned it
-	kind, desc, prompt  string
-	model               string
-	background          bool
-	started, done       bool
-	toolUses            int
-	current             string
-	usage               event.Usage
-	last                string // its last message text
+// agent is the lead or one sub-agent; the lead's record is kept out of
+// kids.
+type agent = backend.Child[sub]
+
+// sub is what the translator keeps of an agent besides its record.
+type sub struct {
+	par          *agent // the agent whose task call spawned it (nil: the lead)
+	copilotID    string // the agentId of its events
+	desc, prompt string
+	model        string
+	background   bool
+	started      bool // bound to its agentId: its session started
+	current      string
+	last         string // its last message text
 }
 
 // depth is how many agents spawned a in turn (the lead's sub-agent: 1).
-func (a *agent) depth() int {
+func depth(a *agent) int {
 	n := 0
-	for p := a.par; p != nil; p = p.par {
+	for p := a.X.par; p != nil; p = p.X.par {
 		n++
 	}
 	return n
-}
-
-// call is one tool call: its name, and whether it ended.
-type call struct {
-	name  string
-	ended bool
 }
 
 // TurnEnd is the end of one of the lead's turns.
@@ -84,10 +77,9 @@ type TurnEnd struct {
 func NewTranslator(cfg backend.Config) *Translator {
 	cfg = cfg.WithDefaults()
 	return &Translator{
-		cfg:    cfg,
-		lead:   &agent{id: cfg.AgentID, session: cfg.SessionID, parent: cfg.ParentID, started: true},
-		byCall: map[string]*agent{}, byAgent: map[string]*agent{}, early: map[string][]sdk.SessionEvent{},
-		kids: backend.NewChildren[struct{}](cfg), open: map[string]*call{}, turns: backend.NewTurnTracker[TurnEnd](),
+		cfg:  cfg,
+		lead: &agent{ID: cfg.AgentID, SessionID: cfg.SessionID, Parent: cfg.ParentID, X: sub{started: true}},
+		kids: backend.NewChildren[sub](cfg), early: map[string][]sdk.SessionEvent{}, turns: backend.NewTurnTracker[TurnEnd](),
 	}
 }
 
@@ -116,14 +108,7 @@ func (t *Translator) began() {
 func (t *Translator) LeadUsage() event.Usage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.lead.usage
-}
-
-// LeadToolUses counts the lead's tool calls so far.
-func (t *Translator) LeadToolUses() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.lead.toolUses
+	return t.leadUsage
 }
 
 // Active lists the ids of the sub-agents under way, with their Copilot
@@ -132,10 +117,8 @@ func (t *Translator) Active() map[string]string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := map[string]string{}
-	for _, c := range t.byCall {
-		if !c.done {
-			out[c.id] = c.copilotID
-		}
+	for _, c := range t.kids.Open() {
+		out[c.ID] = c.X.copilotID
 	}
 	return out
 }
@@ -145,13 +128,11 @@ func (t *Translator) Active() map[string]string {
 func (t *Translator) End(id string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, c := range t.byCall {
-		if c.id == id {
-			t.interrupt(c)
-			return true
-		}
+	c := t.kids.Get(id)
+	if c != nil {
+		t.interrupt(c)
 	}
-	return false
+	return c != nil
 }
 
 // EndAll ends every sub-agent still under way as interrupted and the lead's
@@ -160,17 +141,14 @@ func (t *Translator) End(id string) bool {
 func (t *Translator) EndAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	kids := make([]*agent, 0, len(t.byCall))
-	for _, c := range t.byCall {
-		kids = append(kids, c)
-	}
+	kids := t.kids.Open()
 	// The deepest first: a sub-agent's own sub-agent ends (and with it its
 	// task call) before the sub-agent that spawned it.
 	slices.SortFunc(kids, func(a, b *agent) int {
-		if d := b.depth() - a.depth(); d != 0 {
+		if d := depth(b) - depth(a); d != 0 {
 			return d
 		}
-		return strings.Compare(a.session, b.session)
+		return strings.Compare(a.SessionID, b.SessionID)
 	})
 	for _, c := range kids {
 		t.interrupt(c)
@@ -182,19 +160,18 @@ func (t *Translator) EndAll() {
 // interrupt ends c as interrupted: a bound sub-agent with its
 // subagent.complete, a spawn never bound with its task call's end.
 func (t *Translator) interrupt(c *agent) {
-	if c.done {
+	if c.Done {
 		return
 	}
-	if c.started {
+	if c.X.started {
 		t.finish(c, false, true, "")
 	} else {
-		c.done = true
+		c.Done = true
 	}
 	// Its task call ends with it: Copilot reports no end of a call it
 	// stopped.
-	if key := c.par.id + "/" + c.call; t.open[key] == nil {
-		t.open[key] = &call{name: "task", ended: true}
-		t.emit(c.par, event.ToolComplete, c.call, event.ToolCompleteData{Name: "task", Cancelled: true, Error: "interrupted"})
+	if _, open := t.kids.EndCall(c.X.par.ID, c.Call); open {
+		t.emit(c.X.par, event.ToolComplete, c.Call, event.ToolCompleteData{Name: "task", Cancelled: true, Error: "interrupted"})
 	}
 }
 
@@ -203,19 +180,9 @@ func (t *Translator) interrupt(c *agent) {
 // stopped, and every call must close before its agent ends. A later
 // report of the call is dropped.
 func (t *Translator) closeOpen(a *agent) {
-	prefix := a.id + "/"
-	var keys []string
-	for k, c := range t.open {
-		if !c.ended && strings.HasPrefix(k, prefix) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		c := t.open[k]
-		c.ended = true
-		t.emit(a, event.ToolComplete, strings.TrimPrefix(k, prefix),
-			event.ToolCompleteData{Name: c.name, Cancelled: true, Error: "interrupted: the agent ended before the call returned"})
+	for _, k := range t.kids.CloseCalls(a.ID) {
+		t.emit(a, event.ToolComplete, k.ID,
+			event.ToolCompleteData{Name: k.Name, Cancelled: true, Error: "interrupted: the agent ended before the call returned"})
 	}
 }
 
@@ -253,7 +220,7 @@ func (t *Translator) handle(ev sdk.SessionEvent) {
 		}
 		t.toolStart(a, d.ToolCallID, d.ToolName, d.Arguments)
 	case *sdk.ToolExecutionCompleteData:
-		if c := t.byCall[d.ToolCallID]; c != nil {
+		if c := t.spawned(d.ToolCallID); c != nil {
 			t.taskComplete(c, d)
 			return
 		}
@@ -268,14 +235,22 @@ func (t *Translator) handle(ev sdk.SessionEvent) {
 	case *sdk.SessionIdleData: // an idle without assistant.idle
 		t.turns.Ended("", TurnEnd{Text: t.text, Aborted: d.Aborted != nil && *d.Aborted})
 	case *sdk.SubagentCompletedData: // a sub-agent's end may come without its agentId
-		if c := t.byCall[d.ToolCallID]; c != nil {
-			t.completed(c, d)
+		if c := t.spawned(d.ToolCallID); c != nil {
+			t.finish(c, d.Cancelled == nil || !*d.Cancelled, d.Cancelled != nil && *d.Cancelled, "")
 		}
 	case *sdk.SubagentFailedData:
-		if c := t.byCall[d.ToolCallID]; c != nil {
-			t.failed(c, d)
+		if c := t.spawned(d.ToolCallID); c != nil {
+			t.finish(c, false, false, firstNonEmpty(d.Error, "sub-agent failed"))
 		}
 	}
+}
+
+// spawned is the sub-agent task call call spawns; nil when none does.
+func (t *Translator) spawned(call string) *agent {
+	if c := t.kids.Of(call); c != nil && c.Call == call {
+		return c
+	}
+	return nil
 }
 
 // subagentEvent translates an event a sub-agent's agentId names.
@@ -284,8 +259,8 @@ func (t *Translator) subagentEvent(id string, ev sdk.SessionEvent) {
 		t.bind(id, d)
 		return
 	}
-	c := t.byAgent[id]
-	if c == nil {
+	c := t.kids.Of(id)
+	if c == nil || c.X.copilotID != id {
 		if q := t.early[id]; len(q) < maxEarly {
 			t.early[id] = append(q, ev)
 		}
@@ -297,7 +272,7 @@ func (t *Translator) subagentEvent(id string, ev sdk.SessionEvent) {
 	case *sdk.AssistantMessageData:
 		t.message(c, d.Content)
 		if d.Content != "" {
-			c.last = d.Content
+			c.X.last = d.Content
 		}
 	case *sdk.ToolExecutionStartData:
 		if d.ToolName == "task" { // a sub-agent's own sub-agent
@@ -306,7 +281,7 @@ func (t *Translator) subagentEvent(id string, ev sdk.SessionEvent) {
 		}
 		t.toolStart(c, d.ToolCallID, d.ToolName, d.Arguments)
 	case *sdk.ToolExecutionCompleteData:
-		if k := t.byCall[d.ToolCallID]; k != nil && k.par == c {
+		if k := t.spawned(d.ToolCallID); k != nil && k.X.par == c {
 			t.taskComplete(k, d)
 			return
 		}
@@ -314,9 +289,10 @@ func (t *Translator) subagentEvent(id string, ev sdk.SessionEvent) {
 	case *sdk.AssistantUsageData:
 		t.tokens(c, d)
 	case *sdk.SubagentCompletedData:
-		t.completed(c, d)
+		cancelled := d.Cancelled != nil && *d.Cancelled
+		t.finish(c, !cancelled, cancelled, "")
 	case *sdk.SubagentFailedData:
-		t.failed(c, d)
+		t.finish(c, false, false, firstNonEmpty(d.Error, "sub-agent failed"))
 	case *sdk.SessionErrorData:
 		t.emit(c, event.Error, "", event.ErrorData{Message: d.Message})
 	}
@@ -326,7 +302,7 @@ func (t *Translator) subagentEvent(id string, ev sdk.SessionEvent) {
 // announces the call with its id and session: from the first event that
 // names it, the sub-agent has its own id and its parent.
 func (t *Translator) spawn(parent *agent, d *sdk.ToolExecutionStartData) {
-	if t.byCall[d.ToolCallID] != nil {
+	if t.spawned(d.ToolCallID) != nil {
 		return
 	}
 	// The CLI's task tool takes name, description, prompt, agent_type,
@@ -339,17 +315,14 @@ func (t *Translator) spawn(parent *agent, d *sdk.ToolExecutionStartData) {
 }
 
 func (t *Translator) newChild(parent *agent, call string, in event.TaskInput) *agent {
-	kind := in.Type()
-	id := t.kids.Name(kind)
+	c := t.kids.New(in.Type(), parent.ID, call)
 	desc := firstNonEmpty(in.Description, in.Name, summary(in.Prompt))
-	c := &agent{id: id, session: t.cfg.SessionID + "/" + id, parent: parent.id, par: parent, call: call, kind: kind,
-		desc: desc, prompt: in.Prompt, model: in.Model, background: in.Background}
-	t.byCall[call] = c
-	input := event.TaskCall(event.TaskInput{Description: desc, Prompt: in.Prompt, SubagentType: kind,
+	c.X = sub{par: parent, desc: desc, prompt: in.Prompt, model: in.Model, background: in.Background}
+	input := event.TaskCall(event.TaskInput{Description: desc, Prompt: in.Prompt, SubagentType: c.Type,
 		Mode: event.TaskSync, Background: in.Background})
-	parent.toolUses++
-	parent.current = "task"
-	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: input, SubagentID: id, SubagentSessionID: c.session})
+	t.kids.StartCall(parent.ID, call, "task")
+	parent.X.current = "task"
+	t.emit(parent, event.ToolStart, call, event.ToolStartData{Name: "task", Input: input, SubagentID: c.ID, SubagentSessionID: c.SessionID})
 	t.update(parent)
 	return c
 }
@@ -357,22 +330,21 @@ func (t *Translator) newChild(parent *agent, call string, in event.TaskInput) *a
 // bind gives the task call's sub-agent its agentId: its session starts,
 // and what it reported before is replayed.
 func (t *Translator) bind(id string, d *sdk.SubagentStartedData) {
-	c := t.byCall[d.ToolCallID]
+	c := t.spawned(d.ToolCallID)
 	if c == nil { // a task call not seen: the lead's, as nothing else names it
 		c = t.newChild(t.lead, d.ToolCallID, event.TaskInput{Name: d.AgentDisplayName, Description: d.AgentDescription, SubagentType: d.AgentName})
 	}
-	if c.started || c.done {
+	if c.X.started || c.Done {
 		return
 	}
-	c.copilotID, c.started = id, true
+	c.X.copilotID, c.X.started = id, true
 	if d.Model != nil && *d.Model != "" {
-		c.model = *d.Model
+		c.X.model = *d.Model
 	}
-	t.byAgent[id] = c
-	t.kids.Bind(id, c.id)
-	t.emit(c, event.SubagentStart, c.call, event.SubagentStartData{AgentType: c.kind, Description: c.desc,
-		Prompt: c.prompt, Background: c.background, Model: c.model, Backend: backend.Copilot})
-	t.emit(c, event.SessionStart, "", event.SessionStartData{Model: c.model, Provider: backend.Copilot, Name: c.kind})
+	t.kids.Bind(id, c.ID)
+	t.emit(c, event.SubagentStart, c.Call, event.SubagentStartData{AgentType: c.Type, Description: c.X.desc,
+		Prompt: c.X.prompt, Background: c.X.background, Model: c.X.model, Backend: backend.Copilot})
+	t.emit(c, event.SessionStart, "", event.SessionStartData{Model: c.X.model, Provider: backend.Copilot, Name: c.Type})
 	q := t.early[id]
 	delete(t.early, id)
 	for _, ev := range q {
@@ -384,51 +356,37 @@ func (t *Translator) bind(id string, d *sdk.SubagentStartedData) {
 // sync sub-agent its result, for a background one the spawn
 // acknowledgement.
 func (t *Translator) taskComplete(c *agent, d *sdk.ToolExecutionCompleteData) {
-	key := c.par.id + "/" + c.call
-	if t.open[key] != nil {
-		return
+	if _, open := t.kids.EndCall(c.X.par.ID, c.Call); !open {
+		return // a task call completes once
 	}
-	t.open[key] = &call{name: "task", ended: true} // a task call completes once
 	out := toolEnd(d)
 	out.Name = "task"
-	if !c.started && !c.done { // the spawn failed: no sub-agent will report
-		c.done = true
+	if !c.X.started && !c.Done { // the spawn failed: no sub-agent will report
+		c.Done = true
 	}
-	t.emit(c.par, event.ToolComplete, c.call, out)
-}
-
-func (t *Translator) completed(c *agent, d *sdk.SubagentCompletedData) {
-	if d.TotalToolCalls != nil && int(*d.TotalToolCalls) > c.toolUses {
-		c.toolUses = int(*d.TotalToolCalls)
-	}
-	cancelled := d.Cancelled != nil && *d.Cancelled
-	t.finish(c, !cancelled, cancelled, "")
-}
-
-func (t *Translator) failed(c *agent, d *sdk.SubagentFailedData) {
-	t.finish(c, false, false, firstNonEmpty(d.Error, "sub-agent failed"))
+	t.emit(c.X.par, event.ToolComplete, c.Call, out)
 }
 
 // finish reports a sub-agent's end once. A background sub-agent's end
 // while the lead is idle wakes the lead: Copilot starts a lead turn with
 // its result, so the session is pending before the end is told.
 func (t *Translator) finish(c *agent, ok, cancelled bool, errText string) {
-	if c.done || !c.started {
+	if c.Done || !c.X.started {
 		return
 	}
-	c.done, c.current = true, ""
+	c.Done, c.X.current = true, ""
 	t.closeOpen(c)
-	if c.background && !cancelled && t.turns.Woke() {
+	if c.X.background && !cancelled && t.turns.Woke() {
 		t.began() // under way from now on, as Copilot starts it
 	}
-	d := event.SubagentCompleteData{Success: ok, ToolUses: c.toolUses, Usage: c.usage, Result: c.last}
+	d := event.SubagentCompleteData{Success: ok, Result: c.X.last}
 	switch {
 	case cancelled:
 		d.Cancelled, d.Error = true, "interrupted"
 	case !ok:
 		d.Error = errText
 	}
-	t.emit(c, event.SubagentComplete, c.call, d)
+	t.emit(c, event.SubagentComplete, c.Call, d)
 }
 
 func (t *Translator) delta(a *agent, text string) {
@@ -444,31 +402,26 @@ func (t *Translator) message(a *agent, text string) {
 }
 
 func (t *Translator) toolStart(a *agent, id, name string, args any) {
-	key := a.id + "/" + id
-	if t.open[key] != nil {
+	name = ourToolName(name)
+	if !t.kids.StartCall(a.ID, id, name) {
 		return
 	}
-	name = ourToolName(name)
-	t.open[key] = &call{name: name}
 	in, _ := json.Marshal(args)
-	a.toolUses++
-	a.current = name
+	a.X.current = name
 	t.emit(a, event.ToolStart, id, event.ToolStartData{Name: name, Input: in})
 	t.update(a)
 }
 
 func (t *Translator) toolComplete(a *agent, d *sdk.ToolExecutionCompleteData) {
-	key := a.id + "/" + d.ToolCallID
-	if t.open[key] == nil {
+	if open, ended := t.kids.CallState(a.ID, d.ToolCallID); !open && !ended {
 		t.toolStart(a, d.ToolCallID, "tool", nil) // a call reported only when it ended
 	}
-	c := t.open[key]
-	if c.ended {
+	name, open := t.kids.EndCall(a.ID, d.ToolCallID)
+	if !open {
 		return
 	}
-	c.ended = true
 	out := toolEnd(d)
-	out.Name = c.name
+	out.Name = name
 	t.emit(a, event.ToolComplete, d.ToolCallID, out)
 	t.update(a)
 }
@@ -489,37 +442,35 @@ func toolEnd(d *sdk.ToolExecutionCompleteData) event.ToolCompleteData {
 	return out
 }
 
-// update reports a sub-agent's progress (the lead has none).
+// update reports a sub-agent's progress (the lead has none); the reducer
+// fills in its counts.
 func (t *Translator) update(a *agent) {
-	if a == t.lead || a.done || !a.started {
+	if a == t.lead || a.Done || !a.X.started {
 		return
 	}
-	t.emit(a, event.SubagentUpdate, a.call, event.SubagentUpdateData{CurrentTool: a.current, ToolUses: a.toolUses, Usage: a.usage})
+	t.emit(a, event.SubagentUpdate, a.Call, event.SubagentUpdateData{CurrentTool: a.X.current})
 }
 
-// tokens adds one model call's usage to a's running total and reports it.
+// tokens reports one model call's usage of a's (a delta the reducer adds).
 func (t *Translator) tokens(a *agent, d *sdk.AssistantUsageData) {
 	in, cached := deref(d.InputTokens), deref(d.CacheReadTokens)
-	a.usage = a.usage.Add(event.Usage{
+	u := event.Usage{
 		InputTokens:         max(0, in-cached),
 		CacheReadTokens:     cached,
 		CacheCreationTokens: deref(d.CacheWriteTokens),
 		OutputTokens:        deref(d.OutputTokens),
-	})
-	if d.Cost != nil {
-		a.usage.CostUSD += *d.Cost
+		CostUSD:             deref(d.Cost),
 	}
-	total := t.lead.usage
-	for _, c := range t.byCall {
-		total = total.Add(c.usage)
+	if a == t.lead {
+		t.leadUsage = t.leadUsage.Add(u)
 	}
-	t.emit(a, event.UsageUpdate, "", event.UsageUpdateData{Usage: a.usage, Total: total})
+	t.emit(a, event.UsageUpdate, "", event.UsageUpdateData{Usage: u, Delta: true})
 	t.update(a)
 }
 
 func (t *Translator) emit(a *agent, typ event.Type, call string, data any) {
-	t.cfg.Sink.Emit(event.Event{Type: typ, Time: t.cfg.Now(), SessionID: a.session, AgentID: a.id,
-		ParentAgentID: a.parent, ToolCallID: call, Data: t.kids.RewriteData(data)})
+	t.cfg.Sink.Emit(event.Event{Type: typ, Time: t.cfg.Now(), SessionID: a.SessionID, AgentID: a.ID,
+		ParentAgentID: a.Parent, ToolCallID: call, Data: t.kids.RewriteData(data)})
 }
 
 // toolNames maps the CLI's tools that have an Atomic counterpart to its
