@@ -167,35 +167,87 @@ func Serve(ctx context.Context, cfg WorkerConfig) error {
 	if cfg.Ready != nil {
 		cfg.Ready()
 	}
-	var wg sync.WaitGroup
-	for range cfg.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.pull(ctx)
-		}()
-	}
-	wg.Wait()
+	w.pull(ctx, cfg.Concurrency)
 	return nil
 }
 
-// pull takes one task at a time until ctx ends: a task is fetched only
-// when this slot is free, so none waits in a busy worker's buffer.
-func (w *Worker) pull(ctx context.Context) {
+// pullWait is how long one pull waits at the server for tasks: an idle
+// worker makes one pull a second.
+const pullWait = time.Second
+
+// pull runs tasks on up to slots at once until ctx ends, then waits for
+// the running ones. One pull at a time asks for as many tasks as there
+// are free slots, so a task is fetched only when a slot is free (none
+// waits in a busy worker's buffer) and a worker holds one of the
+// consumer's waiting pulls (512 by default), not one per slot: workers of
+// 250 slots each would otherwise pass that limit and see their surplus
+// pulls fail, again and again, while idle.
+func (w *Worker) pull(ctx context.Context, slots int) {
+	free := make(chan struct{}, slots) // a token per free slot
+	for range slots {
+		free <- struct{}{}
+	}
+	var running sync.WaitGroup
+	defer running.Wait()
 	for ctx.Err() == nil {
-		msg, err := w.cons.Next(jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			if ctx.Err() == nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-				w.log("pulling tasks: %v", err)
-				select { // the server is away: do not spin
-				case <-ctx.Done():
-				case <-time.After(200 * time.Millisecond):
-				}
+		n := 0
+		select { // at least one free slot, then every other free one
+		case <-ctx.Done():
+			return
+		case <-free:
+			n = 1
+		}
+	more:
+		for n < slots {
+			select {
+			case <-free:
+				n++
+			default:
+				break more
 			}
+		}
+		got, err := w.fetch(ctx, n, func(msg jetstream.Msg) {
+			running.Add(1)
+			go func() {
+				defer running.Done()
+				defer func() { free <- struct{}{} }()
+				w.handle(ctx, msg)
+			}()
+		})
+		for range n - got {
+			free <- struct{}{}
+		}
+		if err != nil && ctx.Err() == nil {
+			w.log("pulling tasks: %v", err)
+			select { // the server is away: do not spin
+			case <-ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// fetch pulls up to n tasks, waiting up to pullWait for them, and gives
+// each to run as it arrives; it returns how many it gave. A task that
+// arrives once ctx has ended is given back at once.
+func (w *Worker) fetch(ctx context.Context, n int, run func(jetstream.Msg)) (int, error) {
+	batch, err := w.cons.Fetch(n, jetstream.FetchMaxWait(pullWait))
+	if err != nil {
+		return 0, err
+	}
+	got := 0
+	for msg := range batch.Messages() {
+		if ctx.Err() != nil {
+			_ = msg.Nak()
 			continue
 		}
-		w.handle(ctx, msg)
+		got++
+		run(msg)
 	}
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		return got, err
+	}
+	return got, nil
 }
 
 func (w *Worker) log(format string, args ...any) {
