@@ -53,7 +53,11 @@ type Worker struct {
 	cfg   WorkerConfig
 	nc    *nats.Conn
 	store jetstream.ObjectStore
-	cons  jetstream.Consumer
+	// left is told when a task is left for another worker; no pull is
+	// made before pause.
+	left    chan struct{}
+	pauseMu sync.Mutex
+	pause   time.Time
 	// gitMu keeps the clone's worktree bookkeeping one at a time.
 	gitMu sync.Mutex
 	// top is the clone's top level; commits lists the commits found in
@@ -158,12 +162,12 @@ func Serve(ctx context.Context, cfg WorkerConfig) error {
 	}
 	defer nc.Close()
 	hb := cfg.heartbeat()
-	cons, err := js.CreateOrUpdateConsumer(ctx, Stream, jetstream.ConsumerConfig{Durable: Consumer,
+	_, err = js.CreateOrUpdateConsumer(ctx, Stream, jetstream.ConsumerConfig{Durable: Consumer,
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 3 * hb, MaxDeliver: -1, MaxAckPending: -1})
 	if err != nil {
 		return fmt.Errorf("creating the workers' consumer on %s: %w", Stream, err)
 	}
-	w := &Worker{cfg: cfg, nc: nc, store: store, cons: cons, top: top, commits: map[string]bool{}}
+	w := &Worker{cfg: cfg, nc: nc, store: store, left: make(chan struct{}, 1), top: top, commits: map[string]bool{}}
 	if cfg.Ready != nil {
 		cfg.Ready()
 	}
@@ -171,91 +175,12 @@ func Serve(ctx context.Context, cfg WorkerConfig) error {
 	return nil
 }
 
-// pullWait is how long one pull waits at the server for tasks: an idle
-// worker makes one pull a second.
-const pullWait = time.Second
-
-// pull runs tasks on up to slots at once until ctx ends, then waits for
-// the running ones. One pull at a time asks for as many tasks as there
-// are free slots, so a task is fetched only when a slot is free (none
-// waits in a busy worker's buffer) and a worker holds one of the
-// consumer's waiting pulls (512 by default), not one per slot: workers of
-// 250 slots each would otherwise pass that limit and see their surplus
-// pulls fail, again and again, while idle.
-func (w *Worker) pull(ctx context.Context, slots int) {
-	free := make(chan struct{}, slots) // a token per free slot
-	for range slots {
-		free <- struct{}{}
-	}
-	var running sync.WaitGroup
-	defer running.Wait()
-	for ctx.Err() == nil {
-		n := 0
-		select { // at least one free slot, then every other free one
-		case <-ctx.Done():
-			return
-		case <-free:
-			n = 1
-		}
-	more:
-		for n < slots {
-			select {
-			case <-free:
-				n++
-			default:
-				break more
-			}
-		}
-		got, err := w.fetch(ctx, n, func(msg jetstream.Msg) {
-			running.Add(1)
-			go func() {
-				defer running.Done()
-				defer func() { free <- struct{}{} }()
-				w.handle(ctx, msg)
-			}()
-		})
-		for range n - got {
-			free <- struct{}{}
-		}
-		if err != nil && ctx.Err() == nil {
-			w.log("pulling tasks: %v", err)
-			select { // the server is away: do not spin
-			case <-ctx.Done():
-			case <-time.After(200 * time.Millisecond):
-			}
-		}
-	}
-}
-
-// fetch pulls up to n tasks, waiting up to pullWait for them, and gives
-// each to run as it arrives; it returns how many it gave. A task that
-// arrives once ctx has ended is given back at once.
-func (w *Worker) fetch(ctx context.Context, n int, run func(jetstream.Msg)) (int, error) {
-	batch, err := w.cons.Fetch(n, jetstream.FetchMaxWait(pullWait))
-	if err != nil {
-		return 0, err
-	}
-	got := 0
-	for msg := range batch.Messages() {
-		if ctx.Err() != nil {
-			_ = msg.Nak()
-			continue
-		}
-		got++
-		run(msg)
-	}
-	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-		return got, err
-	}
-	return got, nil
-}
-
 func (w *Worker) log(format string, args ...any) {
 	w.cfg.Log(fmt.Sprintf("worker %s: ", w.cfg.Name) + fmt.Sprintf(format, args...))
 }
 
 // handle runs one delivery of a task, start to end.
-func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+func (w *Worker) handle(ctx context.Context, msg *delivery) {
 	var t Task
 	if err := json.Unmarshal(msg.Data(), &t); err != nil || t.Lead == "" || t.ID == "" {
 		w.log("dropped a malformed task: %v", err)
@@ -281,6 +206,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		// Another worker may have it: only the last attempt reports it.
 		w.log("task %s: left for another worker: %v", t.ID, err)
 		_ = msg.NakWithDelay(leadHB / 4)
+		w.leave(leadHB / 4)
 		return
 	}
 	// The lead may cancel the moment it grants the claim: the worker
@@ -330,7 +256,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 // because the lead went silent).
 // tctx is the task's context, which the lead's cancel ends; cancel ends it
 // when the lead goes silent.
-func (w *Worker) run(tctx context.Context, cancel context.CancelCauseFunc, msg jetstream.Msg, t Task, attempt int, leadHB time.Duration) (Result, string) {
+func (w *Worker) run(tctx context.Context, cancel context.CancelCauseFunc, msg *delivery, t Task, attempt int, leadHB time.Duration) (Result, string) {
 	res := Result{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name}
 	heard := atomic.Int64{}
 	heard.Store(time.Now().UnixNano())
