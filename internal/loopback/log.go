@@ -19,6 +19,8 @@ type LogEntry struct {
 	Rule   string `json:"rule"` // the answering rule's name; "" when none answered
 	Model  string `json:"model,omitempty"`
 	Stream bool   `json:"stream"`
+	// Bytes is the size of the request's body: what the client sent.
+	Bytes int `json:"bytes,omitempty"`
 	// Start is when the request arrived; End when the response was fully
 	// written or the connection closed, zero while the request is in
 	// flight. The entry is in the log from the request's arrival, and

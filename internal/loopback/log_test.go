@@ -220,3 +220,18 @@ func TestMaxConcurrentCountsARequestInFlightAsOpen(t *testing.T) {
 		t.Errorf("MaxConcurrent = %d, want 2 (the open request overlaps both others)", got)
 	}
 }
+
+// The bench adds up what a run sent the model: each entry carries the
+// size of its request's body.
+func TestALogEntryCarriesTheSizeOfTheRequestBody(t *testing.T) {
+	s := startServer(t, &Scenario{Rules: []Rule{{Name: "hi", Respond: &Response{Text: "hi"}}}})
+	body := `{"model":"gpt-x","messages":[{"role":"user","content":"hello there"}]}`
+	resp, err := http.Post(s.URL()+"/v1/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if log := s.Log(); len(log) != 1 || log[0].Bytes != len(body) || log[0].Rule != "hi" {
+		t.Errorf("log = %+v, want one entry of %d bytes answered by hi", log, len(body))
+	}
+}

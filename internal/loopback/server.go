@@ -358,6 +358,7 @@ func (x *exchange) serve(r *http.Request) {
 		x.fail(&apiError{status: http.StatusRequestEntityTooLarge, typ: "request_too_large", message: "reading request body: " + err.Error()}, 0, 0, "bad body")
 		return
 	}
+	x.entry.Bytes = len(body)
 	var req *request
 	var perr *apiError
 	switch x.entry.API {
