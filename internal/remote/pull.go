@@ -3,7 +3,6 @@ package remote
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -143,8 +142,11 @@ func (w *Worker) fetch(ctx context.Context, n int, run func(*delivery)) (int, er
 	}
 	var ended <-chan struct{} = ctx.Done()
 	left := w.left
-	safety := time.NewTimer(pullWait + time.Second) // the server's answer lost
+	// The server ends the pull after pullWait; when its word does not
+	// come (it is away, or slow), the pull is ended here.
+	safety := time.NewTimer(pullWait + time.Second)
 	defer safety.Stop()
+	draining := false
 	for {
 		select {
 		case m := <-msgs:
@@ -159,10 +161,14 @@ func (w *Worker) fetch(ctx context.Context, n int, run func(*delivery)) (int, er
 		case <-closed: // drained: what the server sent before it heard is in msgs
 			return rest(nil)
 		case <-safety.C:
-			_ = sub.Unsubscribe()
-			return rest(errors.New("no answer from the server"))
+			if draining { // no word on the drain either
+				_ = sub.Unsubscribe()
+				return rest(nil)
+			}
 		}
-		ended, left = nil, nil // end once: stop listening, keep what is on the way
+		// End once: stop listening, keep what is on the way.
+		draining, ended, left = true, nil, nil
+		safety.Reset(time.Second)
 		if err := sub.Drain(); err != nil {
 			_ = sub.Unsubscribe()
 			return rest(err)
