@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -15,22 +15,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// The test binary is also the measured program: with PEAKRSS_TEST_MB set
-// it allocates and touches that many MB, starts itself again with
-// PEAKRSS_TEST_CHILD_MB (if set) as its child, holds its memory for
-// PEAKRSS_TEST_HOLD and exits.
-const (
-	envMB      = "PEAKRSS_TEST_MB"
-	envChildMB = "PEAKRSS_TEST_CHILD_MB"
-	envHold    = "PEAKRSS_TEST_HOLD"
-)
-
-var shim string
+// shim is the measuring shim; alloc the program it measures
+// (testdata/alloc), both built without the race detector.
+var shim, alloc string
 
 func TestMain(m *testing.M) {
-	if mb := os.Getenv(envMB); mb != "" {
-		os.Exit(allocate(mb))
-	}
 	dir, err := os.MkdirTemp("", "peakrss-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -38,6 +27,12 @@ func TestMain(m *testing.M) {
 	}
 	if shim, err = Build(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	alloc = filepath.Join(dir, "alloc")
+	build := exec.Command("go", "build", "-o", alloc, "./testdata/alloc")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building testdata/alloc: %v: %s\n", err, out)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -61,29 +56,10 @@ func touched(mb int) []byte {
 	return b
 }
 
-func allocate(mbs string) int {
-	mb, _ := strconv.Atoi(mbs)
-	b := touched(mb)
-	if c := os.Getenv(envChildMB); c != "" {
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), envMB+"="+c, envChildMB+"=")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "child:", err)
-			return 1
-		}
-	} else if d, err := time.ParseDuration(os.Getenv(envHold)); err == nil {
-		time.Sleep(d)
-	}
-	runtime.KeepAlive(b)
-	return 0
-}
-
-// measured runs this binary under the shim with env and returns the report.
-func measured(t *testing.T, env ...string) Report {
+// measured runs alloc with args under the shim and returns the report.
+func measured(t *testing.T, args ...string) Report {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), env...)
+	cmd := exec.Command(alloc, args...)
 	cmd.Stderr = os.Stderr
 	run := Wrap(t, shim, cmd)
 	if err := cmd.Run(); err != nil {
@@ -113,8 +89,7 @@ func TestAChildsPeakIsItsOwnNotItsLargeParents(t *testing.T) {
 	ballast := touched(parentMB) // this test process: now over 160 MB
 	defer runtime.KeepAlive(ballast)
 
-	naive := exec.Command(os.Args[0])
-	naive.Env = append(os.Environ(), envMB+"=0")
+	naive := exec.Command(alloc)
 	if err := naive.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +98,8 @@ func TestAChildsPeakIsItsOwnNotItsLargeParents(t *testing.T) {
 			"(the kernel did not fold the parent's memory in: this test proves nothing here)", parentMB, rss)
 	}
 
-	base := measured(t, envMB+"=0")
-	got := measured(t, envMB+fmt.Sprint("=", childMB))
+	base := measured(t)
+	got := measured(t, "-mb", fmt.Sprint(childMB))
 	t.Logf("base %.1f MB, with %d MB: %.1f MB (tree %.1f MB)", base.MaxRSSMB, childMB, got.MaxRSSMB, got.TreePeakMB)
 	if base.MaxRSSMB > 20 {
 		t.Errorf("the program alone read %.1f MB, want its few MB", base.MaxRSSMB)
@@ -137,8 +112,8 @@ func TestAChildsPeakIsItsOwnNotItsLargeParents(t *testing.T) {
 // together, and its largest process is the child.
 func TestATreesPeakAddsTheProcessesAliveAtOnce(t *testing.T) {
 	const parentMB, childMB = 16, 40
-	base := measured(t, envMB+"=0", envHold+"=200ms")
-	got := measured(t, envMB+fmt.Sprint("=", parentMB), envChildMB+fmt.Sprint("=", childMB), envHold+"=200ms")
+	base := measured(t, "-hold", "200ms")
+	got := measured(t, "-mb", fmt.Sprint(parentMB), "-child-mb", fmt.Sprint(childMB), "-hold", "200ms")
 	t.Logf("base %.1f MB (tree %.1f); program %d MB + child %d MB: largest %.1f MB, tree %.1f MB, %v",
 		base.MaxRSSMB, base.TreePeakMB, parentMB, childMB, got.MaxRSSMB, got.TreePeakMB, got.Procs)
 	near(t, "largest process (the child)", got.MaxRSSMB-base.MaxRSSMB, childMB, 2)
