@@ -79,22 +79,24 @@ func BenchmarkFanOut3x2s(b *testing.B) {
 
 // fanOut runs n sub-agents at cap n, each answering after 1 s, and
 // reports the median wall time, the peaks of the largest process and of
-// the tree, and the CPU of the whole tree per sub-agent.
+// the tree, the CPU of the whole tree per sub-agent and what the run sent
+// the model.
 func fanOut(b *testing.B, n int) {
 	var wall, cpu []time.Duration
-	own, tree := 0.0, 0.0
+	own, tree, sent := 0.0, 0.0, 0.0
 	for i := 0; i < b.N; i++ {
 		m := runMeasured(b, fanOutScenario(n, 1000), "-p", "go", "--max-subagents", fmt.Sprint(n))
 		if got, final := len(loopback.ByRule(m.Log, "sub")), len(loopback.ByRule(m.Log, "final")); got != n || final != 1 {
 			b.Fatalf("%d sub-agents asked the model and the lead's final answer came %d times, want %d and 1", got, final, n)
 		}
 		wall, cpu = append(wall, m.Wall), append(cpu, m.CPU)
-		own, tree = max(own, m.MaxRSSMB), max(tree, m.TreePeakMB)
+		own, tree, sent = max(own, m.MaxRSSMB), max(tree, m.TreePeakMB), m.SentKB
 	}
 	b.ReportMetric(median(wall).Seconds(), "s-wall")
 	b.ReportMetric(own, "MB-peak-RSS")
 	b.ReportMetric(tree, "MB-peak-tree-RSS")
 	b.ReportMetric(ms(median(cpu))/float64(n), "ms-CPU-per-agent")
+	b.ReportMetric(sent, "KB-sent")
 }
 
 // Benchmark100Subagents: 100 sub-agents at cap 100, 1 s each. Budget:
