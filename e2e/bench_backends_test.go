@@ -1,14 +1,12 @@
+//go:build linux
+
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,8 +32,9 @@ var backendBenches = []backendBench{
 // BenchmarkBackendStart runs the same one-answer prompt through `atomic
 // run` on each backend and reports the time from process start to the
 // first model request, and the peak RSS of the whole process tree (Atomic
-// and, for an external backend, the CLI and everything it started),
-// sampled every 5 ms. The runs of a backend share one home, as a user's
+// and, for an external backend, the CLI and everything it started): the
+// largest sum of their own peaks, sampled every 2 ms (see package
+// peakrss). The runs of a backend share one home, as a user's
 // do, after one run that warms it (CLIs unpack themselves and create
 // their databases on their first start).
 func BenchmarkBackendStart(b *testing.B) {
@@ -85,61 +84,10 @@ func runBackendOnce(b *testing.B, bb backendBench, bin, home string) (time.Durat
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "TMPDIR=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
 		"ANTHROPIC_API_KEY=test-key", "OPENAI_API_KEY=test-key", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
 		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "NO_COLOR=1", "LANG=C.UTF-8"}
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	done := make(chan struct{})
-	var peak float64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			peak = max(peak, treeRSS(home))
-			select {
-			case <-done:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	start := time.Now()
-	err := cmd.Run()
-	close(done)
-	wg.Wait()
-	if err != nil {
-		b.Fatalf("%s: %v: %s", bb.name, err, errb.String())
-	}
+	rep := measureRun(b, cmd)
 	log := srv.Log()
 	if len(log) == 0 {
 		b.Fatalf("%s: no model request", bb.name)
 	}
-	return log[0].Start.Sub(start), peak
-}
-
-// treeRSS sums the resident memory, in MB, of the live processes whose
-// environment holds HOME=home: one run's whole process tree.
-func treeRSS(home string) float64 {
-	want := []byte("HOME=" + home + "\x00")
-	total := 0.0
-	dir, _ := os.ReadDir("/proc")
-	for _, d := range dir {
-		if _, err := strconv.Atoi(d.Name()); err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, want) {
-			continue
-		}
-		status, err := os.ReadFile(filepath.Join("/proc", d.Name(), "status"))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(status), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-				total += float64(kb) / 1024
-			}
-		}
-	}
-	return total
+	return log[0].Start.Sub(rep.Start), rep.TreePeakMB
 }

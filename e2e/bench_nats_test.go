@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package e2e
 
@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,27 +26,19 @@ func BenchmarkNATSFanOut1000x1s(b *testing.B) {
 	for i, c := range clones {
 		startWorker(b, url, srv, c, fmt.Sprintf("worker-%d", i+1), 250, "--nats-heartbeat", "2s")
 	}
-	var total time.Duration
+	var wall []time.Duration
 	peak := 0.0
 	for range b.N {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		cmd := lead(b, ctx, srv, repo, url, "--nats-heartbeat", "2s", "--max-subagents", "1000", "-p", "fan out")
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		start := time.Now()
-		err := cmd.Run()
-		wall := time.Since(start)
+		m := runMeasuredCmd(b, srv, lead(b, ctx, srv, repo, url, "--nats-heartbeat", "2s", "--max-subagents", "1000", "-p", "fan out"))
 		cancel()
-		if err != nil {
-			b.Fatalf("lead: %v: %s", err, errb.String())
-		}
-		if n := strings.Count(out.String(), `"type":"subagent.complete"`); n != 1000 {
+		if n := strings.Count(m.Out, `"type":"subagent.complete"`); n != 1000 {
 			b.Fatalf("%d sub-agents completed, want 1000", n)
 		}
-		total += wall
-		peak = max(peak, float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)/1024)
+		wall = append(wall, m.Wall)
+		peak = max(peak, m.MaxRSSMB)
 	}
-	b.ReportMetric(total.Seconds()/float64(b.N), "s-wall")
+	b.ReportMetric(median(wall).Seconds(), "s-wall")
 	b.ReportMetric(peak, "MB-lead-peak-RSS")
 }
 

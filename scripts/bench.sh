@@ -3,8 +3,10 @@
 # Exits 1 when any figure is over budget (after printing them all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+bin=$(mktemp -d)
+trap 'rm -f "$out"; rm -rf "$bin"' EXIT
 
 # The Claude Code figures need the CLI: ATOMIC_TEST_CLAUDE, else the copy
 # .ci/run installs, if there.
@@ -27,7 +29,17 @@ oc_bin="${XDG_CACHE_HOME:-$HOME/.cache}/atomic-ci/opencode-1.18.33/node_modules/
 if [ -z "${ATOMIC_TEST_OPENCODE:-}" ] && [ -x "$oc_bin" ]; then export ATOMIC_TEST_OPENCODE="$oc_bin"; fi
 cp_bin="${XDG_CACHE_HOME:-$HOME/.cache}/atomic-ci/copilot-1.0.102/node_modules/.bin/copilot"
 if [ -z "${ATOMIC_TEST_COPILOT:-}" ] && [ -x "$cp_bin" ]; then export ATOMIC_TEST_COPILOT="$cp_bin"; fi
-go test -run '^$' -bench . -skip 'ClaudeOverhead|CodexAddedWallTime|StoreStartCost' -benchtime 5x ./e2e >>"$out"
+# Memory and CPU are each atomic process's own, measured through a small
+# shim that starts it (internal/testkit/peakrss): a child of the test
+# process would read the test process's own high-water mark.
+# Issue 22's one-answer figures (S1): medians of 21 runs.
+go test -run '^$' -bench '^Benchmark(OneAnswer|RunHelp)$' -benchtime 21x ./e2e >>"$out"
+# The fan-outs take seconds each: medians of 3 runs.
+go test -run '^$' -bench '^Benchmark(FanOut3x2s|100Subagents|1000Subagents|NATSFanOut1000x1s)$' -benchtime 3x ./e2e >>"$out"
+go test -run '^$' -bench . -skip 'OneAnswer|RunHelp|FanOut3x2s|100Subagents|1000Subagents|NATSFanOut1000x1s|ClaudeOverhead|CodexAddedWallTime|StoreStartCost' -benchtime 5x ./e2e >>"$out"
+# The stripped binary's size.
+go build -ldflags='-s -w' -o "$bin/atomic" ./cmd/atomic
+echo "BenchmarkStrippedBinary 1 $(stat -c %s "$bin/atomic" | awk '{ printf "%.1f", $1 / 1048576 }') MB-stripped" >>"$out"
 # The added wall time over a CLI alone is the median of back-to-back pairs
 # whose CLI runs vary by hundreds of ms: 11 pairs, not 5.
 go test -run '^$' -bench '^Benchmark(ClaudeOverhead|CodexAddedWallTime)$' -benchtime 11x ./e2e >>"$out"
@@ -65,17 +77,36 @@ info() {
 over=0
 
 echo
+echo "Load average (1, 5, 15 min) at the start: $load_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
+echo
+echo "Issue 22's table (S1: one headless answer, as a user starts it; medians)"
+figure OneAnswer ms-wall '<' 25 "S1 (one answer) wall"
+figure OneAnswer ms-to-first-request '<' 15 "S1 start to first model request"
+figure OneAnswer MB-peak-tree-RSS '<' 25 "S1 peak RSS, whole process tree"
+figure RunHelp ms-wall '<' 8 "atomic run --help"
+figure OneAnswer ms-exit-after-answer '<' 5 "S1 exit after the last answer"
+figure 100Subagents s-wall '<' 1.1 "100 sub-agents x 1 s: whole run"
+figure 100Subagents MB-peak-RSS '<' 40 "100 sub-agents x 1 s: peak RSS (Atomic's process)"
+figure 1000Subagents s-wall '<' 1.6 "1,000 sub-agents x 1 s, in process: whole run"
+figure 1000Subagents MB-peak-RSS '<' 160 "1,000 sub-agents x 1 s: peak RSS (Atomic's process)"
+figure 1000Subagents ms-CPU-per-agent '<' 0.8 "CPU per sub-agent (1,000-agent run, whole tree)"
+info StrippedBinary MB-stripped "binary, stripped (each dependency's cost: not measured yet)"
+figure FanOut3x2s KB-sent '<' 70 "bytes sent to the model, S2 fan-out (3 sub-agents)"
+info OneAnswer KB-sent "bytes sent to the model, S1"
+info 100Subagents KB-sent "bytes sent to the model, 100 sub-agents"
+info 1000Subagents KB-sent "bytes sent to the model, 1,000 sub-agents"
+
+echo
 echo "Atomic benchmark figures"
-figure StartToFirstRequest ms-to-first-request '<' 30 "process start to first model request (loopback)"
+figure OneAnswer MB-peak-RSS '<' 40 "S1: peak RSS of Atomic's largest process"
+info 100Subagents MB-peak-tree-RSS "100 sub-agents: peak RSS, whole process tree"
+info 1000Subagents MB-peak-tree-RSS "1,000 sub-agents: peak RSS, whole process tree"
 figure EncodeStreamJSON events/s '>' 200000 "stream-json events encoded per second"
-figure HeadlessPeakRSS MB-peak-RSS '<' 40 "peak RSS of a plain headless run"
 figure Reducer events/s '>' 1000000 "lifecycle reducer throughput"
 info BusThroughput events/s "bus: events/s to 5 subscribers, each on its own queue"
 figure FanOut3x2s s-wall '<' 2.2 "3 sub-agents answering after 2 s: whole run"
-figure 100Subagents s-wall '<' 2 "100 sub-agents at cap 100, 1 s each: whole run"
-figure 100Subagents MB-peak-RSS '<' 150 "100 sub-agents: peak RSS"
 figure NATSFanOut1000x1s s-wall '<' 2.5 "1,000 sub-agents on 4 NATS workers, 1 s each: whole run"
-figure NATSFanOut1000x1s MB-lead-peak-RSS '<' 150 "1,000 sub-agents on NATS workers: lead peak RSS"
+figure NATSFanOut1000x1s MB-lead-peak-RSS '<' 150 "1,000 sub-agents on NATS workers: lead peak RSS (its own)"
 figure NATSDispatchLatency ms-added-median '<' 5 "dispatch latency a NATS worker adds per task (median)"
 figure ClaudeAdapterThroughBus events/s '>' 100000 "Claude Code adapter: captured stream through the bus"
 figure ClaudeOverhead ms-added '<' 30 "Claude Code 3x2s fan-out: wall time Atomic adds (ms)"

@@ -129,7 +129,7 @@ func runNATS(ctx context.Context, args []string, ios IOStreams) int {
 		}
 		store = filepath.Join(dir, "nats")
 	}
-	srv, err := remote.StartServer(remote.ServerConfig{Listen: listen, Store: store})
+	srv, err := remote.StartServer(remote.ServerConfig{Listen: listen, Store: store, Log: ios.Err})
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic nats: %v\n", err)
 		return 1

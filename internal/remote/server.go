@@ -2,9 +2,11 @@ package remote
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -23,6 +25,10 @@ type ServerConfig struct {
 	Cluster       string
 	ClusterListen string
 	Routes        []string
+	// Log, when set, gets the server's warnings and errors, one a line.
+	// Whether or not it is, a server that does not start says why in
+	// StartServer's error.
+	Log io.Writer
 }
 
 // Server is a running embedded NATS server.
@@ -61,13 +67,76 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting NATS: %w", err)
 	}
+	logs := &serverLog{w: cfg.Log, fatal: make(chan struct{})}
+	s.SetLogger(logs, false, false)
 	s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
+	// A fatal error (the port is taken, the store cannot be written)
+	// ends the wait at once, with the server's own words.
+	for deadline := time.Now().Add(startWait); !s.ReadyForConnections(50 * time.Millisecond); {
+		select {
+		case <-logs.fatal:
+		default:
+			if time.Now().Before(deadline) {
+				continue
+			}
+		}
 		s.Shutdown()
 		s.WaitForShutdown()
-		return nil, fmt.Errorf("NATS on %s did not start within 10s", cfg.Listen)
+		if why := logs.lastError(); why != "" {
+			return nil, fmt.Errorf("NATS on %s did not start: %s", cfg.Listen, why)
+		}
+		return nil, fmt.Errorf("NATS on %s did not start within %s", cfg.Listen, startWait)
 	}
 	return &Server{s: s}, nil
+}
+
+// startWait is how long StartServer waits for the server to take
+// connections.
+const startWait = 10 * time.Second
+
+// serverLog is the embedded server's logger: warnings and errors go to w
+// (if any), the last error is kept, and a fatal one is signalled (the
+// server's own loggers would exit the process).
+type serverLog struct {
+	w       io.Writer
+	mu      sync.Mutex
+	last    string
+	fatal   chan struct{}
+	fatalMu sync.Once
+}
+
+func (l *serverLog) line(level, format string, v ...any) string {
+	msg := fmt.Sprintf(format, v...)
+	if l.w != nil {
+		l.mu.Lock()
+		fmt.Fprintf(l.w, "nats: %s%s\n", level, msg)
+		l.mu.Unlock()
+	}
+	return msg
+}
+
+func (l *serverLog) keep(msg string) {
+	l.mu.Lock()
+	l.last = msg
+	l.mu.Unlock()
+}
+
+func (l *serverLog) lastError() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
+}
+
+func (l *serverLog) Noticef(string, ...any)        {}
+func (l *serverLog) Debugf(string, ...any)         {}
+func (l *serverLog) Tracef(string, ...any)         {}
+func (l *serverLog) Warnf(format string, v ...any) { l.line("warning: ", format, v...) }
+func (l *serverLog) Errorf(format string, v ...any) {
+	l.keep(l.line("error: ", format, v...))
+}
+func (l *serverLog) Fatalf(format string, v ...any) {
+	l.keep(l.line("fatal: ", format, v...))
+	l.fatalMu.Do(func() { close(l.fatal) })
 }
 
 func splitHostPort(hp string) (string, int, error) {

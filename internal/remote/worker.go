@@ -53,7 +53,11 @@ type Worker struct {
 	cfg   WorkerConfig
 	nc    *nats.Conn
 	store jetstream.ObjectStore
-	cons  jetstream.Consumer
+	// left is told when a task is left for another worker; no pull is
+	// made before pause.
+	left    chan struct{}
+	pauseMu sync.Mutex
+	pause   time.Time
 	// gitMu keeps the clone's worktree bookkeeping one at a time.
 	gitMu sync.Mutex
 	// top is the clone's top level; commits lists the commits found in
@@ -158,44 +162,17 @@ func Serve(ctx context.Context, cfg WorkerConfig) error {
 	}
 	defer nc.Close()
 	hb := cfg.heartbeat()
-	cons, err := js.CreateOrUpdateConsumer(ctx, Stream, jetstream.ConsumerConfig{Durable: Consumer,
+	_, err = js.CreateOrUpdateConsumer(ctx, Stream, jetstream.ConsumerConfig{Durable: Consumer,
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 3 * hb, MaxDeliver: -1, MaxAckPending: -1})
 	if err != nil {
 		return fmt.Errorf("creating the workers' consumer on %s: %w", Stream, err)
 	}
-	w := &Worker{cfg: cfg, nc: nc, store: store, cons: cons, top: top, commits: map[string]bool{}}
+	w := &Worker{cfg: cfg, nc: nc, store: store, left: make(chan struct{}, 1), top: top, commits: map[string]bool{}}
 	if cfg.Ready != nil {
 		cfg.Ready()
 	}
-	var wg sync.WaitGroup
-	for range cfg.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.pull(ctx)
-		}()
-	}
-	wg.Wait()
+	w.pull(ctx, cfg.Concurrency)
 	return nil
-}
-
-// pull takes one task at a time until ctx ends: a task is fetched only
-// when this slot is free, so none waits in a busy worker's buffer.
-func (w *Worker) pull(ctx context.Context) {
-	for ctx.Err() == nil {
-		msg, err := w.cons.Next(jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			if ctx.Err() == nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-				w.log("pulling tasks: %v", err)
-				select { // the server is away: do not spin
-				case <-ctx.Done():
-				case <-time.After(200 * time.Millisecond):
-				}
-			}
-			continue
-		}
-		w.handle(ctx, msg)
-	}
 }
 
 func (w *Worker) log(format string, args ...any) {
@@ -203,7 +180,7 @@ func (w *Worker) log(format string, args ...any) {
 }
 
 // handle runs one delivery of a task, start to end.
-func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+func (w *Worker) handle(ctx context.Context, msg *delivery) {
 	var t Task
 	if err := json.Unmarshal(msg.Data(), &t); err != nil || t.Lead == "" || t.ID == "" {
 		w.log("dropped a malformed task: %v", err)
@@ -229,6 +206,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		// Another worker may have it: only the last attempt reports it.
 		w.log("task %s: left for another worker: %v", t.ID, err)
 		_ = msg.NakWithDelay(leadHB / 4)
+		w.leave(leadHB / 4)
 		return
 	}
 	// The lead may cancel the moment it grants the claim: the worker
@@ -278,7 +256,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 // because the lead went silent).
 // tctx is the task's context, which the lead's cancel ends; cancel ends it
 // when the lead goes silent.
-func (w *Worker) run(tctx context.Context, cancel context.CancelCauseFunc, msg jetstream.Msg, t Task, attempt int, leadHB time.Duration) (Result, string) {
+func (w *Worker) run(tctx context.Context, cancel context.CancelCauseFunc, msg *delivery, t Task, attempt int, leadHB time.Duration) (Result, string) {
 	res := Result{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name}
 	heard := atomic.Int64{}
 	heard.Store(time.Now().UnixNano())

@@ -1,0 +1,151 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// tree follows a process and its descendants. Their VmHWM (each
+// process's own peak) only grows while it lives, so a process found late
+// loses nothing, and a sample misses only what a process gains in its
+// last interval.
+type tree struct {
+	root    int
+	procs   map[int]*proc
+	alive   map[int]bool
+	peak    int64
+	samples int
+}
+
+func newTree(root int) *tree {
+	return &tree{root: root, procs: map[int]*proc{}, alive: map[int]bool{}}
+}
+
+// sample reads the tree every interval until stop is closed; every tenth
+// time it first looks for new descendants (a scan of /proc).
+func (t *tree) sample(every time.Duration, stop <-chan struct{}) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		if i%10 == 0 {
+			t.find()
+		}
+		t.read()
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// find adds the live descendants of the root not yet followed.
+func (t *tree) find() {
+	if len(t.procs) == 0 {
+		t.add(t.root)
+	}
+	children := map[int][]int{}
+	dir, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, d := range dir {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		if ppid := parent(pid); ppid > 0 {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	queue := []int{t.root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			if _, ok := t.procs[c]; !ok {
+				t.add(c)
+			}
+			queue = append(queue, c)
+		}
+	}
+}
+
+func (t *tree) add(pid int) {
+	t.procs[pid] = &proc{PID: pid}
+	t.alive[pid] = true
+}
+
+// read takes each live process's VmHWM and the tree's sum of them.
+func (t *tree) read() {
+	var sum int64
+	for pid := range t.alive {
+		comm, hwm, ok := status(pid)
+		if !ok { // gone, or a zombie whose memory is already freed
+			delete(t.alive, pid)
+			continue
+		}
+		p := t.procs[pid]
+		p.Comm, p.HWMKB = comm, max(p.HWMKB, hwm)
+		sum += p.HWMKB
+	}
+	t.samples++
+	t.peak = max(t.peak, sum)
+}
+
+func (t *tree) list() []proc {
+	out := make([]proc, 0, len(t.procs))
+	for _, p := range t.procs {
+		if p.HWMKB > 0 {
+			out = append(out, *p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out
+}
+
+// parent is pid's parent pid from /proc/PID/stat (0 if unreadable).
+func parent(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(string(f[1]))
+	return ppid
+}
+
+// status reads pid's name and VmHWM (kB); ok is false when the process is
+// gone or has no memory left (a zombie).
+func status(pid int) (comm string, hwmKB int64, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return "", 0, false
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if v, found := bytes.CutPrefix(line, []byte("Name:")); found {
+			comm = string(bytes.TrimSpace(v))
+		}
+		if v, found := bytes.CutPrefix(line, []byte("VmHWM:")); found {
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(v), []byte("kB")))), 10, 64)
+			if err != nil {
+				return "", 0, false
+			}
+			return comm, n, true
+		}
+	}
+	return "", 0, false
+}
