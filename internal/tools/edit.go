@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 const editDescription = `Performs an exact string replacement in a file.
@@ -283,7 +284,7 @@ func replaceIn(abs, content string, in editInput) (replacement, error) {
 	return r, nil
 }
 
-var lineNumberPrefix = regexp.MustCompile(`(?m)^ *\d+\t`)
+var lineNumberPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^ *\d+\t`) })
 
 // notFoundError explains a missing match and hints at the likely cause.
 func notFoundError(abs, content, old string) error {
@@ -291,7 +292,7 @@ func notFoundError(abs, content, old string) error {
 	switch {
 	case collapseSpace(old) != "" && strings.Contains(collapseSpace(content), collapseSpace(old)):
 		msg += "; it does match if whitespace is ignored, so check indentation (tabs or spaces), line breaks and trailing spaces, and copy the text exactly as read shows it"
-	case lineNumberPrefix.MatchString(old):
+	case lineNumberPrefix().MatchString(old):
 		msg += "; it seems to include read's line-number prefixes (a number and a tab at the start of lines): leave them out"
 	default:
 		msg += "; the file may have changed since you read it: read it again and copy the text exactly"
