@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -152,7 +153,7 @@ func parseYAML(head []byte) (map[string]field, error) {
 	return fields, nil
 }
 
-var fieldLine = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$`)
+var fieldLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$`) })
 
 // parseLines reads front matter the way its author meant it when it is
 // not valid YAML: a known key at the start of a line begins a field, every
@@ -170,7 +171,7 @@ func parseLines(head []byte, known func(key string) bool) map[string]field {
 		fields[key] = cur
 	}
 	for i, line := range strings.Split(string(head), "\n") {
-		if m := fieldLine.FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil && known(strings.ToLower(m[1])) {
+		if m := fieldLine().FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil && known(strings.ToLower(m[1])) {
 			flush()
 			key, cont = strings.ToLower(m[1]), nil
 			cur = field{name: m[1], line: i + 2, value: strings.TrimSpace(m[2])}
@@ -281,12 +282,12 @@ func entries(f field) []string {
 	return out
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // yamlErrLine is the file line (counting the opening ---) a YAML error
 // names, or 0.
 func yamlErrLine(err error) int {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n + 1
 	}

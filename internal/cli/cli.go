@@ -29,6 +29,10 @@ type IOStreams struct {
 	// user's Claude Code settings); nil leaves the process alone, as in
 	// tests, where only Getenv lookups made by the session see them.
 	Setenv func(key, value string) error
+	// Exits is set when the process exits as Run returns (System): the
+	// session store is then left for the exit to close, without the
+	// checkpoint closing it does (store.Recorder.Exit).
+	Exits bool
 }
 
 // System returns the process's streams.
@@ -36,7 +40,7 @@ func System() IOStreams {
 	dir, _ := os.Getwd()
 	fi, err := os.Stdin.Stat()
 	tty := err == nil && fi.Mode()&os.ModeCharDevice != 0
-	return IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Dir: dir, StdinIsTerminal: tty, Setenv: os.Setenv}
+	return IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Dir: dir, StdinIsTerminal: tty, Setenv: os.Setenv, Exits: true}
 }
 
 const usage = `Atomic: a terminal coding agent with parallel sub-agents.

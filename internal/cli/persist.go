@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/redact"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/store"
@@ -42,10 +44,32 @@ func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j run
 	if c.backendName(s) != backend.Native {
 		model = firstNonEmpty(c.model, s.file.Model)
 	}
+	// A native lead's store is opened as its first model request starts,
+	// beside it; an external CLI's takes longer to start than OpenDelay.
+	native := c.backendName(s) == backend.Native && s.prov != nil
 	rec := store.Record(path, store.Options{}, store.Meta{
 		ID: id, Dir: ios.Dir, Backend: c.backendName(s), Model: model, Secrets: secrets(s), Resume: res != nil, Hold: hold,
+		OpenAtBegin: native,
 	}, warn)
+	if native {
+		s.prov = &beginOnRequest{Provider: s.prov, begin: rec.Begin}
+	}
+	if ios.Exits {
+		return id, rec, rec.Exit
+	}
 	return id, rec, rec.Close
+}
+
+// beginOnRequest calls begin as the first request starts: the session
+// store opens on its own goroutine while the request is on its way.
+type beginOnRequest struct {
+	provider.Provider
+	begin func()
+}
+
+func (p *beginOnRequest) Stream(ctx context.Context, req provider.Request, on func(provider.Chunk)) (*provider.Response, error) {
+	p.begin() // once, and it only signals
+	return p.Provider.Stream(ctx, req, on)
 }
 
 // secrets are the values nothing Atomic writes may hold (the store, the

@@ -9,6 +9,7 @@ package markdown
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -45,17 +46,21 @@ type Renderer struct{ s Styles }
 func New(st Styles) *Renderer { return &Renderer{s: st} }
 
 var (
-	heading = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
-	bullet  = regexp.MustCompile(`^(\s*)([-*+])\s+(.*)$`)
-	ordered = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)
-	rule    = regexp.MustCompile(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
-	fence   = regexp.MustCompile("^\\s{0,3}(```+|~~~+)\\s*([^`\\s]*)")
+	heading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`) })
+	bullet  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)([-*+])\s+(.*)$`) })
+	ordered = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`) })
+	rule    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
+	})
+	fence = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^\\s{0,3}(```+|~~~+)\\s*([^`\\s]*)") })
 	// Emphasis must open after a line start, space or opening bracket and
 	// close before a space, punctuation or the end (CommonMark's flanking
 	// rules, roughly), so globs like **/*.go stay literal.
-	inlineRe = regexp.MustCompile("`[^`]+`" +
-		`|(?:^|[\s(\[])(?:\*\*[^*\s](?:[^*]*[^*\s])?\*\*|__[^_\s](?:[^_]*[^_\s])?__|\*[^*\s](?:[^*]*[^*\s])?\*|_[^_\s](?:[^_]*[^_\s])?_)(?:$|[\s.,;:!?)\]])` +
-		`|\[[^\]]+\]\([^)\s]+\)`)
+	inlineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("`[^`]+`" +
+			`|(?:^|[\s(\[])(?:\*\*[^*\s](?:[^*]*[^*\s])?\*\*|__[^_\s](?:[^_]*[^_\s])?__|\*[^*\s](?:[^*]*[^*\s])?\*|_[^_\s](?:[^_]*[^_\s])?_)(?:$|[\s.,;:!?)\]])` +
+			`|\[[^\]]+\]\([^)\s]+\)`)
+	})
 )
 
 // Render returns text's lines rendered for width columns.
@@ -72,7 +77,7 @@ func (r *Renderer) Render(text string, width int) []string {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if m := fence.FindStringSubmatch(l); m != nil {
+		if m := fence().FindStringSubmatch(l); m != nil {
 			flush()
 			marker := m[1]
 			i++
@@ -90,11 +95,11 @@ func (r *Renderer) Render(text string, width int) []string {
 			if len(out) > 0 && out[len(out)-1] != "" {
 				out = append(out, "")
 			}
-		case heading.MatchString(l):
+		case heading().MatchString(l):
 			flush()
-			m := heading.FindStringSubmatch(l)
+			m := heading().FindStringSubmatch(l)
 			out = append(out, r.wrap(r.s.Heading.Render(stripInline(m[2])), width, "", "")...)
-		case rule.MatchString(l):
+		case rule().MatchString(l):
 			flush()
 			out = append(out, r.s.Rule.Render(strings.Repeat("─", min(width, 40))))
 		case strings.HasPrefix(trimmed, ">"):
@@ -102,14 +107,14 @@ func (r *Renderer) Render(text string, width int) []string {
 			q := strings.TrimSpace(strings.TrimPrefix(trimmed, ">"))
 			bar := r.s.Quote.Render("│ ")
 			out = append(out, r.wrap(r.s.Quote.Render(r.inline(q)), width, bar, bar)...)
-		case bullet.MatchString(l) && !rule.MatchString(l):
+		case bullet().MatchString(l) && !rule().MatchString(l):
 			flush()
-			m := bullet.FindStringSubmatch(l)
+			m := bullet().FindStringSubmatch(l)
 			ind := strings.Repeat(" ", len(expandTabs(m[1])))
 			out = append(out, r.wrap(r.inline(m[3]), width, ind+r.s.Bullet.Render("•")+" ", ind+"  ")...)
-		case ordered.MatchString(l):
+		case ordered().MatchString(l):
 			flush()
-			m := ordered.FindStringSubmatch(l)
+			m := ordered().FindStringSubmatch(l)
 			ind := strings.Repeat(" ", len(expandTabs(m[1])))
 			out = append(out, r.wrap(r.inline(m[3]), width, ind+r.s.Bullet.Render(m[2])+" ", ind+strings.Repeat(" ", len(m[2])+1))...)
 		case strings.HasPrefix(trimmed, "|"):
@@ -143,7 +148,7 @@ func (r *Renderer) wrap(s string, width int, first, rest string) []string {
 
 // inline styles emphasis, code spans and links.
 func (r *Renderer) inline(s string) string {
-	return inlineRe.ReplaceAllStringFunc(s, func(m string) string {
+	return inlineRe().ReplaceAllStringFunc(s, func(m string) string {
 		// Emphasis matches carry the boundary characters around them.
 		lead, trail := "", ""
 		if m[0] != '`' && m[0] != '[' {

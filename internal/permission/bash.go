@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // bashVerdict is the gate's reading of one bash call.
@@ -182,7 +183,7 @@ var exactOnly = map[string]bool{
 
 // subcommand is a second word worth keeping in a rule: go test, npm run,
 // echo ok; not an option, a path or a file name.
-var subcommand = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+var subcommand = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`) })
 
 // bashRule is the session rule proposed for a simple command, spelt as
 // Claude Code spells its prefix rules (Bash(npm run test:*)): the command
@@ -202,7 +203,7 @@ func bashRule(c command) (Pattern, bool) {
 		return Pattern{Tool: "bash", HasArg: true, Prefix: c.Text}, true
 	}
 	prefix := c.Words[0]
-	if len(c.Words) > 1 && subcommand.MatchString(c.Words[1]) {
+	if len(c.Words) > 1 && subcommand().MatchString(c.Words[1]) {
 		prefix += " " + c.Words[1]
 	}
 	return Pattern{Tool: "bash", HasArg: true, Prefix: prefix, Wildcard: true}, true

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // verdict is what the programs table says about one call.
@@ -333,14 +334,16 @@ func rsyncCheck(c call) verdict {
 }
 
 // sshCommandOpts are ssh options naming local commands.
-var sshCommandOpts = regexp.MustCompile(`(?i)(proxycommand|localcommand|permitlocalcommand|knownhostscommand|match|include|proxyjump)`)
+var sshCommandOpts = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(proxycommand|localcommand|permitlocalcommand|knownhostscommand|match|include|proxyjump)`)
+})
 
 func sshCheck(c call) verdict {
 	for i, w := range c.words[1:] {
 		if !c.lits[i+1] {
 			continue
 		}
-		if w == "-F" || strings.HasPrefix(w, "-F") || w == "-S" && c.words[0] == "scp" || sshCommandOpts.MatchString(w) {
+		if w == "-F" || strings.HasPrefix(w, "-F") || w == "-S" && c.words[0] == "scp" || sshCommandOpts().MatchString(w) {
 			return exactHidden(c.words[0] + " runs the local command its options or configuration name (ProxyCommand, LocalCommand)")
 		}
 	}

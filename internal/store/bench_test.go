@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,4 +41,39 @@ func BenchmarkAppendEvents(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(size)/1024/float64(b.N)*1000, "KB-per-1000-events")
+}
+
+// BenchmarkOpenFresh: opening a store that does not exist yet: creating
+// the file, switching it to WAL and creating the schema.
+func BenchmarkOpenFresh(b *testing.B) {
+	dir := b.TempDir()
+	for i := 0; i < b.N; i++ {
+		st, err := Open(context.Background(), filepath.Join(dir, fmt.Sprint(i), FileName), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		st.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkOpenExisting: opening a store an earlier run left.
+func BenchmarkOpenExisting(b *testing.B) {
+	path := dbPath(b)
+	st, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		st, err := Open(context.Background(), path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		st.Close()
+		b.StartTimer()
+	}
 }

@@ -35,6 +35,10 @@ type Meta struct {
 	// once); nil, the Recorder takes it itself before it writes the
 	// session's row. Either is released when the Recorder closes.
 	Hold *Hold
+	// OpenAtBegin defers opening the store to Begin (the run's first
+	// model request) or Close; otherwise it is opened OpenDelay after
+	// Record, or at Begin if that comes first.
+	OpenAtBegin bool
 }
 
 // TitleRunes bounds a session's title (its first prompt, cut).
@@ -63,6 +67,11 @@ type Recorder struct {
 
 	wake chan struct{}
 	done chan struct{}
+	// begin is closed by Begin; leaveOpen (set before closing) has the
+	// writer leave the database for the process's exit to close.
+	begin     chan struct{}
+	beginOnce sync.Once
+	leaveOpen bool
 
 	// Writer-goroutine state.
 	st      *Store
@@ -102,7 +111,7 @@ func Record(path string, opts Options, meta Meta, warn func(error)) *Recorder {
 
 func start(meta Meta, warn func(error), hold func() (*Hold, error), open func() (*Store, error)) *Recorder {
 	r := &Recorder{meta: meta, warn: warn, red: redact.New(meta.Secrets), status: StatusRunning,
-		agents: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{}), started: time.Now(),
+		agents: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{}), begin: make(chan struct{}), started: time.Now(),
 		committedNow: make(chan struct{})}
 	r.enc = event.NewEncoder(&r.buf)
 	go r.run(hold, open)
@@ -150,7 +159,9 @@ func (r *Recorder) Mark() uint64 {
 // Wait returns once everything up to mark is committed, or at once when
 // persistence has stopped (failed, or the Recorder closed): output that
 // must not get ahead of the store (stream-json) waits here, never forever.
+// A store not yet open is opened now (Begin): output waits for it.
 func (r *Recorder) Wait(mark uint64) {
+	r.Begin()
 	for {
 		r.mu.Lock()
 		ok, now := r.committed >= mark || r.failed, r.committedNow
@@ -175,11 +186,33 @@ func (r *Recorder) advance(n int) {
 	r.mu.Unlock()
 }
 
+// Begin says the run has started its first model request: the store is
+// opened now, on the writer's goroutine, while the request is on its way
+// (Meta.OpenAtBegin). Calls after the first do nothing.
+func (r *Recorder) Begin() { r.beginOnce.Do(func() { close(r.begin) }) }
+
 // Close writes what is queued, records the session's end and stops the
-// writer. A session still running at Close (no complete since its last
+// writer, then closes the database (which checkpoints its WAL into the
+// file). A session still running at Close (no complete since its last
 // work) ends interrupted.
-func (r *Recorder) Close() {
+func (r *Recorder) Close() { r.stop(false) }
+
+// Exit is Close for a process that exits next: what is queued and the
+// session's end are committed to the WAL in one transaction, and the
+// database is left for the exit to close, without the checkpoint (and its
+// two fsyncs) that closing it would do. Each commit is in the WAL, which
+// the next open reads (SQLite's recovery), so a process crash, as a
+// kill -9, loses nothing committed (synchronous=NORMAL: a power loss or
+// an OS crash may lose the last commits). For a process that goes on
+// after the session, use Close: Exit leaves the database's connection
+// and its goroutine behind.
+func (r *Recorder) Exit() { r.stop(true) }
+
+func (r *Recorder) stop(leaveOpen bool) {
 	r.mu.Lock()
+	if !r.closing {
+		r.leaveOpen = leaveOpen
+	}
 	r.closing = true
 	r.mu.Unlock()
 	select {
@@ -206,43 +239,56 @@ func (r *Recorder) run(hold func() (*Hold, error), open func() (*Store, error)) 
 		return
 	}
 	r.st = st
-	defer st.Close()
+	defer func() {
+		r.mu.Lock()
+		leave := r.leaveOpen
+		r.mu.Unlock()
+		if !leave {
+			st.Close()
+		}
+	}()
 	for {
 		r.mu.Lock()
 		batch, closing := r.queue, r.closing
 		r.queue = nil
 		r.mu.Unlock()
-		if len(batch) > 0 {
-			if err := r.write(batch); err != nil {
+		if len(batch) > 0 || closing {
+			// The last batch carries the session's end: one commit.
+			if err := r.write(batch, closing); err != nil {
 				r.fail(err)
 				return
 			}
 			r.advance(len(batch))
-			continue
-		}
-		if closing {
-			if err := r.end(); err != nil {
-				r.fail(err)
+			if closing {
+				return
 			}
-			return
+			continue
 		}
 		<-r.wake
 	}
 }
 
 // OpenDelay is how long a Recorder lets the run start before it opens the
-// store: opening costs about a millisecond of CPU, which on a small
-// machine would otherwise compete with the run's first model request.
-// What happens meanwhile is queued; Close does not wait for it.
+// store, unless Begin comes first or Meta.OpenAtBegin waits for it:
+// opening costs about a millisecond of CPU, which on a small machine
+// would otherwise compete with the run's start. What happens meanwhile is
+// queued; Close does not wait for it.
 const OpenDelay = 10 * time.Millisecond
 
-// settle waits OpenDelay, or until Close.
+// settle waits until the store is to be opened: Begin, Close, or
+// OpenDelay unless Meta.OpenAtBegin.
 func (r *Recorder) settle() {
-	t := time.NewTimer(OpenDelay)
-	defer t.Stop()
+	var timeout <-chan time.Time
+	if !r.meta.OpenAtBegin {
+		t := time.NewTimer(OpenDelay)
+		defer t.Stop()
+		timeout = t.C
+	}
 	for {
 		select {
-		case <-t.C:
+		case <-timeout:
+			return
+		case <-r.begin:
 			return
 		case <-r.wake:
 			r.mu.Lock()
@@ -267,9 +313,13 @@ func (r *Recorder) fail(err error) {
 	}
 }
 
-// write stores one batch in one transaction.
-func (r *Recorder) write(batch []op) error {
+// write stores one batch in one transaction; the last one (closing) also
+// records the session's end.
+func (r *Recorder) write(batch []op, closing bool) error {
 	ctx := context.Background()
+	if closing && len(batch) == 0 && !r.created {
+		return nil // nothing happened: no session to keep
+	}
 	tx, err := r.st.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("writing the session: %w", err)
@@ -318,8 +368,16 @@ func (r *Recorder) write(batch []op) error {
 			r.status = StatusRunning
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, status = ?, agents = ? WHERE id = ?`,
-		r.title, r.status, len(r.agents), r.meta.ID); err != nil {
+	var ended sql.NullInt64
+	if closing {
+		// A session still running at its end was interrupted.
+		if r.status == StatusRunning {
+			r.status = StatusInterrupted
+		}
+		ended = sql.NullInt64{Int64: time.Now().UnixNano(), Valid: true}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, status = ?, agents = ?, ended = ? WHERE id = ?`,
+		r.title, r.status, len(r.agents), ended, r.meta.ID); err != nil {
 		return fmt.Errorf("updating the session: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -394,22 +452,6 @@ func (r *Recorder) track(e event.Event) {
 			r.status = StatusError
 		}
 	}
-}
-
-// end records the session's end time and final status.
-func (r *Recorder) end() error {
-	if !r.created {
-		return nil // nothing happened: no session to keep
-	}
-	if r.status == StatusRunning {
-		r.status = StatusInterrupted
-	}
-	_, err := r.st.db.ExecContext(context.Background(), `UPDATE sessions SET status = ?, ended = ? WHERE id = ?`,
-		r.status, time.Now().UnixNano(), r.meta.ID)
-	if err != nil {
-		return fmt.Errorf("ending the session: %w", err)
-	}
-	return nil
 }
 
 // Title is a session's title from its first prompt: one line, cut.

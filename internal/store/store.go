@@ -78,7 +78,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	// Sessions hold code and conversations: the file is the user's alone
 	// (SQLite gives its -wal and -shm files the same mode).
+	fresh := false
 	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil {
+		fi, err := f.Stat()
+		fresh = err == nil && fi.Size() == 0
 		f.Close()
 	}
 	dsn := "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path) +
@@ -94,7 +97,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// One connection: one writer per process, and a pragma set once holds.
 	db.SetMaxOpenConns(1)
 	s := &Store{db: db, path: path}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrate(ctx, fresh); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("session store %s: %w", path, err)
 	}

@@ -257,7 +257,7 @@ type SpawnSpec struct {
 	Type string
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`) })
 
 // Spawn starts a teammate and returns once it is registered (status
 // spawning); its session works in its own goroutine, started with the
@@ -266,7 +266,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	spec.Name = strings.TrimSpace(spec.Name)
 	spec.Role = strings.TrimSpace(spec.Role)
 	switch {
-	case !validName.MatchString(spec.Name):
+	case !validName().MatchString(spec.Name):
 		return Info{}, fmt.Errorf("teammate name %q is not valid: use 1 to 40 letters, digits, '-', '_' or '.', starting with a letter or digit", spec.Name)
 	case strings.EqualFold(spec.Name, event.LeadID) || strings.EqualFold(spec.Name, User):
 		return Info{}, fmt.Errorf("teammate name %q is reserved: choose another name", spec.Name)

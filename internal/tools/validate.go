@@ -261,14 +261,14 @@ func shorten(s string, n int) string {
 	return s[:n] + "…"
 }
 
-var schemaPathRE = regexp.MustCompile(`^validating ([^:]*): `)
+var schemaPathRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^validating ([^:]*): `) })
 
 // explainSchemaError peels jsonschema-go's "validating <path>: " prefixes
 // off err, returning the first property named on the way and the rest.
 func explainSchemaError(err error) (field, problem string) {
 	msg := err.Error()
 	for {
-		m := schemaPathRE.FindStringSubmatch(msg)
+		m := schemaPathRE().FindStringSubmatch(msg)
 		if m == nil {
 			break
 		}

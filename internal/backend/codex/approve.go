@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -94,7 +95,7 @@ func commandText(raw json.RawMessage) string {
 	}
 	var argv []string
 	if json.Unmarshal(raw, &argv) == nil {
-		if len(argv) == 3 && shellName.MatchString(argv[0]) && strings.HasSuffix(argv[1], "c") {
+		if len(argv) == 3 && shellName().MatchString(argv[0]) && strings.HasSuffix(argv[1], "c") {
 			return argv[2]
 		}
 		return strings.Join(argv, " ")
@@ -103,14 +104,14 @@ func commandText(raw json.RawMessage) string {
 }
 
 var (
-	shellName    = regexp.MustCompile(`^(?:\S*/)?(?:ba|z)?sh$`)
-	shellWrapper = regexp.MustCompile(`^(?:\S*/)?(?:ba|z)?sh -l?c '(.*)'$`)
+	shellName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:\S*/)?(?:ba|z)?sh$`) })
+	shellWrapper = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:\S*/)?(?:ba|z)?sh -l?c '(.*)'$`) })
 )
 
 // unwrapShell turns Codex's `/bin/bash -lc 'cmd'` into `cmd`, so rules
 // such as bash(touch:*) match what the model ran.
 func unwrapShell(cmd string) string {
-	if m := shellWrapper.FindStringSubmatch(cmd); m != nil && !strings.Contains(strings.ReplaceAll(m[1], `'\''`, ""), "'") {
+	if m := shellWrapper().FindStringSubmatch(cmd); m != nil && !strings.Contains(strings.ReplaceAll(m[1], `'\''`, ""), "'") {
 		return strings.ReplaceAll(m[1], `'\''`, `'`)
 	}
 	return cmd

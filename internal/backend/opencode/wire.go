@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Event is one server event: the JSON of an SSE `data:` line of GET /event.
@@ -98,12 +99,12 @@ type tokens struct {
 
 // taskTag is the head of a task tool's output and of a background task's
 // synthetic completion message: <task id="ses_…" state="completed">.
-var taskTag = regexp.MustCompile(`<task id="([^"]+)" state="([^"]+)">`)
+var taskTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<task id="([^"]+)" state="([^"]+)">`) })
 
 // taskReport reads a task output or completion message: the child session,
 // its state, and the text inside <task_result> (the whole text if none).
 func taskReport(s string) (session, state, result string) {
-	m := taskTag.FindStringSubmatch(s)
+	m := taskTag().FindStringSubmatch(s)
 	if m == nil {
 		return "", "", strings.TrimSpace(s)
 	}
