@@ -89,6 +89,12 @@ func command(t testing.TB, ctx context.Context, srv *loopback.Server, prov, work
 		"XDG_STATE_HOME=" + filepath.Join(home, "state"),
 		"ANTHROPIC_API_KEY=test-key", "OPENAI_API_KEY=test-key",
 	}
+	// Profiling a benchmark's atomic: the hidden variables pass through.
+	for _, k := range []string{"ATOMIC_CPUPROFILE", "ATOMIC_MEMPROFILE"} {
+		if v := os.Getenv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
 	return cmd
 }
 

@@ -8,4 +8,9 @@ import (
 	_ "github.com/atomic-agent/atomic/internal/reaper/supervisor" // a watchdog runs from its init; other processes may start one
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:])) }
+func main() {
+	stop := startProfiles()
+	code := cli.Main(os.Args[1:])
+	stop()
+	os.Exit(code)
+}

@@ -84,7 +84,7 @@ func Validate(t Tool, input json.RawMessage) error {
 	if r, ok := t.(SchemaResolver); ok {
 		rs, err = r.ResolvedSchema(t.Schema())
 	} else {
-		rs, err = resolveSchema(t.Schema())
+		rs, err = resolvedSchemas.resolve(t.Schema())
 	}
 	if err != nil {
 		return fmt.Errorf("tool %s has a broken input schema: %w", name, err)
