@@ -48,6 +48,7 @@ type Provider struct {
 	model     string
 	maxTokens int
 	retry     provider.RetryPolicy
+	tools     toolCache
 }
 
 var _ provider.Provider = (*Provider)(nil)

@@ -51,7 +51,7 @@ func (p *Provider) params(req provider.Request) (sdk.MessageNewParams, error) {
 		}
 	}
 	for _, t := range req.Tools {
-		tp, err := toolParam(t)
+		tp, err := p.tools.param(t)
 		if err != nil {
 			return params, err
 		}
