@@ -109,6 +109,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, on func(pro
 	if err != nil {
 		return nil, err
 	}
+	params = preEncoded(params)
 	return p.retry.Do(ctx, on, func(ctx context.Context) (*provider.Response, error) {
 		return p.attempt(ctx, params, on)
 	})
