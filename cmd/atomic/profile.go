@@ -112,6 +112,10 @@ func (p *peakHeap) write(path string) error {
 	close(p.done)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.prof.Len() == 0 { // a run shorter than one sample
+		runtime.GC()
+		_ = pprof.WriteHeapProfile(&p.prof)
+	}
 	if err := os.WriteFile(path, p.prof.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("writing the peak heap profile: %w", err)
 	}
