@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -46,22 +45,6 @@ func BenchmarkRunHelp(b *testing.B) {
 		cancel()
 	}
 	b.ReportMetric(ms(median(wall)), "ms-wall")
-}
-
-func fanOutScenario(n int, delayMS int) string {
-	var calls strings.Builder
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&calls, "        - {name: task, input: {description: \"task %d\", prompt: \"TASK-%d\"}}\n", i, i)
-	}
-	return fmt.Sprintf(`
-rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "done"}}
-  - name: fanout
-    match: {tools_include: [task]}
-    respond:
-      tool_calls:
-%s  - {name: sub, respond: {text: "ok", delay_ms: %d}}
-`, calls.String(), delayMS)
 }
 
 // BenchmarkFanOut3x2s (S2): 3 sub-agents each answering after 2 s, whole

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,4 +202,22 @@ func (b conformBackend) interruptScenario(command string, background bool) strin
 		"  - name: lead-spawn\n    match: {last_user_contains: CONFORM-INT, has_tool_results: false}\n    respond:\n      text: Starting a slow sub-agent.\n      tool_calls:\n        - " +
 		strings.ReplaceAll(spawn, "PROMPT", "SUBTASK-SLEEP: run the command, then report. Use the shell.") + "\n" +
 		"  - name: other\n    respond: {text: OK.}\n"
+}
+
+// fanOutScenario is a lead that starts n sub-agents in one message, each
+// answering "ok" after delayMS.
+func fanOutScenario(n int, delayMS int) string {
+	var calls strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&calls, "        - {name: task, input: {description: \"task %d\", prompt: \"TASK-%d\"}}\n", i, i)
+	}
+	return fmt.Sprintf(`
+rules:
+  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "done"}}
+  - name: fanout
+    match: {tools_include: [task]}
+    respond:
+      tool_calls:
+%s  - {name: sub, respond: {text: "ok", delay_ms: %d}}
+`, calls.String(), delayMS)
 }
