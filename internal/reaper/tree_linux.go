@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/atomic-agent/atomic/internal/procstat"
 )
 
 const supported = true
@@ -139,7 +141,7 @@ func zombieChildren(parent int) []int {
 		if err != nil {
 			continue
 		}
-		if state, ppid, err := procStat(pid); err == nil && ppid == parent && state == 'Z' {
+		if state, ppid, err := procstat.Read(pid); err == nil && ppid == parent && state == 'Z' {
 			out = append(out, pid)
 		}
 	}
@@ -204,7 +206,7 @@ func descendants(root int) []int {
 		if err != nil {
 			continue
 		}
-		state, ppid, err := procStat(pid)
+		state, ppid, err := procstat.Read(pid)
 		if err != nil {
 			continue // exited meanwhile
 		}
@@ -224,26 +226,6 @@ func descendants(root int) []int {
 		}
 	}
 	return out
-}
-
-// procStat reads a process's state and parent from /proc/PID/stat.
-func procStat(pid int) (state byte, ppid int, err error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, err
-	}
-	// The command name is in parentheses and may hold anything; after the
-	// last ")" come: state ppid ...
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, 0, errors.New("malformed stat")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 || len(f[0]) != 1 {
-		return 0, 0, errors.New("malformed stat")
-	}
-	ppid, err = strconv.Atoi(f[1])
-	return f[0][0], ppid, err
 }
 
 // reapAll collects every exited child without blocking, and reports the

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/procstat"
 )
 
 // startSleepers starts a shell that leaves a background sleep, a setsid
@@ -57,7 +59,7 @@ func TestCloseEndsEveryDescendantIncludingSetsidAndDoubleForkedOnes(t *testing.T
 	reapAll(0)
 	for _, p := range pids {
 		if err := syscall.Kill(p, 0); err == nil {
-			if state, _, err := procStat(p); err == nil && state != 'Z' {
+			if state, _, err := procstat.Read(p); err == nil && state != 'Z' {
 				t.Fatalf("sleep %d survived Close (state %c)", p, state)
 			}
 		}
@@ -75,7 +77,7 @@ func TestDescendantsDoesNotCountZombies(t *testing.T) {
 	// Wait until it is a zombie, unreaped.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		state, _, err := procStat(cmd.Process.Pid)
+		state, _, err := procstat.Read(cmd.Process.Pid)
 		if err == nil && state == 'Z' {
 			break
 		}
@@ -113,11 +115,11 @@ func TestAdoptedOrphansAreReapedWhileChildrenStartedHereStayWaitable(t *testing.
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if _, _, err := procStat(orphan); err != nil {
+		if _, _, err := procstat.Read(orphan); err != nil {
 			break // reaped: gone from /proc
 		}
 		if time.Now().After(deadline) {
-			state, ppid, _ := procStat(orphan)
+			state, ppid, _ := procstat.Read(orphan)
 			t.Fatalf("orphan %d not reaped: state %c, parent %d (we are %d)", orphan, state, ppid, os.Getpid())
 		}
 		time.Sleep(10 * time.Millisecond)

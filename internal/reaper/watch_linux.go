@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/procstat"
 )
 
 // watchdog is this process's watchdog, started by the first Guard.
@@ -143,7 +145,7 @@ func markedTrees(mark string, skip int) []int {
 		if err != nil || pid == skip {
 			continue
 		}
-		state, ppid, err := procStat(pid)
+		state, ppid, err := procstat.Read(pid)
 		if err != nil {
 			continue
 		}

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/procstat"
 )
 
 // startMarked starts, with mark in its environment (or none when mark is
@@ -48,7 +50,7 @@ func startMarked(t *testing.T, mark string) []int {
 }
 
 func running(pid int) bool {
-	state, _, err := procStat(pid)
+	state, _, err := procstat.Read(pid)
 	return err == nil && state != 'Z' && state != 'X'
 }
 

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/procstat"
 )
 
 // markEnv names the variable that marks every process of one session: the
@@ -37,31 +39,12 @@ func marked(mark string) []int {
 	return pids
 }
 
-// parentOf is pid's parent process id (0 when unknown).
-func parentOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// pid (comm) state ppid …; comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(string(f[1]))
-	return ppid
-}
-
 // cliPid finds the CLI process the SDK started: this process's child
 // carrying mark. It waits up to a second for it to appear.
 func cliPid(mark string) int {
 	for range 20 {
 		for _, pid := range marked(mark) {
-			if parentOf(pid) == os.Getpid() {
+			if procstat.Parent(pid) == os.Getpid() {
 				return pid
 			}
 		}
@@ -96,12 +79,8 @@ func killMarked(mark string, bound time.Duration) []int {
 // zombie reports a process that has ended but is not reaped yet (its
 // parent, or the subreaper, reaps it).
 func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true // gone
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && len(b) > i+2 && (b[i+2] == 'Z' || b[i+2] == 'X')
+	state, _, err := procstat.Read(pid)
+	return err != nil || state == 'Z' || state == 'X' // gone, or ended
 }
 
 // cliGone reports that the CLI process pid is gone, or was never found

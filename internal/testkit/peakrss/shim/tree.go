@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/procstat"
 )
 
 // tree follows a process and its descendants. Their VmHWM (each
@@ -59,7 +61,7 @@ func (t *tree) find() {
 		if err != nil {
 			continue
 		}
-		if ppid := parent(pid); ppid > 0 {
+		if ppid := procstat.Parent(pid); ppid > 0 {
 			children[ppid] = append(children[ppid], pid)
 		}
 	}
@@ -107,25 +109,6 @@ func (t *tree) list() []proc {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
 	return out
-}
-
-// parent is pid's parent pid from /proc/PID/stat (0 if unreadable).
-func parent(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(string(f[1]))
-	return ppid
 }
 
 // status reads pid's name and VmHWM (kB); ok is false when the process is
