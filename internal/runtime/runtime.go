@@ -227,7 +227,7 @@ func Open(cfg Config) (*Runtime, error) {
 	}
 	if cfg.Teams {
 		// It stops a teammate outright (shutdown_request asks).
-		leadTools.Add(subagent.NewCancelTask(r.mgr))
+		leadTools.Offer("cancel_task") // held by subagent.Offer
 	}
 	r.leadTools = leadTools
 	cfg.MCP.AddTo(core, leadTools)

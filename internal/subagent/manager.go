@@ -135,8 +135,9 @@ type Manager struct {
 	// resumable are the interrupted tasks of a resumed session that
 	// ResumeTask can continue.
 	resumable map[string]Resumable
-	// offer is the lead's tool set (Offer); nil: tools are not offered.
-	offer *offer
+	// offer is the lead's tool set, whose held tools are offered as they
+	// become useful (Offer); nil: this manager offers nothing.
+	offer *tools.Set
 }
 
 // reservation is a task named and queued but not yet started.

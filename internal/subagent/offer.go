@@ -4,14 +4,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
-// offer is the tool set of the agent that runs this manager's tasks (the
-// lead's), into which tools join once they can work.
-type offer struct {
-	set        *tools.Set
-	background bool // the companions are offered
-	merge      bool // merge_worktree is offered
-}
-
 // Offer puts the task tool into set (the lead's tools) at once, and each
 // other orchestration tool once it can work: check_task, wait_for_task,
 // list_background_tasks and cancel_task once a background task exists,
@@ -27,28 +19,27 @@ func Offer(m *Manager, set *tools.Set) {
 		set.Hold(tool)
 	}
 	m.mu.Lock()
-	m.offer = &offer{set: set}
+	m.offer = set
 	m.mu.Unlock()
 }
 
-// offerFor adds the tools t makes useful to the offered set, if any; the
-// set is changed under m.mu, so a tool is added once.
+// companions are the tools that follow a background task.
+var companions = []string{"check_task", "wait_for_task", "list_background_tasks", "cancel_task"}
+
+// offerFor offers the held tools t makes useful, if any (offering one
+// already offered changes nothing).
 func (m *Manager) offerFor(t *Task) {
 	merge := t.tree() != nil
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	o := m.offer
-	if o == nil {
+	set := m.offer
+	m.mu.Unlock()
+	if set == nil {
 		return
 	}
-	if t.Spec.Background && !o.background {
-		o.background = true
-		for _, tool := range []tools.Tool{NewCheckTask(m), NewWaitForTask(m), NewListTasks(m), NewCancelTask(m)} {
-			o.set.Add(tool)
-		}
+	if t.Spec.Background {
+		set.Offer(companions...)
 	}
-	if merge && !o.merge {
-		o.merge = true
-		o.set.Add(NewMergeWorktree(m))
+	if merge {
+		set.Offer("merge_worktree")
 	}
 }

@@ -91,6 +91,19 @@ func (s *Set) Get(name string) (Tool, bool) {
 	return nil, false
 }
 
+// Offer offers the held tools called names, in that order; a name that
+// is not held (offered already, or unknown) is left as it is.
+func (s *Set) Offer(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range names {
+		if i := slices.IndexFunc(s.held, func(t Tool) bool { return t.Name() == n }); i >= 0 {
+			s.tools = append(s.tools, s.held[i])
+			s.held = slices.Delete(s.held, i, i+1)
+		}
+	}
+}
+
 // Offered reports whether the tool called name is offered (not held).
 func (s *Set) Offered(name string) bool {
 	if s == nil {

@@ -139,3 +139,21 @@ func TestAHeldToolIsCallableByNameButOfferedOnlyOnceAdded(t *testing.T) {
 		t.Fatal("an offered tool was held again")
 	}
 }
+
+func TestOfferPromotesHeldToolsInOrderAndLeavesOthersAlone(t *testing.T) {
+	a, h1, h2 := &fakeTool{name: "a"}, &fakeTool{name: "h1"}, &fakeTool{name: "h2"}
+	s := NewSet(a)
+	s.Hold(h1)
+	s.Hold(h2)
+	s.Offer("h2", "a", "unknown", "h1")
+	if !slices.Equal(s.Names(), []string{"a", "h2", "h1"}) {
+		t.Fatalf("names %v, want a then the held tools in the order offered", s.Names())
+	}
+	s.Offer("h2") // offered already: no second copy
+	if s.Len() != 3 {
+		t.Fatalf("offering an offered tool again changed the set: %v", s.Names())
+	}
+	if got, _ := s.Get("h1"); got != h1 {
+		t.Fatal("the offered tool is not the held one")
+	}
+}
