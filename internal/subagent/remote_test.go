@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -195,5 +197,55 @@ func TestMaxRemoteCapsTheTasksSentToTheWorkersAndTheRestWaitPending(t *testing.T
 	}
 	if _, ran := h.counts(); ran != 3 {
 		t.Fatalf("the worker ran %d tasks, want 3", ran)
+	}
+}
+
+func TestARemoteAgentsChangesComingBackOnABranchOfferMergeWorktree(t *testing.T) {
+	w := newNATSWorld(t)
+	ctx, stop := context.WithCancel(context.Background())
+	ready, served := make(chan struct{}), make(chan error, 1)
+	go func() {
+		served <- remote.Serve(ctx, remote.WorkerConfig{Options: w.opts, Name: "w1", Workspace: w.repo, Concurrency: 1,
+			Ready: func() { close(ready) },
+			Run: func(ctx context.Context, task remote.Task, dir string, prepare func() error, _ event.Sink) (*backend.Result, error) {
+				if err := prepare(); err != nil {
+					return nil, err
+				}
+				if err := os.WriteFile(filepath.Join(dir, "b.txt"), []byte("from the worker\n"), 0o644); err != nil {
+					return nil, err
+				}
+				return &backend.Result{Text: "wrote b.txt"}, nil
+			}})
+	}()
+	t.Cleanup(func() {
+		stop()
+		if err := <-served; err != nil {
+			t.Error(err)
+		}
+	})
+	<-ready
+	lead := tools.NewSet()
+	m := New(Config{SessionID: "s", Sink: &sink{}, MaxConcurrent: 1, Tools: tools.NewSet(), Remote: w.d, Workspace: w.repo})
+	t.Cleanup(m.Close)
+	Offer(m, lead)
+	if lead.Offered("merge_worktree") {
+		t.Fatal("merge_worktree is offered before any agent has a worktree")
+	}
+	task := spawnCall(t, m, 0)
+	r, err := m.Wait(context.Background(), task)
+	if err != nil || r.Status != lifecycle.Completed {
+		t.Fatalf("the remote task ended %s (%v), want completed", r.Status, err)
+	}
+	if task.worktreePath() == "" {
+		t.Fatal("the remote agent's changes did not come back on a worktree of their own")
+	}
+	if got, err := os.ReadFile(filepath.Join(task.worktreePath(), "b.txt")); err != nil || string(got) != "from the worker\n" {
+		t.Fatalf("b.txt in the branch's worktree = %q (%v)", got, err)
+	}
+	if !lead.Offered("merge_worktree") {
+		t.Fatal("merge_worktree is not offered once a remote agent's branch came back")
+	}
+	if lead.Offered("check_task") {
+		t.Fatal("a sync remote task offered the background companions")
 	}
 }
