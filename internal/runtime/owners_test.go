@@ -24,28 +24,7 @@ import (
 // sub-agents it was asked to stop, and refuses when told to.
 type cancelRecorder struct {
 	backend.Session
-	mu   sync.Mutex
-	ids  []string
-	fail error
-}
-
-func (c *cancelRecorder) CancelAgent(id string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ids = append(c.ids, id)
-	return c.fail
-}
-
-func (c *cancelRecorder) refuse(err error) {
-	c.mu.Lock()
-	c.fail = err
-	c.mu.Unlock()
-}
-
-func (c *cancelRecorder) asked() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.ids...)
+	testkit.Cancels
 }
 
 // cliLead opens a runtime whose lead is "an external CLI" (the native loop
@@ -86,16 +65,16 @@ func TestTasksCancelOfACLILeadsSubagentReachesTheLeadsSessionAndReportsItsRefusa
 	rec := &cancelRecorder{}
 	r, sink, _ := cliLead(t, "rules:\n  - {name: hi, respond: {text: hi}}\n", rec)
 	startChild(sink, "general-purpose-1")
-	rec.refuse(errors.New("the CLI lost track of it"))
+	rec.Refuse(errors.New("the CLI lost track of it"))
 	err := r.CancelTask("general-purpose-1")
 	if err == nil || !strings.Contains(err.Error(), "the CLI lost track of it") || !strings.Contains(err.Error(), "general-purpose-1") {
 		t.Fatalf("CancelTask with a refusing CLI = %v, want its error naming the agent", err)
 	}
-	rec.refuse(nil)
+	rec.Refuse(nil)
 	if err := r.CancelTask("general-purpose-1"); err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.asked(); len(got) != 2 || got[0] != "general-purpose-1" || got[1] != "general-purpose-1" {
+	if got := rec.Asked(); len(got) != 2 || got[0] != "general-purpose-1" || got[1] != "general-purpose-1" {
 		t.Fatalf("the lead's session was asked to stop %v, want general-purpose-1 twice", got)
 	}
 	if err := r.CancelTask("nobody-9"); err == nil || !strings.Contains(err.Error(), `unknown agent "nobody-9"; known agents: general-purpose-1`) {
@@ -111,9 +90,9 @@ func TestAnInterruptStopsEachActiveSubagentOfACLILeadThroughItsSession(t *testin
 		startChild(sink, id)
 	}
 	endChild(sink, "explore-2")
-	rec.refuse(errors.New("already stopping")) // a refusal stops no other cancel
+	rec.Refuse(errors.New("already stopping")) // a refusal stops no other cancel
 	r.Interrupt("Esc")
-	if got := rec.asked(); len(got) != 2 || got[0] != "explore-1" || got[1] != "explore-3" {
+	if got := rec.Asked(); len(got) != 2 || got[0] != "explore-1" || got[1] != "explore-3" {
 		t.Fatalf("the interrupt asked the lead's session to stop %v, want the active explore-1 and explore-3", got)
 	}
 	endChild(sink, "explore-1")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,22 +29,7 @@ func cancelTask(m *Manager, id string) (string, error) {
 // sub-agents it was asked to stop, and refuses when told to.
 type cancelRecorder struct {
 	backend.Session
-	mu   sync.Mutex
-	ids  []string
-	fail error
-}
-
-func (c *cancelRecorder) CancelAgent(id string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ids = append(c.ids, id)
-	return c.fail
-}
-
-func (c *cancelRecorder) asked() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.ids...)
+	testkit.Cancels
 }
 
 func TestCancelTaskStopsALocalSubagentThroughTheManager(t *testing.T) {
@@ -131,21 +115,17 @@ func TestCancelTaskStopsACLISubagentsOwnSubagentThroughThatCLIsSession(t *testin
 		t.Fatalf("owner of %s = %v (%v), want the CLI session of %s", child, o, err, task.ID)
 	}
 	// The CLI refuses: cancel_task says so, naming who runs the agent.
-	rec.mu.Lock()
-	rec.fail = errors.New("the CLI lost track of it")
-	rec.mu.Unlock()
+	rec.Refuse(errors.New("the CLI lost track of it"))
 	if _, err := cancelTask(m, child); err == nil || !strings.Contains(err.Error(), "the CLI lost track of it") ||
 		!strings.Contains(err.Error(), "external CLI session of "+task.ID) {
 		t.Fatalf("cancel_task with a failing CLI = %v, want its error and the owner", err)
 	}
-	rec.mu.Lock()
-	rec.fail = nil
-	rec.mu.Unlock()
+	rec.Refuse(nil)
 	got, err := cancelTask(m, child)
 	if err != nil || !strings.Contains(got, "external CLI session of "+task.ID+" was told to stop it") {
 		t.Fatalf("cancel_task = %q, %v", got, err)
 	}
-	if ids := rec.asked(); len(ids) != 2 || ids[0] != child || ids[1] != child {
+	if ids := rec.Asked(); len(ids) != 2 || ids[0] != child || ids[1] != child {
 		t.Fatalf("the CLI session was asked to stop %v, want %s twice", ids, child)
 	}
 	// Its parent, the manager's task, was not touched.
