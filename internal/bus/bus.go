@@ -77,8 +77,8 @@ func For(sink event.Sink) *Bus {
 func (b *Bus) Emit(e event.Event) {
 	b.mu.Lock()
 	changed := b.state.Apply(e) // first, so subscribers see the state e made
-	e = b.state.Resolve(e)      // the reducer's counts, not the emitter's
-	b.enqueue(e)
+	b.state.Resolve(&e)         // the reducer's counts, not the emitter's
+	b.enqueue(&e)
 	var statuses []directStatus
 	for _, r := range changed {
 		key := r.ToolCallID
@@ -130,7 +130,7 @@ type directStatus struct {
 // Records subscribers. b.mu is held.
 func (b *Bus) enqueueStatus(e event.Event, moved bool) {
 	if moved {
-		b.enqueue(e)
+		b.enqueue(&e)
 		return
 	}
 	var it item
@@ -143,7 +143,7 @@ func (b *Bus) enqueueStatus(e event.Event, moved bool) {
 			// number, and this one comes after its cause.
 			b.seq++
 			it.seq = b.seq
-			it.e, it.sl = b.hold(e)
+			it.e, it.sl = b.hold(&e)
 		}
 		s.enqueue(it)
 	}
@@ -151,7 +151,7 @@ func (b *Bus) enqueueStatus(e event.Event, moved bool) {
 
 // enqueue gives e the next sequence number and queues it for every
 // subscriber; b.mu is held.
-func (b *Bus) enqueue(e event.Event) {
+func (b *Bus) enqueue(e *event.Event) {
 	b.seq++
 	if len(b.subs) == 0 {
 		return

@@ -77,12 +77,12 @@ func (sl *slab) release() {
 
 // hold copies e into the current slab and returns its place; b.mu is
 // held.
-func (b *Bus) hold(e event.Event) (*event.Event, *slab) {
+func (b *Bus) hold(e *event.Event) (*event.Event, *slab) {
 	if b.slab == nil || b.slabUsed == slabSize {
 		b.slab, b.slabUsed = slabPool.Get().(*slab), 0
 	}
 	p := &b.slab.events[b.slabUsed]
-	*p = e
+	*p = *e
 	b.slabUsed++
 	return p, b.slab
 }
