@@ -128,8 +128,9 @@ func (s *Subscription) enqueue(it item) {
 		if !s.lastResync {
 			// A resync owed here: the state as it stands at this point of
 			// the stream (deltas do not change it, so one marker covers a
-			// run of dropped deltas, and the queue is at its bound, so the
-			// marker queued last is still waiting).
+			// run of dropped deltas: while the queue is at its bound, the
+			// marker queued last is not yet handled in full, and what it
+			// will hand on is what a new one would).
 			recs := s.b.state.Records()
 			if recs == nil {
 				recs = []lifecycle.Record{}
