@@ -30,11 +30,12 @@ type Bus struct {
 	mu       sync.Mutex
 	state    lifecycle.State
 	statuses map[string]lifecycle.Status // by task tool call id: last status reported
-	seq      uint64                      // of the last event delivered
+	seq      uint64                      // of the last item queued
 	subs     []*Subscription             // copy on write: Emit reads it under mu
 	records  bool                        // some subscriber has Options.Records
 	direct   []*Subscription             // For's sink: delivered in the emitter's goroutine
-	slab     []event.Event               // where queued events are kept (hold)
+	slab     *slab                       // where queued events are kept (hold)
+	slabUsed int                         // events in slab
 
 	// The direct subscribers are called outside mu, in bus order: each
 	// Emit takes a ticket under mu and delivers when served reaches it.
@@ -76,8 +77,8 @@ func For(sink event.Sink) *Bus {
 func (b *Bus) Emit(e event.Event) {
 	b.mu.Lock()
 	changed := b.state.Apply(e) // first, so subscribers see the state e made
-	e = b.state.Resolve(e)      // the reducer's counts, not the emitter's
-	b.enqueue(e)
+	b.state.Resolve(&e)         // the reducer's counts, not the emitter's
+	b.enqueue(&e)
 	var statuses []directStatus
 	for _, r := range changed {
 		key := r.ToolCallID
@@ -126,50 +127,40 @@ type directStatus struct {
 
 // enqueueStatus queues agent.status e: for every subscriber when its
 // status moved, else (a record changed, not its status) only for the
-// Records subscribers, under the sequence number of the event that caused
-// it. b.mu is held.
+// Records subscribers. b.mu is held.
 func (b *Bus) enqueueStatus(e event.Event, moved bool) {
 	if moved {
-		b.enqueue(e)
+		b.enqueue(&e)
 		return
 	}
-	var p *event.Event
+	var it item
 	for _, s := range b.subs {
 		if !s.opt.Records {
 			continue
 		}
-		if p == nil {
-			p = b.hold(e)
+		if it.e == nil {
+			// A number of its own: Flush and After wait for items by
+			// number, and this one comes after its cause.
+			b.seq++
+			it.seq = b.seq
+			it.e, it.sl = b.hold(&e)
 		}
-		s.enqueue(item{seq: b.seq, e: p})
+		s.enqueue(it)
 	}
 }
 
 // enqueue gives e the next sequence number and queues it for every
 // subscriber; b.mu is held.
-func (b *Bus) enqueue(e event.Event) {
+func (b *Bus) enqueue(e *event.Event) {
 	b.seq++
 	if len(b.subs) == 0 {
 		return
 	}
-	p := b.hold(e) // one copy, shared by every queue
+	it := item{seq: b.seq}
+	it.e, it.sl = b.hold(e) // one copy, shared by every queue
 	for _, s := range b.subs {
-		s.enqueue(item{seq: b.seq, e: p})
+		s.enqueue(it)
 	}
-}
-
-// slabSize is how many events one allocation holds for the queues.
-const slabSize = 64
-
-// hold copies e into the current slab and returns its place: one
-// allocation per slabSize events, not per event. A slab stays in memory
-// while any queue holds one of its events. b.mu is held.
-func (b *Bus) hold(e event.Event) *event.Event {
-	if len(b.slab) == cap(b.slab) {
-		b.slab = make([]event.Event, 0, slabSize)
-	}
-	b.slab = append(b.slab, e)
-	return &b.slab[len(b.slab)-1]
 }
 
 // deliverDirect calls the direct subscribers once every earlier Emit's
@@ -220,9 +211,10 @@ func (b *Bus) SubscribeWith(fn func(event.Event), opt Options) *Subscription {
 		b.mu.Unlock()
 		return s
 	}
+	s.head = getChunk()
+	s.tail = s.head
 	b.mu.Lock()
 	b.records = b.records || opt.Records
-	s.first = b.seq + 1
 	b.subs = append(b.subs[:len(b.subs):len(b.subs)], s)
 	b.mu.Unlock()
 	return s

@@ -75,70 +75,106 @@ type Options struct {
 // its queue empty, before it ends.
 const idleSpins = 2
 
-// item is one queued event, or a resync owed to a Coalesce subscriber.
-type item struct {
-	seq    uint64
-	e      *event.Event        // shared by every subscriber's queue: never changed
-	resync *[]lifecycle.Record // non-nil: deliver these records, e is the cause
-}
+// consumed is how many items a Lossless consumer hands on between two
+// reports of its progress to the producer (which reads it only for the
+// high-water mark); a Coalesce consumer reports every item, as its
+// producer decides drops by it.
+const consumed = 16
 
 // Subscription is one subscriber: its queue, and the goroutine that
-// drains it while it holds events.
+// drains it while it holds events. The fields are grouped by who writes
+// them, so the emitters and the draining goroutine do not share a cache
+// line they both write.
 type Subscription struct {
 	b      *Bus
 	fn     func(event.Event)
 	opt    Options
-	direct bool   // For's sink, called by the emitter (see For)
-	first  uint64 // sequence number of the first event it may get
+	direct bool // For's sink or Inline: called by the emitter (see For)
 
-	mu        sync.Mutex
-	queue     chunks // waiting for the goroutine
-	free      *chunk // spent chunks, for reuse
-	running   bool   // a goroutine drains the queue
-	stopped   bool
-	halted    atomic.Bool // stopped, read without the lock
-	highWater int
-	dropped   uint64
+	// The producer's side: written by emitters under b.mu.
+	tail       *chunk
+	tailN      int    // items in tail
+	pushed     uint64 // items queued so far
+	lastSeq    uint64 // sequence number of the last item queued
+	seen       uint64 // handled, as the producer last read it
+	lastResync bool   // the last item queued is a resync
+	heldSlab   *slab  // the slab of the last item queued
+	highWater  int
+	dropped    uint64
+	_          [64]byte
 
-	pending atomic.Int64  // events queued or being handled
-	done    atomic.Uint64 // sequence number of the last event handled
+	running atomic.Bool // a goroutine drains the queue (or Stop discarded it)
+	halted  atomic.Bool // stopped
+	_       [64]byte
+
+	// The consumer's side: owned by the goroutine that set running.
+	head     *chunk
+	read     int           // items of head handed on
+	count    uint64        // items handed on
+	usedSlab *slab         // the slab of the last item handed on
+	handled  atomic.Uint64 // count, as reported to the producer
+	done     atomic.Uint64 // sequence number of the last item handed on
+	_        [64]byte
+
 	waiters atomic.Int32  // Flush/After calls waiting on changed
+	wmu     sync.Mutex    // guards changed
 	changed chan struct{} // closed (and replaced) on progress while waited on
 }
 
-// enqueue queues it (b.mu is held, so items arrive in bus order) and
-// starts the draining goroutine when none runs.
+// enqueue queues it; b.mu is held, so items arrive in bus order.
 func (s *Subscription) enqueue(it item) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopped {
-		return
-	}
-	if s.opt.Policy == Coalesce && int(s.pending.Load()) >= s.opt.Bound && droppable(*it.e) {
+	if s.opt.Policy == Coalesce && droppable(*it.e) && s.full() {
 		s.dropped++
-		if last := s.queue.last(); last == nil || last.resync == nil {
+		if !s.lastResync {
 			// A resync owed here: the state as it stands at this point of
 			// the stream (deltas do not change it, so one marker covers a
-			// run of dropped deltas).
+			// run of dropped deltas: while the queue is at its bound, the
+			// marker queued last is not yet handled in full, and what it
+			// will hand on is what a new one would).
 			recs := s.b.state.Records()
 			if recs == nil {
 				recs = []lifecycle.Record{}
 			}
-			s.push(item{seq: it.seq, e: it.e, resync: &recs})
+			s.push(item{seq: it.seq, e: it.e, sl: it.sl, resync: &recs})
 		}
 		return
 	}
 	s.push(it)
 }
 
-// push appends it; s.mu is held.
-func (s *Subscription) push(it item) {
-	s.queue.push(it, &s.free)
-	if n := int(s.pending.Add(1)); n > s.highWater {
-		s.highWater = n
+// full reports whether the queue holds Bound items or more; b.mu is held.
+func (s *Subscription) full() bool {
+	if int(s.pushed-s.seen) < s.opt.Bound {
+		return false
 	}
-	if !s.running {
-		s.running = true
+	s.seen = s.handled.Load()
+	return int(s.pushed-s.seen) >= s.opt.Bound
+}
+
+// push appends it and starts the draining goroutine when none runs; b.mu
+// is held.
+func (s *Subscription) push(it item) {
+	if s.tailN == chunkSize {
+		c := getChunk()
+		s.tail.next.Store(c)
+		s.tail, s.tailN = c, 0
+	}
+	if it.sl != s.heldSlab {
+		it.sl.refs.Add(1)
+		s.heldSlab = it.sl
+	}
+	s.tail.items[s.tailN] = it
+	s.tailN++
+	s.tail.n.Store(int32(s.tailN)) // publishes the item
+	s.pushed++
+	s.lastSeq, s.lastResync = it.seq, it.resync != nil
+	if n := int(s.pushed - s.seen); n > s.highWater {
+		// The producer's idea of the consumer's progress is stale: read
+		// it only when the mark might move.
+		s.seen = s.handled.Load()
+		s.highWater = max(s.highWater, int(s.pushed-s.seen))
+	}
+	if !s.running.Load() && s.running.CompareAndSwap(false, true) {
 		go s.run()
 	}
 }
@@ -153,88 +189,140 @@ func droppable(e event.Event) bool {
 	return ok && !d.Discard
 }
 
-// run hands the queued events to fn, a batch at a time, until the queue is
-// empty or the subscription stopped.
+// run hands the queued events to fn until the queue is empty or the
+// subscription stopped. It owns the consumer's side while running is set:
+// a goroutine that clears running and then finds more queued sets it
+// again, or leaves it to the one an emitter started meanwhile.
 func (s *Subscription) run() {
-	var batch chunks
 	idle := 0
 	for {
-		s.mu.Lock()
-		batch.release(&s.free)
-		if s.queue.empty() && !s.stopped && idle < idleSpins {
+		if s.halted.Load() {
+			s.discard()
+			return
+		}
+		if s.drain() {
+			idle = 0
+			continue
+		}
+		if idle < idleSpins {
 			// Under a stream of events the next one is usually a moment
 			// away: yield before ending rather than start a goroutine
 			// per event.
-			s.mu.Unlock()
 			idle++
 			runtime.Gosched()
 			continue
 		}
-		idle = 0
-		if s.queue.empty() || s.stopped {
-			s.running = false
-			s.pending.Store(0)
-			s.mu.Unlock()
-			s.notify()
+		head, read := s.head, s.read
+		s.running.Store(false)
+		// An emitter that published before the store above saw running
+		// set and started nobody: look again.
+		if !queued(head, read) || !s.running.CompareAndSwap(false, true) {
 			return
 		}
-		batch, s.queue = s.queue, chunks{}
-		s.mu.Unlock()
-		s.drain(&batch)
+		idle = 0
 	}
 }
 
-// drain hands batch's items to fn until it ends or s stops.
-func (s *Subscription) drain(batch *chunks) {
-	for c := batch.head; c != nil; c = c.next {
-		for i := range c.n {
-			it := &c.items[i]
-			if s.opt.After != nil {
-				_ = s.opt.After.wait(context.Background(), it.seq)
+// queued reports whether items wait after the first read of head. It may
+// be called once another goroutine owns head: it then reads a chunk in
+// use elsewhere, through its atomics, and at worst makes run look again.
+func queued(head *chunk, read int) bool {
+	return int(head.n.Load()) > read || head.next.Load() != nil
+}
+
+// drain hands on every item published so far, and reports whether there
+// was any.
+func (s *Subscription) drain() bool {
+	got := false
+	for {
+		c := s.head
+		n := int(c.n.Load())
+		for ; s.read < n; s.read++ {
+			if s.halted.Load() {
+				return false
 			}
-			if s.isStopped() {
-				return
-			}
-			s.handle(it)
-			s.done.Store(it.seq)
-			s.pending.Add(-1)
-			if s.waiters.Load() > 0 {
-				s.notify()
-			}
+			s.handle(&c.items[s.read])
+			got = true
+		}
+		s.handled.Store(s.count)
+		if s.read < chunkSize {
+			return got
+		}
+		next := c.next.Load()
+		if next == nil {
+			return got
+		}
+		s.head, s.read = next, 0
+		putChunk(c)
+	}
+}
+
+// handle hands on one item and reports the progress.
+func (s *Subscription) handle(it *item) {
+	if s.opt.After != nil {
+		_ = s.opt.After.wait(context.Background(), it.seq)
+		if s.halted.Load() {
+			return
 		}
 	}
-}
-
-// handle calls fn with one item.
-func (s *Subscription) handle(it *item) {
+	if it.sl != s.usedSlab {
+		if s.usedSlab != nil {
+			s.usedSlab.release()
+		}
+		s.usedSlab = it.sl
+	}
 	if it.resync == nil {
 		s.fn(*it.e)
-		return
+	} else {
+		for _, r := range *it.resync {
+			s.fn(lifecycle.StatusEvent(*it.e, r))
+		}
 	}
-	for _, r := range *it.resync {
-		s.fn(lifecycle.StatusEvent(*it.e, r))
+	s.count++
+	if s.opt.Policy == Coalesce || s.count%consumed == 0 {
+		s.handled.Store(s.count)
 	}
+	s.done.Store(it.seq)
+	if s.waiters.Load() > 0 {
+		s.notify()
+	}
+}
+
+// discard drops the queue of a stopped subscription: what is left of it
+// goes to the collector.
+func (s *Subscription) discard() {
+	s.head = nil
+	s.notify()
 }
 
 func (s *Subscription) isStopped() bool { return s.halted.Load() }
 
 // notify wakes every wait.
 func (s *Subscription) notify() {
-	s.mu.Lock()
+	s.wmu.Lock()
 	close(s.changed)
 	s.changed = make(chan struct{})
-	s.mu.Unlock()
+	s.wmu.Unlock()
 }
 
-// wait returns once s has handled every event up to seq (or has nothing
-// left to handle, or stopped), or ctx ends.
+// wait returns once s has handled every item it was queued up to
+// sequence number seq (or stopped), or ctx ends.
 func (s *Subscription) wait(ctx context.Context, seq uint64) error {
+	if s.done.Load() >= seq || s.halted.Load() {
+		return nil
+	}
+	// Items are queued in sequence order and any later one gets a later
+	// number than seq (it has been taken): the last one queued so far
+	// bounds what there is to wait for.
+	s.b.mu.Lock()
+	seq = min(seq, s.lastSeq)
+	s.b.mu.Unlock()
 	for {
-		s.mu.Lock()
 		s.waiters.Add(1)
+		s.wmu.Lock()
 		ch := s.changed
-		ok := s.stopped || s.done.Load() >= seq || !s.running && s.queue.empty()
-		s.mu.Unlock()
+		s.wmu.Unlock()
+		ok := s.halted.Load() || s.done.Load() >= seq
 		if ok {
 			s.waiters.Add(-1)
 			return nil
@@ -276,19 +364,24 @@ func (s *Subscription) Close() {
 // Stop takes s off the bus and discards what is still queued for it; a
 // call of the callback in progress runs to its end, unwaited.
 func (s *Subscription) Stop() {
-	s.b.remove(s)
-	s.mu.Lock()
-	s.stopped = true
+	s.b.remove(s) // nothing is queued after this
 	s.halted.Store(true)
-	s.queue.release(&s.free)
-	s.mu.Unlock()
+	if !s.direct && s.running.CompareAndSwap(false, true) {
+		// No goroutine drains the queue, and none will start (running
+		// stays set): drop it here.
+		s.discard()
+		return
+	}
+	// The goroutine draining it drops it when it sees halted.
 	s.notify()
 }
 
 // Stats is what a subscription's queue has been through.
 type Stats struct {
-	// HighWater is the most events the queue held at once: past Bound, a
-	// Lossless queue's memory grew with it.
+	// HighWater is the most events the queue held at once (a Lossless
+	// queue counts what it hands on in steps of a few events, so the mark
+	// may be that much high): past Bound, a Lossless queue's memory grew
+	// with it.
 	HighWater int
 	// Dropped counts the message.delta events a Coalesce queue dropped.
 	Dropped uint64
@@ -296,73 +389,7 @@ type Stats struct {
 
 // Stats reports the queue's high-water mark and drops.
 func (s *Subscription) Stats() Stats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
 	return Stats{HighWater: s.highWater, Dropped: s.dropped}
-}
-
-// chunkSize is how many items a queue chunk holds: a queue grows by
-// chunks, so a long backlog is never copied to grow.
-const chunkSize = 32
-
-// chunk is a piece of a subscriber's queue.
-type chunk struct {
-	items [chunkSize]item
-	n     int
-	next  *chunk
-}
-
-// chunks is a FIFO of items in linked chunks.
-type chunks struct{ head, tail *chunk }
-
-func (q *chunks) empty() bool { return q.head == nil || q.head.n == 0 }
-
-// last is the item pushed last, nil when none.
-func (q *chunks) last() *item {
-	if q.tail == nil || q.tail.n == 0 {
-		return nil
-	}
-	return &q.tail.items[q.tail.n-1]
-}
-
-// push appends it, taking a chunk from free when it needs one.
-func (q *chunks) push(it item, free **chunk) {
-	if q.tail == nil || q.tail.n == chunkSize {
-		c := *free
-		if c != nil {
-			*free = c.next
-			c.next = nil
-		} else {
-			c = new(chunk)
-		}
-		if q.tail == nil {
-			q.head = c
-		} else {
-			q.tail.next = c
-		}
-		q.tail = c
-	}
-	q.tail.items[q.tail.n] = it
-	q.tail.n++
-}
-
-// release empties q, its chunks cleared (no event kept alive) and kept in
-// free for reuse, a few at most.
-func (q *chunks) release(free **chunk) {
-	kept := 0
-	for c := *free; c != nil; c = c.next {
-		kept++
-	}
-	for c := q.head; c != nil; {
-		next := c.next
-		clear(c.items[:c.n])
-		c.n, c.next = 0, nil
-		if kept < 4 {
-			c.next = *free
-			*free = c
-			kept++
-		}
-		c = next
-	}
-	q.head, q.tail = nil, nil
 }

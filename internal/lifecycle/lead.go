@@ -52,19 +52,38 @@ func StepLead(r Record, e event.Event) (Record, bool) {
 	return finish(next, status, e.Time), true
 }
 
+// leadSteady reports that StepLead would return *r unchanged for e,
+// decided without copying the record: most of the lead's events (its
+// streamed text above all) are of a running lead that already has its
+// session, and change nothing in its record. When it reports false,
+// StepLead decides.
+func leadSteady(r *Record, e *event.Event) bool {
+	switch e.Type {
+	case event.SessionStart, event.Complete:
+		return false
+	}
+	return r.ID != "" && !r.Status.Terminal() && (r.SessionID != "" || e.SessionID == "")
+}
+
 // applyLead folds one of the lead's events into its record.
 func (s *State) applyLead(e event.Event) {
-	next, changed := StepLead(s.lead, e)
-	if changed {
-		s.lead = next
+	if !leadSteady(&s.lead, &e) {
+		if next, changed := StepLead(s.lead, e); changed {
+			s.lead = next
+		}
 	}
 	s.syncLead()
 }
 
-// syncLead copies the lead's tally into its record.
+// syncLead copies the lead's tally into its record (one lookup).
 func (s *State) syncLead() {
-	if s.lead.ID != "" {
-		s.lead.ToolUses, s.lead.Usage = s.ToolUses(event.LeadID), s.Usage(event.LeadID)
+	if s.lead.ID == "" {
+		return
+	}
+	if t := s.tallies[event.LeadID]; t != nil {
+		s.lead.ToolUses, s.lead.Usage = t.toolUses, t.usage
+	} else {
+		s.lead.ToolUses, s.lead.Usage = 0, event.Usage{}
 	}
 }
 

@@ -120,37 +120,34 @@ type Tally struct {
 	Usage    event.Usage
 }
 
-// Resolve returns e with the counts the reducer holds once e is applied: a
+// Resolve sets in e the counts the reducer holds once e is applied: a
 // usage.update carries its agent's running total and the run's total (a
 // delta is resolved into the total it makes), a subagent.update or
-// subagent.complete its agent's tool uses and usage. Other events are
-// returned unchanged. The bus delivers resolved events, so what every
-// subscriber and the wire see is the reducer's one count.
-func (s *State) Resolve(e event.Event) event.Event {
+// subagent.complete its agent's tool uses and usage. Other events are left
+// as they are. The bus delivers resolved events, so what every subscriber
+// and the wire see is the reducer's one count. It takes e by pointer: the
+// bus resolves every event, and most need nothing.
+func (s *State) Resolve(e *event.Event) {
+	if e.AgentID == "" {
+		return
+	}
 	switch e.Type {
 	case event.UsageUpdate:
-		d, ok := event.Payload[event.UsageUpdateData](e.Data)
-		if !ok || e.AgentID == "" {
-			return e
+		if d, ok := event.Payload[event.UsageUpdateData](e.Data); ok {
+			d.Usage, d.Total, d.Delta = s.Usage(e.AgentID), s.total, false
+			e.Data = d
 		}
-		d.Usage, d.Total, d.Delta = s.Usage(e.AgentID), s.total, false
-		e.Data = d
 	case event.SubagentUpdate:
-		d, ok := event.Payload[event.SubagentUpdateData](e.Data)
-		if !ok || e.AgentID == "" {
-			return e
+		if d, ok := event.Payload[event.SubagentUpdateData](e.Data); ok {
+			d.ToolUses, d.Usage = s.ToolUses(e.AgentID), s.Usage(e.AgentID)
+			e.Data = d
 		}
-		d.ToolUses, d.Usage = s.ToolUses(e.AgentID), s.Usage(e.AgentID)
-		e.Data = d
 	case event.SubagentComplete:
-		d, ok := event.Payload[event.SubagentCompleteData](e.Data)
-		if !ok || e.AgentID == "" {
-			return e
+		if d, ok := event.Payload[event.SubagentCompleteData](e.Data); ok {
+			d.ToolUses, d.Usage = s.ToolUses(e.AgentID), s.Usage(e.AgentID)
+			e.Data = d
 		}
-		d.ToolUses, d.Usage = s.ToolUses(e.AgentID), s.Usage(e.AgentID)
-		e.Data = d
 	}
-	return e
 }
 
 // atLeast is u raised, count by count, to at least v.
