@@ -18,7 +18,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/loopback"
-	"github.com/atomic-agent/atomic/internal/remote"
+	"github.com/atomic-agent/atomic/internal/remote/embedded"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -29,7 +29,7 @@ const natsHeartbeat = "300ms"
 // natsServer starts an embedded NATS server with JetStream for the test.
 func natsServer(t testing.TB) string {
 	t.Helper()
-	s, err := remote.StartServer(remote.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
+	s, err := embedded.StartServer(embedded.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,14 +46,14 @@ func natsCluster(t testing.TB) []string {
 	for _, p := range ports {
 		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
 	}
-	servers := make([]*remote.Server, 3)
+	servers := make([]*embedded.Server, 3)
 	errs := make([]error, 3)
 	var wg sync.WaitGroup
 	for i := range 3 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			servers[i], errs[i] = remote.StartServer(remote.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir(),
+			servers[i], errs[i] = embedded.StartServer(embedded.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir(),
 				Name: fmt.Sprintf("n%d", i+1), Cluster: "atomic-test", ClusterListen: fmt.Sprintf("127.0.0.1:%d", ports[i]),
 				Routes: routes})
 		}()

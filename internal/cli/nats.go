@@ -15,7 +15,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/observe"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/spawn"
@@ -104,40 +103,6 @@ func (s *setup) closeNATS() {
 	if s.remote != nil {
 		_ = s.remote.Close()
 	}
-}
-
-const natsSynopsis = `Usage: atomic nats --listen HOST:PORT [--store DIR]
-
-Runs a NATS server with JetStream in this process, for trying remote
-workers (atomic worker) on one machine or a LAN without installing NATS.
-`
-
-func runNATS(ctx context.Context, args []string, ios IOStreams) int {
-	fs := flag.NewFlagSet("atomic nats", flag.ContinueOnError)
-	var listen, store string
-	fs.StringVar(&listen, "listen", "127.0.0.1:4222", "client address `HOST:PORT`")
-	fs.StringVar(&store, "store", "", "JetStream data `DIR` (default: nats/ under the state dir, $XDG_STATE_HOME/atomic)")
-	var c common
-	if code, ok := c.parse(fs, args, ios, natsSynopsis); !ok {
-		return code
-	}
-	if store == "" {
-		dir, err := observe.StateDir(ios.Getenv)
-		if err != nil {
-			fmt.Fprintf(ios.Err, "atomic nats: %v (give --store)\n", err)
-			return 2
-		}
-		store = filepath.Join(dir, "nats")
-	}
-	srv, err := remote.StartServer(remote.ServerConfig{Listen: listen, Store: store, Log: ios.Err})
-	if err != nil {
-		fmt.Fprintf(ios.Err, "atomic nats: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(ios.Err, "nats listening on %s (JetStream data in %s)\n", srv.URL(), store)
-	<-ctx.Done()
-	srv.Close()
-	return 0
 }
 
 const workerSynopsis = `Usage: atomic worker --nats URL --workspace DIR [--name NAME] [--concurrency N] [provider flags]

@@ -119,8 +119,9 @@ func programTable() []program {
 	}
 }
 
-// programIndex is programTable by name, built once and only read.
-var programIndex = func() map[string]func(call) verdict {
+// programIndex is programTable by name, built on the first command
+// checked (a run that checks none does not pay for it) and only read.
+var programIndex = sync.OnceValue(func() map[string]func(call) verdict {
 	m := map[string]func(call) verdict{}
 	for _, p := range programTable() {
 		for _, n := range p.names {
@@ -128,7 +129,7 @@ var programIndex = func() map[string]func(call) verdict {
 		}
 	}
 	return m
-}()
+})
 
 // ownArgs are the table's programs whose checks read arguments known only
 // at run time themselves (test "$x", printf '%s' *, timeout 5 ls *).
@@ -147,7 +148,7 @@ var ownArgs = map[string]bool{
 // of its options: the call is then exact and hidden, up to a literal --.
 func classify(c call) verdict {
 	name := path.Base(c.words[0])
-	check, ok := programIndex[name]
+	check, ok := programIndex()[name]
 	if !ok {
 		return verdict{}
 	}

@@ -5,11 +5,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // awkCode matches what in an awk program runs commands or writes files:
 // system(), pipes to or from commands, > and >> redirections, @load.
-var awkCode = regexp.MustCompile(`system|\||>|@|ENVIRON\[`)
+var awkCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`system|\||>|@|ENVIRON\[`) })
 
 func awkCheck(c call) verdict {
 	for i := 1; i < len(c.words); i++ {
@@ -40,7 +41,7 @@ func awkProgram(c call, i int) verdict {
 	if !c.lits[i] {
 		return exactHidden("awk runs a program known only when it runs")
 	}
-	if awkCode.MatchString(c.words[i]) {
+	if awkCode().MatchString(c.words[i]) {
 		return exactHidden("awk's system(), | pipes and > redirections run commands and write files")
 	}
 	return verdict{}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -555,7 +556,7 @@ func plainName(w *syntax.Word) bool {
 }
 
 // braceExp matches an unquoted brace expansion: {a,b} or {1..3}.
-var braceExp = regexp.MustCompile(`\{[^{}]*(,|\.\.)[^{}]*\}`)
+var braceExp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}]*(,|\.\.)[^{}]*\}`) })
 
 // fixedArg reports whether a literal argument expands to itself alone:
 // no unquoted glob character, brace expansion or leading tilde.
@@ -565,7 +566,7 @@ func fixedArg(w *syntax.Word) bool {
 		if !ok {
 			continue
 		}
-		if strings.ContainsAny(l.Value, "*?[") || braceExp.MatchString(l.Value) || i == 0 && strings.HasPrefix(l.Value, "~") {
+		if strings.ContainsAny(l.Value, "*?[") || braceExp().MatchString(l.Value) || i == 0 && strings.HasPrefix(l.Value, "~") {
 			return false
 		}
 	}

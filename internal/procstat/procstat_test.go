@@ -35,3 +35,31 @@ func TestParentOfThisProcessIsItsParentAndOfAGoneOneIsZero(t *testing.T) {
 		t.Fatalf("Parent of a pid that cannot exist = %d, want 0", got)
 	}
 }
+
+func TestExecdReadsTheForkedButNotExecdFlag(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		execd bool
+		bad   bool
+	}{
+		{"42 (go) S 7 42 42 0 -1 4194560 120", true, false},
+		{"43 (go) S 42 42 42 0 -1 4194368 0", false, false}, // 4194368 = 0x400040: PF_FORKNOEXEC
+		{"44 (a) b) S 7 42 42 0 -1 64 0", false, false},
+		{"45 (x) S 7 42 42 0 -1", false, true},
+		{"46 (x) S 7 42 42 0 -1 flags", false, true},
+	} {
+		execd, err := parseExecd([]byte(c.line))
+		if (err != nil) != c.bad || execd != c.execd {
+			t.Errorf("%q: execd %v, err %v; want %v, bad=%v", c.line, execd, err, c.execd, c.bad)
+		}
+	}
+}
+
+func TestThisProcessHasExecdAndAGoneOneIsNotFound(t *testing.T) {
+	if execd, ok := Execd(os.Getpid()); !execd || !ok {
+		t.Fatalf("Execd(self) = %v, %v; want true, true", execd, ok)
+	}
+	if _, ok := Execd(1 << 30); ok {
+		t.Fatal("Execd of a pid that cannot exist is found")
+	}
+}

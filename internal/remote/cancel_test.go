@@ -10,6 +10,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/remote/embedded"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -21,7 +22,7 @@ import (
 // only after its publish returned; and Run, woken by ctx's Done before
 // ctx started its AfterFunc, stopped the func that would have sent it.
 func TestACancelSentTheMomentTheClaimIsGrantedReachesTheWorker(t *testing.T) {
-	srv, err := StartServer(ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
+	srv, err := embedded.StartServer(embedded.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/remote/embedded"
 )
 
 // recorder keeps the events a task's sink gets.
@@ -65,7 +66,7 @@ func (w wire) event(task string, attempt int, typ event.Type) {
 }
 
 func TestARestartedTaskGivesTheLeadOneResultFromTheAttemptItFollows(t *testing.T) {
-	srv, err := StartServer(ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
+	srv, err := embedded.StartServer(embedded.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/remote/embedded"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -37,7 +38,7 @@ func cpuTime(t *testing.T) time.Duration {
 // and this test share one process, so its CPU is theirs.
 func TestFourWorkersOf250IdleWithoutFailedPullsOrCPU(t *testing.T) {
 	const workers, concurrency, window = 4, 250, 3 * time.Second
-	srv, err := StartServer(ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
+	srv, err := embedded.StartServer(embedded.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

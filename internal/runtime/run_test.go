@@ -17,6 +17,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/remote"
+	"github.com/atomic-agent/atomic/internal/remote/embedded"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -175,7 +176,7 @@ func TestStopDeliversEveryCancelBeforeReturningAndNamesTheOneThatFailed(t *testi
 // Stop returns, even with no grace at all: closing the connection right
 // after Stop (as atomic run does) loses no cancel.
 func TestStopHasTheWorkersCancelOnTheServerBeforeItReturns(t *testing.T) {
-	srv, err := remote.StartServer(remote.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
+	srv, err := embedded.StartServer(embedded.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

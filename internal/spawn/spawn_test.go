@@ -11,6 +11,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/remote"
+	"github.com/atomic-agent/atomic/internal/remote/embedded"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -46,7 +47,7 @@ func newWorld(t *testing.T, types ...agenttype.Type) *world {
 rules:
   - {name: answer, respond: {text: "done"}}
 `)
-	nats, err := remote.StartServer(remote.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
+	nats, err := embedded.StartServer(embedded.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

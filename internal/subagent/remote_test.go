@@ -14,6 +14,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/remote"
+	"github.com/atomic-agent/atomic/internal/remote/embedded"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -28,7 +29,7 @@ type natsWorld struct {
 
 func newNATSWorld(t *testing.T) *natsWorld {
 	t.Helper()
-	srv, err := remote.StartServer(remote.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
+	srv, err := embedded.StartServer(embedded.ServerConfig{Listen: "127.0.0.1:0", Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

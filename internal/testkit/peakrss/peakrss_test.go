@@ -125,3 +125,20 @@ func TestATreesPeakAddsTheProcessesAliveAtOnce(t *testing.T) {
 		t.Errorf("wall %s, CPU %s: want at least the 200 ms held, and some CPU", got.Wall, got.CPU)
 	}
 }
+
+// A process between its fork and its exec is its parent's memory, not a
+// process of its own: Go's os/exec makes one for an instant before each
+// exec (and one more, once, to probe for pidfds), and counted it makes
+// the tree read its parent twice. A program holding 16 MB that keeps such
+// a clone for 200 ms reads 16 MB, one process.
+func TestAProcessThatHasNotExecdIsNotCountedBesideItsParent(t *testing.T) {
+	const mb = 16
+	base := measured(t, "-hold", "100ms")
+	got := measured(t, "-mb", fmt.Sprint(mb), "-unexeced-hold", "200ms")
+	t.Logf("base %.1f MB (tree %.1f); %d MB with a clone that never execs: tree %.1f MB, %v",
+		base.MaxRSSMB, base.TreePeakMB, mb, got.TreePeakMB, got.Procs)
+	near(t, "tree", got.TreePeakMB-base.TreePeakMB, mb, 3)
+	if len(got.Procs) != 1 {
+		t.Errorf("processes seen = %v, want the program alone", got.Procs)
+	}
+}

@@ -87,6 +87,13 @@ func (t *tree) add(pid int) {
 func (t *tree) read() {
 	var sum int64
 	for pid := range t.alive {
+		// A process that has not exec'd yet holds its parent's memory
+		// (Go's vfork-style clone before its exec, or the clone Go
+		// starts once to probe for pidfds): counted, the parent would
+		// count twice.
+		if execd, ok := procstat.Execd(pid); ok && !execd {
+			continue
+		}
 		comm, hwm, ok := status(pid)
 		if !ok { // gone, or a zombie whose memory is already freed
 			delete(t.alive, pid)

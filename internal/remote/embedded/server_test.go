@@ -1,4 +1,4 @@
-package remote
+package embedded
 
 import (
 	"bytes"
@@ -7,7 +7,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
 type syncBuffer struct {
