@@ -85,10 +85,11 @@ func (t *Task) whenDone(f func()) {
 	f()
 }
 
-// end closes done and calls what waits for it.
+// end closes done and calls what waits for it. Under mu: a waiter that
+// saw done closed is called at once.
 func (t *Task) end() {
-	close(t.done)
 	t.mu.Lock()
+	close(t.done)
 	t.ended = true
 	fs := t.onDone
 	t.onDone = nil
