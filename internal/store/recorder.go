@@ -83,6 +83,7 @@ type Recorder struct {
 	agents  map[string]bool
 	buf     bytes.Buffer
 	enc     *event.Encoder
+	rows    eventRows
 	started time.Time
 }
 
@@ -335,13 +336,12 @@ func (r *Recorder) write(batch []op, closing bool) error {
 			return fmt.Errorf("creating the session: %w", err)
 		}
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO events(session_id, seq, type, agent_id, body) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("writing events: %w", err)
-	}
-	defer ins.Close()
+	ins := &r.rows
+	ins.begin(tx)
+	defer ins.end()
 	titled := r.title
-	for _, o := range batch {
+	last := lastHistories(batch)
+	for i, o := range batch {
 		switch {
 		case o.ev != nil:
 			if err := r.insertEvent(ctx, ins, *o.ev); err != nil {
@@ -352,6 +352,9 @@ func (r *Recorder) write(batch []op, closing bool) error {
 				return fmt.Errorf("saving the CLI's session id: %w", err)
 			}
 		case o.history != nil || o.agent != "":
+			if last[o.agent] != i {
+				continue // replaced later in this batch
+			}
 			if err := saveHistory(ctx, tx, r.red, r.meta.ID, o.agent, o.history, time.Now()); err != nil {
 				return err
 			}
@@ -367,6 +370,9 @@ func (r *Recorder) write(batch []op, closing bool) error {
 			}
 			r.status = StatusRunning
 		}
+	}
+	if err := ins.flush(ctx); err != nil {
+		return err
 	}
 	var ended sql.NullInt64
 	if closing {
@@ -422,18 +428,33 @@ func (r *Recorder) reopen(ctx context.Context, tx *sql.Tx) error {
 	return rows.Err()
 }
 
-func (r *Recorder) insertEvent(ctx context.Context, ins *sql.Stmt, e event.Event) error {
+func (r *Recorder) insertEvent(ctx context.Context, ins *eventRows, e event.Event) error {
 	r.buf.Reset()
 	if err := r.enc.Encode(e); err == nil {
 		err = r.enc.Flush()
 	}
 	body := r.red.Bytes(bytes.TrimSuffix(r.buf.Bytes(), []byte("\n")))
 	r.seq++
-	if _, err := ins.ExecContext(ctx, r.meta.ID, r.seq, string(e.Type), e.AgentID, body); err != nil {
-		return fmt.Errorf("writing an event: %w", err)
+	if err := ins.add(ctx, r.meta.ID, r.seq, string(e.Type), e.AgentID, body); err != nil {
+		return err
 	}
 	r.track(e)
 	return nil
+}
+
+// lastHistories is the index of each agent's last history in batch: a
+// history replaces the saved one, so only the last of a batch is written.
+func lastHistories(batch []op) map[string]int {
+	var last map[string]int
+	for i, o := range batch {
+		if o.ev == nil && (o.history != nil || o.agent != "") {
+			if last == nil {
+				last = map[string]int{}
+			}
+			last[o.agent] = i
+		}
+	}
+	return last
 }
 
 // track follows the session's status and agents from its events: a

@@ -474,7 +474,7 @@ func (m *Manager) finish(ctx context.Context, t *Task, res *backend.Result, err 
 		m.cfg.OnFinish(t, out)
 	}
 	m.emit(t, event.SubagentComplete, out)
-	close(t.done)
+	t.end()
 }
 
 // Wait blocks until t ends or ctx does, and returns its record.

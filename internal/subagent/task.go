@@ -65,6 +65,38 @@ type Task struct {
 	worker  string
 	note    string
 	started atomic.Bool
+	// ended is set and onDone called once done is closed.
+	ended  bool
+	onDone []func()
+}
+
+// whenDone calls f once t has ended (done closed): at once if it has.
+func (t *Task) whenDone(f func()) {
+	if f == nil {
+		return
+	}
+	t.mu.Lock()
+	if !t.ended {
+		t.onDone = append(t.onDone, f)
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Unlock()
+	f()
+}
+
+// end closes done and calls what waits for it. Under mu: a waiter that
+// saw done closed is called at once.
+func (t *Task) end() {
+	t.mu.Lock()
+	close(t.done)
+	t.ended = true
+	fs := t.onDone
+	t.onDone = nil
+	t.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
 }
 
 // workerName is the remote worker running t ("" when local or not taken).

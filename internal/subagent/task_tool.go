@@ -108,6 +108,12 @@ func (t *TaskTool) Run(ctx context.Context, call tools.Call) (tools.Result, erro
 // Start implements tools.Starter: it spawns the sub-agent (in the model's
 // call order, so ids and the pending queue follow it) and returns the wait.
 func (t *TaskTool) Start(ctx context.Context, call tools.Call) (func() (tools.Result, error), error) {
+	return t.StartNotify(ctx, call, nil)
+}
+
+// StartNotify implements tools.Notifier: ready is called when the agent
+// has ended (a background task's at once).
+func (t *TaskTool) StartNotify(ctx context.Context, call tools.Call, ready func()) (func() (tools.Result, error), error) {
 	spec, reserved := t.m.Reserved(call.ID)
 	if !reserved {
 		var err error
@@ -123,8 +129,12 @@ func (t *TaskTool) Start(ctx context.Context, call tools.Call) (func() (tools.Re
 		ack := fmt.Sprintf("Started background task %s (%s: %s). It keeps working while you continue. "+
 			"Use check_task or wait_for_task with task_id %q for its result; you will also be told when it finishes.",
 			task.ID, task.Type.Name, spec.Description, task.ID)
+		if ready != nil {
+			ready()
+		}
 		return func() (tools.Result, error) { return tools.Result{Content: ack}, nil }, nil
 	}
+	task.whenDone(ready)
 	return func() (tools.Result, error) {
 		<-task.Done() // ends promptly when ctx does: the task is tied to it
 		r := t.m.Record(task)

@@ -99,6 +99,15 @@ type Starter interface {
 	Start(ctx context.Context, call Call) (wait func() (Result, error), err error)
 }
 
+// Notifier is implemented by Starter tools that can say when a started
+// call's wait will no longer block: StartNotify is Start, and ready is
+// called once then (from any goroutine; it must not block). The agent loop
+// then waits for all such calls of a message on its own goroutine, not on
+// a goroutine per call (a thousand sub-agents' waits).
+type Notifier interface {
+	StartNotify(ctx context.Context, call Call, ready func()) (wait func() (Result, error), err error)
+}
+
 // Reserver is implemented by Starter tools whose calls start an agent (the
 // task tool). The agent loop calls Reserve just before it announces such a
 // call: Reserve names the agent and takes its place in the queue, so the

@@ -27,17 +27,22 @@ var requestSeq atomic.Uint64
 func (s *Session) runTools(ctx context.Context, calls []provider.ToolCall) ([]provider.ToolResult, error) {
 	results := make([]provider.ToolResult, len(calls))
 	// Starters (the task tool) begin in the model's order, before anything
-	// runs concurrently.
+	// runs concurrently. Those that say when their wait is done
+	// (tools.Notifier) are finished here, on this goroutine, as each says
+	// so: a thousand sub-agents' waits are not a thousand goroutines.
 	waits := make([]func() provider.ToolResult, len(calls))
+	notified := make([]bool, len(calls))
+	ready := make(chan int, len(calls))
 	for i, c := range calls {
 		if t, ok := s.cfg.Tools.Get(c.Name); ok {
 			if st, ok := t.(tools.Starter); ok {
-				waits[i] = s.startTool(ctx, c, t, st)
+				waits[i], notified[i] = s.startTool(ctx, c, t, st, func() { ready <- i })
 			}
 		}
 	}
 	done := make([]chan struct{}, len(calls))
 	last := map[string]int{} // lock key -> index of the latest call holding it
+	pending := 0
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		done[i] = make(chan struct{})
@@ -51,6 +56,14 @@ func (s *Session) runTools(ctx context.Context, calls []provider.ToolCall) ([]pr
 					last[k] = i
 				}
 			}
+		}
+		if notified[i] && len(deps) == 0 {
+			pending++
+			continue
+		}
+		if notified[i] { // its ready still comes; the wait runs after deps
+			pending++
+			notified[i] = false
 		}
 		wg.Add(1)
 		go func() {
@@ -66,6 +79,13 @@ func (s *Session) runTools(ctx context.Context, calls []provider.ToolCall) ([]pr
 			results[i] = s.runTool(ctx, calls[i])
 		}()
 	}
+	for ; pending > 0; pending-- {
+		i := <-ready // tasks end promptly when ctx does: they are tied to it
+		if notified[i] {
+			results[i] = waits[i]()
+			close(done[i])
+		}
+	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		return results, fmt.Errorf("interrupted: %w", ctx.Err())
@@ -74,7 +94,10 @@ func (s *Session) runTools(ctx context.Context, calls []provider.ToolCall) ([]pr
 }
 
 // startTool begins a Starter call and returns the wait that finishes it.
-func (s *Session) startTool(ctx context.Context, c provider.ToolCall, t tools.Tool, st tools.Starter) func() provider.ToolResult {
+// notified reports that ready is called (once) when the wait no longer
+// blocks: at once when the call was refused or failed to start, or when
+// the tool says so (tools.Notifier). Otherwise ready is never called.
+func (s *Session) startTool(ctx context.Context, c provider.ToolCall, t tools.Tool, st tools.Starter, ready func()) (wait func() provider.ToolResult, notified bool) {
 	call := tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID}
 	start := event.ToolStartData{Name: c.Name, Input: c.Input}
 	var subject string
@@ -96,28 +119,38 @@ func (s *Session) startTool(ctx context.Context, c provider.ToolCall, t tools.To
 		rv.Release(c.ID)
 	}
 	if ok {
-		wait, err := safeStart(ctx, st, call)
+		once := sync.OnceFunc(ready) // a panicking Start may have called it too
+		nt, notifies := t.(tools.Notifier)
+		var w func() (tools.Result, error)
+		var err error
+		if notifies {
+			w, err = safeStart(func() (func() (tools.Result, error), error) { return nt.StartNotify(ctx, call, once) })
+		} else {
+			w, err = safeStart(func() (func() (tools.Result, error), error) { return st.Start(ctx, call) })
+		}
 		if err == nil {
 			return func() provider.ToolResult {
-				r, err := safeWait(t.Name(), wait)
+				r, err := safeWait(t.Name(), w)
 				if err != nil {
 					r = tools.Result{Content: err.Error(), IsError: true}
 				}
 				return s.completeTool(ctx, c, r)
-			}
+			}, notifies
 		}
 		res = tools.Result{Content: err.Error(), IsError: true}
+		ready = once
 	}
-	return func() provider.ToolResult { return s.completeTool(ctx, c, res) }
+	ready()
+	return func() provider.ToolResult { return s.completeTool(ctx, c, res) }, true
 }
 
-func safeStart(ctx context.Context, st tools.Starter, call tools.Call) (wait func() (tools.Result, error), err error) {
+func safeStart(start func() (func() (tools.Result, error), error)) (wait func() (tools.Result, error), err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("tool panicked: %v", p)
 		}
 	}()
-	return st.Start(ctx, call)
+	return start()
 }
 
 func safeWait(name string, wait func() (tools.Result, error)) (r tools.Result, err error) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -19,10 +20,17 @@ import (
 func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, on func(provider.Chunk)) (*provider.Response, error) {
 	stream := p.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
+	return read(ctx, stream, string(params.Model), on)
+}
 
+// read reads an answer's stream. Apart from attempt because its frame is
+// large (about 16 KB: the SDK's events and message are big structs): the
+// agent's goroutine waits for the answer's headers in attempt, and with
+// this frame below it that wait needed a 32 KB stack instead of 16 KB.
+func read(ctx context.Context, stream *ssestream.Stream[sdk.MessageStreamEventUnion], model string, on func(provider.Chunk)) (*provider.Response, error) {
 	var (
 		msg      sdk.Message
-		resp     = &provider.Response{Model: string(params.Model)}
+		resp     = &provider.Response{Model: model}
 		text     strings.Builder
 		stopped  bool
 		toolSeen bool

@@ -58,6 +58,7 @@ type Provider struct {
 	maxTokens int
 	official  bool // the server is api.openai.com
 	retry     provider.RetryPolicy
+	tools     toolCache
 }
 
 var _ provider.Provider = (*Provider)(nil)

@@ -46,7 +46,7 @@ func (p *Provider) params(req provider.Request) (sdk.ChatCompletionNewParams, er
 		params.Messages = append(params.Messages, msgs...)
 	}
 	for _, t := range req.Tools {
-		tp, err := toolParam(t)
+		tp, err := p.tools.param(t)
 		if err != nil {
 			return params, err
 		}
