@@ -109,8 +109,8 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, on func(pro
 	if err != nil {
 		return nil, err
 	}
-	params = preEncoded(params)
+	r := encode(params)
 	return p.retry.Do(ctx, on, func(ctx context.Context) (*provider.Response, error) {
-		return p.attempt(ctx, params, on)
+		return p.attempt(ctx, r, on)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 
 	"github.com/atomic-agent/atomic/internal/event"
@@ -17,10 +18,14 @@ import (
 // attempt makes one streamed request. Its errors are classified for the
 // retry policy: *provider.APIError, *provider.StreamError (AfterToolCall set
 // once a tool call went to on), *provider.ConnError, or ctx's error.
-func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, on func(provider.Chunk)) (*provider.Response, error) {
-	stream := p.client.Messages.NewStreaming(ctx, params)
+func (p *Provider) attempt(ctx context.Context, r request, on func(provider.Chunk)) (*provider.Response, error) {
+	var opts []option.RequestOption
+	if r.body != nil {
+		opts = append(opts, option.WithRequestBody("application/json", r.body))
+	}
+	stream := p.client.Messages.NewStreaming(ctx, r.params, opts...)
 	defer stream.Close()
-	return read(ctx, stream, string(params.Model), on)
+	return read(ctx, stream, string(r.params.Model), on)
 }
 
 // read reads an answer's stream. Apart from attempt because its frame is
