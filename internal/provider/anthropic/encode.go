@@ -1,30 +1,58 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
 	"reflect"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 )
 
-// request is what an attempt sends: the body, encoded once per turn, and
-// the parameters it was made from, for whoever reads them (the SDK's
+// request is what each attempt of a turn sends: the body, encoded once,
+// and the parameters it was made from, for whoever reads them (the SDK's
 // telemetry reads the model, system and messages).
 type request struct {
 	params sdk.MessageNewParams
 	body   []byte // nil: the SDK encodes params itself (and reports why they do not encode)
 }
 
-// placeholder is what the SDK encodes of params that a body option
-// replaces: it would otherwise encode them again on every attempt (deep
-// reflection, and a compaction of every tool's cached JSON).
+// placeholder is what the SDK encodes of params whose body a request
+// sends itself: it would otherwise encode them again on every attempt
+// (deep reflection, then a compaction of the whole, every tool's cached
+// JSON included) and copy the result once more to add "stream".
 var placeholder = json.RawMessage(`{}`)
 
+// streamField is what the SDK adds to a body it streams, where it adds it.
+const streamField = `,"stream":true}`
+
+// send is the SDK middleware that puts r's body on an attempt's HTTP
+// request in place of the SDK's encoding of the placeholder, so the body
+// is held once while the answer is awaited, not also as the SDK's copy.
+func (r *request) send(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	req.ContentLength = int64(len(r.body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(r.body)), nil }
+	req.Body, _ = req.GetBody()
+	return next(req)
+}
+
+// options are the SDK options that send r.
+func (r *request) options() []option.RequestOption {
+	if r.body == nil {
+		return nil
+	}
+	return []option.RequestOption{option.WithMiddleware(r.send)}
+}
+
 // encode makes the request for params. The body is the bytes the SDK
-// makes of params, built from the SDK's encoding of params without their
-// tools and each tool's cached JSON, spliced in where the SDK puts tools:
-// last. A tool not from the cache is encoded by the SDK here.
+// sends of params, built from the SDK's encoding of params without their
+// tools, each tool's cached JSON, spliced in where the SDK puts tools
+// (last), and the stream flag, added where the SDK adds it. A tool not
+// from the cache is encoded by the SDK here.
 //
 // The SDK's encoding runs on a goroutine of its own: it recurses deeply
 // through reflection, which grows the stack of the goroutine doing it to
@@ -32,7 +60,7 @@ var placeholder = json.RawMessage(`{}`)
 // answer with that stack (a wait allocates nothing, so no GC comes to
 // shrink it). With 1,000 sub-agents that was 70 MB of stacks; a goroutine
 // that ends gives its stack back.
-func encode(params sdk.MessageNewParams) request {
+func encode(params sdk.MessageNewParams) *request {
 	type encoded struct {
 		raw []byte
 		err error
@@ -44,7 +72,7 @@ func encode(params sdk.MessageNewParams) request {
 	}()
 	e := <-done
 	if e.err != nil {
-		return request{params: params}
+		return &request{params: params}
 	}
 	ov := param.Override[sdk.MessageNewParams](placeholder)
 	from, to := reflect.ValueOf(&params).Elem(), reflect.ValueOf(&ov).Elem()
@@ -53,20 +81,23 @@ func encode(params sdk.MessageNewParams) request {
 			to.Field(i).Set(from.Field(i))
 		}
 	}
-	return request{params: ov, body: e.raw}
+	return &request{params: ov, body: e.raw}
 }
 
-// encodeBody is params as the SDK encodes them, with each cached tool's
+// encodeBody is params as the SDK streams them, with each cached tool's
 // JSON copied in rather than encoded and compacted again.
 func encodeBody(params sdk.MessageNewParams) ([]byte, error) {
 	tools := params.Tools
 	params.Tools = nil
 	head, err := params.MarshalJSON()
-	if err != nil || len(tools) == 0 {
-		return head, err
+	if err != nil {
+		return nil, err
+	}
+	if len(head) < 2 || head[0] != '{' || head[len(head)-1] != '}' {
+		return nil, errors.New("the SDK did not encode the request as an object")
 	}
 	raws := make([]json.RawMessage, len(tools))
-	size := len(head) + len(`,"tools":[]`)
+	size := len(head) + len(`,"tools":[]`) + len(streamField)
 	for i, t := range tools {
 		if raws[i] = cachedJSON(t); raws[i] == nil {
 			// json.Marshal compacts, as the SDK does a tool inside params.
@@ -78,17 +109,23 @@ func encodeBody(params sdk.MessageNewParams) ([]byte, error) {
 	}
 	body := make([]byte, 0, size)
 	body = append(body, head[:len(head)-1]...) // without its closing brace
-	if len(head) > 2 {
-		body = append(body, ',')
-	}
-	body = append(body, `"tools":[`...)
-	for i, raw := range raws {
-		if i > 0 {
+	if len(tools) > 0 {
+		if len(head) > 2 {
 			body = append(body, ',')
 		}
-		body = append(body, raw...)
+		body = append(body, `"tools":[`...)
+		for i, raw := range raws {
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, raw...)
+		}
+		body = append(body, ']')
 	}
-	return append(body, "]}"...), nil
+	if len(body) == 1 {
+		return append(body, streamField[1:]...), nil
+	}
+	return append(body, streamField...), nil
 }
 
 // cachedJSON is t's JSON from the tool cache, or nil for a tool not from

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 
 	"github.com/atomic-agent/atomic/internal/event"
@@ -18,12 +17,8 @@ import (
 // attempt makes one streamed request. Its errors are classified for the
 // retry policy: *provider.APIError, *provider.StreamError (AfterToolCall set
 // once a tool call went to on), *provider.ConnError, or ctx's error.
-func (p *Provider) attempt(ctx context.Context, r request, on func(provider.Chunk)) (*provider.Response, error) {
-	var opts []option.RequestOption
-	if r.body != nil {
-		opts = append(opts, option.WithRequestBody("application/json", r.body))
-	}
-	stream := p.client.Messages.NewStreaming(ctx, r.params, opts...)
+func (p *Provider) attempt(ctx context.Context, r *request, on func(provider.Chunk)) (*provider.Response, error) {
+	stream := p.client.Messages.NewStreaming(ctx, r.params, r.options()...)
 	defer stream.Close()
 	return read(ctx, stream, string(r.params.Model), on)
 }
