@@ -109,7 +109,7 @@ func encodeBody(params sdk.MessageNewParams) ([]byte, error) {
 	}
 	body := make([]byte, 0, size)
 	body = append(body, head[:len(head)-1]...) // without its closing brace
-	if len(tools) > 0 {
+	if tools != nil { // as the SDK: [] for an empty slice, nothing for nil
 		if len(head) > 2 {
 			body = append(body, ',')
 		}

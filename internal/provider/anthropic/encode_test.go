@@ -109,11 +109,14 @@ func TestEveryAttemptSendsTheBytesTheSDKMakesOfTheRequest(t *testing.T) {
 func TestARequestWithoutToolsOrWithToolsNotCachedIsSentAsTheSDKMakesIt(t *testing.T) {
 	p := &Provider{model: "m", maxTokens: 100}
 	req := encodeTestRequest()
-	for _, tools := range [][]provider.ToolSpec{nil, req.Tools} {
+	for i, tools := range [][]provider.ToolSpec{nil, {}, req.Tools} {
 		req.Tools = tools
 		params, err := p.params(req)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if i == 1 {
+			params.Tools = []sdk.ToolUnionParam{} // sent as "tools":[]
 		}
 		if len(params.Tools) > 0 {
 			tp, err := toolParam(tools[0])
