@@ -109,7 +109,8 @@ func encodeBody(params sdk.MessageNewParams) ([]byte, error) {
 	}
 	body := make([]byte, 0, size)
 	body = append(body, head[:len(head)-1]...) // without its closing brace
-	if tools != nil { // as the SDK: [] for an empty slice, nothing for nil
+	// As the SDK: [] for an empty list of tools, nothing for none.
+	if tools != nil {
 		if len(head) > 2 {
 			body = append(body, ',')
 		}
