@@ -55,8 +55,11 @@ type Recorder struct {
 	warn func(error)
 	red  *redact.Redactor
 
-	mu      sync.Mutex
-	queue   []op
+	mu    sync.Mutex
+	queue []op
+	// spare is the last batch's slice, emptied, for the queue to grow
+	// into again rather than from nothing every batch.
+	spare   []op
 	closing bool
 	failed  bool
 	// queued counts the ops ever accepted and committed those in the
@@ -276,7 +279,7 @@ func (r *Recorder) run(hold func() (*Hold, error), open func() (*Store, error)) 
 		r.pace()
 		r.mu.Lock()
 		batch, closing := r.queue, r.closing
-		r.queue = nil
+		r.queue, r.spare = r.spare, nil
 		r.mu.Unlock()
 		if len(batch) > 0 || closing {
 			// The last batch carries the session's end: one commit.
@@ -287,6 +290,10 @@ func (r *Recorder) run(hold func() (*Hold, error), open func() (*Store, error)) 
 			r.commits++
 			r.lastCommit = time.Now()
 			r.advance(len(batch))
+			clear(batch) // its events and histories are free to go
+			r.mu.Lock()
+			r.spare = batch[:0]
+			r.mu.Unlock()
 			if closing {
 				return
 			}
