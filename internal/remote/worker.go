@@ -143,8 +143,11 @@ func (l *lazyCheckout) prepareDone() {
 	l.once.Do(func() { l.err = errors.New("the task ended") })
 }
 
-// Serve runs the worker until ctx ends; running tasks are cancelled and
-// given back (not acked) so another worker takes them.
+// Serve runs the worker until ctx ends: it then takes no more tasks and
+// returns once the running ones have ended and their leads have been
+// told. Ending them is the runner's owner's (runtime.Worker.Stop), not
+// ctx's: a task that ends with ErrStopping is given back (not acked), its
+// lead told first, so another worker takes it.
 func Serve(ctx context.Context, cfg WorkerConfig) error {
 	if cfg.Name == "" {
 		cfg.Name = DefaultName()
@@ -219,7 +222,9 @@ func (w *Worker) handle(ctx context.Context, msg *delivery) {
 	// The lead may cancel the moment it grants the claim: the worker
 	// listens for that before it asks, and the server has the interest
 	// (Flush) before the claim leaves, so no cancel falls in between.
-	tctx, cancel := context.WithCancelCause(ctx)
+	// The lead ends the task, or its owner (ErrStopping); ctx only ends
+	// the pulls.
+	tctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
 	cSub, err := w.nc.Subscribe(cancelSubject(t.Lead, t.ID), func(*nats.Msg) { cancel(errCancelledByLead) })
 	if err == nil {
@@ -267,10 +272,7 @@ func (w *Worker) run(tctx context.Context, cancel context.CancelCauseFunc, msg *
 	if why := leadEnded(tctx); why != "" {
 		return res, why, false
 	}
-	if err != nil && (errors.Is(err, ErrStopping) || tctx.Err() != nil) { // the worker stops
-		return res, "", true
-	}
-	return res, "", false
+	return res, "", errors.Is(err, ErrStopping)
 }
 
 // attempt runs one attempt of t and returns its Result; the error is the
