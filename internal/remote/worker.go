@@ -327,16 +327,14 @@ func (w *Worker) attempt(tctx context.Context, cancel context.CancelCauseFunc, m
 	if co.made() == nil {
 		return res, nil // no tool ran: nothing changed
 	}
-	// A finished agent's changes are kept even while the worker stops.
-	keep := context.WithoutCancel(tctx)
-	diff, err := co.made().diff(keep)
+	diff, err := co.made().diff(tctx)
 	if err != nil {
 		res.Success, res.Error = false, fmt.Sprintf("reading the agent's changes: %v", err)
 		return res, nil
 	}
 	if len(diff) > 0 {
 		name := fmt.Sprintf("result-%s-%s-%d", t.Lead, t.ID, attempt)
-		if _, err := w.store.PutBytes(keep, name, diff); err != nil {
+		if _, err := w.store.PutBytes(tctx, name, diff); err != nil {
 			res.Success, res.Error = false, fmt.Sprintf("storing the agent's changes: %v", err)
 			return res, nil
 		}
