@@ -33,7 +33,7 @@ type responsesRequest struct {
 	// summary is reasoning.summary (auto, concise, detailed): the
 	// reasoning item carries its text as a summary.
 	summary string
-	effort string // reasoning.effort, echoed
+	effort  string // reasoning.effort, echoed
 	// encrypted: include has reasoning.encrypted_content, so the
 	// reasoning item carries it.
 	encrypted bool
