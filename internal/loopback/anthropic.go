@@ -76,8 +76,6 @@ type anthropicMessage struct {
 	Usage        anthropicUsage   `json:"usage"`
 }
 
-func zero() *int { z := 0; return &z }
-
 // anthropicUsageOf is the answer's usage with its cache counts; output is
 // the output tokens so far.
 func anthropicUsageOf(a *answer, output int) anthropicUsage {
