@@ -96,13 +96,16 @@ func TestAnthropicToolLoopWithChangedOrMissingThinkingIsRefused(t *testing.T) {
 	dropped.Content = dropped.Content[1:]
 	textFirst := msg.ToParam()
 	textFirst.Content = append([]anthropic.ContentBlockParamUnion{anthropic.NewTextBlock("Listing.")}, textFirst.Content...)
+	forged := msg.ToParam()
+	forged.Content = append([]anthropic.ContentBlockParamUnion{anthropic.NewRedactedThinkingBlock("forged")}, forged.Content[1:]...)
 	for name, tc := range map[string]struct {
 		assistant anthropic.MessageParam
 		want      string
 	}{
-		"changed":    {changed, "messages.1.content.0: Invalid `signature` in `thinking` block"},
-		"dropped":    {dropped, "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block"},
-		"text first": {textFirst, "messages.1.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text."},
+		"changed":         {changed, "messages.1.content.0: Invalid `signature` in `thinking` block"},
+		"dropped":         {dropped, "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block"},
+		"forged redacted": {forged, "messages.1.content.0: Invalid `data` in `redacted_thinking` block"},
+		"text first":      {textFirst, "messages.1.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text."},
 	} {
 		_, err := c.Messages.New(context.Background(), toolTurn(tc.assistant, callID))
 		var apiErr *anthropic.Error
