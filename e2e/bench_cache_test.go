@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,26 +14,6 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/headless"
 )
-
-// cacheFanOutScenario: the lead starts n sub-agents at once; each reads a
-// file turns-1 times, then answers (turns requests each).
-func cacheFanOutScenario(n, turns int) string {
-	var b strings.Builder
-	b.WriteString("rules:\n")
-	for i := range n {
-		fmt.Fprintf(&b, "  - name: sub-%d\n    match: {first_user_contains: \"TASK-%d \"}\n    sequence:\n", i, i)
-		for range turns - 1 {
-			b.WriteString("      - {tool_calls: [{name: read, input: {file_path: notes.txt}}]}\n")
-		}
-		fmt.Fprintf(&b, "      - {text: \"sub %d done\"}\n", i)
-	}
-	b.WriteString("  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: done}}\n")
-	b.WriteString("  - name: fanout\n    match: {tools_include: [task]}\n    respond:\n      tool_calls:\n")
-	for i := range n {
-		fmt.Fprintf(&b, "        - {name: task, input: {description: \"task %d\", prompt: \"TASK-%d look\"}}\n", i, i)
-	}
-	return b.String()
-}
 
 // cacheRunResult is one run of the cached fan-out: its json result and
 // the tokens the model reported.

@@ -1,14 +1,18 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atomic-agent/atomic/internal/headless"
 	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/stats"
 )
 
 // cacheScenario: the lead reads a file, starts two sub-agents that read
@@ -51,6 +55,26 @@ rules:
     respond: {tool_calls: [{name: team_spawn, input: {name: ann, role: worker, prompt: "Assignment for ann: report."}}]}
   - {name: lead-note, match: {system_contains: "You are Atomic"}, respond: {text: "noted"}}
 `
+
+// cacheFanOutScenario: the lead starts n sub-agents at once; each reads a
+// file turns-1 times, then answers (turns requests each).
+func cacheFanOutScenario(n, turns int) string {
+	var b strings.Builder
+	b.WriteString("rules:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - name: sub-%d\n    match: {first_user_contains: \"TASK-%d \"}\n    sequence:\n", i, i)
+		for range turns - 1 {
+			b.WriteString("      - {tool_calls: [{name: read, input: {file_path: notes.txt}}]}\n")
+		}
+		fmt.Fprintf(&b, "      - {text: \"sub %d done\"}\n", i)
+	}
+	b.WriteString("  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: done}}\n")
+	b.WriteString("  - name: fanout\n    match: {tools_include: [task]}\n    respond:\n      tool_calls:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "        - {name: task, input: {description: \"task %d\", prompt: \"TASK-%d look\"}}\n", i, i)
+	}
+	return b.String()
+}
 
 // cacheAgent names the agent that sent e: lead, sub-0, sub-1 or ann.
 func cacheAgent(e loopback.LogEntry) string {
@@ -182,5 +206,47 @@ func checkCacheUsage(t *testing.T, model string, byAgent map[string][]loopback.L
 	full.CacheReadTokens, full.CacheCreationTokens = 0, 0
 	if uncached, _ := provider.Cost(model, full); want >= uncached {
 		t.Errorf("cost with caching %g, not less than the %g of the same tokens uncached", want, uncached)
+	}
+}
+
+func TestStatsCountPromptCacheReadsAndWritesPerType(t *testing.T) {
+	state := t.TempDir()
+	srv := server(t, cacheFanOutScenario(2, 3))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ws := workspace(t, map[string]string{"notes.txt": strings.Repeat("a line of notes\n", 40)})
+	cmd := command(t, ctx, srv, "anthropic", ws, "-p", "go", "--permission-mode", "bypassPermissions")
+	cmd.Env = append(cmd.Env, "XDG_STATE_HOME="+state)
+	if r := runCmd(t, cmd); r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	var read, write int64
+	for _, e := range srv.Log() {
+		read, write = read+int64(e.CacheReadTokens), write+int64(e.CacheWriteTokens)
+	}
+	st := exec.Command(binary, "stats", "--json")
+	st.Env = []string{"HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state}
+	out, err := st.Output()
+	if err != nil {
+		t.Fatalf("atomic stats: %v", err)
+	}
+	var rows []stats.Row
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Fatalf("atomic stats --json printed %q: %v", out, err)
+	}
+	var gotRead, gotWrite int64
+	for _, r := range rows {
+		gotRead, gotWrite = gotRead+r.CacheReadTokens, gotWrite+r.CacheWriteTokens
+		if r.CacheReadTokens == 0 {
+			t.Errorf("%s row read nothing from the cache: %+v", r.Type, r)
+		}
+	}
+	if gotRead != read || gotWrite != write {
+		t.Errorf("stats read %d, wrote %d; the model reported %d and %d", gotRead, gotWrite, read, write)
+	}
+	text := exec.Command(binary, "stats")
+	text.Env = st.Env
+	if tout, err := text.Output(); err != nil || !strings.Contains(string(tout), "cache read") {
+		t.Errorf("atomic stats: %v\n%s", err, tout)
 	}
 }
