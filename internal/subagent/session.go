@@ -80,7 +80,9 @@ func (m *Manager) specOf(t *Task, plan spawn.Plan) (spec spawn.Spec, prompt stri
 			spec.System = strings.TrimSpace(spec.System + "\n\n" + t.Type.Prompt)
 		}
 		if tree := t.tree(); tree != nil {
-			spec.System += "\n\n" + worktreePrompt(tree)
+			// In the task, not the system prompt: siblings in worktrees
+			// of their own then share one system prompt, and its cache.
+			prompt = worktreePrompt(tree) + "\n\n" + prompt
 			spec.Sink = filledSink{t: t, next: m.cfg.Sink}
 		}
 	}

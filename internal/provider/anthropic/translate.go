@@ -50,12 +50,15 @@ func (p *Provider) params(req provider.Request) (sdk.MessageNewParams, error) {
 			params.Messages = append(params.Messages, mp)
 		}
 	}
-	for _, t := range req.Tools {
-		tp, err := p.tools.param(t)
+	for i, t := range req.Tools {
+		tp, err := p.tools.param(t, p.cache && i == len(req.Tools)-1)
 		if err != nil {
 			return params, err
 		}
 		params.Tools = append(params.Tools, tp)
+	}
+	if p.cache {
+		markCache(&params)
 	}
 	return params, nil
 }
