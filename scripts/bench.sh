@@ -97,6 +97,13 @@ info 100Subagents KB-sent "bytes sent to the model, 100 sub-agents"
 info 1000Subagents KB-sent "bytes sent to the model, 1,000 sub-agents"
 
 echo
+echo "Issue 23's table (3 sub-agents x 10 turns on the loopback, claude-sonnet-4-5 prices; caching off: ATOMIC_NO_PROMPT_CACHE=1)"
+figure PromptCacheFanOut3x10 pct-input-from-cache '>' 80 "3x10 fan-out: share of input tokens read from cache (%)"
+info PromptCacheFanOut3x10 pct-cost-of-uncached "3x10 fan-out: cost with caching, % of the same run without"
+info PromptCacheFanOut3x10 mUSD-cached "3x10 fan-out: cost with caching (thousandths of a USD)"
+info PromptCacheFanOut3x10 mUSD-uncached "3x10 fan-out: cost without caching (thousandths of a USD)"
+
+echo
 echo "Atomic benchmark figures"
 figure OneAnswer MB-peak-RSS '<' 40 "S1: peak RSS of Atomic's largest process"
 info 100Subagents MB-peak-tree-RSS "100 sub-agents: peak RSS, whole process tree"

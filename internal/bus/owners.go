@@ -22,6 +22,9 @@ const (
 	OwnerCLI OwnerKind = "external CLI session"
 	// OwnerRemote is a NATS worker the sub-agent manager sent the task to.
 	OwnerRemote OwnerKind = "NATS worker"
+	// OwnerWorker is an atomic worker's run (runtime.Worker): the agent is
+	// a task it took from the queue, in the worker's own registry.
+	OwnerWorker OwnerKind = "worker run"
 )
 
 // Owner is what runs one agent and how to stop it.

@@ -6,18 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
-	"github.com/atomic-agent/atomic/internal/backend"
-	"github.com/atomic-agent/atomic/internal/bus"
-	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/runtime"
-	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
 // natsFlags connect a lead or a worker to NATS.
@@ -166,71 +160,29 @@ func runWorker(ctx context.Context, args []string, ios IOStreams) int {
 	if name == "" {
 		name = remote.DefaultName()
 	}
-	err = remote.Serve(ctx, remote.WorkerConfig{Options: o, Name: name, Workspace: ws, Concurrency: concurrency,
-		Run:   agentRunner(&c, s),
-		Log:   func(l string) { fmt.Fprintln(ios.Err, l) },
-		Ready: func() { fmt.Fprintf(ios.Err, "worker %s ready\n", name) },
+	// The worker outlives ctx: a signal stops it (Stop), which gives its
+	// tasks back and tells their leads before the process exits.
+	w := runtime.StartWorker(context.WithoutCancel(ctx), runtime.WorkerConfig{
+		Remote: remote.WorkerConfig{Options: o, Name: name, Workspace: ws, Concurrency: concurrency,
+			Log:   func(l string) { fmt.Fprintln(ios.Err, l) },
+			Ready: func() { fmt.Fprintf(ios.Err, "worker %s ready\n", name) },
+		},
+		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, MaxTurns: c.maxTurns,
+		Memory: s.memory.Prompt(),
 	})
-	if err != nil && !errors.Is(err, context.Canceled) {
+	select {
+	case <-ctx.Done():
+	case <-w.Done():
+	}
+	if err := w.Stop(workerGrace); err != nil {
+		fmt.Fprintf(ios.Err, "atomic worker %s: %v\n", name, err)
+	}
+	if err := w.Err(); err != nil {
 		return fail(1, err)
 	}
 	return 0
 }
 
-// agentRunner runs a task as a native sub-agent with this machine's
-// provider, permission flags and tools rooted in the task's worktree,
-// which is made before its first tool runs.
-func agentRunner(c *common, s *setup) remote.Runner {
-	return func(ctx context.Context, t remote.Task, dir string, prepare func() error, sink event.Sink) (*backend.Result, error) {
-		ws := s.workspace
-		ws.Root = dir
-		open := spawn.New(spawn.Config{Provider: s.prov, Model: s.ps.Model, Tools: runtime.CoreTools(ws),
-			Gate: s.gate, MaxTurns: c.maxTurns})
-		plan, err := open.Resolve(agenttype.Type{Name: t.AgentType, Tools: t.Tools, Prompt: t.System, Source: "sent by the lead"})
-		if err != nil {
-			return nil, err
-		}
-		system := runtime.SubagentSystemPrompt(ws, s.memory.Prompt())
-		if p := strings.TrimSpace(t.System); p != "" {
-			system += "\n\n" + p
-		}
-		ctx, fail := context.WithCancelCause(ctx)
-		defer fail(nil)
-		sink = &preparing{Sink: sink, id: t.ID, prepare: prepare, fail: fail}
-		sess, err := open.Open(plan, spawn.Spec{SessionID: t.SessionID, AgentID: t.ID, ParentID: t.ParentID,
-			Name: t.AgentType, Sink: bus.For(sink), System: system})
-		if err != nil {
-			return nil, err
-		}
-		defer sess.Close()
-		res, err := sess.Run(ctx, t.Prompt)
-		var pe prepareError
-		if err != nil && errors.As(context.Cause(ctx), &pe) {
-			return nil, pe.err
-		}
-		return res, err
-	}
-}
-
-// preparing makes the agent's worktree when its first tool starts: the
-// tool runs once its tool.start is out. A worktree that cannot be made
-// ends the agent with the reason.
-type preparing struct {
-	event.Sink
-	id      string
-	prepare func() error
-	fail    context.CancelCauseFunc
-}
-
-type prepareError struct{ err error }
-
-func (e prepareError) Error() string { return e.err.Error() }
-
-func (p *preparing) Emit(e event.Event) {
-	if e.Type == event.ToolStart && e.AgentID == p.id {
-		if err := p.prepare(); err != nil {
-			p.fail(prepareError{err})
-		}
-	}
-	p.Sink.Emit(e)
-}
+// workerGrace is how long a stopping worker waits for its tasks to end
+// and their leads to be told, as atomic run waits for its agents.
+const workerGrace = 10 * time.Second

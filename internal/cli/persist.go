@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http/httptrace"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
@@ -44,8 +46,9 @@ func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j run
 	if c.backendName(s) != backend.Native {
 		model = firstNonEmpty(c.model, s.file.Model)
 	}
-	// A native lead's store is opened as its first model request starts,
-	// beside it; an external CLI's takes longer to start than OpenDelay.
+	// A native lead's store is opened once its first model request is
+	// written, while the model answers; an external CLI's takes longer to
+	// start than OpenDelay.
 	native := c.backendName(s) == backend.Native && s.prov != nil
 	rec := store.Record(path, store.Options{}, store.Meta{
 		ID: id, Dir: ios.Dir, Backend: c.backendName(s), Model: model, Secrets: secrets(s), Resume: res != nil, Hold: hold,
@@ -60,16 +63,29 @@ func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j run
 	return id, rec, rec.Close
 }
 
-// beginOnRequest calls begin as the first request starts: the session
-// store opens on its own goroutine while the request is on its way.
+// beginOnRequest calls begin once the first request is written: the
+// session store opens on its own goroutine while the model answers,
+// instead of competing with building and sending the request. A provider
+// that sends no HTTP request (or fails before writing one) begins the
+// store when its first Stream returns.
 type beginOnRequest struct {
 	provider.Provider
-	begin func()
+	begin func() // once; it only signals
+	begun atomic.Bool
 }
 
 func (p *beginOnRequest) Stream(ctx context.Context, req provider.Request, on func(provider.Chunk)) (*provider.Response, error) {
-	p.begin() // once, and it only signals
+	if p.begun.Load() {
+		return p.Provider.Stream(ctx, req, on)
+	}
+	defer p.start()
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { p.start() }})
 	return p.Provider.Stream(ctx, req, on)
+}
+
+func (p *beginOnRequest) start() {
+	p.begun.Store(true)
+	p.begin()
 }
 
 // secrets are the values nothing Atomic writes may hold (the store, the

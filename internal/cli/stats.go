@@ -129,10 +129,10 @@ func printStats(w io.Writer, rows []stats.Row) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "type\tbackend\tspawned\terrors\tp50\tp95\ttool uses\ttokens\tcost (USD)\t")
+	fmt.Fprintln(tw, "type\tbackend\tspawned\terrors\tp50\tp95\ttool uses\ttokens\tcache read\tcache write\tcost (USD)\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%d\t%d\t%.4f\t\n", r.Type, r.Backend, r.Spawns, r.Errors,
-			r.P50.Round(time.Millisecond), r.P95.Round(time.Millisecond), r.ToolUses, r.Tokens, r.CostUSD)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%.4f\t\n", r.Type, r.Backend, r.Spawns, r.Errors,
+			r.P50.Round(time.Millisecond), r.P95.Round(time.Millisecond), r.ToolUses, r.Tokens, r.CacheReadTokens, r.CacheWriteTokens, r.CostUSD)
 	}
 	return tw.Flush()
 }

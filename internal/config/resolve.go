@@ -31,6 +31,9 @@ type ProviderSettings struct {
 	BaseURL  string
 	APIKey   string
 	Retry    provider.RetryPolicy
+	// NoPromptCache turns prompt caching off (ATOMIC_NO_PROMPT_CACHE=1),
+	// to measure what it saves.
+	NoPromptCache bool
 	// Source says where the provider choice came from, for messages.
 	Source string
 }
@@ -42,7 +45,7 @@ var ErrNoProvider = fmt.Errorf("no model provider configured: set ANTHROPIC_API_
 // Resolve picks provider, model, base URL and key: flags, then the usual
 // environment variables, then the config file, then defaults.
 func Resolve(fl Flags, file File, getenv func(string) string) (ProviderSettings, error) {
-	ps := ProviderSettings{Retry: file.Retry.Policy()}
+	ps := ProviderSettings{Retry: file.Retry.Policy(), NoPromptCache: getenv("ATOMIC_NO_PROMPT_CACHE") == "1"}
 	if fl.Demo {
 		ps.Provider, ps.Model, ps.Source = "demo", demo.Model, "--demo"
 		return ps, nil
@@ -92,9 +95,11 @@ func NewProvider(ps ProviderSettings) (provider.Provider, error) {
 	case "demo":
 		return demo.New(), nil
 	case "anthropic":
-		return anthropic.New(anthropic.Config{APIKey: ps.APIKey, BaseURL: ps.BaseURL, Model: ps.Model, Retry: ps.Retry})
+		return anthropic.New(anthropic.Config{APIKey: ps.APIKey, BaseURL: ps.BaseURL, Model: ps.Model, Retry: ps.Retry,
+			NoPromptCache: ps.NoPromptCache})
 	case "openai":
-		return openai.New(openai.Config{APIKey: ps.APIKey, BaseURL: ps.BaseURL, Model: ps.Model, Retry: ps.Retry})
+		return openai.New(openai.Config{APIKey: ps.APIKey, BaseURL: ps.BaseURL, Model: ps.Model, Retry: ps.Retry,
+			NoPromptCache: ps.NoPromptCache})
 	}
 	return nil, fmt.Errorf("unknown provider %q", ps.Provider)
 }

@@ -16,6 +16,20 @@ type answer struct {
 	calls []answerCall
 	stop  string // in the request's API vocabulary
 	usage Usage
+	// thinking is the thinking text sent when the request asks for it;
+	// signature signs an Anthropic thinking block, sealed is a Responses
+	// reasoning item's encrypted_content when asked for, reasoningID
+	// that item's id.
+	thinking, signature, sealed, reasoningID string
+	// thinkingTokens are the output tokens spent thinking.
+	thinkingTokens int
+	cache          cacheResult
+}
+
+// anthropicInput is the input tokens Anthropic reports beside the cache
+// counts: those neither read from nor written to the cache.
+func (a *answer) anthropicInput() int {
+	return max(0, a.usage.InputTokens-a.cache.read-a.cache.write)
 }
 
 type answerCall struct {
@@ -30,7 +44,7 @@ type answerCall struct {
 
 // newAnswer resolves resp for req; nextID hands out server-unique ids.
 func newAnswer(resp *Response, req *request, nextID func(prefix string) string) (*answer, error) {
-	a := &answer{model: req.model, text: resp.Text, stop: resp.stopReasonFor(req.api)}
+	a := &answer{model: req.model, text: resp.Text, stop: resp.stopReasonFor(req.api), thinking: thinkingFor(resp, req)}
 	callPrefix := "toolu_lb"
 	switch req.api {
 	case APIOpenAI:
@@ -39,6 +53,9 @@ func newAnswer(resp *Response, req *request, nextID func(prefix string) string) 
 	case APIResponses:
 		callPrefix = "call_lb"
 		a.id = nextID("resp_lb")
+		if a.thinking != "" {
+			a.reasoningID = nextID("rs_lb")
+		}
 		if resp.Text != "" || len(resp.ToolCalls) == 0 {
 			a.msgID = nextID("msg_lb")
 		}
@@ -81,11 +98,13 @@ func newAnswer(resp *Response, req *request, nextID func(prefix string) string) 
 		a.calls = append(a.calls, c)
 		outSize += len(tc.Name) + len(c.input)
 	}
+	if a.thinking != "" {
+		a.thinkingTokens = EstimateTokens(len(a.thinking))
+	}
 	if resp.Usage != nil {
 		a.usage = *resp.Usage
 	} else {
-		// Roughly four bytes a token, like the real tokenizers on English.
-		a.usage = Usage{InputTokens: max(1, req.bodySize/4), OutputTokens: max(1, outSize/4)}
+		a.usage = Usage{InputTokens: EstimateTokens(req.bodySize), OutputTokens: EstimateTokens(outSize) + a.thinkingTokens}
 	}
 	return a, nil
 }

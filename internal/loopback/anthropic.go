@@ -76,7 +76,12 @@ type anthropicMessage struct {
 	Usage        anthropicUsage   `json:"usage"`
 }
 
-func zero() *int { z := 0; return &z }
+// anthropicUsageOf is the answer's usage with its cache counts; output is
+// the output tokens so far.
+func anthropicUsageOf(a *answer, output int) anthropicUsage {
+	read, write := a.cache.read, a.cache.write
+	return anthropicUsage{InputTokens: a.anthropicInput(), OutputTokens: output, CacheCreationInputTokens: &write, CacheReadInputTokens: &read}
+}
 
 // anthropicBody is the non-streaming answer.
 func anthropicBody(a *answer) []byte {
@@ -84,7 +89,10 @@ func anthropicBody(a *answer) []byte {
 		ID: a.id, Type: "message", Role: "assistant", Model: a.model,
 		Content:    []map[string]any{},
 		StopReason: &a.stop,
-		Usage:      anthropicUsage{InputTokens: a.usage.InputTokens, OutputTokens: a.usage.OutputTokens, CacheCreationInputTokens: zero(), CacheReadInputTokens: zero()},
+		Usage:      anthropicUsageOf(a, a.usage.OutputTokens),
+	}
+	if a.thinking != "" {
+		msg.Content = append(msg.Content, map[string]any{"type": "thinking", "thinking": a.thinking, "signature": a.signature})
 	}
 	if a.text != "" {
 		msg.Content = append(msg.Content, map[string]any{"type": "text", "text": a.text})
@@ -102,13 +110,34 @@ func anthropicEvents(a *answer) []sseEvent {
 	start := anthropicMessage{
 		ID: a.id, Type: "message", Role: "assistant", Model: a.model,
 		Content: []map[string]any{},
-		Usage:   anthropicUsage{InputTokens: a.usage.InputTokens, OutputTokens: 1, CacheCreationInputTokens: zero(), CacheReadInputTokens: zero()},
+		Usage:   anthropicUsageOf(a, 1),
 	}
 	events := []sseEvent{
 		ev("message_start", map[string]any{"type": "message_start", "message": start}),
 		ev("ping", map[string]any{"type": "ping"}),
 	}
 	index := 0
+	if a.thinking != "" {
+		events = append(events, ev("content_block_start", map[string]any{
+			"type": "content_block_start", "index": index,
+			"content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""},
+		}))
+		for _, piece := range splitText(a.thinking, 16, 2) {
+			d := ev("content_block_delta", map[string]any{
+				"type": "content_block_delta", "index": index,
+				"delta": map[string]any{"type": "thinking_delta", "thinking": piece},
+			})
+			d.delta = true
+			events = append(events, d)
+		}
+		events = append(events,
+			ev("content_block_delta", map[string]any{
+				"type": "content_block_delta", "index": index,
+				"delta": map[string]any{"type": "signature_delta", "signature": a.signature},
+			}),
+			ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": index}))
+		index++
+	}
 	if a.text != "" {
 		events = append(events, ev("content_block_start", map[string]any{
 			"type": "content_block_start", "index": index,
@@ -145,7 +174,10 @@ func anthropicEvents(a *answer) []sseEvent {
 		ev("message_delta", map[string]any{
 			"type":  "message_delta",
 			"delta": map[string]any{"stop_reason": a.stop, "stop_sequence": nil},
-			"usage": map[string]any{"input_tokens": a.usage.InputTokens, "output_tokens": a.usage.OutputTokens},
+			"usage": map[string]any{
+				"input_tokens": a.anthropicInput(), "output_tokens": a.usage.OutputTokens,
+				"cache_creation_input_tokens": a.cache.write, "cache_read_input_tokens": a.cache.read,
+			},
 		}),
 		ev("message_stop", map[string]any{"type": "message_stop"}),
 	)

@@ -35,6 +35,39 @@ type LogEntry struct {
 	System   string       `json:"system,omitempty"`
 	Tools    []string     `json:"tools,omitempty"`
 	Messages []LogMessage `json:"messages,omitempty"`
+
+	// InputTokens is the request's estimated input (EstimateTokens of
+	// Bytes), logged for every request that parsed, refused or not: the
+	// figure the context window check compares.
+	InputTokens int `json:"input_tokens,omitempty"`
+	// ContextWindow is the model's window the request was checked
+	// against; 0 when the scenario sets none.
+	ContextWindow int `json:"context_window,omitempty"`
+	// Prompt caching (cache.go): the tokens read from a prefix an earlier
+	// request wrote and the hash of that prefix, the tokens written, and
+	// the Anthropic breakpoints in order.
+	CacheReadTokens  int             `json:"cache_read_tokens,omitempty"`
+	CacheReadHash    string          `json:"cache_read_hash,omitempty"`
+	CacheWriteTokens int             `json:"cache_write_tokens,omitempty"`
+	CacheBreakpoints []LogBreakpoint `json:"cache_breakpoints,omitempty"`
+	PromptCacheKey   string          `json:"prompt_cache_key,omitempty"`
+	// Thinking asked for: Anthropic thinking.budget_tokens (-1: adaptive),
+	// OpenAI reasoning_effort or reasoning.effort; and how many thinking
+	// blocks or reasoning items with encrypted content the client sent
+	// back, each verified unchanged.
+	ThinkingBudget   int    `json:"thinking_budget,omitempty"`
+	ReasoningEffort  string `json:"reasoning_effort,omitempty"`
+	ThinkingReturned int    `json:"thinking_returned,omitempty"`
+}
+
+// LogBreakpoint is an Anthropic cache_control breakpoint: where it is
+// ("tools[3]", "system[0]", "messages[4].content[1]"), the tokens of the
+// prefix up to it, and that prefix's hash, equal in two requests exactly
+// when the prefixes are byte-identical (cache_control aside).
+type LogBreakpoint struct {
+	Place  string `json:"place"`
+	Tokens int    `json:"tokens"`
+	Hash   string `json:"hash"`
 }
 
 // LogMessage is a conversation message in an API-neutral compact form.

@@ -67,13 +67,21 @@ type openAIToolCall struct {
 }
 
 type openAIUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens            int            `json:"prompt_tokens"`
+	CompletionTokens        int            `json:"completion_tokens"`
+	TotalTokens             int            `json:"total_tokens"`
+	PromptTokensDetails     map[string]int `json:"prompt_tokens_details"`
+	CompletionTokensDetails map[string]int `json:"completion_tokens_details"`
 }
 
+// openAIUsageOf is the answer's usage: prompt tokens include the cached
+// ones, completion tokens the reasoning ones, as the real API counts.
 func openAIUsageOf(a *answer) *openAIUsage {
-	return &openAIUsage{PromptTokens: a.usage.InputTokens, CompletionTokens: a.usage.OutputTokens, TotalTokens: a.usage.InputTokens + a.usage.OutputTokens}
+	return &openAIUsage{
+		PromptTokens: a.usage.InputTokens, CompletionTokens: a.usage.OutputTokens, TotalTokens: a.usage.InputTokens + a.usage.OutputTokens,
+		PromptTokensDetails:     map[string]int{"cached_tokens": a.cache.read, "audio_tokens": 0},
+		CompletionTokensDetails: map[string]int{"reasoning_tokens": a.thinkingTokens, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+	}
 }
 
 // openAIBody is the non-streaming answer.

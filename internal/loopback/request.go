@@ -25,6 +25,18 @@ type request struct {
 	bodySize        int
 	// responses holds what only a Responses API request has.
 	responses *responsesRequest
+
+	// cacheBlocks is the prompt in caching order (cache.go); nil when the
+	// request does not ask for caching.
+	cacheBlocks    []cacheBlock
+	promptCacheKey string // OpenAI prompt_cache_key
+	// Thinking asked for: Anthropic thinking.budget_tokens (or adaptive),
+	// OpenAI reasoning_effort / reasoning.effort.
+	thinkingBudget   int
+	thinkingAdaptive bool
+	effort           string
+	// thinkingBack is the thinking the client sent back, to verify.
+	thinkingBack []thinkingBlock
 }
 
 // apiError is an error answer before it is put into an API's wire format.
@@ -107,10 +119,12 @@ func parseAnthropic(body []byte) (*request, *apiError) {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-		Stream bool `json:"stream"`
+		Tools    []json.RawMessage `json:"tools"`
+		Stream   bool              `json:"stream"`
+		Thinking *struct {
+			Type         string `json:"type"`
+			BudgetTokens *int64 `json:"budget_tokens"`
+		} `json:"thinking"`
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, badRequest("request body is not valid JSON: %v", err)
@@ -126,12 +140,21 @@ func parseAnthropic(body []byte) (*request, *apiError) {
 		return nil, badRequest("messages: at least one message is required")
 	}
 	req := &request{api: APIAnthropic, model: in.Model, stream: in.Stream, bodySize: len(body)}
+	if e := req.readThinking(in.Thinking, *in.MaxTokens); e != nil {
+		return nil, e
+	}
 	system, err := anthropicText(in.System)
 	if err != nil {
 		return nil, badRequest("system: %v", err)
 	}
 	req.system = system
-	for _, t := range in.Tools {
+	for _, raw := range in.Tools {
+		var t struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return nil, badRequest("tools: %v", err)
+		}
 		req.tools = append(req.tools, t.Name)
 	}
 	prevToolUses := map[string]bool{}
@@ -146,8 +169,20 @@ func parseAnthropic(body []byte) (*request, *apiError) {
 		msg := LogMessage{Role: m.Role}
 		var texts []string
 		toolUses := map[string]bool{}
+		if e := checkThinkingOrder(i, m.Role, blocks); e != nil {
+			return nil, e
+		}
 		for j, b := range blocks {
 			switch b.Type {
+			case "thinking", "redacted_thinking":
+				if m.Role != "assistant" {
+					return nil, badRequest("messages.%d.content.%d: %s blocks may only appear in assistant messages", i, j, b.Type)
+				}
+				t := thinkingBlock{msg: i, block: j, thinking: b.Thinking, signature: b.Signature}
+				if b.Type == "redacted_thinking" {
+					t.redacted, t.signature = true, b.Data
+				}
+				req.thinkingBack = append(req.thinkingBack, t)
 			case "text":
 				texts = append(texts, b.Text)
 			case "image":
@@ -191,7 +226,68 @@ func parseAnthropic(body []byte) (*request, *apiError) {
 	if last := req.messages[len(req.messages)-1]; last.Role == "user" {
 		req.lastTurnResults = last.ToolResults
 	}
+	if req.thinks() && len(req.lastTurnResults) > 0 && len(in.Messages) >= 2 {
+		i := len(in.Messages) - 2
+		blocks, _ := anthropicBlocks(in.Messages[i].Content)
+		if len(blocks) > 0 && blocks[0].Type != "thinking" && blocks[0].Type != "redacted_thinking" {
+			return nil, badRequest("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking", i, blocks[0].Type)
+		}
+	}
+	if bytes.Contains(body, []byte(`"cache_control"`)) {
+		contents := make([]json.RawMessage, len(in.Messages))
+		for i, m := range in.Messages {
+			contents[i] = m.Content
+		}
+		blocks, e := anthropicCacheBlocks(in.Tools, in.System, contents)
+		if e != nil {
+			return nil, e
+		}
+		req.cacheBlocks = blocks
+	}
 	return req, nil
+}
+
+// readThinking checks Anthropic's thinking parameter as the real API does.
+func (req *request) readThinking(t *struct {
+	Type         string `json:"type"`
+	BudgetTokens *int64 `json:"budget_tokens"`
+}, maxTokens int64) *apiError {
+	if t == nil {
+		return nil
+	}
+	switch t.Type {
+	case "disabled":
+		return nil
+	case "adaptive":
+		req.thinkingAdaptive = true
+		return nil
+	case "enabled":
+	default:
+		return badRequest("thinking.type: Input tag '%s' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'", t.Type)
+	}
+	switch {
+	case t.BudgetTokens == nil:
+		return badRequest("thinking.enabled.budget_tokens: Field required")
+	case *t.BudgetTokens < minThinkingBudget:
+		return badRequest("thinking.enabled.budget_tokens: Input should be greater than or equal to %d", minThinkingBudget)
+	case maxTokens <= *t.BudgetTokens:
+		return badRequest("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size")
+	}
+	req.thinkingBudget = int(*t.BudgetTokens)
+	return nil
+}
+
+// checkThinkingOrder refuses an assistant message whose thinking blocks
+// do not come first.
+func checkThinkingOrder(i int, role string, blocks []anthropicBlock) *apiError {
+	if role != "assistant" || len(blocks) == 0 {
+		return nil
+	}
+	isThinking := func(b anthropicBlock) bool { return b.Type == "thinking" || b.Type == "redacted_thinking" }
+	if isThinking(blocks[0]) || !slices.ContainsFunc(blocks, isThinking) {
+		return nil
+	}
+	return badRequest("messages.%d.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found %s.", i, blocks[0].Type)
 }
 
 type anthropicBlock struct {
@@ -204,6 +300,9 @@ type anthropicBlock struct {
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
 	Source    json.RawMessage `json:"source"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
 }
 
 // anthropicBlocks reads message content: a string or a list of blocks.
@@ -277,6 +376,8 @@ func parseOpenAI(body []byte) (*request, *apiError) {
 		StreamOptions *struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
+		ReasoningEffort string `json:"reasoning_effort"`
+		PromptCacheKey  string `json:"prompt_cache_key"`
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, badRequest("We could not parse the JSON body of your request: %v", err)
@@ -287,8 +388,17 @@ func parseOpenAI(body []byte) (*request, *apiError) {
 	if len(in.Messages) == 0 {
 		return nil, &apiError{status: 400, typ: "invalid_request_error", param: "messages", message: "[] is too short - 'messages'"}
 	}
-	req := &request{api: APIOpenAI, model: in.Model, stream: in.Stream, bodySize: len(body)}
+	req := &request{api: APIOpenAI, model: in.Model, stream: in.Stream, bodySize: len(body),
+		effort: in.ReasoningEffort, promptCacheKey: in.PromptCacheKey}
 	req.includeUsage = in.StreamOptions != nil && in.StreamOptions.IncludeUsage
+	if req.promptCacheKey != "" {
+		var raw struct {
+			Tools    []json.RawMessage `json:"tools"`
+			Messages []json.RawMessage `json:"messages"`
+		}
+		_ = json.Unmarshal(body, &raw) // the body decoded above, so this does too
+		req.cacheBlocks = openAICacheBlocks("messages", raw.Messages, 0, openAICacheBlocks("tools", raw.Tools, 0, nil))
+	}
 	for _, t := range in.Tools {
 		if t.Type == "custom" {
 			req.tools = append(req.tools, t.Custom.Name)

@@ -2,6 +2,7 @@ package loopback
 
 import (
 	"encoding/json"
+	"maps"
 	"time"
 )
 
@@ -45,9 +46,9 @@ func (o responsesOut) object(status string, output []any, withUsage bool, failur
 	if withUsage {
 		usage = map[string]any{
 			"input_tokens":          a.usage.InputTokens,
-			"input_tokens_details":  map[string]any{"cached_tokens": 0},
+			"input_tokens_details":  map[string]any{"cached_tokens": a.cache.read},
 			"output_tokens":         a.usage.OutputTokens,
-			"output_tokens_details": map[string]any{"reasoning_tokens": 0},
+			"output_tokens_details": map[string]any{"reasoning_tokens": a.thinkingTokens},
 			"total_tokens":          a.usage.InputTokens + a.usage.OutputTokens,
 		}
 	}
@@ -58,12 +59,19 @@ func (o responsesOut) object(status string, output []any, withUsage bool, failur
 	if output == nil {
 		output = []any{}
 	}
+	reasoning := map[string]any{"effort": nil, "summary": nil}
+	if a.reasoningID != "" {
+		reasoning["effort"] = rr.effort
+		if rr.summary != "" {
+			reasoning["summary"] = rr.summary
+		}
+	}
 	return map[string]any{
 		"id": a.id, "object": "response", "created_at": o.created.Unix(), "status": status,
 		"background": false, "error": errField, "incomplete_details": incomplete,
 		"instructions": instructions, "max_output_tokens": nil, "model": a.model,
 		"output": output, "parallel_tool_calls": rr.parallelToolCalls,
-		"previous_response_id": previous, "reasoning": map[string]any{"effort": nil, "summary": nil},
+		"previous_response_id": previous, "reasoning": reasoning,
 		"store": rr.store, "temperature": 1.0, "text": map[string]any{"format": map[string]any{"type": "text"}},
 		"tool_choice": toolChoice, "tools": tools, "top_p": 1.0, "truncation": "disabled",
 		"usage": usage, "user": nil, "metadata": map[string]any{},
@@ -105,9 +113,28 @@ func (o responsesOut) callItem(c answerCall, status, input string) map[string]an
 	return item
 }
 
-// output is the finished output items: the message, then the calls.
+// reasoningItem is the reasoning item, with its summary and sealed
+// thinking when the request asked for them; done says whether it is
+// finished (the summary text is streamed in between).
+func (o responsesOut) reasoningItem(done bool) map[string]any {
+	summary := []any{}
+	if done && o.rr.summary != "" {
+		summary = append(summary, map[string]any{"type": "summary_text", "text": o.a.thinking})
+	}
+	item := map[string]any{"id": o.a.reasoningID, "type": "reasoning", "summary": summary}
+	if o.a.sealed != "" {
+		item["encrypted_content"] = o.a.sealed
+	}
+	return item
+}
+
+// output is the finished output items: the reasoning, the message, then
+// the calls.
 func (o responsesOut) output() []any {
 	var out []any
+	if o.a.reasoningID != "" {
+		out = append(out, o.reasoningItem(true))
+	}
 	if o.a.msgID != "" {
 		out = append(out, o.messageItem(o.status(), []any{o.textPart(o.a.text)}))
 	}
@@ -148,6 +175,26 @@ func (o responsesOut) events() []sseEvent {
 	s.add("response.created", map[string]any{"response": o.object("in_progress", nil, false, nil)}, false)
 	s.add("response.in_progress", map[string]any{"response": o.object("in_progress", nil, false, nil)}, false)
 	index := 0
+	if id := o.a.reasoningID; id != "" {
+		s.add("response.output_item.added", map[string]any{"output_index": index, "item": o.reasoningItem(false)}, false)
+		if o.rr.summary != "" {
+			part := func(text string) map[string]any { return map[string]any{"type": "summary_text", "text": text} }
+			at := map[string]any{"item_id": id, "output_index": index, "summary_index": 0}
+			with := func(k string, v any) map[string]any {
+				m := maps.Clone(at)
+				m[k] = v
+				return m
+			}
+			s.add("response.reasoning_summary_part.added", with("part", part("")), false)
+			for _, piece := range splitText(o.a.thinking, 16, 2) {
+				s.add("response.reasoning_summary_text.delta", with("delta", piece), true)
+			}
+			s.add("response.reasoning_summary_text.done", with("text", o.a.thinking), false)
+			s.add("response.reasoning_summary_part.done", with("part", part(o.a.thinking)), false)
+		}
+		s.add("response.output_item.done", map[string]any{"output_index": index, "item": o.reasoningItem(true)}, false)
+		index++
+	}
 	if o.a.msgID != "" {
 		id := o.a.msgID
 		s.add("response.output_item.added", map[string]any{"output_index": index, "item": o.messageItem("in_progress", nil)}, false)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -29,6 +30,13 @@ type responsesRequest struct {
 	// namespaces maps a tool declared inside a namespace tool to that
 	// namespace, which its calls carry.
 	namespaces map[string]string
+	// summary is reasoning.summary (auto, concise, detailed): the
+	// reasoning item carries its text as a summary.
+	summary string
+	effort  string // reasoning.effort, echoed
+	// encrypted: include has reasoning.encrypted_content, so the
+	// reasoning item carries it.
+	encrypted bool
 }
 
 // responsesTool is a declared tool of any type; only function, custom and
@@ -52,6 +60,8 @@ type responsesItem struct {
 	Input     json.RawMessage `json:"input"`
 	Output    json.RawMessage `json:"output"`
 	Action    json.RawMessage `json:"action"`
+	// EncryptedContent is a reasoning item's sealed thinking.
+	EncryptedContent *string `json:"encrypted_content"`
 }
 
 func responsesBadRequest(param, code, format string, args ...any) *apiError {
@@ -78,6 +88,12 @@ func parseResponses(body []byte, sameTurn func(callA, callB string) bool) (*requ
 		PreviousResponseID string          `json:"previous_response_id"`
 		Store              *bool           `json:"store"`
 		Stream             bool            `json:"stream"`
+		Reasoning          *struct {
+			Effort  string `json:"effort"`
+			Summary string `json:"summary"`
+		} `json:"reasoning"`
+		Include        []string `json:"include"`
+		PromptCacheKey string   `json:"prompt_cache_key"`
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, badRequest("We could not parse the JSON body of your request: %v", err)
@@ -91,7 +107,15 @@ func parseResponses(body []byte, sameTurn func(callA, callB string) bool) (*requ
 		store:             in.Store == nil || *in.Store,
 		custom:            map[string]bool{}, namespaces: map[string]string{},
 	}
-	req := &request{api: APIResponses, model: in.Model, stream: in.Stream, bodySize: len(body), responses: rr}
+	rr.encrypted = slices.Contains(in.Include, "reasoning.encrypted_content")
+	req := &request{api: APIResponses, model: in.Model, stream: in.Stream, bodySize: len(body), responses: rr, promptCacheKey: in.PromptCacheKey}
+	if r := in.Reasoning; r != nil {
+		req.effort, rr.summary = r.Effort, r.Summary
+		if req.effort == "" {
+			req.effort = "medium" // the API's default once reasoning is asked for
+		}
+		rr.effort = req.effort
+	}
 	if err := req.readResponsesTools(in.Tools); err != nil {
 		return nil, err
 	}
@@ -197,8 +221,12 @@ func parseResponses(body []byte, sameTurn func(callA, callB string) bool) (*requ
 				return nil, responsesBadRequest(fmt.Sprintf("input[%d].content", i), "invalid_type", "%v", err)
 			}
 			req.messages = append(req.messages, LogMessage{Role: "user", Text: text})
+		case "reasoning":
+			if it.EncryptedContent != nil {
+				req.thinkingBack = append(req.thinkingBack, thinkingBlock{msg: i, id: it.ID, signature: *it.EncryptedContent})
+			}
 		default:
-			// reasoning, web_search_call, compaction, item_reference and
+			// web_search_call, compaction, item_reference and
 			// item types this server does not know carry no conversation
 			// text it matches on.
 		}
@@ -212,7 +240,24 @@ func parseResponses(body []byte, sameTurn func(callA, callB string) bool) (*requ
 			req.lastTurnResults = append(req.lastTurnResults, m.ToolResults...)
 		}
 	}
+	if req.promptCacheKey != "" {
+		req.cacheBlocks = responsesCacheBlocks(in.Instructions, in.Tools, in.Input)
+	}
 	return req, nil
+}
+
+// responsesCacheBlocks is a Responses prompt in caching order:
+// instructions, tools, input items.
+func responsesCacheBlocks(instructions *string, tools, input json.RawMessage) []cacheBlock {
+	var blocks []cacheBlock
+	if instructions != nil {
+		blocks = append(blocks, cacheBlock{place: "instructions", canon: mustJSON(*instructions)})
+	}
+	var list []json.RawMessage
+	_ = json.Unmarshal(tools, &list) // checked by readResponsesTools
+	blocks = openAICacheBlocks("tools", list, 0, blocks)
+	list = blockList(input) // a string input is one message
+	return openAICacheBlocks("input", list, 0, blocks)
 }
 
 // readResponsesTools records the declared tools' names, which custom

@@ -263,7 +263,7 @@ func TestResponsesCodexShapedRequestAndNamespacedAndFreeformCalls(t *testing.T) 
 	    {"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions>never</permissions>"}]},
 	    {"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context/>"}]},
 	    {"type":"message","role":"user","content":[{"type":"input_text","text":"CAP-FG3: fan out"}]},
-	    {"type":"reasoning","summary":[],"encrypted_content":"gAAA"},
+	    {"type":"reasoning","summary":[]},
 	    {"type":"function_call","name":"spawn_agent","namespace":"multi_agent_v1","arguments":"{\"message\":\"go\"}","call_id":"call_1_0"},
 	    {"type":"function_call_output","call_id":"call_1_0","output":"{\"agent_id\":\"a1\"}"},
 	    {"type":"custom_tool_call","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch"},
@@ -285,10 +285,12 @@ func TestResponsesCodexShapedRequestAndNamespacedAndFreeformCalls(t *testing.T) 
 	if slices.Contains(run.types, "response.output_text.delta") || !slices.Contains(run.types, "response.custom_tool_call_input.delta") {
 		t.Errorf("event types = %v", run.types)
 	}
+	// The request asks for reasoning, so a reasoning item comes first.
 	out := run.final.Output
-	if len(out) != 2 {
+	if len(out) != 3 || out[0].Type != "reasoning" || out[0].EncryptedContent == "" || len(out[0].Summary) != 1 {
 		t.Fatalf("output = %s", run.final.RawJSON())
 	}
+	out = out[1:]
 	spawn, patch := out[0].AsFunctionCall(), out[1].AsCustomToolCall()
 	if spawn.Name != "spawn_agent" || spawn.Namespace != "multi_agent_v1" || spawn.CallID != "call_9" || spawn.Arguments != `{"message":"SUBTASK-ALPHA"}` {
 		t.Errorf("spawn call = %s", out[0].RawJSON())
@@ -296,7 +298,7 @@ func TestResponsesCodexShapedRequestAndNamespacedAndFreeformCalls(t *testing.T) 
 	if out[1].Type != "custom_tool_call" || patch.Name != "apply_patch" || patch.Input != "*** Begin Patch\n*** End Patch\n" || patch.Namespace != "" {
 		t.Errorf("patch call = %s", out[1].RawJSON())
 	}
-	if got := run.acc.Snapshot().Output[1].Input; got != patch.Input {
+	if got := run.acc.Snapshot().Output[2].Input; got != patch.Input {
 		t.Errorf("accumulated custom input = %q", got)
 	}
 	e := waitForLog(t, s, 1)[0]

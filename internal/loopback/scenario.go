@@ -28,7 +28,18 @@ type Scenario struct {
 	APIKey string `json:"api_key,omitempty" yaml:"api_key,omitempty"`
 	// Models, when set, lists the only models that exist; others get a 404.
 	Models []string `json:"models,omitempty" yaml:"models,omitempty"`
-	Rules  []Rule   `json:"rules" yaml:"rules"`
+	// ContextWindow, when set, is every model's window in tokens: a
+	// request whose estimated input (EstimateTokens) exceeds it is refused
+	// with the API's own "too long" error. ContextWindows overrides it per
+	// model name.
+	ContextWindow  int            `json:"context_window,omitempty" yaml:"context_window,omitempty"`
+	ContextWindows map[string]int `json:"context_windows,omitempty" yaml:"context_windows,omitempty"`
+	// CacheMinTokens is the shortest prefix, in tokens, that prompt caching
+	// stores (Anthropic cache_control breakpoints, OpenAI automatic
+	// caching); 0 means 1024, the real APIs' minimum for Sonnet and GPT
+	// models (some Claude models have 2048 or 4096).
+	CacheMinTokens int    `json:"cache_min_tokens,omitempty" yaml:"cache_min_tokens,omitempty"`
+	Rules          []Rule `json:"rules" yaml:"rules"`
 }
 
 // Rule answers the requests that satisfy Match.
@@ -93,6 +104,13 @@ type Response struct {
 	ChunkDelayMS int        `json:"chunk_delay_ms,omitempty" yaml:"chunk_delay_ms,omitempty"`
 	Text         string     `json:"text,omitempty" yaml:"text,omitempty"`
 	ToolCalls    []ToolCall `json:"tool_calls,omitempty" yaml:"tool_calls,omitempty"`
+	// Thinking is the model's thinking text, sent only when the request
+	// asks for thinking: an Anthropic thinking block (request thinking
+	// enabled), a Responses reasoning item's summary (request reasoning
+	// effort), the reasoning_tokens of a Chat Completion (request
+	// reasoning_effort). A request that asks without a scripted text gets a
+	// default one.
+	Thinking string `json:"thinking,omitempty" yaml:"thinking,omitempty"`
 	// StopReason is in either API's vocabulary (end_turn, tool_use,
 	// max_tokens, stop_sequence, pause_turn, refusal / stop, tool_calls,
 	// length, content_filter) and is translated for the other API. The
@@ -245,6 +263,17 @@ func (sc *Scenario) Validate() error {
 		if m == "" {
 			return fmt.Errorf("models[%d]: empty model name", i)
 		}
+	}
+	if sc.ContextWindow < 0 {
+		return fmt.Errorf("context_window: %d is negative", sc.ContextWindow)
+	}
+	for model, n := range sc.ContextWindows {
+		if n <= 0 {
+			return fmt.Errorf("context_windows[%q]: %d is not a positive window", model, n)
+		}
+	}
+	if sc.CacheMinTokens < 0 {
+		return fmt.Errorf("cache_min_tokens: %d is negative", sc.CacheMinTokens)
 	}
 	for i := range sc.Rules {
 		r := &sc.Rules[i]

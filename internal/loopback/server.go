@@ -33,14 +33,18 @@ type Server struct {
 	// callAnswers maps each Responses call_id the server sent to the
 	// request it answered, to tell parallel calls from successive ones.
 	callAnswers map[string]int
-	entries     []LogEntry // every API request that arrived; entries[i].Seq == i+1
-	ids         int
-	closed      bool
-	httpSrv     *http.Server
-	ln          net.Listener
-	serveErr    chan error
-	onEntry     func(LogEntry) // called once per finished request, outside mu
-	errorLog    *log.Logger
+	// cached holds the hashes of the prompt prefixes requests wrote to
+	// the cache (cache.go).
+	cached   map[string]bool
+	signer   signer
+	entries  []LogEntry // every API request that arrived; entries[i].Seq == i+1
+	ids      int
+	closed   bool
+	httpSrv  *http.Server
+	ln       net.Listener
+	serveErr chan error
+	onEntry  func(LogEntry) // called once per finished request, outside mu
+	errorLog *log.Logger
 
 	handlers sync.WaitGroup
 }
@@ -49,7 +53,7 @@ type Server struct {
 // not modify sc afterwards either. An invalid scenario is reported by
 // Start and answered to every request with a 500 that says what is wrong.
 func New(sc *Scenario) *Server {
-	s := &Server{errorLog: log.New(io.Discard, "", 0)}
+	s := &Server{errorLog: log.New(io.Discard, "", 0), signer: newSigner()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if sc == nil {
 		s.invalid = errors.New("scenario is nil")
@@ -372,6 +376,14 @@ func (x *exchange) serve(r *http.Request) {
 	if req != nil {
 		x.entry.Model, x.entry.Stream = req.model, req.stream
 		x.entry.System, x.entry.Tools, x.entry.Messages = req.system, req.tools, req.messages
+		x.entry.InputTokens = EstimateTokens(len(body))
+		x.entry.ContextWindow = x.s.sc.windowFor(req.model)
+		x.entry.PromptCacheKey, x.entry.ReasoningEffort = req.promptCacheKey, req.effort
+		x.entry.ThinkingBudget = req.thinkingBudget
+		if req.thinkingAdaptive {
+			x.entry.ThinkingBudget = -1
+		}
+		x.entry.ThinkingReturned = len(req.thinkingBack)
 	}
 	s := x.s
 	if s.invalid != nil {
@@ -393,6 +405,14 @@ func (x *exchange) serve(r *http.Request) {
 				message: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", req.model)}
 		}
 		x.fail(e, 0, 0, "unknown model")
+		return
+	}
+	if e := s.checkThinking(req); e != nil {
+		x.fail(e, 0, 0, "bad request: "+e.message)
+		return
+	}
+	if w := x.entry.ContextWindow; w > 0 && x.entry.InputTokens > w {
+		x.fail(tooLong(req.api, x.entry.InputTokens, w), 0, 0, "context window exceeded")
 		return
 	}
 	name, resp, ok := s.pickRule(req)
@@ -459,10 +479,21 @@ func (x *exchange) answer(req *request, resp *Response) {
 		x.fail(&apiError{status: statusForErrorType(se.Type), typ: se.Type, message: se.Message}, 0, 0, "scripted stream_error, sent as an HTTP error")
 		return
 	}
+	cache := x.s.cacheUsage(req, x.entry.InputTokens)
+	x.entry.CacheReadTokens, x.entry.CacheReadHash, x.entry.CacheWriteTokens = cache.read, cache.readHash, cache.write
+	x.entry.CacheBreakpoints = cache.breakpoints
+	x.s.update(x.entry)
 	a, err := newAnswer(resp, req, x.s.nextID)
 	if err != nil {
 		x.fail(&apiError{status: http.StatusInternalServerError, message: "loopback: " + err.Error()}, 0, 0, "bad scripted answer")
 		return
+	}
+	a.cache = cache
+	if a.thinking != "" && req.api == APIAnthropic {
+		a.signature = x.s.signer.sign(a.thinking)
+	}
+	if a.thinking != "" && req.responses != nil && req.responses.encrypted {
+		a.sealed = x.s.signer.seal(a.thinking)
 	}
 	if req.api == APIResponses {
 		x.s.rememberCalls(a, x.entry.Seq)

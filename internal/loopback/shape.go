@@ -50,8 +50,14 @@ func checkShape(v any, t reflect.Type, path string) error {
 			}
 		}
 	case reflect.Map:
-		if _, ok := v.(map[string]any); !ok {
+		m, ok := v.(map[string]any)
+		if !ok {
 			return fmt.Errorf("%s: want a mapping, got %s", orRoot(path), kindOf(v))
+		}
+		for _, key := range slices.Sorted(maps.Keys(m)) {
+			if err := checkShape(m[key], t.Elem(), fmt.Sprintf("%s[%q]", path, key)); err != nil {
+				return err
+			}
 		}
 	case reflect.String:
 		if _, ok := v.(string); !ok {

@@ -87,6 +87,10 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
+	// CacheKey groups requests that share a prompt prefix, for providers
+	// whose cache routes by a key (OpenAI's prompt_cache_key); "" sends
+	// none. See PromptCacheKey.
+	CacheKey string
 }
 
 // StopReason says why the model stopped: the event package's type, so a

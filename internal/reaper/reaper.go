@@ -46,18 +46,29 @@ const (
 
 // StartsAgents reports whether args (without the program name) run the
 // chat UI, atomic run, atomic acp or a worker, the commands that start
-// agents and so adopt and end their descendants.
+// agents and so adopt and end their descendants. Such a command asked
+// only for its help (its first flag is -h or --help) starts none.
 func StartsAgents(args []string) bool {
 	if len(args) == 0 {
 		return true
 	}
 	switch args[0] {
 	case "run", "acp", "worker":
-		return true
+		return len(args) < 2 || !isHelp(args[1])
 	case "help", "-h", "--help", "--version":
 		return false
 	}
 	return strings.HasPrefix(args[0], "-")
+}
+
+// isHelp reports whether arg asks a command for its help, as the flag
+// package reads it.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "--h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // marked reports whether environ (NUL-separated, as /proc/PID/environ)

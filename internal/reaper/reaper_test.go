@@ -14,6 +14,10 @@ func TestTheCommandsThatStartAgentsAdoptAndEndTheirDescendants(t *testing.T) {
 		{[]string{"sessions"}, false},
 		{[]string{"loopback", "--scenario", "f"}, false},
 		{[]string{"--help"}, false},
+		{[]string{"run", "--help"}, false}, // a command's help starts nothing
+		{[]string{"acp", "-h"}, false},
+		{[]string{"run", "-p", "--help"}, true}, // the prompt "--help"
+		{[]string{"run", "--model", "m", "--help"}, true},
 	}
 	for _, tt := range tests {
 		if got := StartsAgents(tt.args); got != tt.want {

@@ -132,6 +132,9 @@ type Hooks struct {
 	Claimed func(worker string, n int, before string)
 	// Note: something the task's row should say ("" clears it).
 	Note func(note string)
+	// GivenBack: the worker of the attempt stopped before its end and
+	// gave the task back to the queue; it waits for another worker.
+	GivenBack func(worker string)
 }
 
 // flight is one task the lead waits for.
@@ -146,6 +149,9 @@ type flight struct {
 	lastWord time.Time
 	silent   bool
 	done     bool
+	// queued: the worker gave the task back; no worker is watched until
+	// another claims it.
+	queued bool
 }
 
 // Dial connects a lead to NATS and starts its heartbeat.
@@ -282,7 +288,13 @@ func (d *Dispatcher) handle(m *nats.Msg) {
 		if json.Unmarshal(m.Data, &r) != nil {
 			return
 		}
-		d.reply(m, ClaimReply{Go: d.accept(r)})
+		taken, back := d.accept(r)
+		if back != nil && back.h.GivenBack != nil {
+			// Before the reply: a worker that stops waits for it, so the
+			// row has changed by the time it exits.
+			back.h.GivenBack(r.Worker)
+		}
+		d.reply(m, ClaimReply{Go: taken})
 	}
 }
 
@@ -313,7 +325,7 @@ func (d *Dispatcher) claim(c Claim) (ClaimReply, *flight, string) {
 		return ClaimReply{Reason: "task " + c.Task + " was restarted elsewhere"}, f, ""
 	}
 	before := f.worker
-	f.attempt, f.worker, f.lastWord, f.silent = c.Attempt, c.Worker, time.Now(), false
+	f.attempt, f.worker, f.lastWord, f.silent, f.queued = c.Attempt, c.Worker, time.Now(), false, false
 	return ClaimReply{Go: true}, f, before
 }
 
@@ -340,26 +352,37 @@ func (d *Dispatcher) current(task string, attempt int) *flight {
 }
 
 // accept keeps r when it is the first result of the attempt the lead
-// follows (or the worker's word that the task ran out of attempts).
-func (d *Dispatcher) accept(r Result) bool {
+// follows (or the worker's word that the task ran out of attempts). The
+// word of a worker that stopped and gave the task back ends only the
+// attempt: the task waits in the queue, its flight returned as back.
+func (d *Dispatcher) accept(r Result) (taken bool, back *flight) {
 	f := d.flight(r.Task)
 	if f == nil {
-		return false
+		return false, nil
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done || (r.Attempt != f.attempt && !r.GaveUp) {
-		return false
+		return false, nil
+	}
+	if r.Stopped {
+		if f.queued || r.Worker != f.worker {
+			return false, nil
+		}
+		f.queued, f.silent = true, false
+		return true, f
 	}
 	f.done = true
 	f.result <- r
-	return true
+	return true, nil
 }
 
 // Run sends t to the workers and waits for its result. Cancelling ctx
 // cancels the task on its worker. A worker silent for three heartbeats
 // makes the task's row say so; one silent for ten, with no other worker
-// taking the task over, ends it in an error.
+// taking the task over, ends it in an error. A task whose worker stopped
+// and gave it back (Hooks.GivenBack) waits for the next worker as an
+// unclaimed one does.
 func (d *Dispatcher) Run(ctx context.Context, t Task, h Hooks) (Result, error) {
 	if h.Sink == nil {
 		h.Sink = event.Discard
@@ -446,7 +469,7 @@ func (d *Dispatcher) Run(ctx context.Context, t Task, h Hooks) (Result, error) {
 // watch checks how long f's worker has been silent.
 func (f *flight) watch(hb time.Duration) error {
 	f.mu.Lock()
-	if f.worker == "" || f.done {
+	if f.worker == "" || f.done || f.queued {
 		f.mu.Unlock()
 		return nil
 	}

@@ -117,6 +117,10 @@ type Result struct {
 	Error   string `json:"error,omitempty"`
 	// GaveUp is set when the task ran out of attempts (Error says so).
 	GaveUp bool `json:"gave_up,omitempty"`
+	// Stopped is the word of a worker that stops before the attempt's end:
+	// it gave the task back to the queue, for another worker. It ends the
+	// attempt, not the task.
+	Stopped bool `json:"stopped,omitempty"`
 	// Patch names the object with the agent's changes (git diff --binary
 	// against the tree it was given); empty: no file changed.
 	Patch string      `json:"patch,omitempty"`

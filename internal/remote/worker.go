@@ -23,8 +23,15 @@ import (
 // going to sink. The worker's own provider, model and keys are the
 // runner's: nothing of them travels. dir is made on the first call of
 // prepare, which the runner makes before the agent's first tool runs: an
-// agent that answers without a tool costs no checkout.
+// agent that answers without a tool costs no checkout. A runner that
+// ends a task because the worker stops (or takes none while it stops)
+// returns an error that Is ErrStopping: the task is given back.
 type Runner func(ctx context.Context, t Task, dir string, prepare func() error, sink event.Sink) (*backend.Result, error)
+
+// ErrStopping is why a task ends when its worker stops before the task's
+// end: the worker gives it back to the queue, for another worker, and
+// tells the lead so.
+var ErrStopping = errors.New("the worker is stopping")
 
 // WorkerConfig is one worker process.
 type WorkerConfig struct {
@@ -136,8 +143,11 @@ func (l *lazyCheckout) prepareDone() {
 	l.once.Do(func() { l.err = errors.New("the task ended") })
 }
 
-// Serve runs the worker until ctx ends; running tasks are cancelled and
-// given back (not acked) so another worker takes them.
+// Serve runs the worker until ctx ends: it then takes no more tasks and
+// returns once the running ones have ended and their leads have been
+// told. Ending them is the runner's owner's (runtime.Worker.Stop), not
+// ctx's: a task that ends with ErrStopping is given back (not acked), its
+// lead told first, so another worker takes it.
 func Serve(ctx context.Context, cfg WorkerConfig) error {
 	if cfg.Name == "" {
 		cfg.Name = DefaultName()
@@ -197,7 +207,7 @@ func (w *Worker) handle(ctx context.Context, msg *delivery) {
 	}
 	if t.MaxAttempts > 0 && attempt > t.MaxAttempts {
 		w.log("task %s: gave up after %d attempts", t.ID, t.MaxAttempts)
-		w.send(t, Result{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name, GaveUp: true,
+		_ = w.send(t, Result{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name, GaveUp: true,
 			Error: fmt.Sprintf("gave up after %d attempts: every worker that took the task stopped before finishing it", t.MaxAttempts)}, leadHB)
 		_ = msg.Term()
 		return
@@ -212,7 +222,9 @@ func (w *Worker) handle(ctx context.Context, msg *delivery) {
 	// The lead may cancel the moment it grants the claim: the worker
 	// listens for that before it asks, and the server has the interest
 	// (Flush) before the claim leaves, so no cancel falls in between.
-	tctx, cancel := context.WithCancelCause(ctx)
+	// The lead ends the task, or its owner (ErrStopping); ctx only ends
+	// the pulls.
+	tctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
 	cSub, err := w.nc.Subscribe(cancelSubject(t.Lead, t.ID), func(*nats.Msg) { cancel(errCancelledByLead) })
 	if err == nil {
@@ -237,26 +249,35 @@ func (w *Worker) handle(ctx context.Context, msg *delivery) {
 		return
 	}
 	w.log("task %s: started (attempt %d)", t.ID, attempt)
-	res, why := w.run(tctx, cancel, msg, t, attempt, leadHB)
+	res, why, stopped := w.run(tctx, cancel, msg, t, attempt, leadHB)
 	switch {
-	case ctx.Err() != nil:
-		w.log("task %s: given back (worker stopping)", t.ID)
-		_ = msg.Nak()
+	case stopped:
+		w.giveBack(msg, t, attempt, leadHB)
 	case why != "":
 		w.log("task %s: cancelled: %s", t.ID, why)
 		_ = msg.Term()
 	default:
-		w.send(t, res, leadHB)
+		_ = w.send(t, res, leadHB)
 		_ = msg.Ack()
 		w.log("task %s: finished (success %v)", t.ID, res.Success)
 	}
 }
 
 // run runs the attempt; why is set when it was cancelled (by the lead, or
-// because the lead went silent).
+// because the lead went silent), stopped when the worker stopped first.
 // tctx is the task's context, which the lead's cancel ends; cancel ends it
 // when the lead goes silent.
-func (w *Worker) run(tctx context.Context, cancel context.CancelCauseFunc, msg *delivery, t Task, attempt int, leadHB time.Duration) (Result, string) {
+func (w *Worker) run(tctx context.Context, cancel context.CancelCauseFunc, msg *delivery, t Task, attempt int, leadHB time.Duration) (res Result, why string, stopped bool) {
+	res, err := w.attempt(tctx, cancel, msg, t, attempt, leadHB)
+	if why := leadEnded(tctx); why != "" {
+		return res, why, false
+	}
+	return res, "", errors.Is(err, ErrStopping)
+}
+
+// attempt runs one attempt of t and returns its Result; the error is the
+// runner's, when it failed or was stopped.
+func (w *Worker) attempt(tctx context.Context, cancel context.CancelCauseFunc, msg *delivery, t Task, attempt int, leadHB time.Duration) (Result, error) {
 	res := Result{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name}
 	heard := atomic.Int64{}
 	heard.Store(time.Now().UnixNano())
@@ -281,7 +302,7 @@ func (w *Worker) run(tctx context.Context, cancel context.CancelCauseFunc, msg *
 			_ = msg.InProgress()
 			_ = w.nc.Publish(leadSubject(t.Lead, "beat"), beat)
 			if time.Since(time.Unix(0, heard.Load())) > 3*leadHB {
-				cancel(errors.New("the lead stopped its heartbeat"))
+				cancel(errLeadSilent)
 			}
 		}
 	}()
@@ -292,60 +313,87 @@ func (w *Worker) run(tctx context.Context, cancel context.CancelCauseFunc, msg *
 
 	if err := w.hasCommit(tctx, t.Commit); err != nil {
 		res.Error = err.Error()
-		return res, cancelled(tctx)
+		return res, err
 	}
 	co := &lazyCheckout{w: w, t: t, ctx: tctx, path: checkoutPath(w.top, fmt.Sprintf("%s-%s-%d", t.Lead, t.ID, attempt))}
 	defer co.remove()
 	sink := &publisher{nc: w.nc, subj: leadSubject(t.Lead, "ev"), task: t.ID, attempt: attempt}
 	out, err := w.cfg.Run(tctx, t, co.path, co.prepare, sink)
-	if why := cancelled(tctx); why != "" {
-		return res, why
-	}
 	if err != nil {
 		res.Error = err.Error()
-		return res, ""
+		return res, err
 	}
 	res.Success, res.Text, res.Usage, res.Turns = true, out.Text, out.Usage, out.Turns
 	if co.made() == nil {
-		return res, "" // no tool ran: nothing changed
+		return res, nil // no tool ran: nothing changed
 	}
 	diff, err := co.made().diff(tctx)
 	if err != nil {
 		res.Success, res.Error = false, fmt.Sprintf("reading the agent's changes: %v", err)
-		return res, ""
+		return res, nil
 	}
 	if len(diff) > 0 {
 		name := fmt.Sprintf("result-%s-%s-%d", t.Lead, t.ID, attempt)
 		if _, err := w.store.PutBytes(tctx, name, diff); err != nil {
 			res.Success, res.Error = false, fmt.Sprintf("storing the agent's changes: %v", err)
-			return res, ""
+			return res, nil
 		}
 		res.Patch = name
 	}
-	return res, ""
+	return res, nil
 }
 
-// errCancelledByLead is why a task the lead cancelled ended.
-var errCancelledByLead = errors.New("cancelled by the lead")
+// Why a task the lead ended ended: it cancelled the task, or went silent.
+var (
+	errCancelledByLead = errors.New("cancelled by the lead")
+	errLeadSilent      = errors.New("the lead stopped its heartbeat")
+)
 
-// cancelled says why ctx was cancelled ("" when it was not).
-func cancelled(ctx context.Context) string {
-	if ctx.Err() == nil {
-		return ""
-	}
-	if c := context.Cause(ctx); c != nil {
+// leadEnded says why the lead ended ctx's task ("" when it did not).
+func leadEnded(ctx context.Context) string {
+	if c := context.Cause(ctx); errors.Is(c, errCancelledByLead) || errors.Is(c, errLeadSilent) {
 		return c.Error()
 	}
-	return ctx.Err().Error()
+	return ""
+}
+
+// giveBack hands back a task the worker stops before its end, for another
+// worker, and first tells the lead, whose row then waits for that worker
+// rather than for this one's heartbeat. On the task's last attempt it
+// ends the task instead, as the next worker would.
+func (w *Worker) giveBack(msg *delivery, t Task, attempt int, leadHB time.Duration) {
+	res := Result{Task: t.ID, Attempt: attempt, Worker: w.cfg.Name}
+	if t.MaxAttempts > 0 && attempt >= t.MaxAttempts {
+		res.GaveUp, res.Error = true, fmt.Sprintf("gave up after %d attempts: worker %s stopped before finishing it", t.MaxAttempts, w.cfg.Name)
+		err := w.send(t, res, leadHB)
+		_ = msg.Term()
+		w.log("task %s: given back (worker stopping) on its last attempt: ended%s", t.ID, told(err))
+		return
+	}
+	res.Stopped, res.Error = true, fmt.Sprintf("worker %s stopped", w.cfg.Name)
+	err := w.send(t, res, leadHB)
+	_ = msg.Nak()
+	w.log("task %s: given back (worker stopping)%s", t.ID, told(err))
+}
+
+// told words whether the lead has the worker's word.
+func told(err error) string {
+	if err != nil {
+		return "; the lead was not told: " + err.Error()
+	}
+	return "; the lead was told"
 }
 
 // send gives the lead the attempt's result and waits for its word (a lead
-// that is gone or has another attempt's result just does not take it).
-func (w *Worker) send(t Task, r Result, leadHB time.Duration) {
+// that is gone or has another attempt's result just does not take it);
+// the error says when the lead did not answer.
+func (w *Worker) send(t Task, r Result, leadHB time.Duration) error {
 	b, _ := json.Marshal(r)
 	if _, err := w.nc.Request(leadSubject(t.Lead, "result"), b, 3*leadHB); err != nil {
 		w.log("task %s: the lead did not take the result: %v", t.ID, err)
+		return err
 	}
+	return nil
 }
 
 // publisher sends one attempt's events to its lead.

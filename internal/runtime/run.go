@@ -135,8 +135,6 @@ func (run *Run) Stop(grace time.Duration) error {
 
 func (run *Run) stop(grace time.Duration) error {
 	r := run.rt
-	timer := time.NewTimer(grace)
-	defer timer.Stop()
 	run.mu.Lock()
 	run.stopping = true
 	close(run.stopped)
@@ -145,21 +143,32 @@ func (run *Run) stop(grace time.Duration) error {
 	if r.Busy() || len(r.inputs) > 0 || r.bus.Unsettled() > 0 {
 		leadAgents = r.interrupt(StopReason)
 	}
-	// The cancels go out while the grace runs: one slow to deliver does
-	// not hold the others, nor the driver loop's end.
+	err := stopWithin(grace, run.served, run.cancel, func() error { return r.deliverCancels(leadAgents) })
+	run.endTurns()
+	return err
+}
+
+// stopWithin is the end every run shares (a lead's Run, a Worker): it
+// delivers the cancels (deliver) while the grace runs, so that one slow
+// to deliver holds neither the others nor the serving loop's end; ends
+// the serving loop (end) and waits up to grace for it to return
+// (served). It returns only after deliver has: its error, joined with
+// ErrAgentsDidNotStop when the loop outlived the grace.
+func stopWithin(grace time.Duration, served <-chan struct{}, end func(), deliver func() error) error {
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
 	delivered := make(chan error, 1)
-	go func() { delivered <- r.deliverCancels(leadAgents) }()
-	run.cancel()
+	go func() { delivered <- deliver() }()
+	end()
 	var errs []error
 	select {
-	case <-run.served:
+	case <-served:
 	case <-timer.C:
 		errs = append(errs, fmt.Errorf("%w (waited %s)", ErrAgentsDidNotStop, grace))
 	}
 	if err := <-delivered; err != nil {
 		errs = append(errs, err)
 	}
-	run.endTurns()
 	return errors.Join(errs...)
 }
 

@@ -48,7 +48,7 @@ func TestAsRootASandboxedCommandCannotChangeMetadataOutsideTheWorkspace(t *testi
 	before := metaOf(t, target)
 	for _, network := range []bool{false, true} {
 		s := f.sandbox(t, WorkspaceWrite, network)
-		if s.kernel.mountNS < 0 {
+		if s.prepared(t).kernel.mountNS < 0 {
 			t.Skip("no mount namespace (root without CAP_SYS_ADMIN): a root command still owns root's files outside; TestAsRootWithoutMountNamespacesCommandsCannotChangeOtherUsersFiles covers what holds")
 		}
 		for _, script := range []string{
@@ -124,8 +124,9 @@ func TestAsRootWithoutMountNamespacesCommandsCannotChangeOtherUsersFiles(t *test
 	}
 	before := metaOf(t, target)
 	s := f.sandbox(t, WorkspaceWrite, false)
-	unix.Close(s.kernel.mountNS)
-	s.kernel.mountNS = -1
+	k := s.prepared(t).kernel
+	unix.Close(k.mountNS)
+	k.mountNS = -1
 	for _, script := range []string{`chmod 777 "$OUT/file.txt"`, `chown 0 "$OUT/file.txt"`, `touch -d 2000-01-01 "$OUT/file.txt"`} {
 		if out, ok := f.run(t, s, script); ok {
 			t.Errorf("%s succeeded: %s", script, out)
@@ -145,7 +146,7 @@ func TestCommandsInAReadOnlyMountNamespaceStillRunGit(t *testing.T) {
 	skipUnlessRoot(t)
 	f := newFixture(t)
 	s := f.sandbox(t, WorkspaceWrite, false)
-	if s.kernel.mountNS < 0 {
+	if s.prepared(t).kernel.mountNS < 0 {
 		t.Skip("no mount namespaces here")
 	}
 	script := `cd "$WS" && git init -q . && echo a > a && git add a && git -c user.name=a -c user.email=a@b commit -qm a && echo t > "$TMPDIR/t" && echo n > /dev/null && grep -q ' / .*ro,' /proc/self/mountinfo`

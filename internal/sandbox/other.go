@@ -17,3 +17,5 @@ func newKernel([]rule, bool, []string, []shield) (*kernel, error) { return nil, 
 func (*kernel) close()                                            {}
 func (*kernel) start(cmd *exec.Cmd, _ []string) error             { return cmd.Start() }
 func (*kernel) shielded() bool                                    { return false }
+
+var mayShield = func() bool { return false }

@@ -19,7 +19,7 @@ type rule struct {
 // their own entries in turn (e.g. $HOME's children but .ssh). Directory
 // listing is allowed everywhere (a rule on "/" added by the kernel part),
 // so the names in a secret folder show but their contents do not. Entries
-// created after the session started under a split folder are not readable.
+// created after the first command under a split folder are not readable.
 func plan(writable, secrets []string) []rule {
 	var rules []rule
 	var walk func(dir string)

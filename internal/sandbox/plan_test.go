@@ -65,9 +65,9 @@ func TestParseModeNamesTheBadValue(t *testing.T) {
 }
 
 func TestExplainNamesWhatTheSandboxBlockedAndTheFlagThatAllowsIt(t *testing.T) {
-	ws := &Sandbox{mode: WorkspaceWrite, secrets: []string{"/home/u/.ssh"}}
-	ro := &Sandbox{mode: ReadOnly}
-	net := &Sandbox{mode: WorkspaceWrite, network: true}
+	ws := &Sandbox{mode: WorkspaceWrite, p: &prepared{secrets: []string{"/home/u/.ssh"}}}
+	ro := &Sandbox{mode: ReadOnly, p: &prepared{}}
+	net := &Sandbox{mode: WorkspaceWrite, network: true, p: &prepared{}}
 	tests := []struct {
 		name   string
 		s      *Sandbox

@@ -98,22 +98,25 @@ func (e *UnsupportedError) Error() string {
 type Sandbox struct {
 	mode    Mode
 	network bool
-	tempDir string
 	cache   string
-	secrets []string
-	kernel  *kernel
-	// guard restores the repositories' hooks and config after each
-	// command where the shields are not up (nil where they are).
-	guard *gitGuard
+	// p is what the first command prepares (the temp dir, the kernel
+	// rules), shared with the narrowed views.
+	p *prepared
 	// narrow, when set, are the only folders this view of the sandbox
-	// lets commands write (an isolated agent's worktree).
+	// lets commands write (an isolated agent's worktree); the temp dir is
+	// added when a command starts.
 	narrow []string
 	hidden int // how many hidden shields were asked for
 }
 
-// New prepares the sandbox of a session: its temp dir and the kernel rules,
-// computed once. A Mode of Off returns nil. Where the kernel or platform
-// cannot sandbox, it returns nil and an *UnsupportedError.
+// New checks the sandbox of a session: its mode, that this system can
+// sandbox and that the writable folders exist. What confines commands (the
+// temp dir, the rule plan, a walk of / and of the folders leading to
+// secrets, and the ruleset) is made by the first command that starts, so a
+// session that runs none pays nothing for it; the git guard still takes
+// the repositories as the session found them. A Mode of Off returns nil.
+// Where the kernel or platform cannot sandbox, it returns nil and an
+// *UnsupportedError.
 func New(cfg Config) (*Sandbox, error) {
 	if cfg.Mode == Off {
 		return nil, nil
@@ -127,44 +130,40 @@ func New(cfg Config) (*Sandbox, error) {
 	if err := supported(); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "atomic-sandbox-")
-	if err != nil {
-		return nil, fmt.Errorf("creating the sandbox's temp dir: %w", err)
-	}
-	s := &Sandbox{mode: cfg.Mode, network: cfg.Network, tempDir: tmp, cache: cfg.CacheDir, secrets: expand(cfg.Secrets)}
-	writable := []string{tmp}
-	if s.cache != "" {
-		if err := os.MkdirAll(s.cache, 0o700); err != nil {
-			os.RemoveAll(tmp)
-			return nil, fmt.Errorf("creating the sandbox's build cache: %w", err)
-		}
-		writable = append(writable, s.cache)
-	}
-	if cfg.Mode == WorkspaceWrite {
-		writable = append(writable, cfg.Writable...)
-	}
+	var writable []string
 	var shields []shield
 	if cfg.Mode == WorkspaceWrite {
+		// A writable folder that is missing is a configuration error,
+		// said at start rather than at the first command.
+		for _, w := range cfg.Writable {
+			if w == "" {
+				continue
+			}
+			w = filepath.Clean(w)
+			if _, err := os.Stat(w); err != nil {
+				return nil, fmt.Errorf("the sandbox cannot let commands write under %s: %w", w, errors.Unwrap(err))
+			}
+			writable = append(writable, w)
+		}
 		shields = gitShields(cfg.Writable)
 	}
 	hide := hiddenShields(cfg.Hidden, cfg.Writable)
-	s.hidden = len(hide)
-	s.kernel, err = newKernel(plan(writable, s.secrets), cfg.Network, cfg.Writable, append(shields, hide...))
-	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
+	p := &prepared{network: cfg.Network, cache: cfg.CacheDir, writable: writable, folders: cfg.Writable,
+		secrets: cfg.Secrets, shields: append(shields, hide...)}
+	if !mayShield() {
+		// Without the mount shields the guard compares with the
+		// repositories as they are now, not as the first command finds
+		// them.
+		p.guard = newGitGuard(shields)
 	}
-	if !s.kernel.shielded() {
-		s.guard = newGitGuard(shields)
-	}
-	return s, nil
+	return &Sandbox{mode: cfg.Mode, network: cfg.Network, cache: cfg.CacheDir, p: p, hidden: len(hide)}, nil
 }
 
 // Hides reports whether the Hidden paths are kept from commands: false
 // where there were some and Atomic could not make the mount namespace that
 // hides them (it is not root).
 func (s *Sandbox) Hides() bool {
-	return s == nil || s.hidden == 0 || s.kernel.shielded()
+	return s == nil || s.hidden == 0 || s.p.shielded()
 }
 
 // Narrow returns a view of the sandbox whose commands may write only under
@@ -177,7 +176,7 @@ func (s *Sandbox) Narrow(root string) *Sandbox {
 		return s
 	}
 	n := *s
-	n.narrow = append([]string{root, s.tempDir}, worktreeGitDirs(root)...)
+	n.narrow = append([]string{root}, worktreeGitDirs(root)...)
 	if s.cache != "" {
 		n.narrow = append(n.narrow, s.cache)
 	}
@@ -222,19 +221,16 @@ func (s *Sandbox) Check() string {
 	if s == nil {
 		return ""
 	}
-	return s.guard.check()
+	return s.p.currentGuard().check()
 }
 
-// Close removes the sandbox's temp dir and releases its kernel rules.
+// Close removes the sandbox's temp dir and releases its kernel rules, if
+// a command made them; no command starts after.
 func (s *Sandbox) Close() error {
 	if s == nil {
 		return nil
 	}
-	s.kernel.close()
-	if err := os.RemoveAll(s.tempDir); err != nil {
-		return fmt.Errorf("removing the sandbox's temp dir: %w", err)
-	}
-	return nil
+	return s.p.close()
 }
 
 // Mode is the mode in force: Off for a nil sandbox.
@@ -248,12 +244,13 @@ func (s *Sandbox) Mode() Mode {
 // Network reports whether commands may use the network.
 func (s *Sandbox) Network() bool { return s == nil || s.network }
 
-// TempDir is the sandbox's own temp dir, TMPDIR of every command.
+// TempDir is the sandbox's own temp dir, TMPDIR of every command (made
+// now if no command made it yet; "" if it cannot be).
 func (s *Sandbox) TempDir() string {
-	if s == nil {
+	if s == nil || s.p.prepare() != nil {
 		return ""
 	}
-	return s.tempDir
+	return s.p.tempDir
 }
 
 // expand adds to paths the symlink-free form of each, so that a secret
@@ -300,7 +297,7 @@ func (s *Sandbox) Explain(output string) string {
 	if !denied {
 		return ""
 	}
-	for _, p := range s.secrets {
+	for _, p := range s.p.secretPaths() {
 		if strings.Contains(output, p) || strings.Contains(output, "~/"+filepath.Base(p)) {
 			return prefix + "commands may not read the secret store " + p + "; --sandbox off would allow it"
 		}
@@ -329,12 +326,15 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	if s == nil {
 		return cmd.Start()
 	}
+	if err := s.p.prepare(); err != nil {
+		return err
+	}
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ()
 	}
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
-	env = append(env, "TMPDIR="+s.tempDir)
+	env = append(env, "TMPDIR="+s.p.tempDir)
 	if s.cache != "" {
 		for _, v := range [][2]string{{"GOCACHE", "go-build"}, {"XDG_CACHE_HOME", "xdg"}, {"npm_config_cache", "npm"}} {
 			if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, v[0]+"=") }) {
@@ -343,5 +343,9 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 		}
 	}
 	cmd.Env = env
-	return s.kernel.start(cmd, s.narrow)
+	narrow := s.narrow
+	if len(narrow) > 0 {
+		narrow = append(slices.Clone(narrow), s.p.tempDir)
+	}
+	return s.p.kernel.start(cmd, narrow)
 }

@@ -44,7 +44,7 @@ func TestTheRepositorysHooksAndConfigCannotBeChangedByACommand(t *testing.T) {
 			gitDir := gitFixture(t, f)
 			before := snapshotGit(t, gitDir)
 			s := f.sandbox(t, WorkspaceWrite, false)
-			if !s.kernel.shielded() {
+			if !s.prepared(t).kernel.shielded() {
 				t.Skip("no mount namespace here (not root): the guard's test covers this case")
 			}
 			out, ok := f.run(t, s, p.script)
@@ -79,13 +79,14 @@ func TestWithoutTheShieldsTheGuardPutsBackWhatACommandPlanted(t *testing.T) {
 			before := snapshotGit(t, gitDir)
 			s := f.sandbox(t, WorkspaceWrite, false)
 			// As where Atomic cannot make a mount namespace: no shields.
-			s.kernel.mu.Lock()
-			if s.kernel.mountNS >= 0 {
-				unix.Close(s.kernel.mountNS)
-				s.kernel.mountNS = -1
+			k := s.prepared(t).kernel
+			k.mu.Lock()
+			if k.mountNS >= 0 {
+				unix.Close(k.mountNS)
+				k.mountNS = -1
 			}
-			s.kernel.mu.Unlock()
-			s.guard = newGitGuard(gitShields([]string{f.ws}))
+			k.mu.Unlock()
+			s.p.guard = newGitGuard(gitShields([]string{f.ws}))
 			out, _ := f.run(t, s, p.script)
 			line := s.Check()
 			if !strings.Contains(line, "put back") || !strings.Contains(line, gitDir) {

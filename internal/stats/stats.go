@@ -1,6 +1,7 @@
 // Package stats sums up agent spans of many sessions per agent type and
 // backend: how many were spawned, how many failed, how long they took
-// (p50, p95), their tool uses, tokens and cost. Aggregate is pure; the
+// (p50, p95), their tool uses, tokens (prompt cache reads and writes
+// apart) and cost. Aggregate is pure; the
 // sources read spans from a session store's events or the lifecycle log.
 package stats
 
@@ -25,8 +26,12 @@ type Row struct {
 	ToolUses     int           `json:"tool_uses"`
 	InputTokens  int64         `json:"input_tokens"`
 	OutputTokens int64         `json:"output_tokens"`
-	Tokens       int64         `json:"tokens"`
-	CostUSD      float64       `json:"cost_usd"`
+	// Input read from and written to the provider's prompt cache,
+	// beside InputTokens (priced apart).
+	CacheReadTokens  int64   `json:"cache_read_tokens"`
+	CacheWriteTokens int64   `json:"cache_write_tokens"`
+	Tokens           int64   `json:"tokens"`
+	CostUSD          float64 `json:"cost_usd"`
 }
 
 // Aggregate groups ended spans by type and backend. Rows come most
@@ -56,6 +61,8 @@ func Aggregate(spans []observe.Span) []Row {
 		r.ToolUses += s.ToolUses
 		r.InputTokens += s.Usage.InputTokens
 		r.OutputTokens += s.Usage.OutputTokens
+		r.CacheReadTokens += s.Usage.CacheReadTokens
+		r.CacheWriteTokens += s.Usage.CacheCreationTokens
 		r.Tokens += s.Usage.Total()
 		r.CostUSD += s.Usage.CostUSD
 	}

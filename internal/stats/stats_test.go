@@ -55,7 +55,7 @@ func seq(n int) []time.Duration {
 
 func TestAggregateGroupsByTypeAndBackend(t *testing.T) {
 	u := func(in, out int64, cost float64) event.Usage {
-		return event.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: 1, CostUSD: cost}
+		return event.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: 1, CacheCreationTokens: 2, CostUSD: cost}
 	}
 	tests := []struct {
 		name  string
@@ -73,9 +73,9 @@ func TestAggregateGroupsByTypeAndBackend(t *testing.T) {
 		},
 		want: []Row{
 			{Type: "Explore", Backend: "native", Spawns: 3, Errors: 1, P50: ms(200), P95: ms(300), P50MS: 200, P95MS: 300,
-				ToolUses: 3, InputTokens: 40, OutputTokens: 4, Tokens: 47, CostUSD: 0.4},
+				ToolUses: 3, InputTokens: 40, OutputTokens: 4, CacheReadTokens: 3, CacheWriteTokens: 6, Tokens: 53, CostUSD: 0.4},
 			{Type: "Explore", Backend: "claude-code", Spawns: 1, P50: ms(900), P95: ms(900), P50MS: 900, P95MS: 900,
-				ToolUses: 5, InputTokens: 20, OutputTokens: 2, Tokens: 23, CostUSD: 0.2},
+				ToolUses: 5, InputTokens: 20, OutputTokens: 2, CacheReadTokens: 1, CacheWriteTokens: 2, Tokens: 25, CostUSD: 0.2},
 		},
 	}, {
 		name: "equal counts sort by type then backend; open spans are not counted",

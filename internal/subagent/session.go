@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/spawn"
 )
@@ -79,7 +80,9 @@ func (m *Manager) specOf(t *Task, plan spawn.Plan) (spec spawn.Spec, prompt stri
 			spec.System = strings.TrimSpace(spec.System + "\n\n" + t.Type.Prompt)
 		}
 		if tree := t.tree(); tree != nil {
-			spec.System += "\n\n" + worktreePrompt(tree)
+			// In the task, not the system prompt: siblings in worktrees
+			// of their own then share one system prompt, and its cache.
+			prompt = worktreePrompt(tree) + "\n\n" + prompt
 			spec.Sink = filledSink{t: t, next: m.cfg.Sink}
 		}
 	}
@@ -114,8 +117,8 @@ func (m *Manager) carry(ctx context.Context, t *Task, s backend.Session, wake <-
 }
 
 // remoteHooks tell t's row which worker took it: subagent.start goes out
-// when a worker takes the task, naming it, and a task a second worker
-// takes over says so.
+// when a worker takes the task, naming it, a task a second worker takes
+// over says so, and one a stopping worker gave back waits again.
 func (m *Manager) remoteHooks(t *Task) remote.Hooks {
 	return remote.Hooks{
 		Claimed: func(worker string, n int, before string) {
@@ -135,6 +138,14 @@ func (m *Manager) remoteHooks(t *Task) remote.Hooks {
 			t.note = note
 			t.mu.Unlock()
 			m.update(t, "")
+		},
+		// Its worker stopped and gave it back: pending until another
+		// takes it, however long that is.
+		GivenBack: func(worker string) {
+			t.mu.Lock()
+			t.note = worker + " stopped: waiting for another worker"
+			t.mu.Unlock()
+			m.update(t, lifecycle.WaitingSlot)
 		},
 	}
 }

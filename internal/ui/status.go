@@ -59,8 +59,13 @@ func (s statusLine) render(th Theme, width int) string {
 	}
 	parts = append(parts, ctx)
 	tot := s.Usage.total
-	parts = append(parts, fmt.Sprintf("%s tokens (↑%s ↓%s)", tokens(tot.Total()),
-		tokens(tot.InputTokens+tot.CacheReadTokens+tot.CacheCreationTokens), tokens(tot.OutputTokens)))
+	in := tot.InputTokens + tot.CacheReadTokens + tot.CacheCreationTokens
+	cached := ""
+	if tot.CacheReadTokens > 0 {
+		// The share of input the prompt cache served, at a tenth of the price.
+		cached = fmt.Sprintf(", %d%% cached", tot.CacheReadTokens*100/in)
+	}
+	parts = append(parts, fmt.Sprintf("%s tokens (↑%s ↓%s%s)", tokens(tot.Total()), tokens(in), tokens(tot.OutputTokens), cached))
 	parts = append(parts, fmt.Sprintf("$%.4f", tot.CostUSD))
 	if s.ActiveAgents > 0 {
 		parts = append(parts, plural(s.ActiveAgents, "agent", "agents")+" active")

@@ -78,6 +78,7 @@ type Session struct {
 	history []provider.Message
 	inbox   inbox.Inbox
 	turns   int
+	key     string // prompt cache key, see cacheKey
 }
 
 // New returns a Session; it emits session.start on its first Run.
@@ -97,7 +98,7 @@ func New(cfg Config) *Session {
 	if cfg.Model == "" && cfg.Provider != nil {
 		cfg.Model = cfg.Provider.Model()
 	}
-	return &Session{cfg: cfg, history: closeCut(cfg.History)}
+	return &Session{cfg: cfg, history: closeCut(cfg.History), key: cacheKey(cfg)}
 }
 
 // CutOffResult answers the tool calls of a turn the process died in.
@@ -289,7 +290,7 @@ func (s *Session) historyChanged() {
 func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
 	req := provider.Request{
 		Model: s.Model(), System: s.cfg.System, Messages: s.History(),
-		Tools: s.cfg.Tools.Specs(), MaxTokens: s.cfg.MaxTokens,
+		Tools: s.cfg.Tools.Specs(), MaxTokens: s.cfg.MaxTokens, CacheKey: s.key,
 	}
 	var partial []byte
 	resp, err := s.cfg.Provider.Stream(ctx, req, func(c provider.Chunk) {

@@ -39,6 +39,9 @@ type Config struct {
 	// HTTPClient, if set, carries the requests (tests close its idle
 	// connections; proxies and timeouts are configured on it).
 	HTTPClient *http.Client
+	// NoPromptCache sends no cache_control breakpoints (see cache.go), to
+	// measure what caching saves.
+	NoPromptCache bool
 }
 
 // Provider streams turns from the Anthropic Messages API. It is safe for
@@ -49,6 +52,7 @@ type Provider struct {
 	maxTokens int
 	retry     provider.RetryPolicy
 	tools     toolCache
+	cache     bool // mark cache breakpoints
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -88,6 +92,7 @@ func New(cfg Config) (*Provider, error) {
 		model:     cfg.Model,
 		maxTokens: maxTokens,
 		retry:     cfg.Retry,
+		cache:     !cfg.NoPromptCache,
 	}, nil
 }
 

@@ -62,12 +62,15 @@ func (p *Provider) params(req provider.Request) (sdk.MessageNewParams, error) {
 	if len(params.Messages) == 0 {
 		params.Messages = nil // every message was empty
 	}
-	for _, t := range req.Tools {
-		tp, err := p.tools.param(t)
+	for i, t := range req.Tools {
+		tp, err := p.tools.param(t, p.cache && i == len(req.Tools)-1)
 		if err != nil {
 			return params, err
 		}
 		params.Tools = append(params.Tools, tp)
+	}
+	if p.cache {
+		markCache(&params)
 	}
 	return params, nil
 }

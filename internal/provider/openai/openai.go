@@ -48,6 +48,9 @@ type Config struct {
 	Retry provider.RetryPolicy
 	// HTTPClient, if set, carries the requests.
 	HTTPClient *http.Client
+	// NoPromptCache sends no prompt_cache_key, to measure what caching
+	// saves.
+	NoPromptCache bool
 }
 
 // Provider streams turns from a Chat Completions API. It is safe for
@@ -59,6 +62,7 @@ type Provider struct {
 	official  bool // the server is api.openai.com
 	retry     provider.RetryPolicy
 	tools     toolCache
+	cache     bool // send the request's prompt_cache_key
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -97,6 +101,7 @@ func New(cfg Config) (*Provider, error) {
 		maxTokens: cfg.MaxTokens,
 		official:  official,
 		retry:     cfg.Retry,
+		cache:     !cfg.NoPromptCache,
 	}, nil
 }
 

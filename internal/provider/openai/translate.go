@@ -35,6 +35,11 @@ func (p *Provider) params(req provider.Request) (sdk.ChatCompletionNewParams, er
 			params.MaxTokens = sdk.Int(int64(maxTokens))
 		}
 	}
+	if req.CacheKey != "" && p.cache {
+		// OpenAI caches every prompt's prefix; the key routes an agent's
+		// requests (and its siblings') to the cache that holds it.
+		params.PromptCacheKey = sdk.String(req.CacheKey)
+	}
 	if req.System != "" {
 		params.Messages = append(params.Messages, sdk.SystemMessage(req.System))
 	}
