@@ -1,6 +1,10 @@
 package backend
 
-import "github.com/atomic-agent/atomic/internal/provider"
+import (
+	"context"
+
+	"github.com/atomic-agent/atomic/internal/provider"
+)
 
 // DefaultCompactAt is the share of its context window at which a native
 // agent compacts its history before the next request.
@@ -46,4 +50,10 @@ func (p ContextPolicy) Threshold(model string) int64 {
 		return 0
 	}
 	return int64(float64(w) * at)
+}
+
+// Compacter is a session that summarises its older turns on request
+// (/compact): the native loop. An external CLI keeps its own context.
+type Compacter interface {
+	Compact(ctx context.Context, instructions string) error
 }

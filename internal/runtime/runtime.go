@@ -319,6 +319,8 @@ type input struct {
 	prompt string
 	images []provider.Image
 	reset  *string // the reset's reason
+	// compact is a /compact to carry out between turns.
+	compact *compactInput
 	// gen is the interrupt generation the prompt was submitted in: an
 	// interrupt that comes before its turn starts cancels it too.
 	gen uint64
@@ -457,6 +459,10 @@ func (r *Runtime) Serve(ctx context.Context) error {
 		case in := <-r.inputs:
 			if in.reset != nil {
 				r.reset(*in.reset)
+				break
+			}
+			if in.compact != nil {
+				r.compact(ctx, in.compact)
 				break
 			}
 			r.turn(ctx, in.prompt, in.images, &in.gen, in.turn)
