@@ -174,6 +174,8 @@ type Config struct {
 	MaxTurns  int
 	History   []provider.Message
 	OnHistory func([]provider.Message)
+	// Context sizes the native agent's window and when it compacts.
+	Context ContextPolicy
 }
 
 // Decide passes req through the gate the way the native loop does:

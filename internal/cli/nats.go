@@ -168,7 +168,7 @@ func runWorker(ctx context.Context, args []string, ios IOStreams) int {
 			Ready: func() { fmt.Fprintf(ios.Err, "worker %s ready\n", name) },
 		},
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, MaxTurns: c.maxTurns,
-		Memory: s.memory.Prompt(),
+		Memory: s.memory.Prompt(), Context: contextPolicy(s.file),
 	})
 	select {
 	case <-ctx.Done():

@@ -50,6 +50,15 @@ type File struct {
 	// or off; SandboxNetwork lets them use the network.
 	Sandbox        string `json:"sandbox,omitempty"`
 	SandboxNetwork bool   `json:"sandbox_network,omitempty"`
+	// ContextWindow is the context window, in tokens, of a model the
+	// pricing table does not know; ContextWindows sets it per model name,
+	// over the table.
+	ContextWindow  int64            `json:"context_window,omitempty"`
+	ContextWindows map[string]int64 `json:"context_windows,omitempty"`
+	// CompactThreshold is the share of the window (above 0, at most 1) at
+	// which a native agent compacts its history; default 0.8, 1 turns
+	// automatic compaction off.
+	CompactThreshold float64 `json:"compact_threshold,omitempty"`
 }
 
 // MCPStartupTimeout is mcp_startup_timeout as a duration; 0 when unset.

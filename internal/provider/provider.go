@@ -91,6 +91,10 @@ type Request struct {
 	// whose cache routes by a key (OpenAI's prompt_cache_key); "" sends
 	// none. See PromptCacheKey.
 	CacheKey string
+	// OneOff marks a request whose prefix no later request reads (a
+	// compaction's summary): it carries no cache breakpoints, since
+	// writing a cache costs more than reading the input plain.
+	OneOff bool
 }
 
 // StopReason says why the model stopped: the event package's type, so a

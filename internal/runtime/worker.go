@@ -31,6 +31,8 @@ type WorkerConfig struct {
 	Workspace tools.Workspace
 	Gate      *permission.Gate
 	MaxTurns  int
+	// Context sizes each task agent's window and when it compacts.
+	Context backend.ContextPolicy
 	// Memory ends each task's system prompt (memory.Memory.Prompt).
 	Memory string
 	Now    func() time.Time
@@ -182,7 +184,7 @@ func (w *Worker) open(ctx context.Context, t remote.Task, dir string, prepare fu
 	ws := w.cfg.Workspace
 	ws.Root = dir
 	opener := spawn.New(spawn.Config{Provider: w.cfg.Provider, Model: w.cfg.Model, Tools: CoreTools(ws),
-		Gate: w.cfg.Gate, MaxTurns: w.cfg.MaxTurns, Now: w.cfg.Now})
+		Gate: w.cfg.Gate, MaxTurns: w.cfg.MaxTurns, Context: w.cfg.Context, Now: w.cfg.Now})
 	plan, err := opener.Resolve(agenttype.Type{Name: t.AgentType, Tools: t.Tools, Prompt: t.System, Source: "sent by the lead"})
 	if err != nil {
 		return nil, err

@@ -91,7 +91,7 @@ func (o *Opener) config(p Plan, s Spec) backend.Config {
 		return cfg
 	}
 	cfg.Provider, cfg.AgentName, cfg.System, cfg.Tools = o.cfg.Provider, s.Name, s.System, p.Tools
-	cfg.MaxTurns, cfg.History = o.cfg.MaxTurns, s.History
+	cfg.MaxTurns, cfg.History, cfg.Context = o.cfg.MaxTurns, s.History, o.cfg.Context
 	if save := o.cfg.History; save != nil {
 		id := s.AgentID
 		cfg.OnHistory = func(msgs []provider.Message) { save(id, msgs) }

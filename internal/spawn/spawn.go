@@ -38,6 +38,8 @@ type Config struct {
 	// MaxTurns bounds each native agent's model requests per turn (0: the
 	// loop's default).
 	MaxTurns int
+	// Context sizes each native agent's window and when it compacts.
+	Context backend.ContextPolicy
 	// Workspace is a CLI's working directory unless its Spec names one.
 	Workspace string
 	Now       func() time.Time

@@ -50,14 +50,15 @@ func (p *Provider) params(req provider.Request) (sdk.MessageNewParams, error) {
 			params.Messages = append(params.Messages, mp)
 		}
 	}
+	cache := p.cache && !req.OneOff
 	for i, t := range req.Tools {
-		tp, err := p.tools.param(t, p.cache && i == len(req.Tools)-1)
+		tp, err := p.tools.param(t, cache && i == len(req.Tools)-1)
 		if err != nil {
 			return params, err
 		}
 		params.Tools = append(params.Tools, tp)
 	}
-	if p.cache {
+	if cache {
 		markCache(&params)
 	}
 	return params, nil
