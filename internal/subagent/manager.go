@@ -62,6 +62,8 @@ type Config struct {
 	MaxRemote int
 	// MaxTurns bounds each sub-agent's model requests (0: agent default).
 	MaxTurns  int
+	// Effort is the lead's thinking level, which sub-agents inherit.
+	Effort provider.Effort
 	MaxResult int
 	// System is the base system prompt; the type's prompt is appended.
 	System string
@@ -179,7 +181,7 @@ func New(cfg Config) *Manager {
 		base: base, stop: stop,
 		tasks: map[string]*Task{}, counts: map[string]int{}, taken: map[string]bool{}, reserved: map[string]*reservation{}}
 	m.open = spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types, Tools: cfg.Tools,
-		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
+		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Effort: cfg.Effort, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
 		NameAgent: m.Name, Remote: cfg.Remote, History: cfg.History, Warn: cfg.Warn})
 	return m
 }
