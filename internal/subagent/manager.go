@@ -61,9 +61,9 @@ type Config struct {
 	// only as many as it runs).
 	MaxRemote int
 	// MaxTurns bounds each sub-agent's model requests (0: agent default).
-	MaxTurns  int
+	MaxTurns int
 	// Effort is the lead's thinking level, which sub-agents inherit.
-	Effort provider.Effort
+	Effort    provider.Effort
 	MaxResult int
 	// System is the base system prompt; the type's prompt is appended.
 	System string
