@@ -160,6 +160,10 @@ type Config struct {
 	// that a resumed session's conversation is found there; empty: a
 	// throwaway home, removed on Close.
 	CLIHome string
+	// Effort is how hard the agent's model is asked to think (--effort,
+	// or its agent file's effort:); empty: no thinking asked for. A CLI
+	// is given it where it takes a level.
+	Effort provider.Effort
 
 	// What only the native loop reads (backend/native); a CLI brings its
 	// own: the provider it calls, the name its approval prompts and

@@ -21,8 +21,10 @@ type File struct {
 	AllowedTools    []string `json:"allowed_tools,omitempty"`
 	DisallowedTools []string `json:"disallowed_tools,omitempty"`
 	MaxTurns        int      `json:"max_turns,omitempty"`
-	MaxSubagents    int      `json:"max_subagents,omitempty"`
-	MaxTeammates    int      `json:"max_teammates,omitempty"`
+	// Effort is how hard the model thinks first (see --effort).
+	Effort       string `json:"effort,omitempty"`
+	MaxSubagents int    `json:"max_subagents,omitempty"`
+	MaxTeammates int    `json:"max_teammates,omitempty"`
 	// Teams offers the lead the team tools (see --teams).
 	Teams bool `json:"teams,omitempty"`
 	// NATSURL sends task sub-agents to remote workers through this NATS

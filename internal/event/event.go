@@ -50,6 +50,9 @@ const (
 	// ContextCompact: an agent's older turns were replaced by a summary
 	// (ContextCompactData). It is not a lifecycle event.
 	ContextCompact Type = "context.compact"
+	// ThinkingDelta is a piece of the model's streamed thinking; it is not
+	// part of the message's text.
+	ThinkingDelta Type = "thinking.delta"
 )
 
 // LeadID is the lead agent's id: the agent_id of everything the lead emits
@@ -126,6 +129,14 @@ type MessageDeltaData struct {
 	Text string `json:"text"`
 	// Discard says the text streamed so far for this message is void: the
 	// request failed mid-stream and is being retried.
+	Discard bool `json:"discard,omitempty"`
+}
+
+// ThinkingDeltaData: a piece of the model's streamed thinking.
+type ThinkingDeltaData struct {
+	Text string `json:"text"`
+	// Discard says the thinking streamed so far for this message is void
+	// (the request is being retried).
 	Discard bool `json:"discard,omitempty"`
 }
 

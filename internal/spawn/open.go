@@ -1,6 +1,7 @@
 package spawn
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/atomic-agent/atomic/internal/backend"
@@ -82,7 +83,7 @@ func (o *Opener) OpenLead(open func(backend.Config) (backend.Session, error), le
 // config is the backend.Config of p's session for s.
 func (o *Opener) config(p Plan, s Spec) backend.Config {
 	cfg := backend.Config{SessionID: s.SessionID, AgentID: s.AgentID, ParentID: s.ParentID, TaskCallID: s.ToolCallID,
-		Workspace: s.Workspace, Model: p.Model, Gate: o.cfg.Gate, Sink: s.Sink, Now: o.cfg.Now}
+		Workspace: s.Workspace, Model: p.Model, Gate: o.cfg.Gate, Sink: s.Sink, Now: o.cfg.Now, Effort: cmp.Or(p.Effort, o.cfg.Effort)}
 	if cfg.Workspace == "" {
 		cfg.Workspace = o.cfg.Workspace
 	}

@@ -95,7 +95,7 @@ func (m *Model) clear() {
 		m.cfg.Backend.Reset("/clear")
 	}
 	m.tr.clear()
-	m.streaming, m.openTree, m.team = nil, nil, nil
+	m.streaming, m.openTree, m.team, m.thinking = nil, nil, nil, nil
 	m.trees = nil
 	clear(m.tools)
 	clear(m.treeByCall)

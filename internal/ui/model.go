@@ -64,7 +64,9 @@ type Model struct {
 	tr        transcript
 	in        input
 	streaming *assistantEntry
-	tools     map[string]*toolEntry
+	// thinking is the lead's thinking still streaming, nil when none.
+	thinking *thinkingEntry
+	tools    map[string]*toolEntry
 
 	trees       []*treeEntry
 	treeByCall  map[string]*treeEntry

@@ -50,6 +50,8 @@ type Config struct {
 	// MaxTurns bounds model requests per Run (0: DefaultMaxTurns).
 	MaxTurns  int
 	MaxTokens int
+	// Effort asks the model to think first (empty: no thinking).
+	Effort provider.Effort
 	// Now is the clock for event times (nil: time.Now).
 	Now func() time.Time
 	// OnHistory, when set, is given a copy of the whole history after each
@@ -351,17 +353,25 @@ func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
 func (s *Session) request(ctx context.Context, specs []provider.ToolSpec) (*provider.Response, int, []byte, error) {
 	req := provider.Request{
 		Model: s.Model(), System: s.cfg.System, Messages: s.History(),
-		Tools: specs, MaxTokens: s.cfg.MaxTokens, CacheKey: s.key,
+		Tools: specs, MaxTokens: s.cfg.MaxTokens, CacheKey: s.key, Effort: s.cfg.Effort,
 	}
 	var partial []byte
+	thought := false // thinking streamed in this attempt
 	resp, err := s.cfg.Provider.Stream(ctx, req, func(c provider.Chunk) {
 		switch c.Kind {
 		case provider.ChunkText:
 			partial = append(partial, c.Text...)
 			s.emit(event.MessageDelta, "", event.MessageDeltaData{Text: c.Text})
+		case provider.ChunkThinking:
+			thought = true
+			s.emit(event.ThinkingDelta, "", event.ThinkingDeltaData{Text: c.Text})
 		case provider.ChunkRetry:
 			partial = partial[:0]
 			s.emit(event.MessageDelta, "", event.MessageDeltaData{Discard: true})
+			if thought {
+				thought = false
+				s.emit(event.ThinkingDelta, "", event.ThinkingDeltaData{Discard: true})
+			}
 			d := event.RetryData{Attempt: c.Attempt, MaxAttempts: c.MaxAttempts, DelayMS: c.Delay.Milliseconds(), Reason: c.Reason}
 			if c.Err != nil {
 				d.Error = provider.OneLine(c.Err.Error())

@@ -13,7 +13,7 @@ import (
 // loop compacts on) and does not retry it, while another 400 is not.
 func (s suite) tooLong(t *testing.T) {
 	srv := s.server(t, `
-context_window: 60
+context_window: 100
 rules:
   - {match: {last_user_contains: "bad"}, respond: {error: {status: 400, type: invalid_request_error, message: "messages: text content blocks must be non-empty"}}}
   - respond: {text: "fits"}
