@@ -75,6 +75,12 @@ func (t *translator) leadUpdates(e event.Event) []sdk.SessionUpdate {
 			return nil
 		}
 		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(d.Text)}
+	case event.ThinkingDelta:
+		d, ok := event.Payload[event.ThinkingDeltaData](e.Data)
+		if !ok || d.Text == "" || d.Discard {
+			return nil
+		}
+		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(d.Text)}
 	case event.ToolStart:
 		d, ok := event.Payload[event.ToolStartData](e.Data)
 		if !ok {

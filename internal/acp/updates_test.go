@@ -206,3 +206,18 @@ func TestAReplayedSubagentTheResumedRunEndsUpdatesItsReplayedToolCall(t *testing
 		t.Errorf("the end's update %s does not say why it ended", last)
 	}
 }
+
+func TestTheLeadsThinkingReachesTheClientAsThoughtChunksApartFromTheAnswer(t *testing.T) {
+	got := sentFor(t, nil, []event.Event{
+		ev(event.ThinkingDelta, 0, event.LeadID, "", "", event.ThinkingDeltaData{Text: "weighing it"}),
+		ev(event.ThinkingDelta, 0, "explore-1", event.LeadID, "", event.ThinkingDeltaData{Text: "not the lead's"}),
+		ev(event.MessageDelta, 1, event.LeadID, "", "", event.MessageDeltaData{Text: "answer"}),
+	})
+	want := []string{
+		`{"content":{"text":"weighing it","type":"text"},"sessionUpdate":"agent_thought_chunk"}`,
+		`{"content":{"text":"answer","type":"text"},"sessionUpdate":"agent_message_chunk"}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("updates (-want +got):\n%s", diff)
+	}
+}

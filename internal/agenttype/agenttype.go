@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 // Type is one kind of sub-agent.
@@ -21,6 +23,9 @@ type Type struct {
 	// Model overrides the parent's model; empty inherits it. On another
 	// backend it is passed to that CLI as is.
 	Model string
+	// Effort is the agent's thinking level (effort: in the file); empty
+	// inherits the lead's.
+	Effort provider.Effort
 	// Backend names where the agent runs (backend: in the file): empty or
 	// native for Atomic's own loop, else an external CLI (claude-code,
 	// codex, …) in a fresh session of its own.

@@ -66,7 +66,7 @@ func claudeModel(m string) string {
 // counterpart for; they are accepted and named in the file's warning.
 var ignoredFields = map[string]bool{
 	"permissionmode": true, "skills": true, "hooks": true, "mcpservers": true, "maxturns": true,
-	"memory": true, "background": true, "effort": true, "initialprompt": true,
+	"memory": true, "background": true, "initialprompt": true,
 	"argument-hint": true, "allowed-tools": true, "version": true, "author": true, "tags": true,
 	"category": true, "backend": true,
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 // FileError is a malformed agent file: it is reported and skipped.
@@ -195,6 +197,13 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 	if m, ok := get("model"); ok {
 		t.Model = claudeModel(m.value)
 	}
+	if f, ok := get("effort"); ok {
+		e, err := provider.ParseEffort(f.value)
+		if err != nil {
+			ignore(f.line, fmt.Sprintf("effort %q (one of low, medium, high, max; the lead's level is inherited)", f.value))
+		}
+		t.Effort = e
+	}
 	if b, ok := get("backend"); ok {
 		t.Backend = strings.ToLower(strings.TrimSpace(b.value))
 	}
@@ -276,7 +285,7 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 	extraLine := 0
 	for _, k := range sortedKeys(fields) {
 		switch k {
-		case "name", "description", "model", "backend", "tools", "disallowedtools", "disabled", "isolation", "runs_on":
+		case "name", "description", "model", "effort", "backend", "tools", "disallowedtools", "disabled", "isolation", "runs_on":
 			continue
 		}
 		if quietFields[k] {

@@ -145,9 +145,10 @@ func TestUnknownTypeErrorListsKnownOnes(t *testing.T) {
 // TestIsolationAndRunsOnInAnAgentFile: isolation: worktree isolates the
 // type; runs_on: workers sends it to remote workers; other values are
 // ignored with a warning naming them.
-func TestIsolationAndRunsOnInAnAgentFile(t *testing.T) {
+func TestIsolationRunsOnAndEffortInAnAgentFile(t *testing.T) {
 	isolation := func(t Type) string { return t.Isolation }
 	runsOn := func(t Type) string { return t.RunsOn }
+	effort := func(t Type) string { return string(t.Effort) }
 	cases := []struct {
 		line  string
 		field func(Type) string
@@ -162,6 +163,9 @@ func TestIsolationAndRunsOnInAnAgentFile(t *testing.T) {
 		{"runs_on: Workers", runsOn, Workers, ""},
 		{"runs_on: local", runsOn, "", ""},
 		{"runs_on: cloud", runsOn, "", `runs_on "cloud" (only workers is supported)`},
+		{"effort: high", effort, "high", ""},
+		{"effort: Max", effort, "max", ""},
+		{"effort: xhigh", effort, "", `effort "xhigh" (one of low, medium, high, max; the lead's level is inherited)`},
 	}
 	for _, c := range cases {
 		t.Run(c.line, func(t *testing.T) {

@@ -160,6 +160,10 @@ type Config struct {
 	// that a resumed session's conversation is found there; empty: a
 	// throwaway home, removed on Close.
 	CLIHome string
+	// Effort is how hard the agent's model is asked to think (--effort,
+	// or its agent file's effort:); empty: no thinking asked for. A CLI
+	// is given it where it takes a level.
+	Effort provider.Effort
 
 	// What only the native loop reads (backend/native); a CLI brings its
 	// own: the provider it calls, the name its approval prompts and
@@ -174,6 +178,8 @@ type Config struct {
 	MaxTurns  int
 	History   []provider.Message
 	OnHistory func([]provider.Message)
+	// Context sizes the native agent's window and when it compacts.
+	Context ContextPolicy
 }
 
 // Decide passes req through the gate the way the native loop does:

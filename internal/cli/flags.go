@@ -40,6 +40,10 @@ type common struct {
 	noPersistence                        bool
 	sandbox                              string
 	allowNetwork                         bool
+	// effort is --effort as given; resolve checks it (or the config
+	// file's) into level.
+	effort string
+	level  provider.Effort
 
 	// maxRemote caps the tasks on NATS workers at once (0: unbounded).
 	maxRemote int
@@ -113,6 +117,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Var(&c.allowed, "allowed-tools", "tools allowed without asking, e.g. 'read,bash(go test:*)'")
 	fs.Var(&c.disallowed, "disallowed-tools", "tools never allowed, e.g. 'bash(rm:*)'")
 	fs.Var(&c.addDirs, "add-dir", "extra folder the file tools may use (repeatable)")
+	fs.StringVar(&c.effort, "effort", "", "how hard the model thinks first: low, medium, high or max (Anthropic extended thinking, OpenAI reasoning effort; sub-agents inherit it unless their file says effort:; default none)")
 	fs.IntVar(&c.maxTurns, "max-turns", 0, "model turns per agent turn (default 100)")
 	fs.IntVar(&c.maxSubagents, "max-subagents", 0, "local sub-agents running at once (default 5)")
 	fs.IntVar(&c.maxRemote, "max-remote-tasks", 0, "sub-agents on NATS workers at once (default 0: as many as the workers run; they take none of --max-subagents' slots)")
@@ -176,6 +181,10 @@ func (c *common) checkLimits(fs *flag.FlagSet) error {
 			if c.maxRemote < 0 {
 				err = fmt.Errorf("--max-remote-tasks: must be 0 (no cap) or more, got %d", c.maxRemote)
 			}
+		case "effort":
+			if _, e := provider.ParseEffort(c.effort); e != nil {
+				err = fmt.Errorf("--effort: %w", e)
+			}
 		case "timeout":
 			if c.timeout <= 0 {
 				err = fmt.Errorf("--timeout: must be more than 0, got %s", c.timeout)
@@ -234,6 +243,13 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		return nil, err
 	}
 	s.file = f
+	effort, from := c.effort, "--effort"
+	if effort == "" {
+		effort, from = f.Effort, "config effort"
+	}
+	if c.level, err = provider.ParseEffort(effort); err != nil {
+		return nil, fmt.Errorf("%s: %w", from, err)
+	}
 	if c.maxTurns == 0 {
 		c.maxTurns = f.MaxTurns
 	}

@@ -79,6 +79,7 @@ func TestLimitFlagsBelowOneAreErrorsNamingTheFlag(t *testing.T) {
 		{[]string{"--max-remote-tasks", "-1"}, "--max-remote-tasks: must be 0 (no cap) or more, got -1"},
 		{[]string{"--timeout", "0s"}, "--timeout: must be more than 0, got 0s"},
 		{[]string{"--timeout", "-5m"}, "--timeout: must be more than 0, got -5m0s"},
+		{[]string{"--effort", "extreme"}, `--effort: unknown effort "extreme": want low, medium, high or max`},
 	}
 	for _, c := range cases {
 		for _, cmd := range [][]string{{"run", "-p", "hi"}, {}} {
@@ -94,14 +95,19 @@ func TestLimitFlagsBelowOneAreErrorsNamingTheFlag(t *testing.T) {
 }
 
 func TestBadConfigFileStopsTheRunNamingTheField(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "config.json")
-	if err := os.WriteFile(p, []byte(`{"max_subagents": 0}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, errOut := run(t, "run", "--config", p, "--demo", "-p", "hi")
-	if code != 2 || !strings.Contains(errOut, "config max_subagents: must be at least 1, got 0") {
-		t.Errorf("exit %d, stderr %q; want 2 and the field named", code, errOut)
+	for body, want := range map[string]string{
+		`{"max_subagents": 0}`:  "config max_subagents: must be at least 1, got 0",
+		`{"effort": "extreme"}`: `config effort: unknown effort "extreme": want low, medium, high or max`,
+	} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "config.json")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := run(t, "run", "--config", p, "--demo", "-p", "hi")
+		if code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", body, code, errOut, want)
+		}
 	}
 }
 

@@ -167,8 +167,8 @@ func runWorker(ctx context.Context, args []string, ios IOStreams) int {
 			Log:   func(l string) { fmt.Fprintln(ios.Err, l) },
 			Ready: func() { fmt.Fprintf(ios.Err, "worker %s ready\n", name) },
 		},
-		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, MaxTurns: c.maxTurns,
-		Memory: s.memory.Prompt(),
+		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, MaxTurns: c.maxTurns, Effort: c.level,
+		Memory: s.memory.Prompt(), Context: contextPolicy(s.file),
 	})
 	select {
 	case <-ctx.Done():

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/atomic-agent/atomic/internal/backend"
 	"io"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/config"
 	"github.com/atomic-agent/atomic/internal/headless"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/runtime"
@@ -169,10 +170,16 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 	return runtime.Open(runtime.Config{
 		SessionID: sessionID, Journal: journal, Resume: resume,
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(),
-		MaxSubagents: c.maxSubagents, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns,
+		MaxSubagents: c.maxSubagents, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns, Effort: c.level,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
 		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,
+		Context: contextPolicy(s.file),
 	})
+}
+
+// contextPolicy is the config's context windows and compaction threshold.
+func contextPolicy(f config.File) backend.ContextPolicy {
+	return backend.ContextPolicy{Window: f.ContextWindow, Windows: f.ContextWindows, CompactAt: f.CompactThreshold}
 }
 
 // continueCLI has an external CLI lead continue the resumed session's

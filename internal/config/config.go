@@ -21,8 +21,10 @@ type File struct {
 	AllowedTools    []string `json:"allowed_tools,omitempty"`
 	DisallowedTools []string `json:"disallowed_tools,omitempty"`
 	MaxTurns        int      `json:"max_turns,omitempty"`
-	MaxSubagents    int      `json:"max_subagents,omitempty"`
-	MaxTeammates    int      `json:"max_teammates,omitempty"`
+	// Effort is how hard the model thinks first (see --effort).
+	Effort       string `json:"effort,omitempty"`
+	MaxSubagents int    `json:"max_subagents,omitempty"`
+	MaxTeammates int    `json:"max_teammates,omitempty"`
 	// Teams offers the lead the team tools (see --teams).
 	Teams bool `json:"teams,omitempty"`
 	// NATSURL sends task sub-agents to remote workers through this NATS
@@ -50,6 +52,15 @@ type File struct {
 	// or off; SandboxNetwork lets them use the network.
 	Sandbox        string `json:"sandbox,omitempty"`
 	SandboxNetwork bool   `json:"sandbox_network,omitempty"`
+	// ContextWindow is the context window, in tokens, of a model the
+	// pricing table does not know; ContextWindows sets it per model name,
+	// over the table.
+	ContextWindow  int64            `json:"context_window,omitempty"`
+	ContextWindows map[string]int64 `json:"context_windows,omitempty"`
+	// CompactThreshold is the share of the window (above 0, at most 1) at
+	// which a native agent compacts its history; default 0.8, 1 turns
+	// automatic compaction off.
+	CompactThreshold float64 `json:"compact_threshold,omitempty"`
 }
 
 // MCPStartupTimeout is mcp_startup_timeout as a duration; 0 when unset.

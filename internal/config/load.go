@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 // objectExample shows in errors what a config file looks like.
@@ -89,6 +91,20 @@ func checkLimits(obj map[string]any, f File) error {
 				return err
 			}
 		}
+	}
+	if _, set := obj["context_window"]; set && f.ContextWindow < 1 {
+		return fmt.Errorf("context_window: must be at least 1 token, got %d", f.ContextWindow)
+	}
+	for model, w := range f.ContextWindows {
+		if w < 1 {
+			return fmt.Errorf("context_windows.%s: must be at least 1 token, got %d", model, w)
+		}
+	}
+	if _, set := obj["compact_threshold"]; set && (f.CompactThreshold <= 0 || f.CompactThreshold > 1) {
+		return fmt.Errorf("compact_threshold: must be above 0 and at most 1 (a share of the window), got %v", f.CompactThreshold)
+	}
+	if _, err := provider.ParseEffort(f.Effort); err != nil {
+		return fmt.Errorf("effort: %w", err)
 	}
 	if _, set := obj["max_remote_tasks"]; set && f.MaxRemoteTasks < 0 {
 		return fmt.Errorf("max_remote_tasks: must be 0 (no cap) or more, got %d", f.MaxRemoteTasks)

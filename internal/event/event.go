@@ -47,6 +47,12 @@ const (
 	// the views that render records (bus.Options.Records); no agent emits
 	// it, and it is neither stored nor printed.
 	TeammateRecord Type = "teammate.record"
+	// ContextCompact: an agent's older turns were replaced by a summary
+	// (ContextCompactData). It is not a lifecycle event.
+	ContextCompact Type = "context.compact"
+	// ThinkingDelta is a piece of the model's streamed thinking; it is not
+	// part of the message's text.
+	ThinkingDelta Type = "thinking.delta"
 )
 
 // LeadID is the lead agent's id: the agent_id of everything the lead emits
@@ -123,6 +129,14 @@ type MessageDeltaData struct {
 	Text string `json:"text"`
 	// Discard says the text streamed so far for this message is void: the
 	// request failed mid-stream and is being retried.
+	Discard bool `json:"discard,omitempty"`
+}
+
+// ThinkingDeltaData: a piece of the model's streamed thinking.
+type ThinkingDeltaData struct {
+	Text string `json:"text"`
+	// Discard says the thinking streamed so far for this message is void
+	// (the request is being retried).
 	Discard bool `json:"discard,omitempty"`
 }
 
@@ -238,6 +252,28 @@ type UsageUpdateData struct {
 	// Active counts sub-agents and teammates still working, when the lead
 	// reports usage instead of complete.
 	Active int `json:"active,omitempty"`
+	// Context is the agent's context use in tokens as its loop knows it
+	// (the last request's input, cache reads and writes included, plus its
+	// answer; after a compaction, the estimate of the next request); the
+	// window is Usage.ContextWindow. 0: not reported (external CLIs).
+	Context int64 `json:"context_tokens,omitempty"`
+}
+
+// Compaction triggers (ContextCompactData.Trigger).
+const (
+	CompactAuto    = "auto"     // the context passed the threshold
+	CompactManual  = "manual"   // /compact
+	CompactTooLong = "too_long" // the provider refused a request as too long
+)
+
+// ContextCompactData: an agent's history was summarised. Before and After
+// are its context in tokens (estimates of the request it would send);
+// Summarised counts the messages the summary replaced.
+type ContextCompactData struct {
+	Before     int64  `json:"before_tokens"`
+	After      int64  `json:"after_tokens"`
+	Trigger    string `json:"trigger"`
+	Summarised int    `json:"summarised_messages"`
 }
 
 // TurnEndData: the lead's model stopped for now.

@@ -213,3 +213,18 @@ func TestResponsesCachesAKeyedPrefix(t *testing.T) {
 		t.Errorf("cached %v, entry read %d key %q", cached, e.CacheReadTokens, e.PromptCacheKey)
 	}
 }
+
+func TestAnthropicScriptedUsageIsReportedAsWrittenWhileTheLogKeepsTheCache(t *testing.T) {
+	s := startServer(t, &Scenario{Rules: []Rule{{Respond: &Response{Text: "answer", Usage: &Usage{InputTokens: 10, OutputTokens: 5}}}}})
+	c := anthropicClient(s, testKey)
+	msg, _, _, err := anthropicStream(context.Background(), c, cachedParams(bigSystem, anthropicUser("first question")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := msg.Usage; u.InputTokens != 10 || u.OutputTokens != 5 || u.CacheCreationInputTokens != 0 || u.CacheReadInputTokens != 0 {
+		t.Errorf("usage %+v, want the rule's 10 in and 5 out, no cache split", u)
+	}
+	if e := waitForLog(t, s, 1)[0]; e.CacheWriteTokens == 0 {
+		t.Error("the log lost the cache write the breakpoints asked for")
+	}
+}

@@ -26,7 +26,9 @@
 // token per 4 bytes, at least 1 (system prompt, tools, images and JSON
 // included). Output is the same estimate of the answer's text, tool
 // inputs and thinking. Both are the default usage and every figure below
-// derives from them, so tests can predict each one.
+// derives from them, so tests can predict each one. A rule's own usage
+// is reported as written: its input is not split into cache reads and
+// writes (the request log still records what the cache did).
 //
 // Context window. A scenario's context_window (and context_windows, per
 // model) makes the server refuse a request whose input exceeds the

@@ -489,6 +489,10 @@ func (x *exchange) answer(req *request, resp *Response) {
 		return
 	}
 	a.cache = cache
+	if resp.Usage != nil {
+		// A scripted usage is reported as written.
+		a.cache.read, a.cache.write = 0, 0
+	}
 	if a.thinking != "" && req.api == APIAnthropic {
 		a.signature = x.s.signer.sign(a.thinking)
 	}

@@ -20,7 +20,10 @@ type APIError struct {
 	Provider   string
 	StatusCode int
 	// Type is the API's error type when it gave one (e.g. "overloaded_error").
-	Type       string
+	Type string
+	// Code is the API's error code when it gave one besides the type
+	// (OpenAI's "context_length_exceeded").
+	Code       string
 	Message    string
 	RetryAfter time.Duration
 }
@@ -212,4 +215,25 @@ func cause(provider string, err error) string {
 		s = strings.TrimPrefix(s, provider+": ")
 	}
 	return s
+}
+
+// IsContextTooLong reports whether err is the provider refusing a request
+// whose input exceeds the model's context window: Anthropic's 400 "prompt
+// is too long: N tokens > W maximum", OpenAI's context_length_exceeded.
+// Retrying the same request cannot help; a shorter history can.
+func IsContextTooLong(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest && ae.StatusCode != http.StatusRequestEntityTooLarge {
+		return false
+	}
+	if ae.Code == "context_length_exceeded" || ae.Type == "context_length_exceeded" {
+		return true
+	}
+	m := strings.ToLower(ae.Message)
+	for _, s := range []string{"prompt is too long", "context_length_exceeded", "maximum context length", "exceeds the context window", "input is too long"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
 }

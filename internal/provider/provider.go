@@ -40,12 +40,25 @@ type Message struct {
 }
 
 // Part is a piece of a message: text, an image (user), a tool call
-// (assistant) or a tool result (user). Exactly one of its fields is set.
+// (assistant), a tool result (user) or the model's thinking (assistant).
+// Exactly one of its fields is set.
 type Part struct {
 	Text       string      `json:"text,omitempty"`
 	Image      *Image      `json:"image,omitempty"`
 	ToolCall   *ToolCall   `json:"tool_call,omitempty"`
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
+	Thinking   *Thinking   `json:"thinking,omitempty"`
+}
+
+// Thinking is a block of the model's thinking as the API handed it out.
+// It is kept in the history and sent back unchanged: inside a tool loop
+// Anthropic requires the turn's thinking blocks back with their
+// signatures, and refuses any that changed.
+type Thinking struct {
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	// Redacted is a redacted_thinking block's opaque data (Text is empty).
+	Redacted string `json:"redacted,omitempty"`
 }
 
 // ToolCall is the model's request to run a tool.
@@ -91,6 +104,12 @@ type Request struct {
 	// whose cache routes by a key (OpenAI's prompt_cache_key); "" sends
 	// none. See PromptCacheKey.
 	CacheKey string
+	// OneOff marks a request whose prefix no later request reads (a
+	// compaction's summary): it carries no cache breakpoints, since
+	// writing a cache costs more than reading the input plain.
+	OneOff bool
+	// Effort asks the model to think first (empty: no thinking).
+	Effort Effort
 }
 
 // StopReason says why the model stopped: the event package's type, so a
@@ -107,7 +126,9 @@ const (
 
 // Response is a whole model turn.
 type Response struct {
-	Text       string
+	Text string
+	// Thinking are the turn's thinking blocks, in order; not part of Text.
+	Thinking   []Thinking
 	ToolCalls  []ToolCall
 	StopReason StopReason
 	Usage      event.Usage
@@ -117,6 +138,12 @@ type Response struct {
 // Message returns the assistant message for the history.
 func (r *Response) Message() Message {
 	m := Message{Role: RoleAssistant}
+	// Thinking first: the API wants an assistant turn's thinking blocks
+	// before its text and tool calls.
+	for i := range r.Thinking {
+		t := r.Thinking[i]
+		m.Parts = append(m.Parts, Part{Thinking: &t})
+	}
 	if r.Text != "" {
 		m.Parts = append(m.Parts, Part{Text: r.Text})
 	}
@@ -139,6 +166,8 @@ const (
 	// ChunkRetry says the attempt failed and is being retried after
 	// Delay; text streamed so far in this turn is void.
 	ChunkRetry
+	// ChunkThinking carries a delta of the model's thinking text.
+	ChunkThinking
 )
 
 // Chunk is one streamed piece of a turn.

@@ -67,6 +67,9 @@ type Task struct {
 	// prompt; Tools the type's tool names (nil: all).
 	System string   `json:"system,omitempty"`
 	Tools  []string `json:"tools,omitempty"`
+	// Effort is the agent's thinking level, as the lead resolved it
+	// (empty: the worker's own --effort).
+	Effort string `json:"effort,omitempty"`
 	// Commit is the lead's HEAD; Patch names the object holding the
 	// lead's uncommitted changes on top of it (empty: none).
 	Commit string `json:"commit,omitempty"`

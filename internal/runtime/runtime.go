@@ -56,6 +56,11 @@ type Config struct {
 	MaxTeammates int
 	// MaxTurns bounds model requests per lead turn and per sub-agent.
 	MaxTurns int
+	// Context sizes each native agent's window and when it compacts.
+	Context backend.ContextPolicy
+	// Effort is the lead's thinking level, inherited by every agent whose
+	// file says no effort: (--effort, config effort).
+	Effort provider.Effort
 	// CancelOnLeadError cancels all sub-agents when a lead turn fails, so
 	// a headless run can end; the TUI leaves them running.
 	CancelOnLeadError bool
@@ -188,7 +193,7 @@ func Open(cfg Config) (*Runtime, error) {
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Sink: r.bus,
-		MaxConcurrent: cfg.MaxSubagents, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns,
+		MaxConcurrent: cfg.MaxSubagents, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
 		Warn: cfg.Warn, Remote: cfg.Remote, Owners: r.owners,
@@ -204,7 +209,7 @@ func Open(cfg Config) (*Runtime, error) {
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
-		MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace.Root, Now: cfg.Now,
+		MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
 		Memory: cfg.Memory, Owners: r.owners,
 	})
@@ -238,7 +243,7 @@ func Open(cfg Config) (*Runtime, error) {
 	if cfg.NewLead != nil {
 		leadOut = leadSink{r} // the CLI's own sub-agents are registered as it announces them
 	}
-	lead, err := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Gate: cfg.Gate, MaxTurns: cfg.MaxTurns,
+	lead, err := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
 		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
 		SessionID: cfg.SessionID, AgentID: event.LeadID, Name: event.LeadID, Sink: leadOut,
 		System: LeadSystemPrompt(cfg.Workspace, cfg.Teams, cfg.Memory), History: leadHistory})
@@ -317,6 +322,8 @@ type input struct {
 	prompt string
 	images []provider.Image
 	reset  *string // the reset's reason
+	// compact is a /compact to carry out between turns.
+	compact *compactInput
 	// gen is the interrupt generation the prompt was submitted in: an
 	// interrupt that comes before its turn starts cancels it too.
 	gen uint64
@@ -455,6 +462,10 @@ func (r *Runtime) Serve(ctx context.Context) error {
 		case in := <-r.inputs:
 			if in.reset != nil {
 				r.reset(*in.reset)
+				break
+			}
+			if in.compact != nil {
+				r.compact(ctx, in.compact)
 				break
 			}
 			r.turn(ctx, in.prompt, in.images, &in.gen, in.turn)

@@ -31,6 +31,10 @@ type WorkerConfig struct {
 	Workspace tools.Workspace
 	Gate      *permission.Gate
 	MaxTurns  int
+	// Context sizes each task agent's window and when it compacts.
+	Context backend.ContextPolicy
+	// Effort is the thinking level of tasks whose lead sent none.
+	Effort provider.Effort
 	// Memory ends each task's system prompt (memory.Memory.Prompt).
 	Memory string
 	Now    func() time.Time
@@ -182,8 +186,11 @@ func (w *Worker) open(ctx context.Context, t remote.Task, dir string, prepare fu
 	ws := w.cfg.Workspace
 	ws.Root = dir
 	opener := spawn.New(spawn.Config{Provider: w.cfg.Provider, Model: w.cfg.Model, Tools: CoreTools(ws),
-		Gate: w.cfg.Gate, MaxTurns: w.cfg.MaxTurns, Now: w.cfg.Now})
-	plan, err := opener.Resolve(agenttype.Type{Name: t.AgentType, Tools: t.Tools, Prompt: t.System, Source: "sent by the lead"})
+		Gate: w.cfg.Gate, MaxTurns: w.cfg.MaxTurns, Context: w.cfg.Context, Now: w.cfg.Now, Effort: w.cfg.Effort})
+	// A level the lead sent was checked there; one that does not parse
+	// here (a newer lead's) leaves the worker's own.
+	effort, _ := provider.ParseEffort(t.Effort)
+	plan, err := opener.Resolve(agenttype.Type{Name: t.AgentType, Tools: t.Tools, Prompt: t.System, Source: "sent by the lead", Effort: effort})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package spawn
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/atomic-agent/atomic/internal/backend"
@@ -82,7 +83,7 @@ func (o *Opener) OpenLead(open func(backend.Config) (backend.Session, error), le
 // config is the backend.Config of p's session for s.
 func (o *Opener) config(p Plan, s Spec) backend.Config {
 	cfg := backend.Config{SessionID: s.SessionID, AgentID: s.AgentID, ParentID: s.ParentID, TaskCallID: s.ToolCallID,
-		Workspace: s.Workspace, Model: p.Model, Gate: o.cfg.Gate, Sink: s.Sink, Now: o.cfg.Now}
+		Workspace: s.Workspace, Model: p.Model, Gate: o.cfg.Gate, Sink: s.Sink, Now: o.cfg.Now, Effort: cmp.Or(p.Effort, o.cfg.Effort)}
 	if cfg.Workspace == "" {
 		cfg.Workspace = o.cfg.Workspace
 	}
@@ -91,7 +92,7 @@ func (o *Opener) config(p Plan, s Spec) backend.Config {
 		return cfg
 	}
 	cfg.Provider, cfg.AgentName, cfg.System, cfg.Tools = o.cfg.Provider, s.Name, s.System, p.Tools
-	cfg.MaxTurns, cfg.History = o.cfg.MaxTurns, s.History
+	cfg.MaxTurns, cfg.History, cfg.Context = o.cfg.MaxTurns, s.History, o.cfg.Context
 	if save := o.cfg.History; save != nil {
 		id := s.AgentID
 		cfg.OnHistory = func(msgs []provider.Message) { save(id, msgs) }

@@ -31,7 +31,7 @@ func (r *RemoteSession) Run(ctx context.Context, prompt string) (*backend.Result
 	h.Sink = s.Sink
 	res, err := r.d.Run(ctx, remote.Task{ID: s.AgentID, SessionID: s.SessionID, ParentID: s.ParentID,
 		ToolCallID: s.ToolCallID, AgentType: p.Type.Name, Description: s.Remote.Description,
-		Prompt: prompt, System: p.Type.Prompt, Tools: p.Type.Tools}, h)
+		Prompt: prompt, System: p.Type.Prompt, Tools: p.Type.Tools, Effort: string(p.Effort)}, h)
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,11 @@ type Config struct {
 	// MaxTurns bounds each native agent's model requests per turn (0: the
 	// loop's default).
 	MaxTurns int
+	// Context sizes each native agent's window and when it compacts.
+	Context backend.ContextPolicy
+	// Effort is the lead's thinking level, which every agent inherits
+	// unless its type's file says effort:.
+	Effort provider.Effort
 	// Workspace is a CLI's working directory unless its Spec names one.
 	Workspace string
 	Now       func() time.Time
@@ -114,6 +119,8 @@ type Plan struct {
 	// remote agent the lead's; a CLI given none inherits the model of its
 	// own API's settings (Config.CLIs).
 	Model string
+	// Effort is the agent's thinking level: its type's, else the lead's.
+	Effort provider.Effort
 }
 
 // External reports whether p runs on an external CLI.
@@ -130,7 +137,7 @@ func (o *Opener) Lookup(name string) (Plan, error) {
 
 // Resolve turns typ into a Plan: type → tools → model → backend.
 func (o *Opener) Resolve(typ agenttype.Type) (Plan, error) {
-	p := Plan{Type: typ, Backend: cmp.Or(typ.Backend, backend.Native), Model: typ.Model}
+	p := Plan{Type: typ, Backend: cmp.Or(typ.Backend, backend.Native), Model: typ.Model, Effort: cmp.Or(typ.Effort, o.cfg.Effort)}
 	if o.cfg.Remote != nil && o.cfg.Remote.Takes(typ) {
 		p.Backend = Remote
 	}

@@ -61,7 +61,11 @@ type Config struct {
 	// only as many as it runs).
 	MaxRemote int
 	// MaxTurns bounds each sub-agent's model requests (0: agent default).
-	MaxTurns  int
+	MaxTurns int
+	// Context sizes each native sub-agent's window and when it compacts.
+	Context backend.ContextPolicy
+	// Effort is the lead's thinking level, which sub-agents inherit.
+	Effort    provider.Effort
 	MaxResult int
 	// System is the base system prompt; the type's prompt is appended.
 	System string
@@ -179,7 +183,7 @@ func New(cfg Config) *Manager {
 		base: base, stop: stop,
 		tasks: map[string]*Task{}, counts: map[string]int{}, taken: map[string]bool{}, reserved: map[string]*reservation{}}
 	m.open = spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types, Tools: cfg.Tools,
-		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
+		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
 		NameAgent: m.Name, Remote: cfg.Remote, History: cfg.History, Warn: cfg.Warn})
 	return m
 }

@@ -93,6 +93,14 @@ func cliWithChild(p provider.Provider, rec *cancelRecorder, withCanceller bool, 
 	}
 }
 
+// holdsSession waits until the manager holds task's CLI session: the fake CLI
+// announces its sub-agent inside Open, before the manager has the session
+// it returns (a real CLI announces one only once prompted).
+func holdsSession(t *testing.T, task *Task) {
+	t.Helper()
+	testkit.WaitFor(t, 10*time.Second, "the manager holding the CLI session", func() bool { return task.cli.Load() != nil })
+}
+
 // endChild reports the CLI's sub-agent ended, as the CLI does after it
 // stopped it.
 func endChild(cfg backend.Config, id string) {
@@ -110,6 +118,7 @@ func TestCancelTaskStopsACLISubagentsOwnSubagentThroughThatCLIsSession(t *testin
 		t.Fatal(err)
 	}
 	cfg := <-children
+	holdsSession(t, task)
 	const child = "general-purpose-1"
 	if o, err := m.cfg.Owners.Lookup(child); err != nil || o.Kind != bus.OwnerCLI || o.By != task.ID {
 		t.Fatalf("owner of %s = %v (%v), want the CLI session of %s", child, o, err, task.ID)
@@ -150,6 +159,7 @@ func TestCancelTaskOfASubagentOfACLIThatCannotStopOneAloneSaysWhy(t *testing.T) 
 		t.Fatal(err)
 	}
 	cfg := <-children
+	holdsSession(t, task)
 	_, err = cancelTask(m, "general-purpose-1")
 	if err == nil || !strings.Contains(err.Error(), task.ID+" runs on the elsewhere backend, which cannot stop one of its sub-agents alone") {
 		t.Fatalf("cancel_task = %v, want why it cannot", err)

@@ -52,6 +52,10 @@ type Config struct {
 	// MaxTurns bounds the model requests of each teammate turn (0: the
 	// agent default).
 	MaxTurns int
+	// Context sizes each native teammate's window and when it compacts.
+	Context backend.ContextPolicy
+	// Effort is the lead's thinking level, which teammates inherit.
+	Effort provider.Effort
 	// Workspace is the workspace root, named in teammates' system prompt.
 	Workspace string
 	Now       func() time.Time
@@ -157,7 +161,7 @@ func New(cfg Config) *Manager {
 	}
 	base, stop := context.WithCancel(context.Background())
 	open := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types, Tools: cfg.Tools,
-		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
+		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
 		NameAgent: cfg.NameAgent, History: cfg.History})
 	return &Manager{cfg: cfg, open: open, base: base, stop: stop, mates: map[string]*mate{}}
 }

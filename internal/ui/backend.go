@@ -29,6 +29,9 @@ type Backend interface {
 	ResumeTask(id string) error
 	// MCP reports each MCP server's state (/mcp).
 	MCP() []mcp.Status
+	// Compact summarises the lead's older turns between turns (/compact),
+	// telling done the outcome.
+	Compact(instructions string, done func(error))
 	// Lead is the lead's record as the run's reducer (its bus) has it,
 	// once the lead has emitted anything.
 	Lead() (lifecycle.Record, bool)
@@ -60,13 +63,14 @@ type runBackend struct {
 
 func (b runBackend) Submit(p string) { b.run.Submit(p) }
 
-func (b rtBackend) Submit(p string)                { b.rt.Submit(p) }
-func (b rtBackend) Interrupt(reason string)        { b.rt.Interrupt(reason) }
-func (b rtBackend) Reset(reason string)            { b.rt.Reset(reason) }
-func (b rtBackend) SwitchModel(m string)           { b.rt.SwitchModel(m) }
-func (b rtBackend) Model() string                  { return b.rt.Model() }
-func (b rtBackend) AgentTypes() []agenttype.Type   { return b.rt.Manager().Types().All() }
-func (b rtBackend) CancelTask(id string) error     { return b.rt.CancelTask(id) }
-func (b rtBackend) ResumeTask(id string) error     { return b.rt.ResumeTask(id) }
-func (b rtBackend) MCP() []mcp.Status              { return b.rt.MCP() }
-func (b rtBackend) Lead() (lifecycle.Record, bool) { return b.rt.Bus().Lead() }
+func (b rtBackend) Submit(p string)                        { b.rt.Submit(p) }
+func (b rtBackend) Interrupt(reason string)                { b.rt.Interrupt(reason) }
+func (b rtBackend) Reset(reason string)                    { b.rt.Reset(reason) }
+func (b rtBackend) SwitchModel(m string)                   { b.rt.SwitchModel(m) }
+func (b rtBackend) Model() string                          { return b.rt.Model() }
+func (b rtBackend) AgentTypes() []agenttype.Type           { return b.rt.Manager().Types().All() }
+func (b rtBackend) CancelTask(id string) error             { return b.rt.CancelTask(id) }
+func (b rtBackend) ResumeTask(id string) error             { return b.rt.ResumeTask(id) }
+func (b rtBackend) MCP() []mcp.Status                      { return b.rt.MCP() }
+func (b rtBackend) Compact(instr string, done func(error)) { b.rt.Compact(instr, done) }
+func (b rtBackend) Lead() (lifecycle.Record, bool)         { return b.rt.Bus().Lead() }

@@ -19,6 +19,8 @@ const helpText = `Commands:
   /worktrees [merge ID | discard ID]   isolated agents' worktrees; apply one onto your tree or drop it
   /memory             the memory files (AGENTS.md, CLAUDE.md) loaded, and why any was skipped
   /mcp                MCP servers: state, transport, tools, last error
+  /compact [instructions]  summarise the conversation's older turns to free context
+  /context            each agent's context use of its model's window
   /quit               quit (cancels every agent)
 Keys:
   enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
@@ -28,7 +30,7 @@ Keys:
 // BuiltinCommands are the names of the built-in slash commands: a custom
 // command may not take one.
 func BuiltinCommands() []string {
-	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/worktrees", "/memory", "/mcp"}
+	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/worktrees", "/memory", "/mcp", "/compact", "/context"}
 }
 
 // command runs a slash command typed in the input.
@@ -54,6 +56,10 @@ func (m *Model) command(text string) {
 		m.teamCommand(args, text)
 	case "/mcp":
 		m.mcpCommand()
+	case "/compact":
+		m.compactCommand(strings.TrimSpace(text[len(fields[0]):]))
+	case "/context":
+		m.contextCommand()
 	case "/worktrees":
 		m.worktreesCommand(args)
 	default:
@@ -89,7 +95,7 @@ func (m *Model) clear() {
 		m.cfg.Backend.Reset("/clear")
 	}
 	m.tr.clear()
-	m.streaming, m.openTree, m.team = nil, nil, nil
+	m.streaming, m.openTree, m.team, m.thinking = nil, nil, nil, nil
 	m.trees = nil
 	clear(m.tools)
 	clear(m.treeByCall)

@@ -34,10 +34,17 @@ func (m *Model) applyEvent(e event.Event) {
 		}
 		m.clearing = false
 	}
+	if m.thinking != nil && isLead(e) && endsThinking(e.Type) {
+		m.endThinking()
+	}
 	if m.routeToTree(e) {
 		return
 	}
 	switch e.Type {
+	case event.ThinkingDelta:
+		if d, ok := event.Payload[event.ThinkingDeltaData](e.Data); ok && isLead(e) {
+			m.think(d)
+		}
 	case event.MessageDelta:
 		if !isLead(e) {
 			return
@@ -112,6 +119,8 @@ func (m *Model) applyEvent(e event.Event) {
 		}
 		clear(m.tools)
 		m.note(noteWarning, "Interrupted · what should Atomic do instead?")
+	case event.ContextCompact:
+		m.applyCompact(e)
 	case event.TeammateRecord:
 		if mt, ok := lifecycle.TeammateOf(e); ok {
 			m.teamTree().set(mt)

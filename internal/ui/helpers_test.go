@@ -58,11 +58,21 @@ type fakeBackend struct {
 	cancelErr  error
 	resumed    []string
 	mcp        []mcp.Status
+	compacted  []string
+	compactErr error
 	// bus is the bus the test feeds the model through (nil: none).
 	bus *bus.Bus
 }
 
 func (b *fakeBackend) MCP() []mcp.Status { return b.mcp }
+
+func (b *fakeBackend) Compact(instr string, done func(error)) {
+	b.mu.Lock()
+	b.compacted = append(b.compacted, instr)
+	err := b.compactErr
+	b.mu.Unlock()
+	done(err)
+}
 
 func (b *fakeBackend) Lead() (lifecycle.Record, bool) {
 	if b.bus == nil {

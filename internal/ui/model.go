@@ -64,7 +64,9 @@ type Model struct {
 	tr        transcript
 	in        input
 	streaming *assistantEntry
-	tools     map[string]*toolEntry
+	// thinking is the lead's thinking still streaming, nil when none.
+	thinking *thinkingEntry
+	tools    map[string]*toolEntry
 
 	trees       []*treeEntry
 	treeByCall  map[string]*treeEntry
@@ -75,6 +77,8 @@ type Model struct {
 	team        *teamEntry
 
 	usage usageInfo
+	// later is a command a slash command left for Update to return.
+	later tea.Cmd
 	// busy is set from a prompt's submission to its turn's end: it covers
 	// the moment before the lead's record says it runs (working).
 	busy bool
@@ -145,6 +149,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ticking = false
 	case noteMsg:
 		m.note(noteWarning, string(msg))
+	case compactDoneMsg:
+		m.compactDone(msg)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	case tea.PasteMsg:
@@ -155,6 +161,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.quitting {
 		return m, tea.Quit
 	}
+	cmd, m.later = tea.Batch(cmd, m.later), nil
 	return m, tea.Batch(cmd, m.tick())
 }
 

@@ -17,6 +17,29 @@ type usageInfo struct {
 	// context is the size of the lead's last request (input and cache
 	// tokens plus its output), the best measure of the context used.
 	context int64
+	// agents is each agent's context use as its loop reports it (native
+	// agents; see /context).
+	agents map[string]contextUse
+}
+
+// contextUse is an agent's context: tokens used of its window (0: unknown).
+type contextUse struct{ used, window int64 }
+
+// setContext records agent id's context use.
+func (u *usageInfo) setContext(id string, c contextUse) {
+	if id == "" {
+		id = event.LeadID
+	}
+	if u.agents == nil {
+		u.agents = map[string]contextUse{}
+	}
+	if c.window == 0 {
+		c.window = u.agents[id].window
+	}
+	u.agents[id] = c
+	if id == event.LeadID {
+		u.context = c.used
+	}
 }
 
 // update applies a usage.update.
@@ -31,6 +54,9 @@ func (u *usageInfo) update(agentID string, d event.UsageUpdateData) {
 			}
 		}
 		u.lead = d.Usage
+	}
+	if d.Context > 0 {
+		u.setContext(agentID, contextUse{used: d.Context, window: d.Usage.ContextWindow})
 	}
 	if d.Total.Total() >= u.total.Total() {
 		u.total = d.Total

@@ -260,6 +260,9 @@ func (s *Session) Run(ctx context.Context, prompt string) (*Result, error) {
 	if m := s.Model(); m != "" {
 		params["model"] = m
 	}
+	if e := effort(s.cfg.Effort); e != "" {
+		params["effort"] = e
+	}
 	// The reading goroutine can run far ahead of Run: the first turn to
 	// begin while the answer is awaited is taken for ours.
 	s.turns.Send()
@@ -491,4 +494,14 @@ func (s *Session) wrap(err error) error {
 		return fmt.Errorf("%w (codex stderr: %s)", err, t)
 	}
 	return err
+}
+
+// effort is turn/start's effort for an Atomic level: low, medium and high
+// as they are, max as high (xhigh is only some models'; a value the model
+// does not advertise fails the turn). Empty: the CLI's own setting.
+func effort(e provider.Effort) string {
+	if e == provider.EffortMax {
+		return string(provider.EffortHigh)
+	}
+	return string(e)
 }

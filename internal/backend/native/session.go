@@ -50,6 +50,8 @@ type Config struct {
 	// MaxTurns bounds model requests per Run (0: DefaultMaxTurns).
 	MaxTurns  int
 	MaxTokens int
+	// Effort asks the model to think first (empty: no thinking).
+	Effort provider.Effort
 	// Now is the clock for event times (nil: time.Now).
 	Now func() time.Time
 	// OnHistory, when set, is given a copy of the whole history after each
@@ -60,6 +62,8 @@ type Config struct {
 	// History is a conversation to continue (a resumed session's); a
 	// turn cut off by the process's death is closed first (see closeCut).
 	History []provider.Message
+	// Context sizes the model's window and when the history is compacted.
+	Context backend.ContextPolicy
 }
 
 // ErrMaxTurns is returned (wrapped) when a Run hits its turn limit.
@@ -73,12 +77,20 @@ type Result = backend.Result
 type Session struct {
 	cfg     Config
 	started bool
+	// runMu serialises Run and Compact: both rewrite the history.
+	runMu sync.Mutex
 
 	mu      sync.Mutex
 	history []provider.Message
 	inbox   inbox.Inbox
 	turns   int
 	key     string // prompt cache key, see cacheKey
+	// base is the input the provider reported for the last request, which
+	// carried baseMsgs messages (0: none since the history was rewritten);
+	// context is the context use last reported (see Context).
+	base     int64
+	baseMsgs int
+	context  int64
 }
 
 // New returns a Session; it emits session.start on its first Run.
@@ -184,6 +196,7 @@ func (s *Session) Model() string {
 func (s *Session) Reset() {
 	s.mu.Lock()
 	s.history = nil
+	s.base, s.context = 0, 0
 	s.inbox.Clear()
 	s.mu.Unlock()
 	s.historyChanged()
@@ -210,6 +223,8 @@ func (s *Session) RunImages(ctx context.Context, prompt string, images []provide
 	if s.cfg.Provider == nil {
 		return nil, errors.New("agent: no provider configured")
 	}
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
 	if !s.started {
 		s.started = true
 		s.emit(event.SessionStart, "", event.SessionStartData{
@@ -286,31 +301,26 @@ func (s *Session) historyChanged() {
 	}
 }
 
-// turn streams one model response and appends it to the history.
+// turn streams one model response and appends it to the history. It
+// compacts the history first when the request would pass the threshold,
+// and once more, then retries, when the provider refuses it as too long.
 func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
-	req := provider.Request{
-		Model: s.Model(), System: s.cfg.System, Messages: s.History(),
-		Tools: s.cfg.Tools.Specs(), MaxTokens: s.cfg.MaxTokens, CacheKey: s.key,
-	}
-	var partial []byte
-	resp, err := s.cfg.Provider.Stream(ctx, req, func(c provider.Chunk) {
-		switch c.Kind {
-		case provider.ChunkText:
-			partial = append(partial, c.Text...)
-			s.emit(event.MessageDelta, "", event.MessageDeltaData{Text: c.Text})
-		case provider.ChunkRetry:
-			partial = partial[:0]
-			s.emit(event.MessageDelta, "", event.MessageDeltaData{Discard: true})
-			d := event.RetryData{Attempt: c.Attempt, MaxAttempts: c.MaxAttempts, DelayMS: c.Delay.Milliseconds(), Reason: c.Reason}
-			if c.Err != nil {
-				d.Error = provider.OneLine(c.Err.Error())
-			}
-			s.emit(event.Retry, "", d)
+	specs := s.cfg.Tools.Specs()
+	if t := s.cfg.Context.Threshold(s.Model()); t > 0 && s.nextTokens(specs) > t {
+		// A failure here is not the turn's: the request may still fit,
+		// and a refusal compacts again below or fails saying why.
+		if err := s.compact(ctx, "", event.CompactAuto); err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("interrupted: %w", ctx.Err())
 		}
-	})
-	s.mu.Lock()
-	s.turns++
-	s.mu.Unlock()
+	}
+	resp, n, partial, err := s.request(ctx, specs)
+	if err != nil && ctx.Err() == nil && provider.IsContextTooLong(err) {
+		if cerr := s.compact(ctx, "", event.CompactTooLong); cerr != nil {
+			err = fmt.Errorf("the conversation does not fit the model's context window, and compacting it failed (%v): %w", cerr, err)
+		} else if resp, n, partial, err = s.request(ctx, specs); err != nil && provider.IsContextTooLong(err) {
+			err = fmt.Errorf("the conversation does not fit the model's context window even after compaction: %w", err)
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			// Record what was cut off so the history shows it.
@@ -328,9 +338,51 @@ func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
 	s.historyChanged()
 	s.emit(event.MessageComplete, "", event.MessageCompleteData{Text: resp.Text, StopReason: resp.StopReason})
 	// The request's usage: the bus's reducer adds it to the agent's and
-	// delivers the running totals.
-	s.emit(event.UsageUpdate, "", event.UsageUpdateData{Usage: resp.Usage, Delta: true})
+	// delivers the running totals; the context is this agent's alone.
+	u := resp.Usage
+	if w := s.window(); w > 0 {
+		u.ContextWindow = w
+	}
+	s.emit(event.UsageUpdate, "", event.UsageUpdateData{Usage: u, Delta: true, Context: s.measured(n, u)})
 	return resp, nil
+}
+
+// request streams one request of the history as it is, returning the
+// answer, how many messages the request carried and the text streamed
+// before a failure.
+func (s *Session) request(ctx context.Context, specs []provider.ToolSpec) (*provider.Response, int, []byte, error) {
+	req := provider.Request{
+		Model: s.Model(), System: s.cfg.System, Messages: s.History(),
+		Tools: specs, MaxTokens: s.cfg.MaxTokens, CacheKey: s.key, Effort: s.cfg.Effort,
+	}
+	var partial []byte
+	thought := false // thinking streamed in this attempt
+	resp, err := s.cfg.Provider.Stream(ctx, req, func(c provider.Chunk) {
+		switch c.Kind {
+		case provider.ChunkText:
+			partial = append(partial, c.Text...)
+			s.emit(event.MessageDelta, "", event.MessageDeltaData{Text: c.Text})
+		case provider.ChunkThinking:
+			thought = true
+			s.emit(event.ThinkingDelta, "", event.ThinkingDeltaData{Text: c.Text})
+		case provider.ChunkRetry:
+			partial = partial[:0]
+			s.emit(event.MessageDelta, "", event.MessageDeltaData{Discard: true})
+			if thought {
+				thought = false
+				s.emit(event.ThinkingDelta, "", event.ThinkingDeltaData{Discard: true})
+			}
+			d := event.RetryData{Attempt: c.Attempt, MaxAttempts: c.MaxAttempts, DelayMS: c.Delay.Milliseconds(), Reason: c.Reason}
+			if c.Err != nil {
+				d.Error = provider.OneLine(c.Err.Error())
+			}
+			s.emit(event.Retry, "", d)
+		}
+	})
+	s.mu.Lock()
+	s.turns++
+	s.mu.Unlock()
+	return resp, len(req.Messages), partial, err
 }
 
 // Close ends the session. The native loop holds no process or goroutine

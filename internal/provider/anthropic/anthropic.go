@@ -22,6 +22,24 @@ const name = "anthropic"
 // the Request sets one (the Messages API requires a limit).
 const DefaultMaxTokens = 8192
 
+// Thinking budgets (budget_tokens) per effort level. With thinking on,
+// max_tokens is the budget plus the answer's room (the configured limit,
+// else thinkingRoom), so max's 24,000 + 8,000 stays within 32,000, the
+// smallest output limit of the models that think (Opus 4 and 4.1).
+var budgets = map[provider.Effort]int{
+	provider.EffortLow:    2048,
+	provider.EffortMedium: 8192,
+	provider.EffortHigh:   16384,
+	provider.EffortMax:    24000,
+}
+
+// thinkingRoom is the answer's room beside the thinking budget when no
+// limit is configured.
+const thinkingRoom = 8000
+
+// ThinkingBudget is the budget_tokens of an effort level; 0: no thinking.
+func ThinkingBudget(e provider.Effort) int { return budgets[e] }
+
 // Config configures a Provider. Environment variables are not read here:
 // the config layer resolves ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL.
 type Config struct {
@@ -50,9 +68,11 @@ type Provider struct {
 	client    sdk.Client
 	model     string
 	maxTokens int
-	retry     provider.RetryPolicy
-	tools     toolCache
-	cache     bool // mark cache breakpoints
+	// thinkingRoom is the answer's room beside a thinking budget.
+	thinkingRoom int
+	retry        provider.RetryPolicy
+	tools        toolCache
+	cache        bool // mark cache breakpoints
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -83,16 +103,17 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
-	maxTokens := cfg.MaxTokens
+	maxTokens, room := cfg.MaxTokens, cfg.MaxTokens
 	if maxTokens == 0 {
-		maxTokens = DefaultMaxTokens
+		maxTokens, room = DefaultMaxTokens, thinkingRoom
 	}
 	return &Provider{
-		client:    sdk.NewClient(opts...),
-		model:     cfg.Model,
-		maxTokens: maxTokens,
-		retry:     cfg.Retry,
-		cache:     !cfg.NoPromptCache,
+		client:       sdk.NewClient(opts...),
+		model:        cfg.Model,
+		maxTokens:    maxTokens,
+		thinkingRoom: room,
+		retry:        cfg.Retry,
+		cache:        !cfg.NoPromptCache,
 	}, nil
 }
 

@@ -168,6 +168,27 @@ func TestNoPromptCacheSendsNoBreakpoints(t *testing.T) {
 	}
 }
 
+func TestAOneOffRequestSendsNoBreakpointsWhileOthersDo(t *testing.T) {
+	srv := testkit.Loopback(t, cacheScenario)
+	p := cachingProvider(t, srv, false)
+	history := append([]provider.Message{user("go")}, toolTurn("c1", "r")...)
+	for _, oneOff := range []bool{true, false} {
+		if _, err := p.Stream(context.Background(), provider.Request{System: cacheSystem, Tools: cacheTools, Messages: history, OneOff: oneOff}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := srv.Log()
+	if len(log) != 2 {
+		t.Fatalf("%d requests, want 2", len(log))
+	}
+	if len(log[0].CacheBreakpoints) != 0 {
+		t.Errorf("the one-off request carried breakpoints %v, want none", places(log[0]))
+	}
+	if len(log[1].CacheBreakpoints) == 0 {
+		t.Error("the next ordinary request carried no breakpoints")
+	}
+}
+
 func TestBreakpointsSkipBlocksThatCannotCarryOneAndToolsEncodeTheSameMarkedOrNot(t *testing.T) {
 	srv := testkit.Loopback(t, cacheScenario)
 	p := cachingProvider(t, srv, false)

@@ -47,13 +47,21 @@ func read(ctx context.Context, stream *ssestream.Stream[sdk.MessageStreamEventUn
 		}
 		switch ev.Type {
 		case "content_block_delta":
-			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
+			switch {
+			case ev.Delta.Type == "text_delta" && ev.Delta.Text != "":
 				text.WriteString(ev.Delta.Text)
 				on(provider.Chunk{Kind: provider.ChunkText, Text: ev.Delta.Text})
+			case ev.Delta.Type == "thinking_delta" && ev.Delta.Thinking != "":
+				on(provider.Chunk{Kind: provider.ChunkThinking, Text: ev.Delta.Thinking})
 			}
 		case "content_block_stop":
 			b := msg.Content[ev.Index]
-			if b.Type == "tool_use" {
+			switch b.Type {
+			case "thinking":
+				resp.Thinking = append(resp.Thinking, provider.Thinking{Text: b.Thinking, Signature: b.Signature})
+			case "redacted_thinking":
+				resp.Thinking = append(resp.Thinking, provider.Thinking{Redacted: b.Data})
+			case "tool_use":
 				tc := provider.ToolCall{ID: b.ID, Name: b.Name, Input: toolInput(b.Input)}
 				resp.ToolCalls = append(resp.ToolCalls, tc)
 				toolSeen = true

@@ -38,6 +38,16 @@ func (p *Provider) params(req provider.Request) (sdk.MessageNewParams, error) {
 		Model:     sdk.Model(model),
 		MaxTokens: int64(maxTokens),
 	}
+	if budget := ThinkingBudget(req.Effort); budget > 0 {
+		// The budget counts inside max_tokens, which must exceed it: the
+		// answer keeps the room it had without thinking.
+		room := req.MaxTokens
+		if room <= 0 {
+			room = p.thinkingRoom
+		}
+		params.MaxTokens = int64(budget + room)
+		params.Thinking = sdk.ThinkingConfigParamOfEnabled(int64(budget))
+	}
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
@@ -62,14 +72,15 @@ func (p *Provider) params(req provider.Request) (sdk.MessageNewParams, error) {
 	if len(params.Messages) == 0 {
 		params.Messages = nil // every message was empty
 	}
+	cache := p.cache && !req.OneOff
 	for i, t := range req.Tools {
-		tp, err := p.tools.param(t, p.cache && i == len(req.Tools)-1)
+		tp, err := p.tools.param(t, cache && i == len(req.Tools)-1)
 		if err != nil {
 			return params, err
 		}
 		params.Tools = append(params.Tools, tp)
 	}
-	if p.cache {
+	if cache {
 		markCache(&params)
 	}
 	return params, nil
@@ -81,6 +92,16 @@ func messageParam(m provider.Message) (sdk.MessageParam, error) {
 	var blocks []sdk.ContentBlockParamUnion
 	for _, part := range m.Parts {
 		switch {
+		case part.Thinking != nil:
+			if m.Role != provider.RoleAssistant {
+				return sdk.MessageParam{}, fmt.Errorf("thinking in a %s message", m.Role)
+			}
+			// Sent back as it came: the API checks the signature.
+			if t := part.Thinking; t.Redacted != "" {
+				blocks = append(blocks, sdk.NewRedactedThinkingBlock(t.Redacted))
+			} else {
+				blocks = append(blocks, sdk.NewThinkingBlock(t.Signature, t.Text))
+			}
 		case part.ToolCall != nil:
 			if m.Role != provider.RoleAssistant {
 				return sdk.MessageParam{}, fmt.Errorf("tool call %q in a %s message", part.ToolCall.Name, m.Role)

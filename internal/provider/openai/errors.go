@@ -34,7 +34,7 @@ func classify(ctx context.Context, err error, x *exchange, toolSeen bool) error 
 		// covers bodies the SDK cannot read (Ollama, vLLM).
 		apiErr = httpError(x.status, x.header, x.body)
 	case errors.As(err, &sdkErr):
-		apiErr = &provider.APIError{Provider: name, StatusCode: sdkErr.StatusCode, Type: sdkErr.Type, Message: sdkErr.Message}
+		apiErr = &provider.APIError{Provider: name, StatusCode: sdkErr.StatusCode, Type: sdkErr.Type, Code: sdkErr.Code, Message: sdkErr.Message}
 		if sdkErr.Response != nil {
 			apiErr.RetryAfter = provider.ParseRetryAfter(sdkErr.Response.Header, time.Now())
 		}
@@ -123,7 +123,7 @@ func httpError(status int, h http.Header, body []byte) *provider.APIError {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	e := &provider.APIError{Provider: name, StatusCode: status, Type: typ, Message: msg}
+	e := &provider.APIError{Provider: name, StatusCode: status, Type: typ, Code: code, Message: msg}
 	if h != nil {
 		e.RetryAfter = provider.ParseRetryAfter(h, time.Now())
 	}
@@ -150,5 +150,5 @@ func streamedError(data []byte) *provider.APIError {
 	if msg == "" {
 		msg = "error"
 	}
-	return &provider.APIError{Provider: name, StatusCode: status, Type: typ, Message: msg + " (error event in the stream)"}
+	return &provider.APIError{Provider: name, StatusCode: status, Type: typ, Code: code, Message: msg + " (error event in the stream)"}
 }

@@ -73,6 +73,11 @@ func (t *turn) add(chunk sdk.ChatCompletionChunk) error {
 		if c.Index != 0 {
 			continue
 		}
+		// Servers that stream the reasoning (DeepSeek, vLLM: reasoning_content;
+		// OpenRouter: reasoning) send it beside the text; OpenAI sends none.
+		if r := reasoningDelta(c.Delta); r != "" {
+			t.on(provider.Chunk{Kind: provider.ChunkThinking, Text: r})
+		}
 		// A refusal is shown like text: it is the model's answer.
 		for _, text := range []string{c.Delta.Content, c.Delta.Refusal} {
 			if text != "" {
@@ -99,6 +104,22 @@ func (t *turn) add(chunk sdk.ChatCompletionChunk) error {
 		upTo = len(t.toolCalls())
 	}
 	return t.flush(upTo)
+}
+
+// reasoningDelta is a delta's reasoning text, from the fields servers
+// other than OpenAI stream it in.
+func reasoningDelta(d sdk.ChatCompletionChunkChoiceDelta) string {
+	for _, key := range []string{"reasoning_content", "reasoning"} {
+		f, ok := d.JSON.ExtraFields[key] // unknown fields are never Valid
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // toolCalls are choice 0's tool calls so far.

@@ -40,6 +40,9 @@ func (p *Provider) params(req provider.Request) (sdk.ChatCompletionNewParams, er
 		// requests (and its siblings') to the cache that holds it.
 		params.PromptCacheKey = sdk.String(req.CacheKey)
 	}
+	if e := ReasoningEffort(req.Effort); e != "" {
+		params.ReasoningEffort = e
+	}
 	if req.System != "" {
 		params.Messages = append(params.Messages, sdk.SystemMessage(req.System))
 	}
@@ -58,6 +61,22 @@ func (p *Provider) params(req provider.Request) (sdk.ChatCompletionNewParams, er
 		params.Tools = append(params.Tools, tp)
 	}
 	return params, nil
+}
+
+// ReasoningEffort is the reasoning_effort of an effort level: low,
+// medium and high as they are; max as high, the highest level every
+// reasoning model of Chat Completions takes (xhigh and max only some do,
+// and other servers know low to high). Empty: none sent.
+func ReasoningEffort(e provider.Effort) shared.ReasoningEffort {
+	switch e {
+	case provider.EffortLow:
+		return shared.ReasoningEffortLow
+	case provider.EffortMedium:
+		return shared.ReasoningEffortMedium
+	case provider.EffortHigh, provider.EffortMax:
+		return shared.ReasoningEffortHigh
+	}
+	return ""
 }
 
 // messageParams translates one message, which may become several: a user

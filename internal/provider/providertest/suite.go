@@ -74,6 +74,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("RateLimitRetryAfterIsHonoured", s.rateLimitRetryAfterHonoured)
 	t.Run("UnauthorizedIsNotRetriedAndNamesTheKey", s.unauthorized)
 	t.Run("UnknownModelIsNotRetriedAndNamesModelAndBaseURL", s.unknownModel)
+	t.Run("ARequestLongerThanTheWindowIsClassifiedTooLongAndNotRetried", s.tooLong)
 	t.Run("CutBeforeAnyToolCallIsRetried", s.cutBeforeToolCall)
 	t.Run("CutAfterAToolCallEndsTheTurn", s.cutAfterToolCall)
 	t.Run("ErrorEventAfterAToolCallEndsTheTurn", s.errorEventAfterToolCall)
