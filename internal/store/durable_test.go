@@ -78,3 +78,41 @@ func TestWaitNeverBlocksWhenTheStoreCannotBeUsed(t *testing.T) {
 		})
 	}
 }
+
+func TestACommitWaitsForThePaceUnlessOutputWaitsOnItOrTheRecorderCloses(t *testing.T) {
+	path := dbPath(t)
+	var w warnings
+	r := startPaced(meta("paced"), w.warn, func() (*Hold, error) { return nil, nil }, func() (*Store, error) {
+		return Open(context.Background(), path, Options{})
+	}, time.Hour)
+	events := sampleEvents("paced", 51)
+	r.Emit(events[0])
+	r.Wait(r.Mark()) // the first commit is not held back
+	if got := storedEvents(t, path, "paced"); got != 1 {
+		t.Fatalf("the store holds %d events after the first Wait; want 1", got)
+	}
+	for _, e := range events[1:41] {
+		r.Emit(e)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := storedEvents(t, path, "paced"); got != 1 {
+		t.Fatalf("the store holds %d events within the pace after a commit; want them held back, 1", got)
+	}
+	r.Wait(r.Mark()) // output waiting on them: committed now, not in an hour
+	if got := storedEvents(t, path, "paced"); got != 41 {
+		t.Fatalf("the store holds %d events after Wait; want 41", got)
+	}
+	for _, e := range events[41:] {
+		r.Emit(e)
+	}
+	r.Close() // within the pace too
+	if got := storedEvents(t, path, "paced"); got != 51 {
+		t.Fatalf("the store holds %d events after Close; want all 51", got)
+	}
+	if r.commits != 3 {
+		t.Fatalf("%d commits; want 3: the first, the waited one, the last", r.commits)
+	}
+	if got := w.all(); len(got) > 0 {
+		t.Fatal(got)
+	}
+}

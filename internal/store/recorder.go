@@ -55,8 +55,11 @@ type Recorder struct {
 	warn func(error)
 	red  *redact.Redactor
 
-	mu      sync.Mutex
-	queue   []op
+	mu    sync.Mutex
+	queue []op
+	// spare is the last batch's slice, emptied, for the queue to grow
+	// into again rather than from nothing every batch.
+	spare   []op
 	closing bool
 	failed  bool
 	// queued counts the ops ever accepted and committed those in the
@@ -64,6 +67,9 @@ type Recorder struct {
 	// grows or persistence stops, for Wait.
 	queued, committed uint64
 	committedNow      chan struct{}
+	// waiting counts the Waits under way: the writer does not pace
+	// commits that output waits on.
+	waiting int
 
 	wake chan struct{}
 	done chan struct{}
@@ -85,6 +91,11 @@ type Recorder struct {
 	enc     *event.Encoder
 	rows    eventRows
 	started time.Time
+	// every paces commits (pace); commits counts them, lastCommit is the
+	// last one's time.
+	every      time.Duration
+	commits    int
+	lastCommit time.Time
 }
 
 type op struct {
@@ -111,9 +122,13 @@ func Record(path string, opts Options, meta Meta, warn func(error)) *Recorder {
 }
 
 func start(meta Meta, warn func(error), hold func() (*Hold, error), open func() (*Store, error)) *Recorder {
+	return startPaced(meta, warn, hold, open, CommitEvery)
+}
+
+func startPaced(meta Meta, warn func(error), hold func() (*Hold, error), open func() (*Store, error), every time.Duration) *Recorder {
 	r := &Recorder{meta: meta, warn: warn, red: redact.New(meta.Secrets), status: StatusRunning,
 		agents: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{}), begin: make(chan struct{}), started: time.Now(),
-		committedNow: make(chan struct{})}
+		committedNow: make(chan struct{}), every: every}
 	r.enc = event.NewEncoder(&r.buf)
 	go r.run(hold, open)
 	return r
@@ -163,6 +178,18 @@ func (r *Recorder) Mark() uint64 {
 // A store not yet open is opened now (Begin): output waits for it.
 func (r *Recorder) Wait(mark uint64) {
 	r.Begin()
+	r.mu.Lock()
+	r.waiting++
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.waiting--
+		r.mu.Unlock()
+	}()
+	select { // a writer pacing its commits commits now
+	case r.wake <- struct{}{}:
+	default:
+	}
 	for {
 		r.mu.Lock()
 		ok, now := r.committed >= mark || r.failed, r.committedNow
@@ -249,9 +276,10 @@ func (r *Recorder) run(hold func() (*Hold, error), open func() (*Store, error)) 
 		}
 	}()
 	for {
+		r.pace()
 		r.mu.Lock()
 		batch, closing := r.queue, r.closing
-		r.queue = nil
+		r.queue, r.spare = r.spare, nil
 		r.mu.Unlock()
 		if len(batch) > 0 || closing {
 			// The last batch carries the session's end: one commit.
@@ -259,13 +287,54 @@ func (r *Recorder) run(hold func() (*Hold, error), open func() (*Store, error)) 
 				r.fail(err)
 				return
 			}
+			r.commits++
+			r.lastCommit = time.Now()
 			r.advance(len(batch))
+			clear(batch) // its events and histories are free to go
+			r.mu.Lock()
+			r.spare = batch[:0]
+			r.mu.Unlock()
 			if closing {
 				return
 			}
 			continue
 		}
 		<-r.wake
+	}
+}
+
+// CommitEvery paces the writer: a commit comes at least this long after
+// the previous one, unless output waits on it (Wait) or the Recorder
+// closes. A burst of events (1,000 agents starting or ending) is then a
+// few transactions, not hundreds: each costs a transaction and the pages
+// it writes to the WAL again. What no output waited on may wait this long
+// in memory, and a kill -9 loses it, as it lost a commit under way.
+const CommitEvery = 10 * time.Millisecond
+
+// pace holds the next commit until r.every after the last one, or until
+// output waits on the store or the Recorder closes.
+func (r *Recorder) pace() {
+	d := r.every - time.Since(r.lastCommit)
+	if d <= 0 {
+		return
+	}
+	var timer *time.Timer
+	for {
+		r.mu.Lock()
+		urgent := r.closing || r.waiting > 0
+		r.mu.Unlock()
+		if urgent {
+			return
+		}
+		if timer == nil {
+			timer = time.NewTimer(d)
+			defer timer.Stop()
+		}
+		select {
+		case <-timer.C:
+			return
+		case <-r.wake:
+		}
 	}
 }
 

@@ -131,12 +131,22 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, on func(pro
 	if on == nil {
 		on = func(provider.Chunk) {}
 	}
+	r, err := p.request(req)
+	if err != nil {
+		return nil, err
+	}
+	return p.retry.Do(ctx, on, func(ctx context.Context) (*provider.Response, error) {
+		return p.attempt(ctx, r, on)
+	})
+}
+
+// request translates and encodes req. Apart from Stream, and the request
+// on the heap, because the SDK's parameters are large: copies of them in
+// Stream's frame were 2.5 KB of the stack every agent waits on.
+func (p *Provider) request(req provider.Request) (*request, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return nil, err
 	}
-	params = preEncoded(params)
-	return p.retry.Do(ctx, on, func(ctx context.Context) (*provider.Response, error) {
-		return p.attempt(ctx, params, on)
-	})
+	return encode(params), nil
 }

@@ -3,11 +3,16 @@ package anthropic
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -26,25 +31,141 @@ func encodeTestRequest() provider.Request {
 	}
 }
 
-func TestPreEncodedParamsSendTheBytesTheSDKMakes(t *testing.T) {
-	p := &Provider{model: "m", maxTokens: 100}
-	params, err := p.params(encodeTestRequest())
+// recorder keeps the body of every request it carries to the loopback
+// server.
+type recorder struct {
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	b, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.bodies = append(r.bodies, b)
+	r.mu.Unlock()
+	req.Body = io.NopCloser(bytes.NewReader(b))
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func (r *recorder) sent() [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bodies
+}
+
+func TestEveryAttemptSendsTheBytesTheSDKMakesOfTheRequest(t *testing.T) {
+	req := encodeTestRequest()
+	req.Tools = append(req.Tools, cacheTestTools()[0]) // keys out of order, $defs
+	// Each turn's first attempt is told "overloaded", its second answered.
+	sc, err := loopback.ParseScenario([]byte("rules:\n  - sequence:\n      - error: {status: 529, type: overloaded_error, message: Overloaded}\n      - text: ok\n      - error: {status: 529, type: overloaded_error, message: Overloaded}\n      - text: ok\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := params.MarshalJSON()
+	srv := loopback.New(sc)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	defer http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	rec := &recorder{}
+	p, err := New(Config{APIKey: "k", BaseURL: srv.URL(), Model: "m", MaxTokens: 100, HTTPClient: &http.Client{Transport: rec}, Retry: providertest.Fast(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pre := preEncoded(params)
-	for i := range 2 { // every attempt sends the same bytes
-		got, err := pre.MarshalJSON()
-		if err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("attempt %d sent %s (%v)\nwant %s", i, got, err, want)
+	// What the SDK sends of the same parameters when it encodes them
+	// itself (the same provider: a schema's extra keywords come in map
+	// order, and its tool cache fixes them once).
+	params, err := p.params(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		stream := p.client.Messages.NewStreaming(context.Background(), params)
+		for stream.Next() {
+		}
+		stream.Close()
+	}
+	if _, err := p.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	sent := rec.sent()
+	if len(sent) != 4 {
+		t.Fatalf("%d requests sent, want 2 by the SDK alone and 2 attempts", len(sent))
+	}
+	want := sent[1]
+	for i, got := range sent[2:] {
+		if !bytes.Equal(got, want) {
+			t.Fatalf("attempt %d sent\n%s\nthe SDK sends\n%s", i, got, want)
 		}
 	}
-	if pre.Model != params.Model || len(pre.Messages) != len(params.Messages) || len(pre.System) != 1 || pre.MaxTokens != 100 {
-		t.Fatalf("pre-encoded params lost their fields for readers: %+v", pre)
+	if !bytes.Contains(want, []byte(`"stream":true`)) || !bytes.Contains(want, []byte(`"name":"bash"`)) {
+		t.Fatalf("the body lacks the stream flag or a tool: %s", want)
+	}
+}
+
+func TestARequestWithoutToolsOrWithToolsNotCachedIsSentAsTheSDKMakesIt(t *testing.T) {
+	p := &Provider{model: "m", maxTokens: 100}
+	req := encodeTestRequest()
+	for i, tools := range [][]provider.ToolSpec{nil, {}, req.Tools} {
+		req.Tools = tools
+		params, err := p.params(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			params.Tools = []sdk.ToolUnionParam{} // sent as "tools":[]
+		}
+		if len(params.Tools) > 0 {
+			tp, err := toolParam(tools[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			params.Tools[0] = tp // as a tool past the cache's bound
+		}
+		want, err := json.Marshal(params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want[:len(want)-1], `,"stream":true}`...) // as the SDK streams
+		r := encode(params)
+		if !bytes.Equal(r.body, want) {
+			t.Fatalf("with %d tools the body is\n%s\nwant\n%s", len(tools), r.body, want)
+		}
+		if r.params.Model != params.Model || len(r.params.Messages) != len(params.Messages) || len(r.params.Tools) != len(params.Tools) || r.params.MaxTokens != 100 {
+			t.Fatalf("the request's params lost their fields for readers: %+v", r.params)
+		}
+	}
+}
+
+func TestParamsTheSDKCannotEncodeAreLeftToTheSDKToReport(t *testing.T) {
+	params := sdk.MessageNewParams{Model: "m", MaxTokens: 1, Messages: []sdk.MessageParam{
+		{Role: sdk.MessageParamRoleUser, Content: []sdk.ContentBlockParamUnion{{OfText: &sdk.TextBlockParam{Text: "a"}, OfImage: &sdk.ImageBlockParam{}}}},
+	}}
+	if _, err := params.MarshalJSON(); err == nil {
+		t.Fatal("the SDK encoded a union with two variants set")
+	}
+	if r := encode(params); r.body != nil {
+		t.Fatalf("encoded %s", r.body)
+	}
+}
+
+// BenchmarkEncodeASubAgentsRequest is what encoding one request of a
+// sub-agent costs: a prompt, a task, ten tools.
+func BenchmarkEncodeASubAgentsRequest(b *testing.B) {
+	p := &Provider{model: "m", maxTokens: 100}
+	req := provider.Request{System: strings.Repeat("You are a sub-agent. ", 100), Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: "TASK-1"}}}}, Tools: tenTools()}
+	b.ReportAllocs()
+	for b.Loop() {
+		params, err := p.params(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if encode(params).body == nil {
+			b.Fatal("not encoded")
+		}
 	}
 }
 

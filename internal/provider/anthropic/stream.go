@@ -17,10 +17,10 @@ import (
 // attempt makes one streamed request. Its errors are classified for the
 // retry policy: *provider.APIError, *provider.StreamError (AfterToolCall set
 // once a tool call went to on), *provider.ConnError, or ctx's error.
-func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, on func(provider.Chunk)) (*provider.Response, error) {
-	stream := p.client.Messages.NewStreaming(ctx, params)
+func (p *Provider) attempt(ctx context.Context, r *request, on func(provider.Chunk)) (*provider.Response, error) {
+	stream := p.client.Messages.NewStreaming(ctx, r.params, r.options()...)
 	defer stream.Close()
-	return read(ctx, stream, string(params.Model), on)
+	return read(ctx, stream, string(r.params.Model), on)
 }
 
 // read reads an answer's stream. Apart from attempt because its frame is

@@ -142,15 +142,19 @@ func TestCachedToolsKeepTheirNameForReaders(t *testing.T) {
 // BenchmarkRequestWithTenTools is what building and encoding one request's
 // tools costs, per request of every agent.
 func BenchmarkRequestWithTenTools(b *testing.B) {
+	p := &Provider{model: "m", maxTokens: 100}
+	req := provider.Request{System: "sys", Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: "hi"}}}}, Tools: tenTools()}
+	b.ReportAllocs()
+	for b.Loop() {
+		body(b, p, req)
+	}
+}
+
+func tenTools() []provider.ToolSpec {
 	var tools []provider.ToolSpec
 	for i := range 10 {
 		tools = append(tools, provider.ToolSpec{Name: fmt.Sprint("tool", i), Description: "Does a thing with files in the workspace, and says what it did.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"the file, relative to the workspace"},"limit":{"type":"integer","minimum":1},"mode":{"enum":["a","b","c"]}},"required":["path"],"additionalProperties":false}`)})
 	}
-	p := &Provider{model: "m", maxTokens: 100}
-	req := provider.Request{System: "sys", Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: "hi"}}}}, Tools: tools}
-	b.ReportAllocs()
-	for b.Loop() {
-		body(b, p, req)
-	}
+	return tools
 }

@@ -51,6 +51,15 @@ func (p *Provider) params(req provider.Request) (sdk.MessageNewParams, error) {
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
+	// Sized once: the SDK's unions are large, and growing a slice of
+	// them by appending copied each several times per request. (Never
+	// empty: an empty slice is sent as [], a nil one not at all.)
+	if len(req.Messages) > 0 {
+		params.Messages = make([]sdk.MessageParam, 0, len(req.Messages))
+	}
+	if len(req.Tools) > 0 {
+		params.Tools = make([]sdk.ToolUnionParam, 0, len(req.Tools))
+	}
 	for i, m := range req.Messages {
 		mp, err := messageParam(m)
 		if err != nil {
@@ -59,6 +68,9 @@ func (p *Provider) params(req provider.Request) (sdk.MessageNewParams, error) {
 		if len(mp.Content) > 0 {
 			params.Messages = append(params.Messages, mp)
 		}
+	}
+	if len(params.Messages) == 0 {
+		params.Messages = nil // every message was empty
 	}
 	cache := p.cache && !req.OneOff
 	for i, t := range req.Tools {
