@@ -9,10 +9,20 @@ import (
 // file maps what Atomic has and names what it lacks, so such files load
 // unchanged, with one warning saying what was ignored.
 
-// claudeTools maps Claude Code tool names (lower-cased) to Atomic's.
-var claudeTools = map[string]string{
-	"read": "read", "write": "write", "edit": "edit", "multiedit": "multi_edit",
-	"bash": "bash", "glob": "glob", "grep": "grep", "ls": "ls", "webfetch": "web_fetch", "todowrite": "todo_write",
+// claudeTool maps a Claude Code tool name (lower-cased) to Atomic's. A
+// switch, not a map: a package-level map is built at init in every process.
+func claudeTool(low string) (string, bool) {
+	switch low {
+	case "read", "write", "edit", "bash", "glob", "grep", "ls":
+		return low, true
+	case "multiedit":
+		return "multi_edit", true
+	case "webfetch":
+		return "web_fetch", true
+	case "todowrite":
+		return "todo_write", true
+	}
+	return "", false
 }
 
 // mapTool turns one tools entry into Atomic's tool name. scope is the
@@ -35,7 +45,7 @@ func mapTool(entry string, known []string) (name, scope string, ok bool) {
 			return k, scope, true
 		}
 	}
-	if n, found := claudeTools[low]; found && (known == nil || contains(known, n)) {
+	if n, found := claudeTool(low); found && (known == nil || contains(known, n)) {
 		return n, scope, true
 	}
 	return "", scope, false
@@ -62,17 +72,22 @@ func claudeModel(m string) string {
 	return m
 }
 
-// ignoredFields are Claude Code front-matter fields Atomic has no
-// counterpart for; they are accepted and named in the file's warning.
-var ignoredFields = map[string]bool{
-	"permissionmode": true, "skills": true, "hooks": true, "mcpservers": true, "maxturns": true,
-	"memory": true, "background": true, "initialprompt": true,
-	"argument-hint": true, "allowed-tools": true, "version": true, "author": true, "tags": true,
-	"category": true, "backend": true,
+// ignoredField reports a Claude Code front-matter field Atomic has no
+// counterpart for; it is accepted and named in the file's warning.
+func ignoredField(key string) bool {
+	switch key {
+	case "permissionmode", "skills", "hooks", "mcpservers", "maxturns",
+		"memory", "background", "initialprompt",
+		"argument-hint", "allowed-tools", "version", "author", "tags",
+		"category", "backend":
+		return true
+	}
+	return false
 }
 
-// quietFields are accepted without a word: cosmetic or informational.
-var quietFields = map[string]bool{"color": true, "emoji": true, "icon": true}
+// quietField reports a field accepted without a word: cosmetic or
+// informational.
+func quietField(key string) bool { return key == "color" || key == "emoji" || key == "icon" }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

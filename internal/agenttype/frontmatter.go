@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // knownField reports whether key (lower-cased) is a front-matter field
@@ -21,12 +21,18 @@ func knownField(key string) bool {
 	case "name", "description", "tools", "disallowedtools", "model", "effort", "disabled", "isolation", "runs_on":
 		return true
 	}
-	return ignoredFields[key] || quietFields[key]
+	return ignoredField(key) || quietField(key)
 }
 
-// proseKeys are keys YAML finds in descriptions that are really prose
+// proseKey reports a key YAML finds in descriptions that is really prose
 // (Claude Code's examples): seeing one, the line-by-line reader is used.
-var proseKeys = map[string]bool{"examples": true, "example": true, "context": true, "user": true, "assistant": true, "commentary": true}
+func proseKey(k string) bool {
+	switch k {
+	case "examples", "example", "context", "user", "assistant", "commentary":
+		return true
+	}
+	return false
+}
 
 // splitFrontMatter cuts a Markdown file (\n line ends, no BOM) into the
 // front matter between its --- lines and the body after them; has is
@@ -97,7 +103,7 @@ func parseFrontMatter(head []byte, known func(key string) bool) (map[string]fiel
 	if err == nil {
 		prose := false
 		for k := range fields {
-			if proseKeys[k] || strings.ContainsAny(k, " <") {
+			if proseKey(k) || strings.ContainsAny(k, " <") {
 				prose = true
 			}
 		}
@@ -153,7 +159,7 @@ func parseYAML(head []byte) (map[string]field, error) {
 	return fields, nil
 }
 
-var fieldLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$`) })
+var fieldLine = lazy.Regexp{Expr: `^([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$`}
 
 // parseLines reads front matter the way its author meant it when it is
 // not valid YAML: a known key at the start of a line begins a field, every
@@ -171,7 +177,7 @@ func parseLines(head []byte, known func(key string) bool) map[string]field {
 		fields[key] = cur
 	}
 	for i, line := range strings.Split(string(head), "\n") {
-		if m := fieldLine().FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil && known(strings.ToLower(m[1])) {
+		if m := fieldLine.Get().FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil && known(strings.ToLower(m[1])) {
 			flush()
 			key, cont = strings.ToLower(m[1]), nil
 			cur = field{name: m[1], line: i + 2, value: strings.TrimSpace(m[2])}
@@ -282,12 +288,12 @@ func entries(f field) []string {
 	return out
 }
 
-var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
+var yamlLine = lazy.Regexp{Expr: `line (\d+)`}
 
 // yamlErrLine is the file line (counting the opening ---) a YAML error
 // names, or 0.
 func yamlErrLine(err error) int {
-	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLine.Get().FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n + 1
 	}

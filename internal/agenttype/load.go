@@ -288,7 +288,7 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 		case "name", "description", "model", "effort", "backend", "tools", "disallowedtools", "disabled", "isolation", "runs_on":
 			continue
 		}
-		if quietFields[k] {
+		if quietField(k) {
 			continue
 		}
 		if extraLine == 0 || fields[k].line < extraLine {

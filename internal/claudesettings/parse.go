@@ -30,18 +30,26 @@ type file struct {
 	problems []string
 }
 
-// quietKeys are top-level keys Atomic reads elsewhere or that describe
-// the file: no warning names them. The MCP keys are read by the MCP
-// trust of the project's .mcp.json.
-var quietKeys = map[string]bool{
-	"$schema": true, "permissions": true, "env": true,
-	"enableAllProjectMcpServers": true, "enabledMcpjsonServers": true, "disabledMcpjsonServers": true,
+// quietKey reports a top-level key Atomic reads elsewhere or that
+// describes the file: no warning names it. The MCP keys are read by the
+// MCP trust of the project's .mcp.json. (Switches, not maps: a
+// package-level map is built at init in every process.)
+func quietKey(k string) bool {
+	switch k {
+	case "$schema", "permissions", "env",
+		"enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers":
+		return true
+	}
+	return false
 }
 
-// permissionKeys are the keys of "permissions" Atomic applies.
-var permissionKeys = map[string]bool{
-	"allow": true, "deny": true, "ask": true, "defaultMode": true, "additionalDirectories": true,
-	"disableBypassPermissionsMode": true,
+// permissionKey reports a key of "permissions" Atomic applies.
+func permissionKey(k string) bool {
+	switch k {
+	case "allow", "deny", "ask", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode":
+		return true
+	}
+	return false
 }
 
 // readFile reads one settings file; ok is false when it does not exist.
@@ -77,7 +85,7 @@ func readFile(path string, scope Scope) (f file, ok bool, err error) {
 		return fail("line %d, column %d: unexpected content after the JSON object", line, col)
 	}
 	for _, k := range sortedKeys(top) {
-		if !quietKeys[k] {
+		if !quietKey(k) {
 			f.unsupported = append(f.unsupported, k)
 		}
 	}
@@ -100,7 +108,7 @@ func (f *file) readPermissions(raw json.RawMessage) error {
 		return fmt.Errorf(`permissions: expected an object like {"deny": ["Read(./.env)"]}`)
 	}
 	for _, k := range sortedKeys(perms) {
-		if !permissionKeys[k] {
+		if !permissionKey(k) {
 			f.unsupported = append(f.unsupported, "permissions."+k)
 		}
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -40,7 +41,7 @@ type ProviderSettings struct {
 
 // ErrNoProvider means nothing names a provider: the TUI shows its
 // first-run screen, atomic run asks for --demo or a key.
-var ErrNoProvider = fmt.Errorf("no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or --provider with a key in the config file), or use --demo for the built-in demo model")
+var ErrNoProvider = errors.New("no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or --provider with a key in the config file), or use --demo for the built-in demo model")
 
 // Resolve picks provider, model, base URL and key: flags, then the usual
 // environment variables, then the config file, then defaults.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
@@ -220,7 +221,7 @@ func ParseScenario(data []byte) (*Scenario, error) {
 	if _, ok := generic.(map[string]any); !ok {
 		return nil, fmt.Errorf("scenario must be a mapping with a rules list, got %s", kindOf(generic))
 	}
-	if err := checkShape(generic, scenarioType, ""); err != nil {
+	if err := checkShape(generic, reflect.TypeFor[Scenario](), ""); err != nil {
 		return nil, err
 	}
 	raw, err := json.Marshal(generic)
@@ -351,7 +352,7 @@ func (resp *Response) validate() error {
 		return fmt.Errorf("cut_after_events: %d is negative", resp.CutAfterEvents)
 	}
 	if resp.StopReason != "" {
-		if _, ok := stopReasons[resp.StopReason]; !ok {
+		if _, ok := stopReasons(resp.StopReason); !ok {
 			return fmt.Errorf("stop_reason: %q is not a known stop reason (%s)", resp.StopReason, knownStopReasons())
 		}
 	}
@@ -401,21 +402,28 @@ func (resp *Response) validate() error {
 	return nil
 }
 
-// stopReasons maps every accepted stop reason to its Anthropic, OpenAI
-// Chat Completions and Responses spelling. The Responses API has no stop
-// reason: a response either completes ("") or is incomplete for the reason
-// given.
-var stopReasons = map[string][3]string{
-	"end_turn":       {"end_turn", "stop", ""},
-	"tool_use":       {"tool_use", "tool_calls", ""},
-	"max_tokens":     {"max_tokens", "length", "max_output_tokens"},
-	"stop_sequence":  {"stop_sequence", "stop", ""},
-	"pause_turn":     {"pause_turn", "stop", ""},
-	"refusal":        {"refusal", "content_filter", "content_filter"},
-	"stop":           {"end_turn", "stop", ""},
-	"tool_calls":     {"tool_use", "tool_calls", ""},
-	"length":         {"max_tokens", "length", "max_output_tokens"},
-	"content_filter": {"refusal", "content_filter", "content_filter"},
+// stopReasons gives an accepted stop reason's Anthropic, OpenAI Chat
+// Completions and Responses spelling; ok is false for an unknown one. The
+// Responses API has no stop reason: a response either completes ("") or
+// is incomplete for the reason given. (A switch, not a map: a
+// package-level map is built at init in every atomic process, loopback
+// server or not.)
+func stopReasons(reason string) (spellings [3]string, ok bool) {
+	switch reason {
+	case "end_turn", "stop":
+		return [3]string{"end_turn", "stop", ""}, true
+	case "tool_use", "tool_calls":
+		return [3]string{"tool_use", "tool_calls", ""}, true
+	case "max_tokens", "length":
+		return [3]string{"max_tokens", "length", "max_output_tokens"}, true
+	case "stop_sequence":
+		return [3]string{"stop_sequence", "stop", ""}, true
+	case "pause_turn":
+		return [3]string{"pause_turn", "stop", ""}, true
+	case "refusal", "content_filter":
+		return [3]string{"refusal", "content_filter", "content_filter"}, true
+	}
+	return [3]string{}, false
 }
 
 func knownStopReasons() string {
@@ -431,7 +439,7 @@ func (resp *Response) stopReasonFor(api string) string {
 			reason = "tool_use"
 		}
 	}
-	spellings := stopReasons[reason]
+	spellings, _ := stopReasons(reason)
 	switch api {
 	case APIOpenAI:
 		return spellings[1]

@@ -9,8 +9,6 @@ import (
 	"strings"
 )
 
-var scenarioType = reflect.TypeFor[Scenario]()
-
 // checkShape walks a decoded scenario against the Go type it will be
 // decoded into and reports the first unknown field or wrongly shaped value
 // with its full path (e.g. `rules[0] "greet".match.lst_user_contains`), which

@@ -7,12 +7,12 @@
 package markdown
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // Styles are the looks of each element.
@@ -46,21 +46,17 @@ type Renderer struct{ s Styles }
 func New(st Styles) *Renderer { return &Renderer{s: st} }
 
 var (
-	heading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`) })
-	bullet  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)([-*+])\s+(.*)$`) })
-	ordered = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`) })
-	rule    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
-	})
-	fence = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^\\s{0,3}(```+|~~~+)\\s*([^`\\s]*)") })
+	heading = lazy.Regexp{Expr: `^(#{1,6})\s+(.*?)\s*#*\s*$`}
+	bullet  = lazy.Regexp{Expr: `^(\s*)([-*+])\s+(.*)$`}
+	ordered = lazy.Regexp{Expr: `^(\s*)(\d{1,9}[.)])\s+(.*)$`}
+	rule    = lazy.Regexp{Expr: `^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`}
+	fence   = lazy.Regexp{Expr: "^\\s{0,3}(```+|~~~+)\\s*([^`\\s]*)"}
 	// Emphasis must open after a line start, space or opening bracket and
 	// close before a space, punctuation or the end (CommonMark's flanking
 	// rules, roughly), so globs like **/*.go stay literal.
-	inlineRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("`[^`]+`" +
-			`|(?:^|[\s(\[])(?:\*\*[^*\s](?:[^*]*[^*\s])?\*\*|__[^_\s](?:[^_]*[^_\s])?__|\*[^*\s](?:[^*]*[^*\s])?\*|_[^_\s](?:[^_]*[^_\s])?_)(?:$|[\s.,;:!?)\]])` +
-			`|\[[^\]]+\]\([^)\s]+\)`)
-	})
+	inlineRe = lazy.Regexp{Expr: "`[^`]+`" +
+		`|(?:^|[\s(\[])(?:\*\*[^*\s](?:[^*]*[^*\s])?\*\*|__[^_\s](?:[^_]*[^_\s])?__|\*[^*\s](?:[^*]*[^*\s])?\*|_[^_\s](?:[^_]*[^_\s])?_)(?:$|[\s.,;:!?)\]])` +
+		`|\[[^\]]+\]\([^)\s]+\)`}
 )
 
 // Render returns text's lines rendered for width columns.
@@ -77,7 +73,7 @@ func (r *Renderer) Render(text string, width int) []string {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if m := fence().FindStringSubmatch(l); m != nil {
+		if m := fence.Get().FindStringSubmatch(l); m != nil {
 			flush()
 			marker := m[1]
 			i++
@@ -95,11 +91,11 @@ func (r *Renderer) Render(text string, width int) []string {
 			if len(out) > 0 && out[len(out)-1] != "" {
 				out = append(out, "")
 			}
-		case heading().MatchString(l):
+		case heading.Get().MatchString(l):
 			flush()
-			m := heading().FindStringSubmatch(l)
+			m := heading.Get().FindStringSubmatch(l)
 			out = append(out, r.wrap(r.s.Heading.Render(stripInline(m[2])), width, "", "")...)
-		case rule().MatchString(l):
+		case rule.Get().MatchString(l):
 			flush()
 			out = append(out, r.s.Rule.Render(strings.Repeat("─", min(width, 40))))
 		case strings.HasPrefix(trimmed, ">"):
@@ -107,14 +103,14 @@ func (r *Renderer) Render(text string, width int) []string {
 			q := strings.TrimSpace(strings.TrimPrefix(trimmed, ">"))
 			bar := r.s.Quote.Render("│ ")
 			out = append(out, r.wrap(r.s.Quote.Render(r.inline(q)), width, bar, bar)...)
-		case bullet().MatchString(l) && !rule().MatchString(l):
+		case bullet.Get().MatchString(l) && !rule.Get().MatchString(l):
 			flush()
-			m := bullet().FindStringSubmatch(l)
+			m := bullet.Get().FindStringSubmatch(l)
 			ind := strings.Repeat(" ", len(expandTabs(m[1])))
 			out = append(out, r.wrap(r.inline(m[3]), width, ind+r.s.Bullet.Render("•")+" ", ind+"  ")...)
-		case ordered().MatchString(l):
+		case ordered.Get().MatchString(l):
 			flush()
-			m := ordered().FindStringSubmatch(l)
+			m := ordered.Get().FindStringSubmatch(l)
 			ind := strings.Repeat(" ", len(expandTabs(m[1])))
 			out = append(out, r.wrap(r.inline(m[3]), width, ind+r.s.Bullet.Render(m[2])+" ", ind+strings.Repeat(" ", len(m[2])+1))...)
 		case strings.HasPrefix(trimmed, "|"):
@@ -148,7 +144,7 @@ func (r *Renderer) wrap(s string, width int, first, rest string) []string {
 
 // inline styles emphasis, code spans and links.
 func (r *Renderer) inline(s string) string {
-	return inlineRe().ReplaceAllStringFunc(s, func(m string) string {
+	return inlineRe.Get().ReplaceAllStringFunc(s, func(m string) string {
 		// Emphasis matches carry the boundary characters around them.
 		lead, trail := "", ""
 		if m[0] != '`' && m[0] != '[' {

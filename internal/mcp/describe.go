@@ -4,14 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // varRef matches a ${VAR} or ${VAR:-default} reference.
-var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([^}:]+)(:-[^}]*)?\}`) })
+var varRef = lazy.Regexp{Expr: `\$\{([^}:]+)(:-[^}]*)?\}`}
 
 // Describe says what s runs or where it connects, as its entry is
 // written: the command and arguments (or URL), the names of its env
@@ -49,7 +49,7 @@ func Describe(s Server) string {
 // references lists the variables an entry reads, once each, sorted.
 func references(entry string) []string {
 	var out []string
-	for _, m := range varRef().FindAllStringSubmatch(entry, -1) {
+	for _, m := range varRef.Get().FindAllStringSubmatch(entry, -1) {
 		if !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}

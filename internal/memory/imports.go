@@ -1,9 +1,9 @@
 package memory
 
 import (
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // importRef is one @path in a memory file, and its line.
@@ -15,7 +15,7 @@ type importRef struct {
 // importToken is Claude Code's: an @ at the start of a word (so an email
 // address is not one), then the path up to white space; "\ " is a space
 // in the path.
-var importToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@((?:[^\s\\]|\\ )+)`) })
+var importToken = lazy.Regexp{Expr: `(?:^|\s)@((?:[^\s\\]|\\ )+)`}
 
 // imports finds the @path imports of a Markdown text, outside fenced code
 // blocks and `code spans`, in order.
@@ -36,7 +36,7 @@ func imports(text string) []importRef {
 		if fence != "" {
 			continue
 		}
-		for _, m := range importToken().FindAllStringSubmatch(withoutCodeSpans(line), -1) {
+		for _, m := range importToken.Get().FindAllStringSubmatch(withoutCodeSpans(line), -1) {
 			if p, ok := importPath(m[1]); ok {
 				out = append(out, importRef{path: p, line: i + 1})
 			}

@@ -3,10 +3,10 @@ package permission
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // bashVerdict is the gate's reading of one bash call.
@@ -174,16 +174,19 @@ func covered(c command, rules []Pattern) bool {
 // exactOnly are commands whose arguments decide what they run or where
 // they write (interpreters, wrappers, privilege changes): approving one
 // for the session approves that exact command, never a prefix.
-var exactOnly = map[string]bool{
-	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "eval": true, "exec": true,
-	"source": true, ".": true, "python": true, "python2": true, "python3": true, "node": true, "nodejs": true,
-	"deno": true, "perl": true, "ruby": true, "php": true, "lua": true, "awk": true, "gawk": true,
-	"osascript": true, "pwsh": true, "powershell": true, "su": true,
+func exactOnly(k string) bool {
+	switch k {
+	case "bash", "sh", "zsh", "dash", "ksh", "fish", "eval", "exec", "source", ".", "python",
+		"python2", "python3", "node", "nodejs", "deno", "perl", "ruby", "php", "lua", "awk", "gawk",
+		"osascript", "pwsh", "powershell", "su":
+		return true
+	}
+	return false
 }
 
 // subcommand is a second word worth keeping in a rule: go test, npm run,
 // echo ok; not an option, a path or a file name.
-var subcommand = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`) })
+var subcommand = lazy.Regexp{Expr: `^[A-Za-z][A-Za-z0-9_-]*$`}
 
 // bashRule is the session rule proposed for a simple command, spelt as
 // Claude Code spells its prefix rules (Bash(npm run test:*)): the command
@@ -195,7 +198,7 @@ func bashRule(c command) (Pattern, bool) {
 		return Pattern{}, false
 	}
 	name := path.Base(c.Words[0])
-	exact := c.Writes || c.Exact || c.Hidden || !strings.HasPrefix(c.Text, c.Words[0]) || exactOnly[name] || wrappers[name] ||
+	exact := c.Writes || c.Exact || c.Hidden || !strings.HasPrefix(c.Text, c.Words[0]) || exactOnly(name) || wrappers(name) ||
 		name == "find" && slices.ContainsFunc(c.Words, func(w string) bool {
 			return w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir" || w == "-delete"
 		})
@@ -203,7 +206,7 @@ func bashRule(c command) (Pattern, bool) {
 		return Pattern{Tool: "bash", HasArg: true, Prefix: c.Text}, true
 	}
 	prefix := c.Words[0]
-	if len(c.Words) > 1 && subcommand().MatchString(c.Words[1]) {
+	if len(c.Words) > 1 && subcommand.Get().MatchString(c.Words[1]) {
 		prefix += " " + c.Words[1]
 	}
 	return Pattern{Tool: "bash", HasArg: true, Prefix: prefix, Wildcard: true}, true

@@ -75,25 +75,38 @@ func (r ClaudeRule) Unapplied() string {
 	return ""
 }
 
-// claudeToolFamilies maps Claude Code tool names (lower-cased) to the
-// Atomic tools a rule naming them covers.
-var claudeToolFamilies = map[string][]string{
-	"read":      {"read", "grep", "glob", "ls"},
-	"edit":      {"edit", "multi_edit", "write"},
-	"write":     {"write"},
-	"multiedit": {"multi_edit"},
-	"glob":      {"glob"},
-	"grep":      {"grep"},
-	"ls":        {"ls"},
-	"bash":      {"bash"},
-	"webfetch":  {webFetchTool},
-	"todowrite": {"todo_write"},
-	"task":      {"task"},
-	"agent":     {"task"},
+// claudeToolFamilies maps a Claude Code tool name (lower-cased) to the
+// Atomic tools a rule naming it covers, nil for a tool Atomic lacks. (A
+// switch, not a map: a package-level map is built at init in every
+// process.)
+func claudeToolFamilies(low string) []string {
+	switch low {
+	case "read":
+		return []string{"read", "grep", "glob", "ls"}
+	case "edit":
+		return []string{"edit", "multi_edit", "write"}
+	case "write", "glob", "grep", "ls", "bash", "task":
+		return []string{low}
+	case "multiedit":
+		return []string{"multi_edit"}
+	case "webfetch":
+		return []string{webFetchTool}
+	case "todowrite":
+		return []string{"todo_write"}
+	case "agent":
+		return []string{"task"}
+	}
+	return nil
 }
 
 // pathFamilies are the Claude Code tools whose argument is a path.
-var pathFamilies = map[string]bool{"read": true, "edit": true, "write": true, "multiedit": true}
+func pathFamilies(k string) bool {
+	switch k {
+	case "read", "edit", "write", "multiedit":
+		return true
+	}
+	return false
+}
 
 // ParseClaudeRule parses one rule of a settings file's list kind, read
 // from source. A rule that is not Tool or Tool(argument) is an error;
@@ -123,12 +136,12 @@ func ParseClaudeRule(kind RuleKind, text, source string, dirs RuleDirs) (ClaudeR
 		r.tools, r.pattern = []string{low}, &p
 		return r, nil
 	}
-	r.tools = claudeToolFamilies[low]
+	r.tools = claudeToolFamilies(low)
 	if !hasArg || len(r.tools) == 0 || arg == "*" || arg == "**" {
 		return r, nil
 	}
 	switch {
-	case pathFamilies[low]:
+	case pathFamilies(low):
 		p, err := newPathRule(arg, dirs)
 		if err != nil {
 			return r, fmt.Errorf("rule %q: %w", text, err)

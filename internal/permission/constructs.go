@@ -1,11 +1,11 @@
 package permission
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // The checks below are the conditions under which walker.visit accepts a
@@ -32,9 +32,7 @@ const (
 
 // numeric matches the literal numbers of bash arithmetic: decimal, octal,
 // hexadecimal and base#digits.
-var numeric = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([0-9]+|0[xX][0-9a-fA-F]+|[0-9]{1,2}#[0-9a-zA-Z@_]+)$`)
-})
+var numeric = lazy.Regexp{Expr: `^([0-9]+|0[xX][0-9a-fA-F]+|[0-9]{1,2}#[0-9a-zA-Z@_]+)$`}
 
 // literalArithm reports whether an arithmetic expression holds only
 // literal numbers and operators that assign nothing.
@@ -141,7 +139,7 @@ func redirectProblem(r *syntax.Redirect) string {
 // literal number, $#, $?, $$, $! or ${#x}, whose values are numbers.
 func numericOperand(w *syntax.Word) bool {
 	if s, ok := bareLit(w); ok {
-		return numeric().MatchString(strings.TrimLeft(s, "+-"))
+		return numeric.Get().MatchString(strings.TrimLeft(s, "+-"))
 	}
 	if len(w.Parts) != 1 {
 		return false
@@ -173,13 +171,13 @@ func binaryTestProblem(t *syntax.BinaryTest) string {
 }
 
 // identifier is a plain variable name.
-var identifier = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+var identifier = lazy.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 // unaryTestProblem: [[ -v a[…] ]] evaluates the subscript.
 func unaryTestProblem(t *syntax.UnaryTest) string {
 	if t.Op == syntax.TsVarSet || t.Op == syntax.TsRefVar {
 		w, ok := t.X.(*syntax.Word)
-		if s, lit := literal(w); !ok || !lit || !identifier().MatchString(s) {
+		if s, lit := literal(w); !ok || !lit || !identifier.Get().MatchString(s) {
 			return "[[ " + t.Op.String() + " … ]] evaluates the subscript of the name it is given"
 		}
 	}
@@ -211,7 +209,7 @@ func declProblem(d *syntax.DeclClause) string {
 			if strings.Trim(s[1:], declFlags) != "" {
 				return d.Variant.Value + " " + s + ": integer and nameref variables make bash evaluate the values later assigned"
 			}
-		case !identifier().MatchString(s):
+		case !identifier.Get().MatchString(s):
 			return d.Variant.Value + " parses the quoted word " + s + " again as a declaration, whose subscript bash evaluates"
 		}
 	}

@@ -10,7 +10,13 @@ import (
 // pathTools are the tools whose subject is a file path. Their rules are
 // matched on the path with every symlink resolved too, so a link cannot
 // carry a write past write(secret.env) or out of write(docs/:*).
-var pathTools = map[string]bool{"read": true, "write": true, "edit": true, "multi_edit": true, "ls": true}
+func pathTools(k string) bool {
+	switch k {
+	case "read", "write", "edit", "multi_edit", "ls":
+		return true
+	}
+	return false
+}
 
 // matchPath reports whether the path rule p covers subject. A deny rule
 // matches the path as written or as resolved; an allow rule only as

@@ -232,7 +232,7 @@ func (g *Gate) match(p Pattern, req Request, deny bool) bool {
 	if !p.MatchTool(req.Tool) {
 		return false
 	}
-	if pathTools[strings.ToLower(req.Tool)] {
+	if pathTools(strings.ToLower(req.Tool)) {
 		return g.matchPath(p, req.Subject, deny)
 	}
 	if strings.EqualFold(req.Tool, webFetchTool) {

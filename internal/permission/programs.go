@@ -2,10 +2,10 @@ package permission
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // verdict is what the programs table says about one call.
@@ -121,7 +121,7 @@ func programTable() []program {
 
 // programIndex is programTable by name, built on the first command
 // checked (a run that checks none does not pay for it) and only read.
-var programIndex = sync.OnceValue(func() map[string]func(call) verdict {
+var programIndex = lazy.Value[map[string]func(call) verdict]{New: func() map[string]func(call) verdict {
 	m := map[string]func(call) verdict{}
 	for _, p := range programTable() {
 		for _, n := range p.names {
@@ -129,17 +129,19 @@ var programIndex = sync.OnceValue(func() map[string]func(call) verdict {
 		}
 	}
 	return m
-})
+}}
 
 // ownArgs are the table's programs whose checks read arguments known only
 // at run time themselves (test "$x", printf '%s' *, timeout 5 ls *).
-var ownArgs = map[string]bool{
-	"test": true, "[": true, "printf": true, "read": true, "mapfile": true, "readarray": true, "unset": true,
-	"getopts": true, "wait": true, "trap": true, "alias": true, "shopt": true, "hash": true, "enable": true,
-	"complete": true, "compgen": true, "declare": true, "typeset": true, "local": true, "export": true,
-	"readonly": true, "let": true, "fc": true, "bind": true, "timeout": true, "nice": true, "nohup": true,
-	"stdbuf": true, "ionice": true, "setsid": true, "time": true, "command": true, "builtin": true, "exec": true,
-	"busybox": true, "env": true, "xargs": true, "find": true,
+func ownArgs(k string) bool {
+	switch k {
+	case "test", "[", "printf", "read", "mapfile", "readarray", "unset", "getopts", "wait", "trap",
+		"alias", "shopt", "hash", "enable", "complete", "compgen", "declare", "typeset", "local",
+		"export", "readonly", "let", "fc", "bind", "timeout", "nice", "nohup", "stdbuf", "ionice",
+		"setsid", "time", "command", "builtin", "exec", "busybox", "env", "xargs", "find":
+		return true
+	}
+	return false
 }
 
 // classify looks a call up in the programs table. An argument of such a
@@ -148,11 +150,11 @@ var ownArgs = map[string]bool{
 // of its options: the call is then exact and hidden, up to a literal --.
 func classify(c call) verdict {
 	name := path.Base(c.words[0])
-	check, ok := programIndex()[name]
+	check, ok := programIndex.Get()[name]
 	if !ok {
 		return verdict{}
 	}
-	if !ownArgs[name] {
+	if !ownArgs(name) {
 		for i := 1; i < len(c.words); i++ {
 			if c.lits[i] && c.words[i] == "--" {
 				break
@@ -335,16 +337,14 @@ func rsyncCheck(c call) verdict {
 }
 
 // sshCommandOpts are ssh options naming local commands.
-var sshCommandOpts = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(proxycommand|localcommand|permitlocalcommand|knownhostscommand|match|include|proxyjump)`)
-})
+var sshCommandOpts = lazy.Regexp{Expr: `(?i)(proxycommand|localcommand|permitlocalcommand|knownhostscommand|match|include|proxyjump)`}
 
 func sshCheck(c call) verdict {
 	for i, w := range c.words[1:] {
 		if !c.lits[i+1] {
 			continue
 		}
-		if w == "-F" || strings.HasPrefix(w, "-F") || w == "-S" && c.words[0] == "scp" || sshCommandOpts().MatchString(w) {
+		if w == "-F" || strings.HasPrefix(w, "-F") || w == "-S" && c.words[0] == "scp" || sshCommandOpts.Get().MatchString(w) {
 			return exactHidden(c.words[0] + " runs the local command its options or configuration name (ProxyCommand, LocalCommand)")
 		}
 	}

@@ -32,7 +32,7 @@ func testCheck(c call) verdict {
 			return opaqueV(why)
 		}
 		if args.fixed[i] && (a == "-v" || a == "-R") &&
-			(i+1 >= n || !args.fixed[i+1] || !identifier().MatchString(args.words[i+1])) {
+			(i+1 >= n || !args.fixed[i+1] || !identifier.Get().MatchString(args.words[i+1])) {
 			return opaqueV(why)
 		}
 	}
@@ -103,7 +103,7 @@ func namedArgs(c call, valueOpts, nameOpts string, names bool) verdict {
 						}
 						name = c.words[i]
 					}
-					if !identifier().MatchString(name) {
+					if !identifier.Get().MatchString(name) {
 						return opaqueV(why)
 					}
 					j = len(w)
@@ -116,7 +116,7 @@ func namedArgs(c call, valueOpts, nameOpts string, names bool) verdict {
 			}
 			continue
 		}
-		if names && !identifier().MatchString(w) {
+		if names && !identifier.Get().MatchString(w) {
 			return opaqueV(why)
 		}
 	}
@@ -155,7 +155,7 @@ func namesCheck(c call) verdict {
 		return namedArgs(c, "", "p", false)
 	}
 	// getopts OPTSTRING NAME [ARGS]
-	if len(c.words) >= 3 && (!c.fixed[2] || !identifier().MatchString(c.words[2])) {
+	if len(c.words) >= 3 && (!c.fixed[2] || !identifier.Get().MatchString(c.words[2])) {
 		return opaqueV("getopts evaluates the subscript of the variable name it is given")
 	}
 	return verdict{}
@@ -175,7 +175,7 @@ func declWordsCheck(c call) verdict {
 			continue
 		}
 		name, value, _ := strings.Cut(w, "=")
-		if !identifier().MatchString(name) || strings.ContainsAny(value, "()") {
+		if !identifier.Get().MatchString(name) || strings.ContainsAny(value, "()") {
 			return opaqueV(c.words[0] + " parses " + w + " as a declaration, whose subscript bash evaluates")
 		}
 		if codeVar(name) {

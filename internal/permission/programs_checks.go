@@ -2,15 +2,15 @@ package permission
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // awkCode matches what in an awk program runs commands or writes files:
 // system(), pipes to or from commands, > and >> redirections, @load.
-var awkCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`system|\||>|@|ENVIRON\[`) })
+var awkCode = lazy.Regexp{Expr: `system|\||>|@|ENVIRON\[`}
 
 func awkCheck(c call) verdict {
 	for i := 1; i < len(c.words); i++ {
@@ -41,7 +41,7 @@ func awkProgram(c call, i int) verdict {
 	if !c.lits[i] {
 		return exactHidden("awk runs a program known only when it runs")
 	}
-	if awkCode().MatchString(c.words[i]) {
+	if awkCode.Get().MatchString(c.words[i]) {
 		return exactHidden("awk's system(), | pipes and > redirections run commands and write files")
 	}
 	return verdict{}
@@ -271,22 +271,23 @@ func findCheck(c call) verdict {
 // gitSubcommands are git's own subcommands an ordinary prefix rule may
 // cover; any other word may be an alias (alias.x = !cmd runs a shell
 // command), and the ones below it run programs they are given.
-var gitSubcommands = map[string]bool{
-	"add": true, "am": true, "annotate": true, "apply": true, "archive": true, "bisect": true, "blame": true,
-	"branch": true, "bundle": true, "cat-file": true, "check-attr": true, "check-ignore": true, "check-mailmap": true,
-	"check-ref-format": true, "checkout": true, "checkout-index": true, "cherry": true, "cherry-pick": true,
-	"clean": true, "clone": true, "commit": true, "commit-graph": true, "commit-tree": true, "config": true,
-	"count-objects": true, "describe": true, "diff": true, "diff-files": true, "diff-index": true, "diff-tree": true,
-	"fetch": true, "for-each-ref": true, "format-patch": true, "fsck": true, "gc": true, "grep": true,
-	"hash-object": true, "help": true, "init": true, "log": true, "ls-files": true, "ls-remote": true, "ls-tree": true,
-	"maintenance": true, "merge": true, "merge-base": true, "merge-file": true, "merge-tree": true, "mktag": true,
-	"mktree": true, "mv": true, "name-rev": true, "notes": true, "prune": true, "pull": true, "push": true,
-	"range-diff": true, "read-tree": true, "rebase": true, "reflog": true, "remote": true, "repack": true,
-	"replace": true, "reset": true, "restore": true, "rev-list": true, "rev-parse": true, "revert": true, "rm": true,
-	"shortlog": true, "show": true, "show-branch": true, "show-ref": true, "sparse-checkout": true, "stash": true,
-	"status": true, "stripspace": true, "submodule": true, "switch": true, "symbolic-ref": true, "tag": true,
-	"update-index": true, "update-ref": true, "var": true, "verify-commit": true, "verify-pack": true,
-	"verify-tag": true, "version": true, "whatchanged": true, "worktree": true, "write-tree": true,
+func gitSubcommands(k string) bool {
+	switch k {
+	case "add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle",
+		"cat-file", "check-attr", "check-ignore", "check-mailmap", "check-ref-format", "checkout",
+		"checkout-index", "cherry", "cherry-pick", "clean", "clone", "commit", "commit-graph",
+		"commit-tree", "config", "count-objects", "describe", "diff", "diff-files", "diff-index",
+		"diff-tree", "fetch", "for-each-ref", "format-patch", "fsck", "gc", "grep", "hash-object",
+		"help", "init", "log", "ls-files", "ls-remote", "ls-tree", "maintenance", "merge", "merge-base",
+		"merge-file", "merge-tree", "mktag", "mktree", "mv", "name-rev", "notes", "prune", "pull",
+		"push", "range-diff", "read-tree", "rebase", "reflog", "remote", "repack", "replace", "reset",
+		"restore", "rev-list", "rev-parse", "revert", "rm", "shortlog", "show", "show-branch",
+		"show-ref", "sparse-checkout", "stash", "status", "stripspace", "submodule", "switch",
+		"symbolic-ref", "tag", "update-index", "update-ref", "var", "verify-commit", "verify-pack",
+		"verify-tag", "version", "whatchanged", "worktree", "write-tree":
+		return true
+	}
+	return false
 }
 
 // gitRunsPrograms are options that name a program git runs.
@@ -319,7 +320,7 @@ func gitCheck(c call) verdict {
 		return verdict{}
 	}
 	sub := c.words[i]
-	if !gitSubcommands[sub] {
+	if !gitSubcommands(sub) {
 		return exactHidden("git " + sub + " is not one of git's own subcommands the analysis knows: it may be an alias, which can run any command, or run programs it is given")
 	}
 	args := c.slice(i, len(c.words))
@@ -476,7 +477,7 @@ func xargsCheck(c call) verdict {
 	if repl != "" && strings.Contains(inner, repl) {
 		return opaqueV("xargs -I puts what it reads into the command's name")
 	}
-	if shells[name] || name == "eval" || wrappers[name] || interpreterNames[name] {
+	if shells(name) || name == "eval" || wrappers(name) || interpreterNames(name) {
 		if repl != "" || !shellHasScript(c.words[i:]) {
 			return opaqueV("xargs hands what it reads from standard input to " + name + ", which runs it as code")
 		}
@@ -494,14 +495,19 @@ func xargsCheck(c call) verdict {
 // shellHasScript reports a shell given its script with -c, whose further
 // arguments ($1 …) are data.
 func shellHasScript(words []string) bool {
-	return len(words) > 2 && shells[path.Base(words[0])] && words[1] == "-c"
+	return len(words) > 2 && shells(path.Base(words[0])) && words[1] == "-c"
 }
 
 // interpreterNames are the programs interpreterCheck reads.
-var interpreterNames = map[string]bool{"python": true, "python2": true, "python3": true, "pypy": true, "pypy3": true,
-	"node": true, "nodejs": true, "perl": true, "ruby": true, "php": true, "lua": true, "luajit": true, "Rscript": true,
-	"osascript": true, "pwsh": true, "powershell": true, "tclsh": true, "wish": true, "irb": true, "jshell": true,
-	"deno": true, "bun": true}
+func interpreterNames(k string) bool {
+	switch k {
+	case "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "perl", "ruby", "php",
+		"lua", "luajit", "Rscript", "osascript", "pwsh", "powershell", "tclsh", "wish", "irb", "jshell",
+		"deno", "bun":
+		return true
+	}
+	return false
+}
 
 // interpreterCheck: -c, -e and their kind run the code given inline (an
 // exact rule names that code; deny rules cannot see into it); with no

@@ -180,7 +180,7 @@ func TestEachProgramsTableEntryKeepsPrefixRulesOffItsDangerousForms(t *testing.T
 // cannot stand for a check nobody wrote.
 func TestEveryProgramExampleHasAProgramsTableEntry(t *testing.T) {
 	for name := range programExamples {
-		if _, ok := programIndex()[name]; !ok {
+		if _, ok := programIndex.Get()[name]; !ok {
 			t.Errorf("programExamples has %q, which the programs table lacks", name)
 		}
 	}

@@ -69,10 +69,13 @@ func writesSecondOperand(valueOpts string) func(call) verdict {
 }
 
 // curlCheck: curl writes with -o, -O, -D, -c, --trace… and reads more
-// options from a file (-K).
-var curlCheck = writesThrough("curl -o, -O, -D, -c, -K and --trace write files (or read options that do)", "oODcKJ",
-	"--output", "--remote-name", "--remote-name-all", "--dump-header", "--cookie-jar", "--config", "--trace",
-	"--trace-ascii", "--stderr", "--etag-save", "--hsts", "--alt-svc", "--libcurl", "--output-dir", "--remote-header-name")
+// options from a file (-K). (Built per call, not at init: a package-level
+// call runs in every process.)
+func curlCheck(c call) verdict {
+	return writesThrough("curl -o, -O, -D, -c, -K and --trace write files (or read options that do)", "oODcKJ",
+		"--output", "--remote-name", "--remote-name-all", "--dump-header", "--cookie-jar", "--config", "--trace",
+		"--trace-ascii", "--stderr", "--etag-save", "--hsts", "--alt-svc", "--libcurl", "--output-dir", "--remote-header-name")(c)
+}
 
 // wgetCheck: wget saves what it downloads, and its log, to files.
 func wgetCheck(call) verdict {

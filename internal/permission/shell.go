@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // command is one simple command of a bash command line, as permission
@@ -335,12 +335,25 @@ func (s shellCommand) commands(depth int) ([]command, bool) {
 }
 
 // shells run their -c argument as a command line.
-var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true, "csh": true, "tcsh": true, "yash": true, "posh": true, "rbash": true}
+func shells(k string) bool {
+	switch k {
+	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh",
+		"rbash":
+		return true
+	}
+	return false
+}
 
 // bashSyntax are the shells whose -c scripts parse as bash scripts mean
 // what they say (zsh's glob qualifiers and fish's (…) run commands bash
 // would read as plain words).
-var bashSyntax = map[string]bool{"bash": true, "sh": true, "dash": true, "ash": true, "rbash": true, "posh": true, "yash": true}
+func bashSyntax(k string) bool {
+	switch k {
+	case "bash", "sh", "dash", "ash", "rbash", "posh", "yash":
+		return true
+	}
+	return false
+}
 
 const stdinScript = "it reads the commands it runs from standard input (a pipe, a here-string or a here-document), which no rule can see"
 
@@ -377,7 +390,7 @@ func shellString(words []string, lits []bool) shellCommand {
 				return shellCommand{script: words[i+1], found: true, ok: lits[i+1]}
 			}
 		}
-	case shells[name]:
+	case shells(name):
 		for i := 1; i < len(words); i++ {
 			w := words[i]
 			if !lits[i] {
@@ -406,7 +419,7 @@ func shellString(words []string, lits []bool) shellCommand {
 				if i+1 >= len(words) {
 					return shellCommand{}
 				}
-				if !bashSyntax[name] {
+				if !bashSyntax(name) {
 					return shellCommand{found: true, why: name + " -c takes a script in a syntax other than bash's, which the analysis does not read"}
 				}
 				return shellCommand{script: words[i+1], found: true, ok: lits[i+1], transparent: i == 1 && w == "-c"}
@@ -419,13 +432,15 @@ func shellString(words []string, lits []bool) shellCommand {
 }
 
 // wrappers run the command given in their arguments.
-var wrappers = map[string]bool{
-	"sudo": true, "doas": true, "env": true, "command": true, "builtin": true, "exec": true,
-	"nice": true, "nohup": true, "time": true, "timeout": true, "xargs": true, "stdbuf": true,
-	"setsid": true, "ionice": true, "chrt": true, "taskset": true, "unbuffer": true, "watch": true,
-	"strace": true, "ltrace": true, "chroot": true, "flock": true, "fakeroot": true, "nsenter": true,
-	"unshare": true, "firejail": true, "parallel": true, "caffeinate": true, "systemd-run": true,
-	"run-parts": true, "busybox": true, "catchsegv": true, "ssh": true,
+func wrappers(k string) bool {
+	switch k {
+	case "sudo", "doas", "env", "command", "builtin", "exec", "nice", "nohup", "time", "timeout",
+		"xargs", "stdbuf", "setsid", "ionice", "chrt", "taskset", "unbuffer", "watch", "strace",
+		"ltrace", "chroot", "flock", "fakeroot", "nsenter", "unshare", "firejail", "parallel",
+		"caffeinate", "systemd-run", "run-parts", "busybox", "catchsegv", "ssh":
+		return true
+	}
+	return false
 }
 
 // wrappedStarts returns where a wrapped command may start: every word
@@ -444,7 +459,7 @@ func wrappedStarts(name string, words []string) []int {
 		}
 	case name == "command" && len(words) > 1 && (words[1] == "-v" || words[1] == "-V"):
 		// command -v only names a command
-	case shells[name] || name == "source" || name == ".":
+	case shells(name) || name == "source" || name == ".":
 		// sh NAME runs the script NAME, found on PATH when it has no
 		// slash: what a deny rule on NAME means to stop.
 		for i := 1; i < len(words); i++ {
@@ -458,7 +473,7 @@ func wrappedStarts(name string, words []string) []int {
 				return append(out, i)
 			}
 		}
-	case wrappers[name]:
+	case wrappers(name):
 		for i := 1; i < len(words); i++ {
 			w := words[i]
 			if strings.HasPrefix(w, "-") || strings.Contains(w, "=") && !strings.HasPrefix(w, "=") {
@@ -556,7 +571,7 @@ func plainName(w *syntax.Word) bool {
 }
 
 // braceExp matches an unquoted brace expansion: {a,b} or {1..3}.
-var braceExp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}]*(,|\.\.)[^{}]*\}`) })
+var braceExp = lazy.Regexp{Expr: `\{[^{}]*(,|\.\.)[^{}]*\}`}
 
 // fixedArg reports whether a literal argument expands to itself alone:
 // no unquoted glob character, brace expansion or leading tilde.
@@ -566,7 +581,7 @@ func fixedArg(w *syntax.Word) bool {
 		if !ok {
 			continue
 		}
-		if strings.ContainsAny(l.Value, "*?[") || braceExp().MatchString(l.Value) || i == 0 && strings.HasPrefix(l.Value, "~") {
+		if strings.ContainsAny(l.Value, "*?[") || braceExp.Get().MatchString(l.Value) || i == 0 && strings.HasPrefix(l.Value, "~") {
 			return false
 		}
 	}

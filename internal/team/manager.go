@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lazy"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -261,7 +261,7 @@ type SpawnSpec struct {
 	Type string
 }
 
-var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`) })
+var validName = lazy.Regexp{Expr: `^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`}
 
 // Spawn starts a teammate and returns once it is registered (status
 // spawning); its session works in its own goroutine, started with the
@@ -270,7 +270,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	spec.Name = strings.TrimSpace(spec.Name)
 	spec.Role = strings.TrimSpace(spec.Role)
 	switch {
-	case !validName().MatchString(spec.Name):
+	case !validName.Get().MatchString(spec.Name):
 		return Info{}, fmt.Errorf("teammate name %q is not valid: use 1 to 40 letters, digits, '-', '_' or '.', starting with a letter or digit", spec.Name)
 	case strings.EqualFold(spec.Name, event.LeadID) || strings.EqualFold(spec.Name, User):
 		return Info{}, fmt.Errorf("teammate name %q is reserved: choose another name", spec.Name)

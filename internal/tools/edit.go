@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 const editDescription = `Replaces old_string with new_string in a file and shows the diff. Read the file first: old_string must match it exactly (indentation included, without read's line numbers) and only once, unless replace_all. An empty old_string creates the file; an empty new_string deletes the text.`
@@ -275,7 +275,7 @@ func replaceIn(abs, content string, in editInput) (replacement, error) {
 	return r, nil
 }
 
-var lineNumberPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^ *\d+\t`) })
+var lineNumberPrefix = lazy.Regexp{Expr: `(?m)^ *\d+\t`}
 
 // notFoundError explains a missing match and hints at the likely cause.
 func notFoundError(abs, content, old string) error {
@@ -283,7 +283,7 @@ func notFoundError(abs, content, old string) error {
 	switch {
 	case collapseSpace(old) != "" && strings.Contains(collapseSpace(content), collapseSpace(old)):
 		msg += "; it does match if whitespace is ignored, so check indentation (tabs or spaces), line breaks and trailing spaces, and copy the text exactly as read shows it"
-	case lineNumberPrefix().MatchString(old):
+	case lineNumberPrefix.Get().MatchString(old):
 		msg += "; it seems to include read's line-number prefixes (a number and a tab at the start of lines): leave them out"
 	default:
 		msg += "; the file may have changed since you read it: read it again and copy the text exactly"

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"maps"
 	"slices"
 	"strings"
 )
@@ -10,15 +9,16 @@ import (
 // providers' credentials Atomic itself uses (a command that prints its
 // environment would hand them to the model and whoever reads the
 // transcript). The user's own tool credentials (GITHUB_TOKEN, AWS_*,
-// cloud CLIs) stay: git, gh and the like are what bash is for.
-var droppedEnv = map[string]bool{
-	"ANTHROPIC_API_KEY": true, "ANTHROPIC_AUTH_TOKEN": true, "CLAUDE_CODE_OAUTH_TOKEN": true,
-	"OPENAI_API_KEY": true, "OPENAI_ADMIN_KEY": true, "AZURE_OPENAI_API_KEY": true,
-	"COPILOT_PROVIDER_API_KEY": true, "COPILOT_GITHUB_TOKEN": true,
-	"OPENROUTER_API_KEY": true, "GEMINI_API_KEY": true, "GOOGLE_API_KEY": true,
-	"GROQ_API_KEY": true, "MISTRAL_API_KEY": true, "DEEPSEEK_API_KEY": true, "XAI_API_KEY": true,
-	"TOGETHER_API_KEY": true, "FIREWORKS_API_KEY": true, "CEREBRAS_API_KEY": true,
-	"PERPLEXITY_API_KEY": true, "COHERE_API_KEY": true, "OLLAMA_API_KEY": true,
+// cloud CLIs) stay: git, gh and the like are what bash is for. A slice,
+// not a map: a package-level map is built at init in every process.
+var droppedEnv = []string{
+	"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+	"OPENAI_API_KEY", "OPENAI_ADMIN_KEY", "AZURE_OPENAI_API_KEY",
+	"COPILOT_PROVIDER_API_KEY", "COPILOT_GITHUB_TOKEN",
+	"OPENROUTER_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+	"GROQ_API_KEY", "MISTRAL_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY",
+	"TOGETHER_API_KEY", "FIREWORKS_API_KEY", "CEREBRAS_API_KEY",
+	"PERPLEXITY_API_KEY", "COHERE_API_KEY", "OLLAMA_API_KEY",
 }
 
 // atomicSecretWords mark an ATOMIC_* variable as one of Atomic's secrets.
@@ -51,7 +51,7 @@ func EnvFor(environ []string, keep ...string) []string {
 // Atomic's own ATOMIC_* secrets), sorted: for a child that chooses its
 // provider from its own configuration.
 func ProviderKeys() []string {
-	return slices.Sorted(maps.Keys(droppedEnv))
+	return slices.Sorted(slices.Values(droppedEnv))
 }
 
 func keeps(keep []string, name string) bool {
@@ -69,7 +69,7 @@ func keeps(keep []string, name string) bool {
 // or CREDENTIAL). Names compare case-insensitively.
 func SecretEnv(name string) bool {
 	up := strings.ToUpper(name)
-	return droppedEnv[up] || strings.HasPrefix(up, "ATOMIC_") && containsAny(up, atomicSecretWords)
+	return slices.Contains(droppedEnv, up) || strings.HasPrefix(up, "ATOMIC_") && containsAny(up, atomicSecretWords)
 }
 
 func containsAny(s string, words []string) bool {

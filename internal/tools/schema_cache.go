@@ -12,7 +12,9 @@ import (
 // made per agent (the task tool, MCP tools) must not parse and resolve its
 // schema again on every call — with 1,000 sub-agents that was an eighth of
 // the run's CPU. A resolved schema is read-only, so sharing it is safe.
-var resolvedSchemas = schemaCache{m: map[string]resolvedSchema{}}
+// Its map is made on the first insert: a package-level map literal is
+// built at init in every process.
+var resolvedSchemas schemaCache
 
 // maxCachedSchemas bounds the cache: past it, schemas are resolved per
 // call as before (a run has a few dozen distinct tool schemas).
@@ -38,6 +40,9 @@ func (c *schemaCache) resolve(raw json.RawMessage) (*jsonschema.Resolved, error)
 	}
 	rs, err := resolveSchema(raw)
 	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]resolvedSchema{}
+	}
 	if len(c.m) < maxCachedSchemas {
 		c.m[string(raw)] = resolvedSchema{rs, err}
 	}

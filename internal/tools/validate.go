@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // InputError says what is wrong with a tool call's input, in words the
@@ -261,14 +262,14 @@ func shorten(s string, n int) string {
 	return s[:n] + "…"
 }
 
-var schemaPathRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^validating ([^:]*): `) })
+var schemaPathRE = lazy.Regexp{Expr: `^validating ([^:]*): `}
 
 // explainSchemaError peels jsonschema-go's "validating <path>: " prefixes
 // off err, returning the first property named on the way and the rest.
 func explainSchemaError(err error) (field, problem string) {
 	msg := err.Error()
 	for {
-		m := schemaPathRE().FindStringSubmatch(msg)
+		m := schemaPathRE.Get().FindStringSubmatch(msg)
 		if m == nil {
 			break
 		}

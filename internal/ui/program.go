@@ -58,9 +58,6 @@ func forwardNotes(ctx context.Context, notes <-chan string, send func(tea.Msg)) 
 	}
 }
 
-// ErrAgentsDidNotStop is returned when agents outlive the quit timeout.
-var ErrAgentsDidNotStop = runtime.ErrAgentsDidNotStop
-
 // Run shows the chat until the user quits or ctx ends. It serves the
 // runtime meanwhile, feeds its events to the screen in frame-sized batches,
 // and on the way out denies open approvals and stops the run: every agent

@@ -7,19 +7,35 @@ import (
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
-// toolNames maps the CLI's tools that have an Atomic counterpart to its
+// ourToolName maps the CLI's tools that have an Atomic counterpart to its
 // name, so events, the TUI's tool rendering and the permission rules
 // (bash(go test:*), write) speak of them as of native calls. Other tools
-// keep the CLI's name.
-var toolNames = map[string]string{
-	"Bash": "bash", "Read": "read", "Write": "write", "Edit": "edit",
-	"Glob": "glob", "Grep": "grep", "LS": "ls", "Agent": "task", "Task": "task",
-	"TodoWrite": "todo_write", "MultiEdit": "multi_edit", "WebFetch": "web_fetch",
-}
-
+// keep the CLI's name. A switch, not a map: a package-level map is built
+// at init in every process, Claude Code runs or not.
 func ourToolName(name string) string {
-	if n, ok := toolNames[name]; ok {
-		return n
+	switch name {
+	case "Bash":
+		return "bash"
+	case "Read":
+		return "read"
+	case "Write":
+		return "write"
+	case "Edit":
+		return "edit"
+	case "Glob":
+		return "glob"
+	case "Grep":
+		return "grep"
+	case "LS":
+		return "ls"
+	case "Agent", "Task":
+		return "task"
+	case "TodoWrite":
+		return "todo_write"
+	case "MultiEdit":
+		return "multi_edit"
+	case "WebFetch":
+		return "web_fetch"
 	}
 	return name
 }

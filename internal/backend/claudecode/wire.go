@@ -127,14 +127,25 @@ type lineUsage struct {
 	taskUsage
 }
 
-// kinds are the line types the translator reads, and for system lines
-// the subtypes; peek lets every other line go undecoded.
-var (
-	kinds = map[string]bool{"system": true, "assistant": true, "user": true, "result": true,
-		"stream_event": true, "control_request": true, "control_cancel_request": true}
-	systemKinds = map[string]bool{"init": true, "status": true, "task_started": true,
-		"task_progress": true, "task_updated": true, "task_notification": true}
-)
+// kind and systemKind are the line types the translator reads, and for
+// system lines the subtypes; peek lets every other line go undecoded.
+// Switches, not maps: a package-level map is built at init in every
+// process, Claude Code runs or not.
+func kind(typ string) bool {
+	switch typ {
+	case "system", "assistant", "user", "result", "stream_event", "control_request", "control_cancel_request":
+		return true
+	}
+	return false
+}
+
+func systemKind(sub string) bool {
+	switch sub {
+	case "init", "status", "task_started", "task_progress", "task_updated", "task_notification":
+		return true
+	}
+	return false
+}
 
 // unused reports, from its first members alone, a line the translator
 // would skip: the CLI writes "type" (and for system lines "subtype")
@@ -146,13 +157,13 @@ func unused(raw []byte) bool {
 	if !ok {
 		return false
 	}
-	if !kinds[string(typ)] {
+	if !kind(string(typ)) {
 		return true
 	}
 	switch string(typ) {
 	case "system":
 		sub, _, ok := member(rest, ',', "subtype")
-		return ok && !systemKinds[string(sub)]
+		return ok && !systemKind(string(sub))
 	case "stream_event":
 		// {"type":"stream_event","event":{"type":...: of a message's
 		// stream only its start and its deltas are read.

@@ -3,12 +3,11 @@ package codex
 import (
 	"context"
 	"encoding/json"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lazy"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -95,7 +94,7 @@ func commandText(raw json.RawMessage) string {
 	}
 	var argv []string
 	if json.Unmarshal(raw, &argv) == nil {
-		if len(argv) == 3 && shellName().MatchString(argv[0]) && strings.HasSuffix(argv[1], "c") {
+		if len(argv) == 3 && shellName.Get().MatchString(argv[0]) && strings.HasSuffix(argv[1], "c") {
 			return argv[2]
 		}
 		return strings.Join(argv, " ")
@@ -104,14 +103,14 @@ func commandText(raw json.RawMessage) string {
 }
 
 var (
-	shellName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:\S*/)?(?:ba|z)?sh$`) })
-	shellWrapper = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:\S*/)?(?:ba|z)?sh -l?c '(.*)'$`) })
+	shellName    = lazy.Regexp{Expr: `^(?:\S*/)?(?:ba|z)?sh$`}
+	shellWrapper = lazy.Regexp{Expr: `^(?:\S*/)?(?:ba|z)?sh -l?c '(.*)'$`}
 )
 
 // unwrapShell turns Codex's `/bin/bash -lc 'cmd'` into `cmd`, so rules
 // such as bash(touch:*) match what the model ran.
 func unwrapShell(cmd string) string {
-	if m := shellWrapper().FindStringSubmatch(cmd); m != nil && !strings.Contains(strings.ReplaceAll(m[1], `'\''`, ""), "'") {
+	if m := shellWrapper.Get().FindStringSubmatch(cmd); m != nil && !strings.Contains(strings.ReplaceAll(m[1], `'\''`, ""), "'") {
 		return strings.ReplaceAll(m[1], `'\''`, `'`)
 	}
 	return cmd

@@ -3,10 +3,9 @@ package codex
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/atomic-agent/atomic/internal/lazy"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -34,9 +33,7 @@ func generatedEnv(environ []string, home, key string) []string {
 }
 
 // envKeyLine matches a model provider's env_key in config.toml.
-var envKeyLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^\s*env_key\s*=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`)
-})
+var envKeyLine = lazy.Regexp{Expr: `(?m)^\s*env_key\s*=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`}
 
 // configEnvKeys are the variables the user's Codex config.toml
 // ($CODEX_HOME, else ~/.codex) reads provider keys from.
@@ -63,7 +60,7 @@ func configEnvKeys(environ []string) []string {
 		return nil
 	}
 	var out []string
-	for _, m := range envKeyLine().FindAllSubmatch(data, -1) {
+	for _, m := range envKeyLine.Get().FindAllSubmatch(data, -1) {
 		out = append(out, string(m[1]))
 	}
 	return out

@@ -473,13 +473,17 @@ func (t *Translator) emit(a *agent, typ event.Type, call string, data any) {
 		ParentAgentID: a.Parent, ToolCallID: call, Data: t.kids.RewriteData(data)})
 }
 
-// toolNames maps the CLI's tools that have an Atomic counterpart to its
-// name, so events and the TUI speak of them as of native calls.
-var toolNames = map[string]string{"view": "read", "create": "write", "str_replace": "edit", "edit": "edit"}
-
+// ourToolName maps the CLI's tools that have an Atomic counterpart to its
+// name, so events and the TUI speak of them as of native calls (a switch:
+// a package-level map is built at init in every process).
 func ourToolName(name string) string {
-	if n, ok := toolNames[name]; ok {
-		return n
+	switch name {
+	case "view":
+		return "read"
+	case "create":
+		return "write"
+	case "str_replace", "edit":
+		return "edit"
 	}
 	return name
 }

@@ -44,8 +44,15 @@ const (
 // ErrNothingToCompact says the history has no earlier turn to summarise.
 var ErrNothingToCompact = errors.New("nothing to compact: the history has no earlier turn to summarise")
 
-// fileTools are the tools whose input names the file they touch.
-var fileTools = map[string]bool{"read": true, "write": true, "edit": true, "multi_edit": true}
+// fileTool reports a tool whose input names the file it touches (a
+// switch: a package-level map is built at init in every process).
+func fileTool(name string) bool {
+	switch name {
+	case "read", "write", "edit", "multi_edit":
+		return true
+	}
+	return false
+}
 
 // Compact summarises the session's older turns now (the /compact command),
 // with the user's instructions for the summary if any. It waits for a Run
@@ -232,7 +239,7 @@ func carried(h []provider.Message) (files []string, plan string) {
 				if pl := section(p.Text, planHeader); pl != "" {
 					plan = pl
 				}
-			case p.ToolCall != nil && fileTools[p.ToolCall.Name]:
+			case p.ToolCall != nil && fileTool(p.ToolCall.Name):
 				var in struct {
 					FilePath string `json:"file_path"`
 				}

@@ -2,9 +2,9 @@ package opencode
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
 // Event is one server event: the JSON of an SSE `data:` line of GET /event.
@@ -99,12 +99,12 @@ type tokens struct {
 
 // taskTag is the head of a task tool's output and of a background task's
 // synthetic completion message: <task id="ses_…" state="completed">.
-var taskTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<task id="([^"]+)" state="([^"]+)">`) })
+var taskTag = lazy.Regexp{Expr: `<task id="([^"]+)" state="([^"]+)">`}
 
 // taskReport reads a task output or completion message: the child session,
 // its state, and the text inside <task_result> (the whole text if none).
 func taskReport(s string) (session, state, result string) {
-	m := taskTag().FindStringSubmatch(s)
+	m := taskTag.Get().FindStringSubmatch(s)
 	if m == nil {
 		return "", "", strings.TrimSpace(s)
 	}

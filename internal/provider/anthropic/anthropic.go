@@ -22,23 +22,29 @@ const name = "anthropic"
 // the Request sets one (the Messages API requires a limit).
 const DefaultMaxTokens = 8192
 
-// Thinking budgets (budget_tokens) per effort level. With thinking on,
-// max_tokens is the budget plus the answer's room (the configured limit,
-// else thinkingRoom), so max's 24,000 + 8,000 stays within 32,000, the
-// smallest output limit of the models that think (Opus 4 and 4.1).
-var budgets = map[provider.Effort]int{
-	provider.EffortLow:    2048,
-	provider.EffortMedium: 8192,
-	provider.EffortHigh:   16384,
-	provider.EffortMax:    24000,
-}
-
 // thinkingRoom is the answer's room beside the thinking budget when no
 // limit is configured.
 const thinkingRoom = 8000
 
 // ThinkingBudget is the budget_tokens of an effort level; 0: no thinking.
-func ThinkingBudget(e provider.Effort) int { return budgets[e] }
+// With thinking on, max_tokens is the budget plus the answer's room (the
+// configured limit, else thinkingRoom), so max's 24,000 + 8,000 stays
+// within 32,000, the smallest output limit of the models that think (Opus
+// 4 and 4.1). A switch, not a package-level map: a map is built at init in
+// every process.
+func ThinkingBudget(e provider.Effort) int {
+	switch e {
+	case provider.EffortLow:
+		return 2048
+	case provider.EffortMedium:
+		return 8192
+	case provider.EffortHigh:
+		return 16384
+	case provider.EffortMax:
+		return 24000
+	}
+	return 0
+}
 
 // Config configures a Provider. Environment variables are not read here:
 // the config layer resolves ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL.

@@ -37,7 +37,7 @@ func (p *Provider) subagent(req provider.Request) reply {
 		return p.stepReply(steps[r], req.Messages)
 	}
 	r := reply{think: 900 * time.Millisecond, text: findings(req.Messages)}
-	if token := runToken().FindString(task); token != "" {
+	if token := runToken.Get().FindString(task); token != "" {
 		r.wait = p.leadSignal(token).ch
 		r.think = 2 * time.Second
 		r.after = func() { p.forget(token) }

@@ -2,11 +2,10 @@ package demo
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/atomic-agent/atomic/internal/lazy"
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
@@ -155,7 +154,7 @@ const (
 	promptAudit     = "Audit the workspace in the background: count the TODO and FIXME notes, the test files and the test functions. Report the numbers."
 )
 
-var runToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(demo run \d+\)`) })
+var runToken = lazy.Regexp{Expr: `\(demo run \d+\)`}
 
 // fanOut: four task calls (three sync, one background), then check_task on
 // the background one, then a summary while it still runs. Its completion
@@ -183,7 +182,7 @@ func (p *Provider) fanOut(ep []provider.Message) reply {
 	case len(callsOf(last, "check_task")) > 0:
 		token := ""
 		for _, c := range allCalls(ep, "task") {
-			if t := runToken().FindString(input[struct{ Prompt string }](c).Prompt); t != "" {
+			if t := runToken.Get().FindString(input[struct{ Prompt string }](c).Prompt); t != "" {
 				token = t
 			}
 		}

@@ -2,11 +2,10 @@ package demo
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/atomic-agent/atomic/internal/lazy"
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
@@ -59,7 +58,7 @@ func findings(msgs []provider.Message) string {
 	return b.String()
 }
 
-var globTotal = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`of (?:more than )?(\d+) matches`) })
+var globTotal = lazy.Regexp{Expr: `of (?:more than )?(\d+) matches`}
 
 // globCount is how many files a glob matched (its note gives the total
 // when the list was cut) and the files it listed.
@@ -68,7 +67,7 @@ func globCount(out string) (int, []string) {
 		return 0, nil
 	}
 	files := nonEmptyLines(out)
-	if m := globTotal().FindStringSubmatch(out); m != nil {
+	if m := globTotal.Get().FindStringSubmatch(out); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			return n, files
 		}
