@@ -21,7 +21,7 @@ import (
 
 func TestMain(m *testing.M) {
 	mcptest.ServeStdio() // when a test starts this binary as an MCP server
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, testkit.KnownLeaks()...)
 }
 
 type harness struct {

@@ -18,7 +18,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, testkit.KnownLeaks()...) }
 
 type sink struct {
 	mu  sync.Mutex
