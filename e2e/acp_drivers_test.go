@@ -25,7 +25,9 @@ import (
 // then offers fs/*). Approvals are allowed for the lead and rejected for
 // sub-agents.
 type acpFlow struct {
-	Cwd      string            `json:"cwd"`
+	Cwd string `json:"cwd"`
+	// Before are prompts sent, and answered, before Prompt.
+	Before   []string          `json:"before,omitempty"`
 	Prompt   string            `json:"prompt"`
 	CancelAt int               `json:"cancelAt,omitempty"`
 	WaitText string            `json:"waitText,omitempty"`
@@ -77,6 +79,11 @@ func runGoClient(t *testing.T, srv *loopback.Server, home string, f acpFlow, arg
 	type answer struct {
 		resp sdk.PromptResponse
 		err  error
+	}
+	for _, p := range f.Before {
+		if _, err := a.prompt(ctx, s.SessionId, p); err != nil {
+			t.Fatalf("session/prompt %q: %v", p, err)
+		}
 	}
 	got := make(chan answer, 1)
 	go func() {

@@ -204,6 +204,7 @@ func (a *agent) open(ctx context.Context, loadID, cwd string, servers []sdk.McpS
 		f.session, ed = sdk.SessionId(run.ID), f
 	}
 	s := start(sdk.SessionId(run.ID), conn, run, spec.Cwd, ed, ask)
+	s.push(commandsUpdate())
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()
@@ -236,7 +237,12 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	if err != nil {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	stop, err := s.prompt(ctx, text, images)
+	var stop sdk.StopReason
+	if instr, ok := compactArgs(text); ok {
+		stop, err = s.compact(ctx, instr)
+	} else {
+		stop, err = s.prompt(ctx, text, images)
+	}
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}

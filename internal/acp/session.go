@@ -144,6 +144,12 @@ func (s *session) onEvent(e event.Event) {
 		}
 		te := &turnEnd{stop: d.StopReason, err: d.Error}
 		s.enqueue(item{mark: make(chan struct{}), turnEnd: te})
+	case e.Type == event.ContextCompact && e.AgentID == event.LeadID:
+		// Only /compact's: an automatic one inside a turn would cut into
+		// the lead's answer.
+		if d, _ := event.Payload[event.ContextCompactData](e.Data); d.Trigger == event.CompactManual {
+			s.push(sdk.UpdateAgentMessageText(compactLine(d)))
+		}
 	}
 }
 

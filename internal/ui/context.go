@@ -48,6 +48,9 @@ func (m *Model) applyCompact(e event.Event) {
 		return
 	}
 	m.usage.setContext(e.AgentID, contextUse{used: d.After})
+	if t := m.treeByAgent[e.AgentID]; t != nil {
+		t.setContext(e.AgentID, m.usage.agents[e.AgentID])
+	}
 	switch t := m.treeByAgent[e.AgentID]; {
 	case isLead(e):
 		m.note(noteInfo, "✻ "+strings.ToUpper(compactLine(d)[:1])+compactLine(d)[1:])

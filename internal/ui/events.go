@@ -101,6 +101,9 @@ func (m *Model) applyEvent(e event.Event) {
 	case event.UsageUpdate:
 		if d, ok := event.Payload[event.UsageUpdateData](e.Data); ok {
 			m.usage.update(e.AgentID, d)
+			if t := m.treeByAgent[e.AgentID]; t != nil && d.Context > 0 {
+				t.setContext(e.AgentID, m.usage.agents[e.AgentID])
+			}
 		}
 	case event.TurnEnd:
 		if isLead(e) {

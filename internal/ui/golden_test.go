@@ -205,3 +205,25 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+func TestGoldenEachNativeAgentsRowShowsItsContextUse(t *testing.T) {
+	m, _, c := newTestModel(t, 100, 20)
+	userAsk(m, "Read the whole module.")
+	feedEvents(m,
+		taskStart(at(0), "c1", "explore", "Read internal/", ""),
+		taskStart(at(0), "c2", "explore", "Read cmd/", ""),
+		taskStart(at(0), "c3", "explore", "Read docs/", ""),
+		subStart(at(0.1), "explore-1", "c1", "explore", "Read internal/", false),
+		subStart(at(0.1), "explore-2", "c2", "explore", "Read cmd/", false),
+		subStart(at(0.1), "explore-3", "c3", "explore", "Read docs/", false),
+		subUpdate(at(2), "explore-1", "c1", "read internal/a.go", 3),
+		// Of a known window, of an unknown one; explore-3 has not answered.
+		ev(event.UsageUpdate, at(2), "explore-1", "", event.UsageUpdateData{Usage: event.Usage{InputTokens: 84_000, ContextWindow: 200_000}, Delta: true, Context: 84_200}),
+		ev(event.UsageUpdate, at(3), "explore-2", "", event.UsageUpdateData{Usage: event.Usage{InputTokens: 12_000}, Delta: true, Context: 12_300}),
+		// A compaction lowers explore-1's figure, its window kept.
+		ev(event.ContextCompact, at(4), "explore-1", "", event.ContextCompactData{Before: 84_200, After: 20_000, Trigger: event.CompactAuto, Summarised: 9}),
+	)
+	c.Set(at(6))
+	m.Update(tickMsg(at(6)))
+	golden(t, "context_per_agent", frame(m))
+}

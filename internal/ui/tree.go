@@ -42,6 +42,8 @@ type treeView struct {
 	Plans map[string][]event.Todo
 	// Backends: the tree mixes backends, so each row names its own.
 	Backends bool
+	// Context holds each native agent's context use by agent id.
+	Context map[string]contextUse
 }
 
 // mixed reports whether some agent of st runs on another backend than
@@ -205,9 +207,22 @@ func agentRow(r lifecycle.Record, v treeView) string {
 		b.WriteString(" · ")
 		b.WriteString(r.Description)
 	}
-	b.WriteString(v.Theme.muted().Render(" · " + toolUses(r.ToolUses) + " · " +
+	b.WriteString(v.Theme.muted().Render(" · " + toolUses(r.ToolUses) + contextTag(v.Context[r.ID]) + " · " +
 		lifecycle.FormatDuration(r.Elapsed(v.Now))))
 	return b.String()
+}
+
+// contextTag is an agent's context use: " · 42% ctx" of a known window,
+// " · 12.0k ctx" of an unknown one, nothing before its first answer (or
+// for an external CLI, which reports none).
+func contextTag(c contextUse) string {
+	switch {
+	case c.used <= 0:
+		return ""
+	case c.window > 0:
+		return fmt.Sprintf(" · %d%% ctx", c.used*100/c.window)
+	}
+	return " · " + tokens(c.used) + " ctx"
 }
 
 // worktreeTag marks the row of an agent isolated in a git worktree of its
@@ -319,7 +334,9 @@ type treeEntry struct {
 	// expanded view.
 	calls map[string][]string
 	// plans holds each agent's latest plan (plan.update).
-	plans   map[string][]event.Todo
+	plans map[string][]event.Todo
+	// ctx holds each agent's context use (usage.update, context.compact).
+	ctx     map[string]contextUse
 	version int
 	cache   lineCache
 }
@@ -335,6 +352,17 @@ func (t *treeEntry) call(id, what string) {
 	}
 	t.calls[id] = append(t.calls[id], oneLine(what))
 	t.version++
+}
+
+// setContext records agent id's context use.
+func (t *treeEntry) setContext(id string, c contextUse) {
+	if t.ctx == nil {
+		t.ctx = map[string]contextUse{}
+	}
+	if t.ctx[id] != c {
+		t.ctx[id] = c
+		t.version++
+	}
 }
 
 // setPlan records agent id's new plan.
@@ -358,7 +386,7 @@ func (t *treeEntry) put(r lifecycle.Record) (old lifecycle.Record, found bool) {
 
 func (t *treeEntry) lines(rc *renderCtx) []string {
 	v := treeView{Now: rc.Now, Expanded: rc.Expanded, Width: rc.Width, Theme: rc.Theme, Calls: t.calls, Plans: t.plans,
-		Backends: mixed(&t.recs, rc.LeadBackend)}
+		Backends: mixed(&t.recs, rc.LeadBackend), Context: t.ctx}
 	if t.recs.Active() > 0 {
 		return renderAgentTree(&t.recs, v) // elapsed times tick: no cache
 	}

@@ -8,7 +8,7 @@
 //   {"loaded": true}                              session/load answered
 //
 // Usage: node client.mjs SDK_DIR FLOW_JSON -- ATOMIC_BIN ARGS...
-// FLOW_JSON: {"cwd", "prompt", "waitText"?, "approve"?: true,
+// FLOW_JSON: {"cwd", "before"?: [prompts answered first], "prompt", "waitText"?, "approve"?: true,
 //             "cancelAt"?: N in-progress tool calls, "load"?: true,
 //             "fs"?: {path: text}}
 import { spawn } from "node:child_process";
@@ -81,6 +81,9 @@ await start(async (agent, h) => {
   out({ initialized: init });
   const s = await agent.request(acp.methods.agent.session.new, { cwd: flow.cwd, mcpServers: [] });
   sessionId = s.sessionId;
+  for (const text of flow.before ?? []) {
+    await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+  }
   const prompt = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: flow.prompt }] });
   if (flow.cancelAt) {
     await h.until(() => h.inProgress() >= flow.cancelAt);

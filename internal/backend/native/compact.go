@@ -84,12 +84,12 @@ func cleanCut(h []provider.Message, i int) bool {
 // cutPoint is the index of the first message kept verbatim: the earliest
 // clean cut whose tail estimates at most keep tokens, or the latest clean
 // cut when even that tail is larger; 0 when there is no clean cut (nothing
-// to summarise).
-func cutPoint(h []provider.Message, keep int64) int {
+// to summarise). toks are the estimates of h's messages.
+func cutPoint(h []provider.Message, toks []int64, keep int64) int {
 	best := 0
 	var tail int64
 	for i := len(h) - 1; i > 0; i-- {
-		tail += messageTokens(h[i])
+		tail += toks[i]
 		if best != 0 && tail > keep {
 			break
 		}
@@ -137,22 +137,45 @@ func capResults(msgs []provider.Message, max int) []provider.Message {
 	return out
 }
 
+// capped is capResults(msgs, max) with the estimates of its messages:
+// toks, the estimates of msgs, for those it left as they were.
+func capped(msgs []provider.Message, toks []int64, max int) ([]provider.Message, []int64) {
+	out, ot := capResults(msgs, max), toks
+	for i := range out {
+		if len(out[i].Parts) == 0 || &out[i].Parts[0] == &msgs[i].Parts[0] {
+			continue
+		}
+		if &ot[0] == &toks[0] {
+			ot = append([]int64(nil), toks...)
+		}
+		ot[i] = messageTokens(out[i])
+	}
+	return out, ot
+}
+
 // fitResults cuts tool results in msgs, halving the cap from start bytes,
 // until msgs estimate at most budget tokens or the cap reaches its floor.
-func fitResults(msgs []provider.Message, start int, budget int64) []provider.Message {
-	out := capResults(msgs, max(start, minResultBytes))
-	for c := start / 2; messagesTokens(out) > budget && c >= minResultBytes; c /= 2 {
-		out = capResults(msgs, c)
+// toks are the estimates of msgs; it returns those of what it keeps.
+func fitResults(msgs []provider.Message, toks []int64, start int, budget int64) ([]provider.Message, []int64) {
+	out, ot := capped(msgs, toks, max(start, minResultBytes))
+	for c := start / 2; sum(ot) > budget && c >= minResultBytes; c /= 2 {
+		out, ot = capped(msgs, toks, c)
 	}
-	return out
+	return out, ot
 }
 
 // dropOldest removes the oldest turns of msgs, at clean cuts, until they
-// estimate at most budget tokens; a note opens what remains.
-func dropOldest(msgs []provider.Message, budget int64) []provider.Message {
-	for messagesTokens(msgs) > budget {
+// estimate at most budget tokens; a note opens what remains. toks are the
+// estimates of msgs.
+func dropOldest(msgs []provider.Message, toks []int64, budget int64) []provider.Message {
+	note := provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Text: "[earlier turns dropped: they did not fit the summary request]"}}}
+	noteTokens := messageTokens(note)
+	// from skips the cut just after the note: dropping nothing but the
+	// note, it would put the same note back and loop for ever.
+	from := 1
+	for total := sum(toks); total > budget; from = 2 {
 		j := 0
-		for i := 1; i < len(msgs); i++ {
+		for i := from; i < len(msgs); i++ {
 			if cleanCut(msgs, i) {
 				j = i
 				break
@@ -161,8 +184,9 @@ func dropOldest(msgs []provider.Message, budget int64) []provider.Message {
 		if j == 0 {
 			return msgs
 		}
-		note := provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Text: "[earlier turns dropped: they did not fit the summary request]"}}}
+		total += noteTokens - sum(toks[:j])
 		msgs = append([]provider.Message{note}, msgs[j:]...)
+		toks = append([]int64{noteTokens}, toks[j:]...)
 	}
 	return msgs
 }
@@ -267,7 +291,9 @@ func carried(h []provider.Message) (files []string, plan string) {
 func (s *Session) compact(ctx context.Context, instructions, trigger string) error {
 	specs := s.cfg.Tools.Specs()
 	h := s.History()
-	before := s.nextTokens(specs)
+	// Each message is estimated once; every step below sums these.
+	toks := tokensEach(h)
+	before := s.nextTokensOf(specs, toks)
 	w := s.window()
 	if w == 0 {
 		w = before // unknown window: size the parts by what is held now
@@ -276,7 +302,7 @@ func (s *Session) compact(ctx context.Context, instructions, trigger string) err
 	if trigger == event.CompactManual {
 		keep = 0 // asked for: all but the last turn
 	}
-	c := cutPoint(h, keep)
+	c := cutPoint(h, toks, keep)
 	if c == 0 {
 		return ErrNothingToCompact
 	}
@@ -284,8 +310,8 @@ func (s *Session) compact(ctx context.Context, instructions, trigger string) err
 	// window leaves after the system prompt, the instruction and the answer.
 	answer := int64(float64(w) * summaryShare)
 	budget := w - fixedTokens(s.cfg.System, nil) - answer - tokensOf(len(SummaryRequest)+len(instructions)+256)
-	old := fitResults(h[:c], int(float64(w)*resultShare)*4, budget)
-	old = dropOldest(old, budget)
+	old, oldToks := fitResults(h[:c], toks[:c], int(float64(w)*resultShare)*4, budget)
+	old = dropOldest(old, oldToks, budget)
 	req := provider.Request{Model: s.Model(), System: s.cfg.System, Messages: withInstruction(old, instructions),
 		MaxTokens: min(s.cfg.MaxTokens, int(answer)), OneOff: true}
 	if req.MaxTokens <= 0 {
@@ -301,15 +327,17 @@ func (s *Session) compact(ctx context.Context, instructions, trigger string) err
 	}
 	files, plan := carried(h)
 	kept := append([]provider.Message{summaryMessage(summary, files, plan)}, h[c:]...)
+	keptToks := append([]int64{messageTokens(kept[0])}, toks[c:]...)
 	// The last turn alone may be too large to keep whole.
-	if limit := int64(float64(w) * keepShare * 2); requestTokens(s.cfg.System, specs, kept) > limit {
-		kept = append(kept[:1:1], fitResults(kept[1:], int(limit)*4, limit-messageTokens(kept[0])-fixedTokens(s.cfg.System, specs))...)
+	if limit := int64(float64(w) * keepShare * 2); fixedTokens(s.cfg.System, specs)+sum(keptToks) > limit {
+		rest, restToks := fitResults(kept[1:], keptToks[1:], int(limit)*4, limit-keptToks[0]-fixedTokens(s.cfg.System, specs))
+		kept, keptToks = append(kept[:1:1], rest...), append(keptToks[:1:1], restToks...)
 	}
 	s.mu.Lock()
 	s.history, s.base = kept, 0
 	s.mu.Unlock()
 	s.historyChanged()
-	after := s.nextTokens(specs)
+	after := s.nextTokensOf(specs, keptToks)
 	s.mu.Lock()
 	s.context = after
 	s.mu.Unlock()

@@ -283,7 +283,7 @@ func TestTheCutNeverSeparatesACallFromItsResult(t *testing.T) {
 	for n := range 2000 {
 		h := randomHistory(r)
 		keep := int64(r.IntN(3000))
-		c := cutPoint(h, keep)
+		c := cutPoint(h, tokensEach(h), keep)
 		if c == 0 {
 			continue
 		}
