@@ -10,8 +10,8 @@ import (
 )
 
 // toolchainRow is the toolchain agent's row; its last number is the
-// elapsed seconds.
-var toolchainRow = regexp.MustCompile(`Check the toolchain · \d+ tool uses? · (\d+)s`)
+// elapsed seconds (after its context figure, when it has one).
+var toolchainRow = regexp.MustCompile(`Check the toolchain · \d+ tool uses? · (?:[\d.]+k? ctx · |\d+% ctx · )?(\d+)s`)
 
 func elapsed(scr string) int {
 	m := toolchainRow.FindStringSubmatch(scr)
