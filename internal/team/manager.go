@@ -403,6 +403,9 @@ func (m *Manager) RequestShutdown(name string) (Status, error) {
 // already ended is not an error.
 func (m *Manager) Stop(name string) error {
 	t := m.mate(name)
+	if t == nil && m.Team() == "" {
+		return fmt.Errorf("no teammate %q: there is no team yet", name)
+	}
 	if t == nil {
 		return fmt.Errorf("no teammate %q; teammates: %s", name, m.names())
 	}
