@@ -14,6 +14,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/observe"
@@ -221,6 +222,9 @@ type setup struct {
 	// getenv is the environment with the user's Claude Code settings env
 	// over it (see applyClaudeSettings).
 	getenv func(string) string
+	// hooks are the Claude Code settings files' hooks (the project's
+	// only when trusted).
+	hooks hooks.Config
 }
 
 // configFile loads --config, else the user's config.json if there is one.
@@ -281,6 +285,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		return nil, err
 	}
 	s.gate = gate
+	s.hooks = cs.Hooks
 	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files, Hidden: gate.ReadDenied, Env: envList(cs.CommandEnv)}
 	for _, d := range append(append([]string{}, c.addDirs...), cs.Dirs...) {
 		if !filepath.IsAbs(d) {

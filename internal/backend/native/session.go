@@ -83,7 +83,7 @@ type Result = backend.Result
 // Session is one agent's conversation. Run may not be called concurrently
 // with itself; Deliver and the accessors are safe from any goroutine.
 type Session struct {
-	cfg     Config
+	cfg Config
 	// started is set by the first Run, ended by Close (SessionEnd runs
 	// once, for a session that started).
 	started, ended atomic.Bool
