@@ -134,7 +134,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
 	fs.Var(&c.mcpConfigs, "mcp-config", "MCP servers `FILE` (or JSON) like Claude Code's .mcp.json, read after ~/.config/atomic/mcp.json and ./.mcp.json (repeatable)")
 	fs.BoolVar(&c.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
-	fs.BoolVar(&c.trustSettings, "trust-project-settings", false, "apply what the project's .claude/settings*.json loosen (allow rules, additionalDirectories, acceptEdits, env) for this run; their deny and ask rules always apply")
+	fs.BoolVar(&c.trustSettings, "trust-project-settings", false, "apply what the project's .claude/settings*.json loosen (allow rules, additionalDirectories, acceptEdits, env) and run their hooks, for this run; their deny and ask rules always apply")
 	fs.Var(&c.trustMCP, "trust-project-mcp", "start the workspace's .mcp.json servers for this run without 'atomic mcp trust' (all, or =NAME,NAME)")
 	c.nats.register(fs)
 	fs.Var(&c.resume, "resume", "continue saved session `ID` (atomic sessions lists them; in the chat UI, without an ID: pick one)")
