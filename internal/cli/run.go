@@ -173,7 +173,7 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 		MaxSubagents: c.maxSubagents, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns, Effort: c.level,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
 		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,
-		Context: contextPolicy(s.file),
+		Context: contextPolicy(s.file), Hooks: s.hooks,
 	})
 }
 

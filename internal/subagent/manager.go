@@ -22,6 +22,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -102,6 +103,8 @@ type Config struct {
 	// it spawns, and the sink of a CLI session it opens each sub-agent
 	// that CLI starts. cancel_task reads it. Nil: a registry of its own.
 	Owners *bus.Owners
+	// Hooks are the user's hooks each native sub-agent runs (nil: none).
+	Hooks *hooks.Runner
 }
 
 // Agents reads the lifecycle reducer's records.
@@ -184,7 +187,7 @@ func New(cfg Config) *Manager {
 		tasks: map[string]*Task{}, counts: map[string]int{}, taken: map[string]bool{}, reserved: map[string]*reservation{}}
 	m.open = spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types, Tools: cfg.Tools,
 		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
-		NameAgent: m.Name, Remote: cfg.Remote, History: cfg.History, Warn: cfg.Warn})
+		NameAgent: m.Name, Remote: cfg.Remote, History: cfg.History, Warn: cfg.Warn, Hooks: cfg.Hooks})
 	return m
 }
 
