@@ -46,7 +46,7 @@ type Config struct {
 	// MaxSubagents caps concurrent local sub-agents (0: default 5).
 	MaxSubagents int
 	// MaxDepth is how many levels of sub-agents may be below the lead (0:
-	// default 3).
+	// subagent.DefaultMaxDepth).
 	MaxDepth int
 	// MaxRemoteTasks caps the sub-agents on Remote's workers at once (0:
 	// no cap of the lead's; the workers' concurrency bounds them).

@@ -115,7 +115,7 @@ func TestABackgroundAgentWaitsForItsOwnChildIsWokenByItsResultAndOnlyThenComplet
 	p, _ := testkit.Model(t, waiting)
 	s := &sink{}
 	var toLead []string
-	m := New(Config{SessionID: "s", Provider: p, Model: "test-model", Sink: s, MaxConcurrent: 1, Tools: tools.NewSet(),
+	m := New(Config{SessionID: "s", Provider: p, Model: "test-model", Sink: s, MaxConcurrent: 1, MaxDepth: 3, Tools: tools.NewSet(),
 		OnFinish: func(t *Task, out Outcome) { toLead = append(toLead, t.ID+": "+out.Result) }})
 	t.Cleanup(m.Close)
 	a, err := m.Spawn(context.Background(), Spec{ToolCallID: "c1", ParentID: event.LeadID, Prompt: "PARENT", Description: "a", Background: true})
@@ -142,7 +142,7 @@ func TestABackgroundAgentWaitsForItsOwnChildIsWokenByItsResultAndOnlyThenComplet
 func TestCancellingAWaitingAgentInterruptsItsWholeSubtree(t *testing.T) {
 	p, _ := testkit.Model(t, strings.ReplaceAll(waiting, "prompt: \"CHILD\"", "prompt: \"SLOWCHILD\""))
 	s := &sink{}
-	m := New(Config{SessionID: "s", Provider: p, Model: "test-model", Sink: s, MaxConcurrent: 1, Tools: tools.NewSet()})
+	m := New(Config{SessionID: "s", Provider: p, Model: "test-model", Sink: s, MaxConcurrent: 1, MaxDepth: 3, Tools: tools.NewSet()})
 	t.Cleanup(m.Close)
 	a, err := m.Spawn(context.Background(), Spec{ToolCallID: "c1", ParentID: event.LeadID, Prompt: "PARENT", Description: "a", Background: true})
 	if err != nil {
@@ -171,7 +171,7 @@ func TestCancellingAWaitingAgentInterruptsItsWholeSubtree(t *testing.T) {
 func TestASubAgentsCompanionToolsReachOnlyItsOwnChildren(t *testing.T) {
 	p, _ := testkit.Model(t, waiting)
 	s := &sink{}
-	m := New(Config{SessionID: "s", Provider: p, Model: "test-model", Sink: s, MaxConcurrent: 3, Tools: tools.NewSet()})
+	m := New(Config{SessionID: "s", Provider: p, Model: "test-model", Sink: s, MaxConcurrent: 3, MaxDepth: 3, Tools: tools.NewSet()})
 	t.Cleanup(m.Close)
 	a, err := m.Spawn(context.Background(), Spec{ToolCallID: "c1", ParentID: event.LeadID, Prompt: "PARENT", Description: "a", Background: true})
 	if err != nil {
