@@ -232,6 +232,10 @@ type SubagentUpdateData struct {
 	// Note is what happened to a remote sub-agent that its row tells
 	// ("restarted on worker-b", "waiting for worker-a: no word for 6s").
 	Note string `json:"note,omitempty"`
+	// Idle is set when the sub-agent's turn ended while work it started
+	// (its own sub-agents, shells) still runs; the next update (it was
+	// woken) clears it.
+	Idle bool `json:"idle,omitempty"`
 }
 
 // SubagentCompleteData: the sub-agent really finished.

@@ -46,6 +46,9 @@ type Config struct {
 	Memory string
 	// MaxSubagents caps concurrent local sub-agents (0: default 5).
 	MaxSubagents int
+	// MaxDepth is how many levels of sub-agents may be below the lead (0:
+	// subagent.DefaultMaxDepth).
+	MaxDepth int
 	// MaxRemoteTasks caps the sub-agents on Remote's workers at once (0:
 	// no cap of the lead's; the workers' concurrency bounds them).
 	MaxRemoteTasks int
@@ -199,7 +202,7 @@ func Open(cfg Config) (*Runtime, error) {
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Sink: r.bus,
-		MaxConcurrent: cfg.MaxSubagents, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
+		MaxConcurrent: cfg.MaxSubagents, MaxDepth: cfg.MaxDepth, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
 		Warn: cfg.Warn, Remote: cfg.Remote, Owners: r.owners, Hooks: hooked,
