@@ -95,6 +95,7 @@ func (t *bashTool) networkNote() string {
 	}
 	return " and have no network access."
 }
+
 // Schema offers run_in_background only where background shells run.
 func (t *bashTool) Schema() json.RawMessage {
 	if t.ws.Shells != nil {
@@ -102,7 +103,7 @@ func (t *bashTool) Schema() json.RawMessage {
 	}
 	return json.RawMessage(bashSchema)
 }
-func (*bashTool) Kind() Kind              { return Exec }
+func (*bashTool) Kind() Kind { return Exec }
 
 type bashInput struct {
 	Command     string `json:"command"`
