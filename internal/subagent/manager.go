@@ -102,6 +102,11 @@ type Config struct {
 	// it spawns, and the sink of a CLI session it opens each sub-agent
 	// that CLI starts. cancel_task reads it. Nil: a registry of its own.
 	Owners *bus.Owners
+	// Shells runs the background shells of native sub-agents' bash: an
+	// agent whose turn ends while its shells run waits for them (each
+	// exit wakes it with the shell's status and output), and its shells
+	// still running when it ends are stopped. Nil: none.
+	Shells *tools.Shells
 }
 
 // Agents reads the lifecycle reducer's records.

@@ -35,9 +35,17 @@ func (m *Manager) runSession(ctx context.Context, t *Task, plan spawn.Plan) (res
 		t.cli.Store(&s)
 		defer t.cli.Store(nil)
 	}
+	if m.cfg.Shells != nil && !plan.External() && plan.Backend != spawn.Remote {
+		defer m.cfg.Shells.StopOwnedBy(t.ID, "its agent ended") // before its subagent.complete
+		wake = m.liveFor(t, s)
+		defer t.live.Store(nil)
+	}
 	res, err = s.Run(ctx, prompt)
-	if plan.External() {
+	switch {
+	case plan.External():
 		res, err = m.carry(ctx, t, s, wake, res, err)
+	case wake != nil:
+		res, err = m.carryShells(ctx, t, s, wake, res, err)
 	}
 	if rs, ok := s.(*spawn.RemoteSession); ok && err == nil {
 		err = m.keepPatch(ctx, t, rs.Result())

@@ -51,6 +51,9 @@ type Task struct {
 	// cli is the external CLI session running the task (a mixed tree),
 	// while it runs: its own sub-agents are cancelled through it.
 	cli atomic.Pointer[backend.Session]
+	// live is the native session running the task while its shells may
+	// wake it (see shells.go).
+	live atomic.Pointer[liveSession]
 
 	// claimed is set once the lead has been given the final result (by
 	// check_task, wait_for_task or the wake-up), so it is given once.

@@ -41,8 +41,9 @@ type ShellsConfig struct {
 	// /tasks and the completion gate read). stop waits for the end.
 	Register func(id, parent string, stop func() error, done <-chan struct{})
 	// Ended, when set, is called once for each shell that exited on its
-	// own (not one that was stopped), after its shell.end, to wake the
-	// agent that started it. It must not block.
+	// own (not one that was stopped), after its shell.end and before
+	// Running stops counting it, to wake the agent that started it. It
+	// must not block.
 	Ended func(ShellEnded)
 }
 
@@ -216,12 +217,13 @@ func (s *Shells) wait(sh *shell, cmd *exec.Cmd, pr *os.File, copied <-chan struc
 	}
 	s.emit(event.ShellEnd, sh, "", end)
 	sh.mu.Unlock()
-	close(sh.done)
-	if end.Interrupted || s.cfg.Ended == nil {
-		return
+	// Before done: whoever waits while Running counts it finds the
+	// notice queued once it no longer does.
+	if !end.Interrupted && s.cfg.Ended != nil {
+		s.cfg.Ended(ShellEnded{ID: sh.id, Parent: sh.parent, Command: sh.command, ExitCode: code, Tail: end.Tail,
+			Claim: sh.claim, Claimed: sh.isClaimed})
 	}
-	s.cfg.Ended(ShellEnded{ID: sh.id, Parent: sh.parent, Command: sh.command, ExitCode: code, Tail: end.Tail,
-		Claim: sh.claim, Claimed: sh.isClaimed})
+	close(sh.done)
 }
 
 func (sh *shell) claim() bool {
