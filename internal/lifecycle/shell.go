@@ -121,3 +121,26 @@ func LastLine(text string) string {
 	}
 	return ""
 }
+
+// shellSubLine is the line under a shell's row: its last output line
+// while it runs, then how it ended with its last line.
+func shellSubLine(r Record) string {
+	var end string
+	switch r.Status {
+	case Completed:
+		end = "exit 0"
+	case Error:
+		end = "exit " + strconv.Itoa(r.ExitCode)
+	case Interrupted:
+		end = "Interrupted"
+	}
+	switch {
+	case end == "" && r.LastLine == "":
+		return "Running in background…"
+	case end == "":
+		return r.LastLine
+	case r.LastLine == "":
+		return end
+	}
+	return end + " · " + r.LastLine
+}
