@@ -125,8 +125,11 @@ type Runtime struct {
 	// completion gate read it.
 	owners *bus.Owners
 	// shells are the background shells of every agent's bash.
-	shells   *tools.Shells
-	stopping sync.WaitGroup // shell stops under way (interrupt, reset)
+	shells *tools.Shells
+	// stops are the shell stops under way (interrupt, reset, /tasks),
+	// closed as each ends; Close waits for them.
+	stopMu sync.Mutex
+	stops  []chan struct{}
 
 	inputs    chan input
 	wake      chan struct{}
@@ -222,6 +225,10 @@ func Open(cfg Config) (*Runtime, error) {
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
 		t, _ := core.Get(n)
+		if shellCompanion(n) {
+			leadTools.Hold(t) // offered once the lead starts a shell
+			continue
+		}
 		leadTools.Add(t)
 	}
 	// The other orchestration tools join as they become useful.

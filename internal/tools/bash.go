@@ -38,13 +38,13 @@ const bashBackgroundSchema = `{
     "command": {"type": "string"},
     "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Default 120000"},
     "description": {"type": "string", "description": "What it does, in 5-10 words"},
-    "run_in_background": {"type": "boolean", "description": "Run it in the background and return its shell id at once; read its output with bash_output"}
+    "run_in_background": {"type": "boolean", "description": "Return a shell id at once"}
   },
   "required": ["command"],
   "additionalProperties": false
 }`
 
-const bashBackgroundNote = ` With run_in_background the command runs on as a background shell and the call returns its shell id at once: read its new output with bash_output, stop it with kill_shell; when it exits you are told its exit status and the end of its output, so there is no need to poll or sleep. Background shells are stopped when you finish.`
+const bashBackgroundNote = ` run_in_background returns a shell id at once: bash_output reads its new output, kill_shell stops it; you are told when it exits (do not poll). It stops when you finish.`
 
 // Bash limits.
 const (
