@@ -213,9 +213,9 @@ func fanOutScenario(n int, delayMS int) string {
 	}
 	return fmt.Sprintf(`
 rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "done"}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "done"}}
   - name: fanout
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
 %s  - {name: sub, respond: {text: "ok", delay_ms: %d}}

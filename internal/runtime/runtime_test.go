@@ -115,9 +115,9 @@ func TestLeadIsWokenWithTheBackgroundResultBeforeCompleting(t *testing.T) {
 	h := start(t, `
 rules:
   - {name: notified, match: {last_user_contains: "bg says hi"}, respond: {text: "final: bg says hi"}}
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started"}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "started"}}
   - name: spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
   - {name: sub, respond: {text: "bg says hi", delay_ms: 300}}
@@ -134,12 +134,12 @@ func TestInterruptEndsEveryAgentInterruptedAndTheRunStillCompletes(t *testing.T)
 	p, srv := testkit.Model(t, `
 rules:
   - name: spawn
-    match: {tools_include: [task], has_tool_results: false}
+    match: {system_contains: "You are Atomic", has_tool_results: false}
     respond:
       tool_calls:
         - {name: task, input: {description: "bg", prompt: "BG", mode: background}}
         - {name: task, input: {description: "sync", prompt: "SYNC"}}
-  - {name: after, match: {tools_include: [task]}, respond: {text: "after"}}
+  - {name: after, match: {system_contains: "You are Atomic"}, respond: {text: "after"}}
   - {name: sub, respond: {text: "slow", delay_ms: 30000}}
 `)
 	gate, _ := permission.NewGate(permission.Options{})
@@ -188,10 +188,10 @@ func TestLeadFailureInHeadlessModeCancelsSubagentsAndCompletesWithTheError(t *te
 	h := start(t, `
 rules:
   - name: spawn
-    match: {tools_include: [task], has_tool_results: false}
+    match: {system_contains: "You are Atomic", has_tool_results: false}
     respond:
       tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
-  - {name: broken, match: {tools_include: [task]}, respond: {error: {status: 401, type: authentication_error, message: "invalid x-api-key"}}}
+  - {name: broken, match: {system_contains: "You are Atomic"}, respond: {error: {status: 401, type: authentication_error, message: "invalid x-api-key"}}}
   - {name: sub, respond: {text: "slow", delay_ms: 30000}}
 `, Config{CancelOnLeadError: true})
 	h.rt.Submit("go")
@@ -214,9 +214,9 @@ rules:
 func TestResetCancelsBackgroundWorkAndClearsHistory(t *testing.T) {
 	h := start(t, `
 rules:
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started"}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "started"}}
   - name: spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
   - {name: sub, respond: {text: "slow", delay_ms: 30000}}
@@ -243,8 +243,8 @@ rules:
 func TestARunAndItsSubagentCarryOnWhileOneSubscriberIsStuck(t *testing.T) {
 	h := start(t, `
 rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "all done"}}
-  - {name: fanout, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "look", prompt: "SUB"}}]}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "all done"}}
+  - {name: fanout, match: {system_contains: "You are Atomic"}, respond: {tool_calls: [{name: task, input: {description: "look", prompt: "SUB"}}]}}
   - {name: sub, respond: {text: "found"}}
 `, Config{})
 	release := make(chan struct{})

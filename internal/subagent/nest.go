@@ -14,11 +14,9 @@ import (
 )
 
 // DefaultMaxDepth is how many levels of sub-agents may be below the lead
-// by default: the lead's sub-agents are level 1, so by default they start
-// none of their own. Issue 24 asks for 3; it stays 1 until the scripted
-// tests (some 150 loopback rules that tell the lead from a sub-agent by
-// whether the task tool is offered) say who they answer another way.
-const DefaultMaxDepth = 1
+// by default (issue 24): the lead's sub-agents are level 1, and an agent
+// at level 3 starts none of its own.
+const DefaultMaxDepth = 3
 
 // nesting is what a task needs to start sub-agents of its own and to wait
 // for them: its depth, its tool set (whose companions are offered as its
