@@ -72,9 +72,9 @@ func (m *Manager) parentOf(t *Task) *Task {
 
 // nests reports whether agents of t's type may start sub-agents: a
 // native type that keeps every tool (general-purpose, a file naming no
-// tools); explore and other types that list their tools stay as listed.
+// tools) or lists task; explore and other types stay as listed.
 func nests(t *Task, plan spawn.Plan) bool {
-	return plan.Backend == backend.Native && t.Type.Tools == nil
+	return plan.Backend == backend.Native && spawn.Nests(t.Type)
 }
 
 // nestTools is t's tool set: plan's, plus, below the depth limit, the task
