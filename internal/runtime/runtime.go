@@ -22,6 +22,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/hooks"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -208,6 +209,10 @@ func Open(cfg Config) (*Runtime, error) {
 		}
 	}
 	hooked := hookRunner(cfg)
+	if cfg.Gate != nil {
+		// Prompts name the asking agent's place in the tree.
+		cfg.Gate.SetPathOf(func(id string) string { return strings.Join(lifecycle.Path(id, r.bus.Agent), lifecycle.PathSep) })
+	}
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Sink: r.bus,

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -28,7 +29,7 @@ var approvalChoices = []struct {
 func (m *Model) approvalView() []string {
 	r := m.approval
 	th := m.theme
-	who := r.AgentName
+	who := cmp.Or(r.Path, r.AgentName) // a nested agent by its place in the tree
 	if who == "" || who == event.LeadID {
 		who = "Atomic"
 	}
