@@ -235,6 +235,10 @@ func Open(cfg Config) (*Runtime, error) {
 		MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
 		Memory: cfg.Memory, Owners: r.owners, Hooks: hooked,
+		Nest: func(ctx context.Context, id string, set *tools.Set, wake chan struct{}) (func(backend.Session), func()) {
+			a := r.mgr.Adopt(ctx, id, set, wake)
+			return a.Attach, a.Release
+		},
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
