@@ -183,7 +183,6 @@ func hiddenCount(agents, shells int) string {
 	return " · +" + strings.Join(parts, ", ")
 }
 
-
 // nestRows lays recs (in the reducer's order) out as a tree: an agent
 // whose parent is another record's agent is drawn under that row, after
 // its sub-line, in the same order; the others (the lead's, or a parent not
