@@ -1,5 +1,6 @@
 // Package spawn answers one question: given an agent type, what session
-// runs it? An Opener resolves the type to its tools, model and backend
+// runs it? It holds the agent types (the built-ins and those of agent
+// files, LoadTypes); an Opener resolves a type to its tools, model and backend
 // (Resolve) and opens the session on that backend (Open): Atomic's own
 // loop (backend/native), an external CLI (claude-code, codex, …) or the
 // NATS workers. The lead, sub-agents, teammates and a worker's tasks are
