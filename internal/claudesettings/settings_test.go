@@ -189,12 +189,12 @@ func TestUnsupportedKeysGetOneWarningNamingTheFileAndKeysButMCPKeysDoNot(t *test
 		t.Fatalf("%d warnings about unsupported keys, want 1: %q", len(about), s.Warnings)
 	}
 	w := about[0]
-	for _, k := range []string{`"hooks"`, `"model"`, `"apiKeyHelper"`, `"permissions.dangerouslySkip"`, filepath.Join(p.Dir, ".claude", "settings.json")} {
+	for _, k := range []string{`"model"`, `"apiKeyHelper"`, `"permissions.dangerouslySkip"`, filepath.Join(p.Dir, ".claude", "settings.json")} {
 		if !strings.Contains(w, k) {
 			t.Errorf("warning %q lacks %s", w, k)
 		}
 	}
-	for _, k := range []string{"Mcp", "$schema"} {
+	for _, k := range []string{"Mcp", "$schema", `"hooks"`} {
 		if strings.Contains(w, k) {
 			t.Errorf("warning %q names %s, which Atomic reads elsewhere", w, k)
 		}
@@ -331,5 +331,35 @@ func TestWhatAProjectFileLoosensIsHeldUntilTheUserTrustsIt(t *testing.T) {
 		if !strings.Contains(warn, want) {
 			t.Errorf("warnings %q lack %q", warn, want)
 		}
+	}
+}
+
+func TestHooksOfTheUsersFileRunWhileTheProjectsWaitForTrust(t *testing.T) {
+	files := map[Scope]string{
+		User:    `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "user-guard"}]}]}}`,
+		Project: `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "project-check"}]}], "Bogus": []}}`,
+	}
+	p := places(t, files)
+	p.TrustProject = false
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Hooks.Count() != 1 || s.Hooks["PreToolUse"][0].Commands[0].Command != "user-guard" {
+		t.Fatalf("untrusted: hooks %+v", s.Hooks)
+	}
+	w := strings.Join(s.Warnings, "\n")
+	if !strings.Contains(w, filepath.Join(p.Dir, ".claude", "settings.json")+" (in the project) has 1 hook command(s), which run as you: not run") {
+		t.Fatalf("no warning names the held project hooks: %q", w)
+	}
+	p.TrustProject = true
+	if s, err = Load(p); err != nil {
+		t.Fatal(err)
+	}
+	if s.Hooks.Count() != 2 || s.Hooks["Stop"][0].Commands[0].Source != filepath.Join(p.Dir, ".claude", "settings.json") {
+		t.Fatalf("trusted: hooks %+v", s.Hooks)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "Atomic does not run the events Bogus") {
+		t.Fatalf("unknown event not warned: %q", s.Warnings)
 	}
 }

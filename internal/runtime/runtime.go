@@ -20,6 +20,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -44,6 +45,9 @@ type Config struct {
 	Memory string
 	// MaxSubagents caps concurrent local sub-agents (0: default 5).
 	MaxSubagents int
+	// MaxDepth is how many levels of sub-agents may be below the lead (0:
+	// subagent.DefaultMaxDepth).
+	MaxDepth int
 	// MaxRemoteTasks caps the sub-agents on Remote's workers at once (0:
 	// no cap of the lead's; the workers' concurrency bounds them).
 	MaxRemoteTasks int
@@ -90,6 +94,10 @@ type Config struct {
 	// block.
 	Warn func(string)
 	Now  func() time.Time
+	// Hooks are the user's Claude Code hooks (settings files), which every
+	// native agent of the run runs in the workspace, under its sandbox,
+	// with the environment its commands get.
+	Hooks hooks.Config
 }
 
 // Journal is told everything a run does, to keep it: every event from the
@@ -123,6 +131,12 @@ type Runtime struct {
 	// owners records who runs each agent of the tree: cancels and the
 	// completion gate read it.
 	owners *bus.Owners
+	// shells are the background shells of every agent's bash.
+	shells *tools.Shells
+	// stops are the shell stops under way (interrupt, reset, /tasks),
+	// closed as each ends; Close waits for them.
+	stopMu sync.Mutex
+	stops  []chan struct{}
 
 	inputs    chan input
 	wake      chan struct{}
@@ -174,6 +188,9 @@ func Open(cfg Config) (*Runtime, error) {
 	if cfg.Journal != nil {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
 	}
+	r.shells = r.newShells()
+	cfg.Workspace.Shells = r.shells // every agent's bash, worktrees' too
+	r.cfg.Workspace.Shells = r.shells
 	core := CoreTools(cfg.Workspace)
 	var leadHistory []provider.Message
 	if cfg.Resume != nil {
@@ -189,13 +206,14 @@ func Open(cfg Config) (*Runtime, error) {
 			cfg.Journal.History(agentID, msgs)
 		}
 	}
+	hooked := hookRunner(cfg)
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Sink: r.bus,
-		MaxConcurrent: cfg.MaxSubagents, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
+		MaxConcurrent: cfg.MaxSubagents, MaxDepth: cfg.MaxDepth, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
-		Warn: cfg.Warn, Remote: cfg.Remote, Owners: r.owners,
+		Warn: cfg.Warn, Remote: cfg.Remote, Owners: r.owners, Hooks: hooked,
 		FileTools: func(root string) *tools.Set {
 			ws := cfg.Workspace
 			ws.Root = root
@@ -203,18 +221,22 @@ func Open(cfg Config) (*Runtime, error) {
 			ws.Sandbox = ws.Sandbox.Narrow(root)
 			return tools.Core(ws)
 		},
-		Sandbox: sandboxMode(cfg.Workspace),
+		Sandbox: sandboxMode(cfg.Workspace), Shells: r.shells,
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
-		Memory: cfg.Memory, Owners: r.owners,
+		Memory: cfg.Memory, Owners: r.owners, Hooks: hooked,
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
 		t, _ := core.Get(n)
+		if shellCompanion(n) {
+			leadTools.Hold(t) // offered once the lead starts a shell
+			continue
+		}
 		leadTools.Add(t)
 	}
 	// The other orchestration tools join as they become useful.
@@ -243,7 +265,7 @@ func Open(cfg Config) (*Runtime, error) {
 		leadOut = leadSink{r} // the CLI's own sub-agents are registered as it announces them
 	}
 	lead, err := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
-		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
+		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history, Hooks: hooked}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
 		SessionID: cfg.SessionID, AgentID: event.LeadID, Name: event.LeadID, Sink: leadOut,
 		System: LeadSystemPrompt(cfg.Workspace, cfg.Teams, cfg.Memory), History: leadHistory})
 	if err != nil {
@@ -475,6 +497,7 @@ func (r *Runtime) Serve(ctx context.Context) error {
 		case <-ctx.Done():
 			r.mgr.Close()
 			r.team.Close()
+			r.closeShells()
 			return ctx.Err()
 		}
 		r.settle()
@@ -632,6 +655,7 @@ func (r *Runtime) interrupt(reason string) []string {
 func (r *Runtime) cancelAll(leadAgents []string) error {
 	r.mgr.CancelAll()
 	r.team.Interrupt()
+	r.stopShells("interrupted")
 	return r.cancelLeadAgents(leadAgents)
 }
 
@@ -688,6 +712,7 @@ func (r *Runtime) Reset(reason string) {
 	}
 	r.mgr.CancelAll()
 	r.team.Reset()
+	r.stopShells("reset")
 	r.inputs <- input{reset: &reason}
 }
 
@@ -707,6 +732,7 @@ func (r *Runtime) SwitchModel(model string) {
 	r.Emit(event.Reset, event.ResetData{Reason: "model switched to " + model})
 	r.mgr.CancelAll()
 	r.team.Interrupt()
+	r.stopShells("model switched")
 	r.lead.SetModel(model)
 	r.mgr.SetModel(model)
 	r.team.SetModel(model)
@@ -725,6 +751,7 @@ func (r *Runtime) Provider() provider.Provider { return r.cfg.Provider }
 func (r *Runtime) Close() {
 	r.mgr.Close()
 	r.team.Close()
+	r.closeShells()
 	_ = r.lead.Close()
 	r.cfg.MCP.Close()
 	// Every subscriber (the store first) has every event emitted so far
