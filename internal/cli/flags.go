@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/dotdirs"
 	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/memory"
@@ -23,6 +23,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/ui"
 )
@@ -203,7 +204,7 @@ type setup struct {
 	ps        config.ProviderSettings
 	prov      provider.Provider
 	gate      *permission.Gate
-	types     *agenttype.Registry
+	types     *spawn.Registry
 	workspace tools.Workspace
 	memory    *memory.Memory
 	commands  *commands.Set
@@ -298,9 +299,10 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		}
 		s.workspace.ExtraRoots = append(s.workspace.ExtraRoots, d)
 	}
-	types, problems := agenttype.Load(agenttype.Dirs(io.Dir, config.UserDir(io.Getenv)), runtime.CoreTools(s.workspace).Names())
+	places := dotdirs.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv)}
+	types, problems := spawn.LoadTypes(dotdirs.Paths(dotdirs.Find("agents", places)), runtime.CoreTools(s.workspace).Names())
 	for _, p := range problems {
-		var w *agenttype.Warning
+		var w *spawn.AgentFileWarning
 		if errors.As(p, &w) {
 			s.warnings = append(s.warnings, fmt.Sprintf("agent file %v", p))
 			continue
@@ -313,7 +315,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	for _, p := range s.memory.Problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("memory: %v", p))
 	}
-	cmds, problems := commands.Load(commands.Dirs(io.Dir, io.Getenv("HOME"), config.UserDir(io.Getenv)), ui.BuiltinCommands())
+	cmds, problems := commands.Load(dotdirs.Find("commands", places), ui.BuiltinCommands())
 	for _, p := range problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped command file: %v", p))
 	}

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/dotdirs"
+	"github.com/atomic-agent/atomic/internal/frontmatter"
 )
 
 // Command is one custom slash command.
@@ -30,28 +31,15 @@ type Command struct {
 }
 
 // Dir is a folder of command files and the scope its commands have.
-type Dir struct {
-	Path  string
-	Scope string
-}
+type Dir = dotdirs.Dir
 
-// Dirs are the folders searched, lowest precedence first: the user's
-// ~/.claude/commands and ConfigDir/commands, then the project's
-// .claude/commands and .atomic/commands. A later command of the same name
-// wins, so a project command beats a user one.
-func Dirs(projectRoot, home, configDir string) []Dir {
-	var dirs []Dir
-	if home != "" {
-		dirs = append(dirs, Dir{filepath.Join(home, ".claude", "commands"), "user"})
-	}
-	if configDir != "" {
-		dirs = append(dirs, Dir{filepath.Join(configDir, "commands"), "user"})
-	}
-	if projectRoot != "" {
-		dirs = append(dirs, Dir{filepath.Join(projectRoot, ".claude", "commands"), "project"},
-			Dir{filepath.Join(projectRoot, ".atomic", "commands"), "project"})
-	}
-	return dirs
+// Dirs are the folders searched, lowest precedence first (dotdirs.Find):
+// the user's ~/.claude/commands and configDir/commands, then each
+// folder's .claude/commands and .atomic/commands from the repository root
+// down to dir. A later command of the same name wins, so a project
+// command beats a user one and the nearest folder's beats the root's.
+func Dirs(dir, home, configDir string) []Dir {
+	return dotdirs.Find("commands", dotdirs.Places{Dir: dir, Home: home, ConfigDir: configDir})
 }
 
 // Set is the loaded commands by name.
@@ -115,7 +103,7 @@ func knownField(key string) bool {
 }
 
 func parseFile(d Dir, path string) (Command, error) {
-	data, err := agenttype.ReadRegular(path)
+	data, err := frontmatter.ReadText(path)
 	if err != nil {
 		return Command{}, err
 	}
@@ -127,7 +115,7 @@ func parseFile(d Dir, path string) (Command, error) {
 	if strings.ContainsAny(name, " \t") {
 		return Command{}, fmt.Errorf("the command name %q has spaces", name)
 	}
-	fields, body, err := agenttype.FrontMatter(data, knownField)
+	fields, body, err := frontmatter.Text(data, knownField)
 	if err != nil {
 		return Command{}, err
 	}

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/atomic-agent/atomic/internal/dotdirs"
 )
 
 // MaxFileSize caps what is read of one file; a longer one is cut with a
@@ -113,7 +115,7 @@ func ManagedPath(goos string) string {
 // Missing files are fine.
 func Load(p Places) *Memory {
 	l := &loader{home: p.Home, seen: map[string]bool{}}
-	for _, dir := range projectDirs(p.Dir) {
+	for _, dir := range dotdirs.Project(p.Dir) {
 		l.top(filepath.Join(dir, "AGENTS.md"), Project)
 		l.top(filepath.Join(dir, "CLAUDE.md"), Project)
 		l.top(filepath.Join(dir, ".claude", "CLAUDE.md"), Project)
@@ -131,25 +133,6 @@ func Load(p Places) *Memory {
 		l.top(p.Managed, Managed)
 	}
 	return &l.mem
-}
-
-// projectDirs are dir and its parents up to the one holding .git; just
-// dir when none does.
-func projectDirs(dir string) []string {
-	if dir == "" {
-		return nil
-	}
-	dir = filepath.Clean(dir)
-	var dirs []string
-	for d := dir; ; d = filepath.Dir(d) {
-		dirs = append(dirs, d)
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return dirs
-		}
-		if filepath.Dir(d) == d {
-			return []string{dir}
-		}
-	}
 }
 
 type loader struct {

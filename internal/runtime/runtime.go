@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -40,7 +39,7 @@ type Config struct {
 	Model     string
 	Workspace tools.Workspace
 	Gate      *permission.Gate
-	Types     *agenttype.Registry
+	Types     *spawn.Registry
 	// Memory is the project memory block (memory.Memory.Prompt) that the
 	// system prompts of the lead, sub-agents and teammates end with.
 	Memory string
@@ -179,7 +178,7 @@ func Open(cfg Config) (*Runtime, error) {
 		cfg.SessionID = NewSessionID(cfg.Now())
 	}
 	if cfg.Types == nil {
-		cfg.Types = agenttype.NewRegistry()
+		cfg.Types = spawn.NewRegistry()
 	}
 	if cfg.Model == "" && cfg.Provider != nil {
 		cfg.Model = cfg.Provider.Model()

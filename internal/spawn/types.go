@@ -1,9 +1,9 @@
-// Package agenttype defines the kinds of sub-agent the task tool can start:
-// the built-in general-purpose and explore types, and custom types from
-// Markdown files with YAML front matter (name, description, tools, model) in
-// .atomic/agents/ and .claude/agents/ of the project and the user's config
-// folder.
-package agenttype
+package spawn
+
+// Agent types: the kinds of agent Open resolves. The built-in
+// general-purpose and explore types, and custom types from Markdown files
+// with YAML front matter (name, description, tools, model, backend, …)
+// in the .claude/agents and .atomic/agents folders (LoadTypes).
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package agenttype
+package spawn
 
 import (
 	"strings"

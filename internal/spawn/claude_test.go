@@ -1,4 +1,4 @@
-package agenttype
+package spawn
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v4"
 )
 
 // Claude Code agent files, in every shape its documentation shows and as
@@ -40,10 +42,10 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 		{"task-and-todo.md", "planner", []string{"Breaks a large change"}, []string{"read", "grep", "glob", "todo_write", "ls"}, "haiku", "You plan.", []string{"tools Task, NotebookRead, BashOutput, KillShell"}},
 	}
 	dir := filepath.Join("testdata", "claude")
-	reg, problems := Load([]string{dir}, known)
+	reg, problems := LoadTypes([]string{dir}, known)
 	warnings := map[string]string{}
 	for _, p := range problems {
-		var w *Warning
+		var w *AgentFileWarning
 		if !errors.As(p, &w) {
 			t.Fatalf("a Claude Code file was rejected: %v", p)
 		}
@@ -124,7 +126,7 @@ func TestClaudeToolNamesMapToAtomicTools(t *testing.T) {
 func TestDisabledAgentFileIsNotRegistered(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "off.md", "---\nname: off\ndescription: d\ndisabled: true\n---\n")
-	reg, problems := Load([]string{dir}, known)
+	reg, problems := LoadTypes([]string{dir}, known)
 	if len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
 	}
@@ -136,7 +138,7 @@ func TestDisabledAgentFileIsNotRegistered(t *testing.T) {
 func TestAgentFileWithSpacesInItsNameIsLoadedUnderAHyphenatedName(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "x.md", "---\nname: Code Reviewer\ndescription: d\n---\n")
-	reg, problems := Load([]string{dir}, known)
+	reg, problems := LoadTypes([]string{dir}, known)
 	if _, ok := reg.Get("code-reviewer"); !ok {
 		t.Fatalf("not loaded as code-reviewer: %v %v", reg.Names(), problems)
 	}
@@ -154,7 +156,8 @@ func TestFixturesIncludeFrontMatterThatIsNotValidYAML(t *testing.T) {
 			t.Fatal(err)
 		}
 		head := strings.SplitN(string(data), "\n---", 2)[0][4:]
-		if _, err := parseYAML([]byte(head)); err == nil && f != "examples-multiline.md" {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(head), &doc); err == nil && f != "examples-multiline.md" {
 			t.Errorf("%s parses as YAML; it should exercise the line-by-line reader", f)
 		}
 	}
