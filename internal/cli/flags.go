@@ -300,7 +300,8 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		s.workspace.ExtraRoots = append(s.workspace.ExtraRoots, d)
 	}
 	places := dotdirs.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv)}
-	types, problems := spawn.LoadTypes(dotdirs.Paths(dotdirs.Find("agents", places)), runtime.CoreTools(s.workspace).Names())
+	agentDirs := dotdirs.Find("agents", places)
+	types, problems := spawn.LoadTypes(dotdirs.Paths(agentDirs), runtime.CoreTools(s.workspace).Names())
 	for _, p := range problems {
 		var w *spawn.AgentFileWarning
 		if errors.As(p, &w) {
@@ -308,6 +309,11 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 			continue
 		}
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped agent file: %v", p))
+	}
+	if !c.trustSettings {
+		if held := untrustedAgentHooks(types, agentDirs); len(held) > 0 {
+			s.warnings = append(s.warnings, "hooks in the project's agent files "+strings.Join(held, ", ")+" do not run: the project is not trusted (--trust-project-settings)")
+		}
 	}
 	s.types = types
 	s.memory = memory.Load(memory.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv),

@@ -26,6 +26,10 @@ type Field struct {
 	List   []string
 	IsList bool
 	Other  bool
+	// Decoded is a mapping's value as YAML decodes it (an agent file's
+	// hooks:); nil for scalars and lists, and in front matter read line
+	// by line.
+	Decoded any
 }
 
 // Items are the items of a list field, or of a comma-separated string
@@ -169,6 +173,12 @@ func parseYAML(head []byte) (map[string]Field, error) {
 					continue
 				}
 				f.List = append(f.List, it.Value)
+			}
+		case yaml.MappingNode:
+			f.Other = true
+			var val map[string]any
+			if v.Decode(&val) == nil {
+				f.Decoded = val
 			}
 		default:
 			f.Other = true

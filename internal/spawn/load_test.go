@@ -189,3 +189,32 @@ func TestIsolationRunsOnAndEffortInAnAgentFile(t *testing.T) {
 		})
 	}
 }
+
+func TestAnAgentFilesHooksAreReadAndWhatCannotRunIsNamed(t *testing.T) {
+	typ, warn, err := ParseType("/p/.claude/agents/guarded.md", []byte(`---
+name: guarded
+description: d
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - {type: command, command: ./guard.sh, timeout: 5}
+  Nonsense:
+    - hooks: [{type: command, command: "true"}]
+---
+body
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ.Hooks.Count() != 1 {
+		t.Fatalf("hooks = %+v, want the one PreToolUse command", typ.Hooks)
+	}
+	if warn == nil || !strings.Contains(warn.Error(), "Nonsense") {
+		t.Errorf("the unknown hook event is not named: %v", warn)
+	}
+	_, warn, err = ParseType("/p/a.md", []byte("---\nname: a\ndescription: d\nhooks: ./guard.sh\n---\nbody\n"), nil)
+	if err != nil || warn == nil || !strings.Contains(warn.Error(), "hooks (not a mapping") {
+		t.Errorf("hooks that are not a mapping: %v %v", warn, err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/atomic-agent/atomic/internal/frontmatter"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
@@ -16,7 +17,7 @@ import (
 // only at such a key, so "user: …" inside a description stays in it.
 func knownField(key string) bool {
 	switch key {
-	case "name", "description", "tools", "disallowedtools", "model", "effort", "disabled", "isolation", "runs_on":
+	case "name", "description", "tools", "disallowedtools", "model", "effort", "disabled", "isolation", "runs_on", "hooks":
 		return true
 	}
 	return ignoredField(key) || quietField(key)
@@ -118,6 +119,9 @@ func ParseType(path string, data []byte, knownTools []string) (Type, *AgentFileW
 			ignore(f.Line, fmt.Sprintf("runs_on %q (only workers is supported)", f.Value))
 		}
 	}
+	if f, ok := get("hooks"); ok {
+		parseHooks(&t, f, ignore)
+	}
 	if d, ok := get("disabled"); ok && strings.EqualFold(strings.TrimSpace(d.Value), "true") {
 		t.Disabled = true
 	}
@@ -178,7 +182,7 @@ func ParseType(path string, data []byte, knownTools []string) (Type, *AgentFileW
 	extraLine := 0
 	for _, k := range sortedKeys(fields) {
 		switch k {
-		case "name", "description", "model", "effort", "backend", "tools", "disallowedtools", "disabled", "isolation", "runs_on":
+		case "name", "description", "model", "effort", "backend", "tools", "disallowedtools", "disabled", "isolation", "runs_on", "hooks":
 			continue
 		}
 		if quietField(k) {
@@ -219,4 +223,22 @@ func sortedKeys(m map[string]frontmatter.Field) []string {
 	}
 	sort.Slice(keys, func(i, j int) bool { return m[keys[i]].Line < m[keys[j]].Line })
 	return keys
+}
+
+// parseHooks reads the file's hooks: (Claude Code's settings shape, in
+// YAML) into t; what cannot run is named through ignore.
+func parseHooks(t *Type, f frontmatter.Field, ignore func(line int, what string)) {
+	if f.Decoded == nil {
+		ignore(f.Line, "hooks (not a mapping of events, or the front matter is not valid YAML)")
+		return
+	}
+	cfg, warnings, err := hooks.FromValue(f.Decoded, t.Source)
+	if err != nil {
+		ignore(f.Line, err.Error())
+		return
+	}
+	for _, w := range warnings {
+		ignore(f.Line, w)
+	}
+	t.Hooks = cfg
 }

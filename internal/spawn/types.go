@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
@@ -44,6 +45,9 @@ type Type struct {
 	Source string
 	// Disabled is set by disabled: true in the file: it is not registered.
 	Disabled bool
+	// Hooks are the file's hooks: (Claude Code's settings shape), run
+	// while an agent of this type runs natively, beside the settings'.
+	Hooks hooks.Config
 }
 
 // External reports whether t runs on another backend than Atomic's own
