@@ -18,7 +18,7 @@ import (
 // only at such a key, so "user: …" inside a description stays in it.
 func knownField(key string) bool {
 	switch key {
-	case "name", "description", "tools", "disallowedtools", "model", "effort", "disabled", "isolation", "runs_on":
+	case "name", "description", "tools", "disallowedtools", "model", "effort", "disabled", "isolation", "runs_on", "skills":
 		return true
 	}
 	return ignoredField(key) || quietField(key)

@@ -225,6 +225,9 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 			ignore(f.line, fmt.Sprintf("runs_on %q (only workers is supported)", f.value))
 		}
 	}
+	if f, ok := get("skills"); ok {
+		t.Skills = entries(f)
+	}
 	if d, ok := get("disabled"); ok && strings.EqualFold(strings.TrimSpace(d.value), "true") {
 		t.Disabled = true
 	}
@@ -285,7 +288,7 @@ func Parse(path string, data []byte, knownTools []string) (Type, *Warning, error
 	extraLine := 0
 	for _, k := range sortedKeys(fields) {
 		switch k {
-		case "name", "description", "model", "effort", "backend", "tools", "disallowedtools", "disabled", "isolation", "runs_on":
+		case "name", "description", "model", "effort", "backend", "tools", "disallowedtools", "disabled", "isolation", "runs_on", "skills":
 			continue
 		}
 		if quietField(k) {

@@ -22,6 +22,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/skills"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/ui"
 )
@@ -204,6 +205,7 @@ type setup struct {
 	workspace tools.Workspace
 	memory    *memory.Memory
 	commands  *commands.Set
+	skills    *skills.Set
 	warnings  []string
 	// mcp runs the MCP servers (started right after resolve); mcpBudget
 	// is how long the first request waits for them.
@@ -308,6 +310,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped command file: %v", p))
 	}
 	s.commands = cmds
+	loadSkills(io.Dir, io.Getenv("HOME"), s)
 	if err := c.openSandbox(io, s); err != nil {
 		return nil, err
 	}

@@ -169,7 +169,7 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 	newLead = continueCLI(newLead, res, journal, c.cliHome)
 	return runtime.Open(runtime.Config{
 		SessionID: sessionID, Journal: journal, Resume: resume,
-		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(),
+		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(), Skills: s.skills,
 		MaxSubagents: c.maxSubagents, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns, Effort: c.level,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
 		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,

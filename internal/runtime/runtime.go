@@ -26,6 +26,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/skills"
 	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
@@ -43,6 +44,9 @@ type Config struct {
 	// Memory is the project memory block (memory.Memory.Prompt) that the
 	// system prompts of the lead, sub-agents and teammates end with.
 	Memory string
+	// Skills are offered to every agent whose type does not list its
+	// tools, through the skill tool (none: no tool).
+	Skills *skills.Set
 	// MaxSubagents caps concurrent local sub-agents (0: default 5).
 	MaxSubagents int
 	// MaxRemoteTasks caps the sub-agents on Remote's workers at once (0:
@@ -176,6 +180,9 @@ func Open(cfg Config) (*Runtime, error) {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
 	}
 	core := CoreTools(cfg.Workspace)
+	if t := skills.NewTool(cfg.Skills, r.grant); t != nil {
+		core.Add(t)
+	}
 	var leadHistory []provider.Message
 	if cfg.Resume != nil {
 		r.resumed = replay(cfg.Resume.Events)
@@ -259,6 +266,14 @@ func Open(cfg Config) (*Runtime, error) {
 	}
 	r.own = r.bus.SubscribeWith(func(e event.Event) {
 		switch e.Type {
+		case event.TurnEnd, event.SubagentComplete:
+			r.revoke(e.AgentID)
+		case event.TeammateStatus:
+			if d, ok := e.Data.(event.TeammateStatusData); ok && d.Status != string(team.Working) {
+				r.revoke(e.AgentID)
+			}
+		}
+		switch e.Type {
 		case event.SubagentComplete, event.TeammateStatus, event.TeamMessage:
 			r.signal()
 		case event.ToolComplete:
@@ -271,6 +286,21 @@ func Open(cfg Config) (*Runtime, error) {
 		}
 	}, bus.Options{Name: "runtime"})
 	return r, nil
+}
+
+// grant gives agentID a skill's allowed-tools until its turn ends: the
+// lead's turn.end, a sub-agent's end, a teammate going idle (revoke).
+func (r *Runtime) grant(agentID string, rules []string) error {
+	if r.cfg.Gate == nil {
+		return errors.New("this run has no permission gate")
+	}
+	return r.cfg.Gate.Grant(agentID, rules)
+}
+
+func (r *Runtime) revoke(agentID string) {
+	if r.cfg.Gate != nil {
+		r.cfg.Gate.Revoke(agentID)
+	}
 }
 
 // CoreTools is the tool set every agent may draw from: the file and shell

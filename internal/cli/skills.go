@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/atomic-agent/atomic/internal/skills"
+)
+
+// loadSkills reads the skills of the project (root) and the user, and
+// preloads into each agent type the skills its file lists (skills:), as
+// Claude Code does for sub-agents. Problems join the start's warnings.
+func loadSkills(root, home string, s *setup) {
+	set, problems := skills.Load(skills.Dirs(root, home))
+	for _, p := range problems {
+		s.warnings = append(s.warnings, fmt.Sprintf("skipped skill: %v", p))
+	}
+	s.skills = set
+	if s.types == nil {
+		return
+	}
+	for _, t := range s.types.All() {
+		if len(t.Skills) == 0 {
+			continue
+		}
+		block, missing := set.Preload(t.Skills)
+		if len(missing) > 0 {
+			s.warnings = append(s.warnings, fmt.Sprintf("agent %s (%s): skills not found: %s", t.Name, t.Source, strings.Join(missing, ", ")))
+		}
+		if block != "" {
+			t.Prompt += block
+			s.types.Add(t)
+		}
+	}
+}
