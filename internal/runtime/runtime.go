@@ -266,7 +266,7 @@ func Open(cfg Config) (*Runtime, error) {
 	}
 	r.own = r.bus.SubscribeWith(func(e event.Event) {
 		switch e.Type {
-		case event.TurnEnd, event.SubagentComplete:
+		case event.SubagentComplete:
 			r.revoke(e.AgentID)
 		case event.TeammateStatus:
 			if d, ok := e.Data.(event.TeammateStatusData); ok && d.Status != string(team.Working) {
@@ -289,7 +289,7 @@ func Open(cfg Config) (*Runtime, error) {
 }
 
 // grant gives agentID a skill's allowed-tools until its turn ends: the
-// lead's turn.end, a sub-agent's end, a teammate going idle (revoke).
+// lead's turn, a sub-agent's task, a teammate's turn until it goes idle.
 func (r *Runtime) grant(agentID string, rules []string) error {
 	if r.cfg.Gate == nil {
 		return errors.New("this run has no permission gate")
@@ -531,6 +531,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Ima
 	res, err := r.runLead(tctx, prompt, images)
 	interrupted := err != nil && tctx.Err() != nil
 	cancel()
+	r.revoke(event.LeadID) // a skill's allowed-tools end with the turn
 	r.mu.Lock()
 	r.turnCancel, r.busy = nil, false
 	if res != nil {
