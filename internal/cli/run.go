@@ -70,11 +70,19 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 	defer o.close()
-	if expanded, ok := o.s.commands.Expand(prompt); ok { // "/name args", as Claude Code's -p does
-		prompt = expanded
+	model := o.s.ps.Model
+	if cmd, args, ok := o.s.commands.Resolve(prompt); ok { // "/name args", as Claude Code's -p does
+		if prompt, err = renderCommand(ctx, o, cmd, args, warn); err != nil {
+			fmt.Fprintf(ios.Err, "atomic: %v\n", err)
+			return 1
+		}
+		if cmd.Model != "" && o.rt.Lead() != nil {
+			o.rt.Lead().SetModel(cmd.Model)
+			model = cmd.Model
+		}
 	}
 	durable, _ := o.journal.(headless.Durability) // stream-json prints what the store holds
-	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: o.s.ps.Model,
+	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: model,
 		Durable: durable},
 		headless.Streams{Out: ios.Out, Err: ios.Err})
 }

@@ -11,8 +11,8 @@ import (
 // "Read", "WebFetch") or Atomic's. It loosens only what would be asked:
 // deny rules of every kind, --disallowed-tools, declines for the session
 // and plan mode still hold (plan mode stays read-only). A rule that does
-// not parse or names a tool Atomic lacks is an error and nothing is
-// granted.
+// not parse or names a tool Atomic lacks is not granted; the error names
+// each such rule (the others are granted).
 func (g *Gate) Grant(agentID string, rules []string) error {
 	var pats []Pattern
 	var bad []string
@@ -30,15 +30,15 @@ func (g *Gate) Grant(agentID string, rules []string) error {
 		p.Tool = name
 		pats = append(pats, p)
 	}
-	if len(bad) > 0 {
-		return fmt.Errorf("not tool rules Atomic knows: %s", strings.Join(bad, ", "))
-	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if g.grants == nil {
 		g.grants = map[string][]Pattern{}
 	}
 	g.grants[agentID] = append(g.grants[agentID], pats...)
+	g.mu.Unlock()
+	if len(bad) > 0 {
+		return fmt.Errorf("not granted (not tool rules Atomic knows): %s", strings.Join(bad, ", "))
+	}
 	return nil
 }
 

@@ -58,13 +58,16 @@ func TestAGrantAllowsItsAgentsCallsUntilRevokedAndNeverPastADeny(t *testing.T) {
 	}
 }
 
-func TestAGrantOfAToolAtomicLacksGrantsNothing(t *testing.T) {
+func TestAGrantNamesTheRulesAtomicCannotGrantAndGrantsTheRest(t *testing.T) {
 	g, _ := NewGate(Options{Mode: Default})
 	err := g.Grant("lead", []string{"Write", "NotebookEdit", "Bash(oops"})
 	if err == nil || !strings.Contains(err.Error(), "NotebookEdit, Bash(oops") {
 		t.Fatalf("err = %v, want one naming NotebookEdit and Bash(oops", err)
 	}
-	if d := g.Decide(context.Background(), Request{AgentID: "lead", Tool: "write", Kind: tools.Edit, Subject: "a"}); d.Allow {
-		t.Fatal("a failed grant allowed something")
+	if d := g.Decide(context.Background(), Request{AgentID: "lead", Tool: "write", Kind: tools.Edit, Subject: "a"}); !d.Allow {
+		t.Fatalf("Write, which Atomic has, was not granted: %s", d.Reason)
+	}
+	if d := g.Decide(context.Background(), Request{AgentID: "lead", Tool: "bash", Kind: tools.Exec, Subject: "oops"}); d.Allow {
+		t.Fatal("a rule that does not parse allowed something")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/commands"
 )
 
 // Skill is one skill's front matter; its body is read when it is loaded.
@@ -127,38 +128,8 @@ func parse(path, scope string) (Skill, error) {
 	if sk.Description == "" {
 		return Skill{}, errors.New("the skill has no description and no body")
 	}
-	sk.AllowedTools = list(fields["allowed-tools"])
+	sk.AllowedTools = commands.ToolList(fields["allowed-tools"])
 	return sk, nil
-}
-
-// list reads a tools field: "[a, b]" as FrontMatter renders a YAML list,
-// or "a, b" / "a b" as Claude Code accepts it, keeping "Bash(git add:*)"
-// whole.
-func list(v string) []string {
-	v = strings.TrimSpace(v)
-	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
-		v = v[1 : len(v)-1]
-	}
-	var out []string
-	depth, start := 0, 0
-	flush := func(end int) {
-		if w := strings.Trim(strings.TrimSpace(v[start:end]), `"'`); w != "" {
-			out = append(out, w)
-		}
-	}
-	for i, r := range v {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')':
-			depth--
-		case depth == 0 && (r == ',' || r == ' ' || r == '\t' || r == '\n'):
-			flush(i)
-			start = i + 1
-		}
-	}
-	flush(len(v))
-	return out
 }
 
 func firstLine(s string) string {

@@ -122,16 +122,3 @@ func TestAnAgentsSkillsArePreloadedAndUnknownOnesNamed(t *testing.T) {
 		t.Errorf("missing %q", missing)
 	}
 }
-
-func TestAllowedToolsListsKeepScopedRulesWhole(t *testing.T) {
-	for in, want := range map[string]string{
-		"Bash(git add:*), Bash(git commit:*), Read": "Bash(git add:*)|Bash(git commit:*)|Read",
-		"[Read, Grep]": "Read|Grep",
-		"Read Write":   "Read|Write",
-		"":             "",
-	} {
-		if got := strings.Join(list(in), "|"); got != want {
-			t.Errorf("list(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

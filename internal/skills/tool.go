@@ -124,10 +124,9 @@ func (t *tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 		fmt.Fprintf(&b, "Its other files: %s\n", strings.Join(files, ", "))
 	}
 	if len(sk.AllowedTools) > 0 && t.grant != nil {
+		fmt.Fprintf(&b, "Until this turn ends its allowed-tools are allowed without asking (deny rules still hold): %s\n", strings.Join(sk.AllowedTools, ", "))
 		if err := t.grant(call.AgentID, sk.AllowedTools); err != nil {
-			fmt.Fprintf(&b, "Its allowed-tools were not granted: %v\n", err)
-		} else {
-			fmt.Fprintf(&b, "Until this turn ends these are allowed without asking (deny rules still hold): %s\n", strings.Join(sk.AllowedTools, ", "))
+			fmt.Fprintf(&b, "Some were %v\n", err)
 		}
 	}
 	b.WriteString("\n" + body)
