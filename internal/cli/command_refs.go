@@ -80,15 +80,15 @@ func (r *commandRefs) File(path string) (string, bool, error) {
 
 // renderCommand is the prompt of command file cmd given args: its
 // allowed-tools granted to the lead for this prompt (the runtime ends the
-// grant with the turn), then its !`commands` run and @paths read.
-func renderCommand(ctx context.Context, o *opened, cmd commands.Command, args string, warn func(string)) (string, error) {
+// grant with the lead's turn), then its !`commands` run and @paths read.
+func renderCommand(ctx context.Context, s *setup, cmd commands.Command, args string, warn func(string)) (string, error) {
 	if len(cmd.AllowedTools) > 0 {
-		if err := o.s.gate.Grant(event.LeadID, cmd.AllowedTools); err != nil {
+		if err := s.gate.Grant(event.LeadID, cmd.AllowedTools); err != nil {
 			warn(fmt.Sprintf("/%s (%s): allowed-tools: %v", cmd.Name, cmd.Path, err))
 		}
 	}
 	if !cmd.HasRefs() {
 		return cmd.Expand(args), nil
 	}
-	return cmd.Render(ctx, args, &commandRefs{gate: o.s.gate, ws: o.s.workspace})
+	return cmd.Render(ctx, args, &commandRefs{gate: s.gate, ws: s.workspace})
 }

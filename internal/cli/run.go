@@ -72,7 +72,7 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	defer o.close()
 	model := o.s.ps.Model
 	if cmd, args, ok := o.s.commands.Resolve(prompt); ok { // "/name args", as Claude Code's -p does
-		if prompt, err = renderCommand(ctx, o, cmd, args, warn); err != nil {
+		if prompt, err = renderCommand(ctx, o.s, cmd, args, warn); err != nil {
 			fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 			return 1
 		}
