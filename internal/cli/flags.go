@@ -206,7 +206,9 @@ type setup struct {
 	memory    *memory.Memory
 	commands  *commands.Set
 	skills    *skills.Set
-	warnings  []string
+	// claudeModel is Claude Code settings' model and its file ("": none).
+	claudeModel, claudeModelSource string
+	warnings                       []string
 	// mcp runs the MCP servers (started right after resolve); mcpBudget
 	// is how long the first request waits for them.
 	mcp       *mcp.Manager
@@ -245,6 +247,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		return nil, err
 	}
 	s.file = f
+	s.claudeModel, s.claudeModelSource = cs.Model, cs.ModelSource
 	effort, from := c.effort, "--effort"
 	if effort == "" {
 		effort, from = f.Effort, "config effort"
@@ -386,6 +389,11 @@ func (c *common) buildProvider(io IOStreams, s *setup) error {
 	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, getenv)
 	if err != nil {
 		return err
+	}
+	if m, warning := settingsModel(s, c.model, ps.Provider); m != "" {
+		ps.Model = m
+	} else if warning != "" {
+		s.warnings = append(s.warnings, warning)
 	}
 	p, err := config.NewProvider(ps)
 	if err != nil {
