@@ -304,7 +304,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	}
 	s.types = types
 	s.memory = memory.Load(memory.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv),
-		Managed: memory.ManagedPath(goruntime.GOOS)})
+		Managed: memory.ManagedPath(goruntime.GOOS), CodexHome: io.Getenv("CODEX_HOME")})
 	for _, p := range s.memory.Problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("memory: %v", p))
 	}
