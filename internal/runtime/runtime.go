@@ -44,6 +44,10 @@ type Config struct {
 	// Memory is the project memory block (memory.Memory.Prompt) that the
 	// system prompts of the lead, sub-agents and teammates end with.
 	Memory string
+	// NestedMemory, when set, wraps the read tool so an agent reading a
+	// file below the workspace gets that folder's CLAUDE.md and AGENTS.md
+	// (memory.WithNested).
+	NestedMemory func(read tools.Tool) tools.Tool
 	// Skills are offered to every agent whose type does not list its
 	// tools, through the skill tool (none: no tool).
 	Skills *skills.Set
@@ -180,6 +184,9 @@ func Open(cfg Config) (*Runtime, error) {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
 	}
 	core := CoreTools(cfg.Workspace)
+	if read, ok := core.Get("read"); ok && cfg.NestedMemory != nil {
+		core.Add(cfg.NestedMemory(read))
+	}
 	if t := skills.NewTool(cfg.Skills, r.grant); t != nil {
 		core.Add(t)
 	}
