@@ -25,6 +25,8 @@ type file struct {
 	dirs          []string
 	env           map[string]string
 	model         string
+	// hooks is the "hooks" value as written (nil: none).
+	hooks json.RawMessage
 	// unsupported are the keys Atomic ignores (dotted below permissions).
 	unsupported []string
 	// problems are values Atomic skips, with why.
@@ -37,7 +39,7 @@ type file struct {
 // package-level map is built at init in every process.)
 func quietKey(k string) bool {
 	switch k {
-	case "$schema", "permissions", "env", "model",
+	case "$schema", "permissions", "env", "model", "hooks",
 		"enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers":
 		return true
 	}
@@ -100,6 +102,9 @@ func readFile(path string, scope Scope) (f file, ok bool, err error) {
 			f.problems = append(f.problems, `model: expected a string like "claude-sonnet-4-5"; ignored`)
 		}
 		f.model = strings.TrimSpace(f.model)
+	}
+	if raw, set := top["hooks"]; set && !isNull(raw) {
+		f.hooks = raw
 	}
 	if raw, set := top["env"]; set && !isNull(raw) {
 		if err := f.readEnv(raw); err != nil {

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/permission"
 )
 
@@ -96,6 +97,9 @@ type Settings struct {
 	// Warnings are said once at start: unsupported keys, skipped values,
 	// and what the project's files loosen.
 	Warnings []string
+	// Hooks are the hooks of every file (the project's only when trusted:
+	// they are programs the repository names), highest precedence first.
+	Hooks hooks.Config
 	// Files are the files read, highest precedence first.
 	Files []string
 	// unsupported are the keys each file has that Atomic ignores, said
@@ -234,6 +238,9 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 			dst[k] = f.env[k]
 		}
 	}
+	if err := s.addHooks(f, held); err != nil {
+		return err
+	}
 	if len(f.unsupported) > 0 {
 		s.unsupported = append(s.unsupported, quoteAll(f.unsupported)+" ("+name+")")
 	}
@@ -248,6 +255,27 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s (in the project, where a command or an edit can write it) loosens the rules: %s",
 			name, strings.Join(loosened, "; ")))
 	}
+	return nil
+}
+
+// addHooks merges f's hooks. A project file's run only when the project
+// is trusted: a cloned repository, or a command of the model, writes that
+// file, and its hooks would run as the user on the next event (Claude
+// Code asks "do you trust this folder?" first). Held hooks are named in
+// one warning.
+func (s *Settings) addHooks(f file, held bool) error {
+	cfg, warnings, err := hooks.Parse(f.hooks, f.path)
+	if err != nil {
+		return fmt.Errorf("Claude Code settings %s: %w", f.path, err)
+	}
+	for _, w := range warnings {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: %s", f.path, w))
+	}
+	if n := cfg.Count(); n > 0 && held {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s (in the project) has %d hook command(s), which run as you: not run; give --trust-project-settings to run them, or put them in ~/.claude/settings.json", f.path, n))
+		return nil
+	}
+	s.Hooks = s.Hooks.Merge(cfg)
 	return nil
 }
 

@@ -195,7 +195,7 @@ func TestUnsupportedKeysOfEveryFileGetOneWarningNamingTheFilesAndKeysButMCPKeysD
 			t.Errorf("warning %q lacks %s", w, k)
 		}
 	}
-	for _, k := range []string{"Mcp", "$schema", "model"} {
+	for _, k := range []string{"Mcp", "$schema", "model", `"hooks"`} {
 		if strings.Contains(w, k) {
 			t.Errorf("warning %q names %s, which Atomic reads elsewhere", w, k)
 		}
@@ -343,5 +343,35 @@ func TestTheModelComesFromTheHighestFileNamingOne(t *testing.T) {
 	s, _ = load(t, map[Scope]string{User: `{"model": 4}`})
 	if s.Model != "" || !strings.Contains(strings.Join(s.Warnings, "\n"), "model: expected a string") {
 		t.Errorf("model %q, warnings %q", s.Model, s.Warnings)
+	}
+}
+
+func TestHooksOfTheUsersFileRunWhileTheProjectsWaitForTrust(t *testing.T) {
+	files := map[Scope]string{
+		User:    `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "user-guard"}]}]}}`,
+		Project: `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "project-check"}]}], "Bogus": []}}`,
+	}
+	p := places(t, files)
+	p.TrustProject = false
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Hooks.Count() != 1 || s.Hooks["PreToolUse"][0].Commands[0].Command != "user-guard" {
+		t.Fatalf("untrusted: hooks %+v", s.Hooks)
+	}
+	w := strings.Join(s.Warnings, "\n")
+	if !strings.Contains(w, filepath.Join(p.Dir, ".claude", "settings.json")+" (in the project) has 1 hook command(s), which run as you: not run") {
+		t.Fatalf("no warning names the held project hooks: %q", w)
+	}
+	p.TrustProject = true
+	if s, err = Load(p); err != nil {
+		t.Fatal(err)
+	}
+	if s.Hooks.Count() != 2 || s.Hooks["Stop"][0].Commands[0].Source != filepath.Join(p.Dir, ".claude", "settings.json") {
+		t.Fatalf("trusted: hooks %+v", s.Hooks)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "Atomic does not run the events Bogus") {
+		t.Fatalf("unknown event not warned: %q", s.Warnings)
 	}
 }

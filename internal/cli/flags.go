@@ -14,6 +14,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/observe"
@@ -34,6 +35,7 @@ type common struct {
 	allowed, disallowed                  stringList
 	addDirs                              stringList
 	maxTurns, maxSubagents, maxTeammates int
+	maxDepth                             int
 	timeout                              time.Duration
 	demo                                 bool
 	teams                                bool
@@ -121,6 +123,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.effort, "effort", "", "how hard the model thinks first: low, medium, high or max (Anthropic extended thinking, OpenAI reasoning effort; sub-agents inherit it unless their file says effort:; default none)")
 	fs.IntVar(&c.maxTurns, "max-turns", 0, "model turns per agent turn (default 100)")
 	fs.IntVar(&c.maxSubagents, "max-subagents", 0, "local sub-agents running at once (default 5)")
+	fs.IntVar(&c.maxDepth, "max-depth", 0, "levels of sub-agents below the lead: a sub-agent may start its own up to this depth (default 1: only the lead starts sub-agents)")
 	fs.IntVar(&c.maxRemote, "max-remote-tasks", 0, "sub-agents on NATS workers at once (default 0: as many as the workers run; they take none of --max-subagents' slots)")
 	fs.IntVar(&c.maxTeammates, "max-teammates", 0, "teammates at once (default 10; setting it enables teams)")
 	fs.BoolVar(&c.teams, "teams", false, "offer the lead agent teams: long-lived teammates it messages (config teams; on with --demo or --max-teammates)")
@@ -134,7 +137,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
 	fs.Var(&c.mcpConfigs, "mcp-config", "MCP servers `FILE` (or JSON) like Claude Code's .mcp.json, read after ~/.config/atomic/mcp.json and ./.mcp.json (repeatable)")
 	fs.BoolVar(&c.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
-	fs.BoolVar(&c.trustSettings, "trust-project-settings", false, "apply what the project's .claude/settings*.json loosen (allow rules, additionalDirectories, acceptEdits, env) for this run; their deny and ask rules always apply")
+	fs.BoolVar(&c.trustSettings, "trust-project-settings", false, "apply what the project's .claude/settings*.json loosen (allow rules, additionalDirectories, acceptEdits, env) and run their hooks, for this run; their deny and ask rules always apply")
 	fs.Var(&c.trustMCP, "trust-project-mcp", "start the workspace's .mcp.json servers for this run without 'atomic mcp trust' (all, or =NAME,NAME)")
 	c.nats.register(fs)
 	fs.Var(&c.resume, "resume", "continue saved session `ID` (atomic sessions lists them; in the chat UI, without an ID: pick one)")
@@ -174,7 +177,7 @@ func (c *common) checkLimits(fs *flag.FlagSet) error {
 			return
 		}
 		switch f.Name {
-		case "max-turns", "max-subagents", "max-teammates":
+		case "max-turns", "max-subagents", "max-teammates", "max-depth":
 			if v := f.Value.(flag.Getter).Get().(int); v < 1 {
 				err = fmt.Errorf("--%s: must be at least 1, got %d", f.Name, v)
 			}
@@ -225,6 +228,9 @@ type setup struct {
 	// getenv is the environment with the user's Claude Code settings env
 	// over it (see applyClaudeSettings).
 	getenv func(string) string
+	// hooks are the Claude Code settings files' hooks (the project's
+	// only when trusted).
+	hooks hooks.Config
 }
 
 // configFile loads --config, else the user's config.json if there is one.
@@ -261,6 +267,9 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	if c.maxSubagents == 0 {
 		c.maxSubagents = f.MaxSubagents
 	}
+	if c.maxDepth == 0 {
+		c.maxDepth = f.MaxDepth
+	}
 	if c.maxTeammates == 0 {
 		c.maxTeammates = f.MaxTeammates
 	}
@@ -286,6 +295,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		return nil, err
 	}
 	s.gate = gate
+	s.hooks = cs.Hooks
 	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files, Hidden: gate.ReadDenied, Env: envList(cs.CommandEnv)}
 	for _, d := range append(append([]string{}, c.addDirs...), cs.Dirs...) {
 		if !filepath.IsAbs(d) {

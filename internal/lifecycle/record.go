@@ -62,6 +62,14 @@ type Record struct {
 	// Ack is the spawn acknowledgement of a background task (the result of
 	// its tool.complete), which is not the end of the work.
 	Ack string `json:"ack,omitempty"`
+
+	// TurnEnded is set while the agent's last turn has ended and it has
+	// not been woken (subagent.update idle): with work of its own still
+	// running it is Waiting (nest.go).
+	TurnEnded bool `json:"turn_ended,omitempty"`
+	// Held is the end (completed) an agent reported while its descendants
+	// still ran: it stays Waiting and takes Held when the last one ends.
+	Held Status `json:"held,omitempty"`
 }
 
 // WaitingSlot is the Waiting value of an agent queued for a concurrency slot

@@ -166,6 +166,7 @@ func stepSubagentUpdate(r Record, e event.Event) Record {
 		r.Worker = d.Worker
 	}
 	r.Note = d.Note
+	r.TurnEnded = d.Idle
 	// Progress says only whether the agent waits for a slot; approvals it
 	// waits for come from permission events (State).
 	r.Waiting = ""
@@ -262,6 +263,7 @@ func finish(r Record, s Status, t time.Time) Record {
 	}
 	r.CurrentTool = ""
 	r.Waiting = ""
+	r.TurnEnded, r.Held = false, ""
 	return r
 }
 

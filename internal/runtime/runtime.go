@@ -21,6 +21,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -53,6 +54,9 @@ type Config struct {
 	Skills *skills.Set
 	// MaxSubagents caps concurrent local sub-agents (0: default 5).
 	MaxSubagents int
+	// MaxDepth is how many levels of sub-agents may be below the lead (0:
+	// subagent.DefaultMaxDepth).
+	MaxDepth int
 	// MaxRemoteTasks caps the sub-agents on Remote's workers at once (0:
 	// no cap of the lead's; the workers' concurrency bounds them).
 	MaxRemoteTasks int
@@ -99,6 +103,10 @@ type Config struct {
 	// block.
 	Warn func(string)
 	Now  func() time.Time
+	// Hooks are the user's Claude Code hooks (settings files), which every
+	// native agent of the run runs in the workspace, under its sandbox,
+	// with the environment its commands get.
+	Hooks hooks.Config
 }
 
 // Journal is told everything a run does, to keep it: every event from the
@@ -204,13 +212,14 @@ func Open(cfg Config) (*Runtime, error) {
 			cfg.Journal.History(agentID, msgs)
 		}
 	}
+	hooked := hookRunner(cfg)
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Sink: r.bus,
-		MaxConcurrent: cfg.MaxSubagents, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
+		MaxConcurrent: cfg.MaxSubagents, MaxDepth: cfg.MaxDepth, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
-		Warn: cfg.Warn, Remote: cfg.Remote, Owners: r.owners,
+		Warn: cfg.Warn, Remote: cfg.Remote, Owners: r.owners, Hooks: hooked,
 		FileTools: func(root string) *tools.Set {
 			ws := cfg.Workspace
 			ws.Root = root
@@ -225,7 +234,7 @@ func Open(cfg Config) (*Runtime, error) {
 		Tools: core, Gate: cfg.Gate, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
-		Memory: cfg.Memory, Owners: r.owners,
+		Memory: cfg.Memory, Owners: r.owners, Hooks: hooked,
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
@@ -258,7 +267,7 @@ func Open(cfg Config) (*Runtime, error) {
 		leadOut = leadSink{r} // the CLI's own sub-agents are registered as it announces them
 	}
 	lead, err := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
-		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
+		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history, Hooks: hooked}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
 		SessionID: cfg.SessionID, AgentID: event.LeadID, Name: event.LeadID, Sink: leadOut,
 		System: LeadSystemPrompt(cfg.Workspace, cfg.Teams, cfg.Memory), History: leadHistory})
 	if err != nil {

@@ -92,7 +92,7 @@ func (o *Opener) config(p Plan, s Spec) backend.Config {
 		return cfg
 	}
 	cfg.Provider, cfg.AgentName, cfg.System, cfg.Tools = o.cfg.Provider, s.Name, s.System, p.Tools
-	cfg.MaxTurns, cfg.History, cfg.Context = o.cfg.MaxTurns, s.History, o.cfg.Context
+	cfg.MaxTurns, cfg.History, cfg.Context, cfg.Hooks = o.cfg.MaxTurns, s.History, o.cfg.Context, o.cfg.Hooks
 	if save := o.cfg.History; save != nil {
 		id := s.AgentID
 		cfg.OnHistory = func(msgs []provider.Message) { save(id, msgs) }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
@@ -61,6 +62,8 @@ type Config struct {
 	// Warn is told (once each) what an agent starts without: MCP tools of
 	// a server not up. It must not block.
 	Warn func(string)
+	// Hooks are the user's hooks every native agent runs (nil: none).
+	Hooks *hooks.Runner
 }
 
 // Opener opens sessions. Safe for concurrent use.

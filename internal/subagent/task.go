@@ -51,6 +51,9 @@ type Task struct {
 	// cli is the external CLI session running the task (a mixed tree),
 	// while it runs: its own sub-agents are cancelled through it.
 	cli atomic.Pointer[backend.Session]
+	// nest is what a task that may start sub-agents of its own has
+	// (nest.go); its depth is 1 for the lead's own sub-agents.
+	nest nesting
 
 	// claimed is set once the lead has been given the final result (by
 	// check_task, wait_for_task or the wake-up), so it is given once.
@@ -155,6 +158,8 @@ const (
 	StateCompleted State = "completed"
 	StateFailed    State = "failed"
 	StateCancelled State = "cancelled"
+	// StateWaiting: its turn ended while work it started still runs.
+	StateWaiting State = "waiting"
 )
 
 // StateOf words a lifecycle status for the companion tools.
@@ -166,6 +171,8 @@ func StateOf(s lifecycle.Status) State {
 		return StateFailed
 	case lifecycle.Interrupted:
 		return StateCancelled
+	case lifecycle.Waiting:
+		return StateWaiting
 	}
 	return StateRunning
 }

@@ -135,8 +135,17 @@ func (t *TaskTool) StartNotify(ctx context.Context, call tools.Call, ready func(
 		return func() (tools.Result, error) { return tools.Result{Content: ack}, nil }, nil
 	}
 	task.whenDone(ready)
+	caller := t.m.blockOn(call.AgentID)
+	if caller != nil {
+		caller.nest.block() // its child may need the slot it holds
+	}
 	return func() (tools.Result, error) {
 		<-task.Done() // ends promptly when ctx does: the task is tied to it
+		if caller != nil {
+			if err := caller.nest.unblock(ctx); err != nil {
+				return tools.Result{}, err
+			}
+		}
 		r := t.m.Record(task)
 		switch r.Status {
 		case lifecycle.Completed:

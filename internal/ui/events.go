@@ -124,6 +124,8 @@ func (m *Model) applyEvent(e event.Event) {
 		m.note(noteWarning, "Interrupted · what should Atomic do instead?")
 	case event.ContextCompact:
 		m.applyCompact(e)
+	case event.HookRun:
+		m.applyHook(e)
 	case event.TeammateRecord:
 		if mt, ok := lifecycle.TeammateOf(e); ok {
 			m.teamTree().set(mt)

@@ -59,9 +59,17 @@ rules:
 	if f := frame(m); !strings.Contains(f, `unknown task_id "nope-1"; worktrees to merge: general-purpose-1`) {
 		t.Fatalf("unknown id:\n%s", f)
 	}
+	userAsk(m, "/worktrees discard nope-1")
+	if f := frame(m); !strings.Contains(f, `unknown task_id "nope-1"; worktrees to discard: general-purpose-1`) {
+		t.Fatalf("unknown id to discard:\n%s", f)
+	}
 	userAsk(m, "/worktrees merge general-purpose-1")
 	if f := frame(m); !strings.Contains(f, "Merged branch atomic/general-purpose-1") {
 		t.Fatalf("merge:\n%s", f)
+	}
+	userAsk(m, "/worktrees discard bogus")
+	if f := frame(m); !strings.Contains(f, `unknown task_id "bogus": there are no worktrees to discard`) {
+		t.Fatalf("discard with none left:\n%s", f)
 	}
 	if b, _ := os.ReadFile(filepath.Join(repo, "a.txt")); string(b) != "agent\n" {
 		t.Fatalf("merge did not reach the lead's tree: %q", b)
