@@ -146,7 +146,7 @@ func Load(p Places) (*Settings, error) {
 		}
 	}
 	if len(s.unsupported) > 0 {
-		s.Warnings = append(s.Warnings, "Claude Code settings: Atomic does not support, and ignores, "+strings.Join(s.unsupported, "; "))
+		s.Warnings = append(s.Warnings, "Claude Code settings: Atomic does not support "+strings.Join(s.unsupported, "; ")+"; ignored")
 	}
 	return s, nil
 }
