@@ -59,12 +59,12 @@ var skillFiles = map[string]string{
 	".claude/agents/pdf-filler.md":       "---\nname: pdf-filler\ndescription: Fills PDF forms\nskills: [pdf]\n---\nYou fill PDF forms.\n",
 }
 
-func TestAModelLoadsASkillByNameAndItsAllowedToolsLetItsScriptRunHeadless(t *testing.T) {
+func TestAModelLoadsASkillByNameAndATrustedSkillsAllowedToolsLetItsScriptRunHeadless(t *testing.T) {
 	for _, prov := range providers {
 		t.Run(prov, func(t *testing.T) {
 			srv := server(t, skillsScenario)
 			ws := workspace(t, skillFiles)
-			r := atomic(t, srv, prov, ws, "-p", "fill form.pdf")
+			r := atomic(t, srv, prov, ws, "-p", "fill form.pdf", "--trust-project-settings")
 			if r.code != 0 {
 				t.Fatalf("code %d: %s", r.code, r.stderr)
 			}
@@ -89,13 +89,25 @@ func TestAModelLoadsASkillByNameAndItsAllowedToolsLetItsScriptRunHeadless(t *tes
 			// Without the skill loaded in the turn, the same command is
 			// asked, and headless that is a denial.
 			srv2 := server(t, skillsScenario)
-			r = atomic(t, srv2, prov, ws, "-p", "skip the skill and fill form.pdf")
+			r = atomic(t, srv2, prov, ws, "-p", "skip the skill and fill form.pdf", "--trust-project-settings")
 			if r.code != 0 {
 				t.Fatalf("code %d: %s", r.code, r.stderr)
 			}
 			log = srv2.Log()
 			if res := log[len(log)-1].LastToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, "permission denied") {
 				t.Fatalf("script result without the skill %+v: want a denial", res)
+			}
+
+			// A project's skill is the repository's: without trust its
+			// allowed-tools are held, and a warning says so.
+			srv3 := server(t, skillsScenario)
+			r = atomic(t, srv3, prov, ws, "-p", "fill form.pdf")
+			if r.code != 0 || !strings.Contains(r.stderr, "the project's skills would allow tools without asking: pdf (Bash(sh .claude/skills/pdf/scripts/fill.sh:*))") {
+				t.Fatalf("code %d, stderr %q: want the held grant named", r.code, r.stderr)
+			}
+			log = srv3.Log()
+			if res := log[len(log)-1].LastToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, "permission denied") {
+				t.Fatalf("script result with an untrusted project skill %+v: want a denial", res)
 			}
 		})
 	}

@@ -323,7 +323,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped command file: %v", p))
 	}
 	s.commands = cmds
-	loadSkills(io.Dir, io.Getenv("HOME"), s)
+	loadSkills(io.Dir, io.Getenv("HOME"), c.trustSettings, s)
 	if err := c.openSandbox(io, s); err != nil {
 		return nil, err
 	}

@@ -7,13 +7,20 @@ import (
 	"github.com/atomic-agent/atomic/internal/skills"
 )
 
-// loadSkills reads the skills of the project (root) and the user, and
+// loadSkills reads the skills of the project (root) and the user (the
+// project's allowed-tools held unless trustProject), and
 // preloads into each agent type the skills its file lists (skills:), as
 // Claude Code does for sub-agents. Problems join the start's warnings.
-func loadSkills(root, home string, s *setup) {
+func loadSkills(root, home string, trustProject bool, s *setup) {
 	set, problems := skills.Load(skills.Dirs(root, home))
 	for _, p := range problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped skill: %v", p))
+	}
+	if !trustProject {
+		if held := set.HoldProjectGrants(); len(held) > 0 {
+			s.warnings = append(s.warnings, "the project's skills would allow tools without asking: "+strings.Join(held, "; ")+
+				"; not applied (the tools are asked for as usual): give --trust-project-settings to apply them, or keep the skill in ~/.claude/skills")
+		}
 	}
 	s.skills = set
 	if s.types == nil {

@@ -208,3 +208,24 @@ func (s *Set) Preload(names []string) (block string, missing []string) {
 	}
 	return b.String(), missing
 }
+
+// HoldProjectGrants clears the allowed-tools of the project's skills and
+// returns them as "name (Rule, …)": a repository's files, or the model's
+// own edits, write those skills, and a grant the model can trigger
+// itself would loosen the gate with no word from the user (applied with
+// --trust-project-settings, as a project's settings allow rules are).
+func (s *Set) HoldProjectGrants() []string {
+	if s == nil {
+		return nil
+	}
+	var held []string
+	for _, sk := range s.All() {
+		if sk.Scope != "project" || len(sk.AllowedTools) == 0 {
+			continue
+		}
+		held = append(held, sk.Name+" ("+strings.Join(sk.AllowedTools, ", ")+")")
+		sk.AllowedTools = nil
+		s.byName[strings.ToLower(sk.Name)] = sk
+	}
+	return held
+}

@@ -122,3 +122,19 @@ func TestAnAgentsSkillsArePreloadedAndUnknownOnesNamed(t *testing.T) {
 		t.Errorf("missing %q", missing)
 	}
 }
+
+func TestHoldingProjectGrantsClearsOnlyTheProjectSkillsAllowedTools(t *testing.T) {
+	root, home := realShaped(t)
+	testkit.WriteFiles(t, home, map[string]string{".claude/skills/lint/SKILL.md": "---\nname: lint\ndescription: Lint\nallowed-tools: Bash(golangci-lint run:*)\n---\nRun it."})
+	set, _ := Load(Dirs(root, home))
+	held := set.HoldProjectGrants()
+	if strings.Join(held, "|") != "pdf (Bash(python3 scripts/fill.py:*), Read)" {
+		t.Errorf("held %q", held)
+	}
+	if pdf, _ := set.Get("pdf"); pdf.AllowedTools != nil {
+		t.Errorf("pdf still grants %q", pdf.AllowedTools)
+	}
+	if lint, _ := set.Get("lint"); strings.Join(lint.AllowedTools, ",") != "Bash(golangci-lint run:*)" {
+		t.Errorf("the user's skill lost its grant: %q", lint.AllowedTools)
+	}
+}
