@@ -125,6 +125,8 @@ func (s *State) apply(e event.Event) []Record {
 			}
 		}
 		return changed
+	case event.ShellStart, event.ShellOutput, event.ShellEnd:
+		r, ok = s.applyShell(e)
 	case event.PermissionRequested, event.PermissionResolved:
 		return s.applyApproval(e)
 	case event.TeammateStatus:

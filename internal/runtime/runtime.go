@@ -140,6 +140,12 @@ type Runtime struct {
 	// owners records who runs each agent of the tree: cancels and the
 	// completion gate read it.
 	owners *bus.Owners
+	// shells are the background shells of every agent's bash.
+	shells *tools.Shells
+	// stops are the shell stops under way (interrupt, reset, /tasks),
+	// closed as each ends; Close waits for them.
+	stopMu sync.Mutex
+	stops  []chan struct{}
 
 	inputs    chan input
 	wake      chan struct{}
@@ -191,6 +197,9 @@ func Open(cfg Config) (*Runtime, error) {
 	if cfg.Journal != nil {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
 	}
+	r.shells = r.newShells()
+	cfg.Workspace.Shells = r.shells // every agent's bash, worktrees' too
+	r.cfg.Workspace.Shells = r.shells
 	core := CoreTools(cfg.Workspace)
 	if read, ok := core.Get("read"); ok && cfg.NestedMemory != nil {
 		core.Add(cfg.NestedMemory(read))
@@ -227,7 +236,7 @@ func Open(cfg Config) (*Runtime, error) {
 			ws.Sandbox = ws.Sandbox.Narrow(root)
 			return tools.Core(ws)
 		},
-		Sandbox: sandboxMode(cfg.Workspace),
+		Sandbox: sandboxMode(cfg.Workspace), Shells: r.shells,
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
@@ -239,6 +248,10 @@ func Open(cfg Config) (*Runtime, error) {
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
 		t, _ := core.Get(n)
+		if shellCompanion(n) {
+			leadTools.Hold(t) // offered once the lead starts a shell
+			continue
+		}
 		leadTools.Add(t)
 	}
 	// The other orchestration tools join as they become useful.
@@ -522,6 +535,7 @@ func (r *Runtime) Serve(ctx context.Context) error {
 		case <-ctx.Done():
 			r.mgr.Close()
 			r.team.Close()
+			r.closeShells()
 			return ctx.Err()
 		}
 		r.settle()
@@ -680,6 +694,7 @@ func (r *Runtime) interrupt(reason string) []string {
 func (r *Runtime) cancelAll(leadAgents []string) error {
 	r.mgr.CancelAll()
 	r.team.Interrupt()
+	r.stopShells("interrupted")
 	return r.cancelLeadAgents(leadAgents)
 }
 
@@ -736,6 +751,7 @@ func (r *Runtime) Reset(reason string) {
 	}
 	r.mgr.CancelAll()
 	r.team.Reset()
+	r.stopShells("reset")
 	r.inputs <- input{reset: &reason}
 }
 
@@ -755,6 +771,7 @@ func (r *Runtime) SwitchModel(model string) {
 	r.Emit(event.Reset, event.ResetData{Reason: "model switched to " + model})
 	r.mgr.CancelAll()
 	r.team.Interrupt()
+	r.stopShells("model switched")
 	r.lead.SetModel(model)
 	r.mgr.SetModel(model)
 	r.team.SetModel(model)
@@ -773,6 +790,7 @@ func (r *Runtime) Provider() provider.Provider { return r.cfg.Provider }
 func (r *Runtime) Close() {
 	r.mgr.Close()
 	r.team.Close()
+	r.closeShells()
 	_ = r.lead.Close()
 	r.cfg.MCP.Close()
 	// Every subscriber (the store first) has every event emitted so far

@@ -108,6 +108,11 @@ type Config struct {
 	Owners *bus.Owners
 	// Hooks are the user's hooks each native sub-agent runs (nil: none).
 	Hooks *hooks.Runner
+	// Shells runs the background shells of native sub-agents' bash: an
+	// agent whose turn ends while its shells run waits for them (each
+	// exit wakes it with the shell's status and output), and its shells
+	// still running when it ends are stopped. Nil: none.
+	Shells *tools.Shells
 }
 
 // Agents reads the lifecycle reducer's records.

@@ -54,6 +54,9 @@ type Task struct {
 	// nest is what a task that may start sub-agents of its own has
 	// (nest.go); its depth is 1 for the lead's own sub-agents.
 	nest nesting
+	// live is the native session running the task while its shells may
+	// wake it (see shells.go).
+	live atomic.Pointer[liveSession]
 
 	// claimed is set once the lead has been given the final result (by
 	// check_task, wait_for_task or the wake-up), so it is given once.
