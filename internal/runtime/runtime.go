@@ -201,12 +201,7 @@ func Open(cfg Config) (*Runtime, error) {
 	cfg.Workspace.Shells = r.shells // every agent's bash, worktrees' too
 	r.cfg.Workspace.Shells = r.shells
 	core := CoreTools(cfg.Workspace)
-	if read, ok := core.Get("read"); ok && cfg.NestedMemory != nil {
-		core.Add(cfg.NestedMemory(read))
-	}
-	if t := skills.NewTool(cfg.Skills, r.grant); t != nil {
-		core.Add(t)
-	}
+	r.addClaudeTools(core)
 	var leadHistory []provider.Message
 	if cfg.Resume != nil {
 		r.resumed = replay(cfg.Resume.Events)
@@ -294,14 +289,7 @@ func Open(cfg Config) (*Runtime, error) {
 		r.restore(r.resumed)
 	}
 	r.own = r.bus.SubscribeWith(func(e event.Event) {
-		switch e.Type {
-		case event.SubagentComplete:
-			r.revoke(e.AgentID)
-		case event.TeammateStatus:
-			if d, ok := e.Data.(event.TeammateStatusData); ok && d.Status != string(team.Working) {
-				r.revoke(e.AgentID)
-			}
-		}
+		r.endGrants(e)
 		switch e.Type {
 		case event.SubagentComplete, event.TeammateStatus, event.TeamMessage:
 			r.signal()
@@ -315,21 +303,6 @@ func Open(cfg Config) (*Runtime, error) {
 		}
 	}, bus.Options{Name: "runtime"})
 	return r, nil
-}
-
-// grant gives agentID a skill's allowed-tools until its turn ends: the
-// lead's turn, a sub-agent's task, a teammate's turn until it goes idle.
-func (r *Runtime) grant(agentID string, rules []string) error {
-	if r.cfg.Gate == nil {
-		return errors.New("this run has no permission gate")
-	}
-	return r.cfg.Gate.Grant(agentID, rules)
-}
-
-func (r *Runtime) revoke(agentID string) {
-	if r.cfg.Gate != nil {
-		r.cfg.Gate.Revoke(agentID)
-	}
 }
 
 // CoreTools is the tool set every agent may draw from: the file and shell
