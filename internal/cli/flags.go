@@ -24,6 +24,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/sandbox"
 	"github.com/atomic-agent/atomic/internal/spawn"
+	"github.com/atomic-agent/atomic/internal/skills"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/ui"
 )
@@ -208,7 +209,10 @@ type setup struct {
 	workspace tools.Workspace
 	memory    *memory.Memory
 	commands  *commands.Set
-	warnings  []string
+	skills    *skills.Set
+	// claudeModel is Claude Code settings' model and its file ("": none).
+	claudeModel, claudeModelSource string
+	warnings                       []string
 	// mcp runs the MCP servers (started right after resolve); mcpBudget
 	// is how long the first request waits for them.
 	mcp       *mcp.Manager
@@ -250,6 +254,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		return nil, err
 	}
 	s.file = f
+	s.claudeModel, s.claudeModelSource = cs.Model, cs.ModelSource
 	effort, from := c.effort, "--effort"
 	if effort == "" {
 		effort, from = f.Effort, "config effort"
@@ -317,7 +322,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	}
 	s.types = types
 	s.memory = memory.Load(memory.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv),
-		Managed: memory.ManagedPath(goruntime.GOOS)})
+		Managed: memory.ManagedPath(goruntime.GOOS), CodexHome: io.Getenv("CODEX_HOME")})
 	for _, p := range s.memory.Problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("memory: %v", p))
 	}
@@ -326,6 +331,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped command file: %v", p))
 	}
 	s.commands = cmds
+	loadSkills(dotdirs.Find("skills", places), c.trustSettings, s)
 	if err := c.openSandbox(io, s); err != nil {
 		return nil, err
 	}
@@ -401,6 +407,11 @@ func (c *common) buildProvider(io IOStreams, s *setup) error {
 	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, getenv)
 	if err != nil {
 		return err
+	}
+	if m, warning := settingsModel(s, c.model, ps.Provider); m != "" {
+		ps.Model = m
+	} else if warning != "" {
+		s.warnings = append(s.warnings, warning)
 	}
 	p, err := config.NewProvider(ps)
 	if err != nil {

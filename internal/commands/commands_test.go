@@ -136,3 +136,17 @@ func TestSetExpandResolvesTypedCommands(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowedToolsListsKeepScopedRulesWhole(t *testing.T) {
+	for in, want := range map[string]string{
+		"Bash(git add:*), Bash(git commit:*), Read": "Bash(git add:*)|Bash(git commit:*)|Read",
+		"[Read, Grep]":                   "Read|Grep",
+		"Read Write":                     "Read|Write",
+		"Bash(git status), Bash(ls -la)": "Bash(git status)|Bash(ls -la)",
+		"":                               "",
+	} {
+		if got := strings.Join(ToolList(in), "|"); got != want {
+			t.Errorf("ToolList(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

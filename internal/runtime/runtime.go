@@ -26,6 +26,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/skills"
 	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
@@ -43,6 +44,13 @@ type Config struct {
 	// Memory is the project memory block (memory.Memory.Prompt) that the
 	// system prompts of the lead, sub-agents and teammates end with.
 	Memory string
+	// NestedMemory, when set, wraps the read tool so an agent reading a
+	// file below the workspace gets that folder's CLAUDE.md and AGENTS.md
+	// (memory.WithNested).
+	NestedMemory func(read tools.Tool) tools.Tool
+	// Skills are offered to every agent whose type does not list its
+	// tools, through the skill tool (none: no tool).
+	Skills *skills.Set
 	// MaxSubagents caps concurrent local sub-agents (0: default 5).
 	MaxSubagents int
 	// MaxDepth is how many levels of sub-agents may be below the lead (0:
@@ -192,6 +200,7 @@ func Open(cfg Config) (*Runtime, error) {
 	cfg.Workspace.Shells = r.shells // every agent's bash, worktrees' too
 	r.cfg.Workspace.Shells = r.shells
 	core := CoreTools(cfg.Workspace)
+	r.addClaudeTools(core)
 	var leadHistory []provider.Message
 	if cfg.Resume != nil {
 		r.resumed = replay(cfg.Resume.Events)
@@ -279,6 +288,7 @@ func Open(cfg Config) (*Runtime, error) {
 		r.restore(r.resumed)
 	}
 	r.own = r.bus.SubscribeWith(func(e event.Event) {
+		r.endGrants(e)
 		switch e.Type {
 		case event.SubagentComplete, event.TeammateStatus, event.TeamMessage:
 			r.signal()
@@ -523,6 +533,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Ima
 	res, err := r.runLead(tctx, prompt, images)
 	interrupted := err != nil && tctx.Err() != nil
 	cancel()
+	r.revoke(event.LeadID) // a skill's allowed-tools end with the turn
 	r.mu.Lock()
 	r.turnCancel, r.busy = nil, false
 	if res != nil {

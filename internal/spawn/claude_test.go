@@ -28,7 +28,7 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 		{"doc-tools-comma.md", "debugger", []string{"Debugging specialist"}, []string{"read", "edit", "bash", "grep", "glob"}, "sonnet", "You are an expert debugger", nil},
 		{"doc-tools-list.md", "data-scientist", []string{"Data analysis expert"}, []string{"bash", "read", "write"}, "", "You are a data scientist", nil},
 		{"doc-all-fields.md", "db-reader", []string{"read-only database queries"}, []string{"bash", "read", "grep", "glob"}, "opus", "You are a database analyst",
-			[]string{"doc-all-fields.md:7:", "permissionMode", "maxTurns", "skills", "mcpServers", "memory", "background"}},
+			[]string{"doc-all-fields.md:7:", "permissionMode", "maxTurns", "mcpServers", "memory", "background"}},
 		{"examples-inline.md", "migration-helper", []string{"Examples: <example>Context: The user added a column", "user: 'I added an email column", "</commentary></example>"}, nil, "", "You write database migrations", nil},
 		{"examples-escaped.md", "release-notes-writer", []string{"last tag.\n\n<example>\nContext: A release branch", "\nuser: \"Write the release notes for 2.4\"\n", "</example>"},
 			[]string{"bash", "read", "grep", "glob", "web_fetch", "todo_write"}, "sonnet", "You draft release notes", nil},
@@ -62,6 +62,9 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 	}
 	if typ, _ := reg.Lookup("db-reader"); typ.Hooks.Count() != 1 {
 		t.Errorf("the documented file's PreToolUse hook was not read: %+v", typ.Hooks)
+	}
+	if typ, _ := reg.Lookup("db-reader"); strings.Join(typ.Skills, ",") != "sql-style,reporting" || strings.Contains(warnings["doc-all-fields.md"], "skills") {
+		t.Errorf("skills: in a Claude Code file gave %q (warning %q), want sql-style,reporting read and not named ignored", typ.Skills, warnings["doc-all-fields.md"])
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

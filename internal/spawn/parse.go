@@ -17,7 +17,7 @@ import (
 // only at such a key, so "user: …" inside a description stays in it.
 func knownField(key string) bool {
 	switch key {
-	case "name", "description", "tools", "disallowedtools", "model", "effort", "disabled", "isolation", "runs_on", "hooks":
+	case "name", "description", "tools", "disallowedtools", "model", "effort", "disabled", "isolation", "runs_on", "hooks", "skills":
 		return true
 	}
 	return ignoredField(key) || quietField(key)
@@ -122,6 +122,9 @@ func ParseType(path string, data []byte, knownTools []string) (Type, *AgentFileW
 	if f, ok := get("hooks"); ok {
 		parseHooks(&t, f, ignore)
 	}
+	if f, ok := get("skills"); ok {
+		t.Skills = f.Items()
+	}
 	if d, ok := get("disabled"); ok && strings.EqualFold(strings.TrimSpace(d.Value), "true") {
 		t.Disabled = true
 	}
@@ -182,7 +185,7 @@ func ParseType(path string, data []byte, knownTools []string) (Type, *AgentFileW
 	extraLine := 0
 	for _, k := range sortedKeys(fields) {
 		switch k {
-		case "name", "description", "model", "effort", "backend", "tools", "disallowedtools", "disabled", "isolation", "runs_on", "hooks":
+		case "name", "description", "model", "effort", "backend", "tools", "disallowedtools", "disabled", "isolation", "runs_on", "hooks", "skills":
 			continue
 		}
 		if quietField(k) {

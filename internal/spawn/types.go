@@ -41,6 +41,9 @@ type Type struct {
 	RunsOn string
 	// Prompt is added to the sub-agent's system prompt.
 	Prompt string
+	// Skills are the skills (skills: in the file) whose bodies are
+	// preloaded into Prompt when the run starts (package skills).
+	Skills []string
 	// Source says where the type was defined: "built-in" or a file path.
 	Source string
 	// Disabled is set by disabled: true in the file: it is not registered.
