@@ -598,6 +598,7 @@ func (r *Runtime) settle() {
 	data := event.CompleteData{Result: out.Result, NumTurns: out.NumTurns, Usage: out.Usage}
 	if out.Err != nil {
 		data.IsError, data.Error = true, out.Err.Error()
+		data.Interrupted = errors.Is(out.Err, ErrInterrupted)
 	}
 	r.Emit(event.Complete, data)
 	select {
