@@ -64,6 +64,9 @@ type Model struct {
 	tr        transcript
 	in        input
 	streaming *assistantEntry
+	// cut is the lead's message an interrupt ended, until its complete
+	// (which carries the partial text) or the turn's end.
+	cut *assistantEntry
 	// thinking is the lead's thinking still streaming, nil when none.
 	thinking *thinkingEntry
 	tools    map[string]*toolEntry
