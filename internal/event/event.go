@@ -365,6 +365,9 @@ type Todo struct {
 // InterruptData: the user interrupted.
 type InterruptData struct {
 	Reason string `json:"reason,omitempty"`
+	// KeepBackground: only the lead's turn stops (with the sync agents it
+	// waits on); background agents, their subtrees and teammates go on.
+	KeepBackground bool `json:"keep_background,omitempty"`
 }
 
 // RetryData: a provider call failed and will be tried again after DelayMS.

@@ -14,6 +14,9 @@ type Backend interface {
 	Submit(prompt string)
 	// Interrupt stops the lead's turn and every sub-agent.
 	Interrupt(reason string)
+	// InterruptTurn stops the lead's turn, keeping background agents and
+	// teammates running.
+	InterruptTurn(reason string)
 	// Reset clears the conversation (/clear).
 	Reset(reason string)
 	// SwitchModel changes the lead's model (/model NAME).
@@ -65,6 +68,7 @@ func (b runBackend) Submit(p string) { b.run.Submit(p) }
 
 func (b rtBackend) Submit(p string)                        { b.rt.Submit(p) }
 func (b rtBackend) Interrupt(reason string)                { b.rt.Interrupt(reason) }
+func (b rtBackend) InterruptTurn(reason string)            { b.rt.InterruptTurn(reason) }
 func (b rtBackend) Reset(reason string)                    { b.rt.Reset(reason) }
 func (b rtBackend) SwitchModel(m string)                   { b.rt.SwitchModel(m) }
 func (b rtBackend) Model() string                          { return b.rt.Model() }

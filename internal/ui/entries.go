@@ -51,8 +51,8 @@ type assistantEntry struct {
 	streaming bool
 	// interrupted marks a message the user cut off.
 	interrupted bool
-	version   int
-	cache     lineCache
+	version     int
+	cache       lineCache
 
 	settled int       // bytes of text in blocks
 	blocks  []mdBlock // finished blocks while streaming

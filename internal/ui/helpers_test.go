@@ -51,6 +51,7 @@ type fakeBackend struct {
 	mu         sync.Mutex
 	submitted  []string
 	interrupts []string
+	turnStops  []string
 	resets     []string
 	switched   []string
 	cancelled  []string
@@ -89,6 +90,11 @@ func (b *fakeBackend) Submit(p string) {
 func (b *fakeBackend) Interrupt(r string) {
 	b.mu.Lock()
 	b.interrupts = append(b.interrupts, r)
+	b.mu.Unlock()
+}
+func (b *fakeBackend) InterruptTurn(r string) {
+	b.mu.Lock()
+	b.turnStops = append(b.turnStops, r)
 	b.mu.Unlock()
 }
 func (b *fakeBackend) Reset(r string) { b.mu.Lock(); b.resets = append(b.resets, r); b.mu.Unlock() }

@@ -98,8 +98,9 @@ type Model struct {
 	tasks       *tasksPanel
 
 	lastCtrlC time.Time
-	hint      string // a one-line notice above the input
-	waits     waits  // retry countdowns and the hint's expiry (waits.go)
+	lastEsc   time.Time // an Esc that left background work running
+	hint      string    // a one-line notice above the input
+	waits     waits     // retry countdowns and the hint's expiry (waits.go)
 	quitting  bool
 }
 
