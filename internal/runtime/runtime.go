@@ -622,7 +622,7 @@ func (r *Runtime) Interrupt(reason string) {
 // Esc, as Claude Code keeps background work). A lead in an external CLI
 // is interrupted whole: what it started in the background is its own.
 func (r *Runtime) InterruptTurn(reason string) {
-	if !r.nativeLead() {
+	if !r.KeepsBackground() {
 		r.Interrupt(reason)
 		return
 	}
@@ -630,8 +630,9 @@ func (r *Runtime) InterruptTurn(reason string) {
 	r.signal()
 }
 
-// nativeLead reports whether the lead is Atomic's own loop.
-func (r *Runtime) nativeLead() bool {
+// KeepsBackground reports whether InterruptTurn keeps background work
+// running: the lead is Atomic's own loop.
+func (r *Runtime) KeepsBackground() bool {
 	_, ok := r.lead.(backend.ImageRunner)
 	return ok && r.cfg.Provider != nil
 }

@@ -52,6 +52,8 @@ type fakeBackend struct {
 	submitted  []string
 	interrupts []string
 	turnStops  []string
+	// cliLead: the lead's interrupt cannot keep background work.
+	cliLead    bool
 	resets     []string
 	switched   []string
 	cancelled  []string
@@ -97,7 +99,8 @@ func (b *fakeBackend) InterruptTurn(r string) {
 	b.turnStops = append(b.turnStops, r)
 	b.mu.Unlock()
 }
-func (b *fakeBackend) Reset(r string) { b.mu.Lock(); b.resets = append(b.resets, r); b.mu.Unlock() }
+func (b *fakeBackend) KeepsBackground() bool { return !b.cliLead }
+func (b *fakeBackend) Reset(r string)        { b.mu.Lock(); b.resets = append(b.resets, r); b.mu.Unlock() }
 func (b *fakeBackend) SwitchModel(m string) {
 	b.mu.Lock()
 	b.switched = append(b.switched, m)

@@ -75,10 +75,14 @@ func (m *Model) ctrlC() tea.Cmd {
 
 // esc stops the lead's turn. Background agents and teammates keep
 // running, as Claude Code keeps background work: the hint says so, and a
-// second Esc within quitWindow stops them too. With no background work
-// Esc stops everything that runs.
+// second Esc within quitWindow stops them too. With no background work,
+// or a lead whose interrupt cannot keep it (an external CLI), Esc stops
+// everything that runs.
 func (m *Model) esc() {
-	bg := m.backgroundWork()
+	bg := 0
+	if m.cfg.Backend != nil && m.cfg.Backend.KeepsBackground() {
+		bg = m.backgroundWork()
+	}
 	again := !m.lastEsc.IsZero() && m.now.Sub(m.lastEsc) <= quitWindow
 	m.lastEsc = time.Time{}
 	switch {

@@ -271,3 +271,16 @@ func TestEscWithNoBackgroundWorkStopsEverythingAtOnce(t *testing.T) {
 		t.Errorf("a hint about background work with none:\n%s", frame(m))
 	}
 }
+
+func TestEscWithAnExternalCLILeadStopsItsBackgroundAgentsAtOnce(t *testing.T) {
+	m, b, _ := newTestModel(t, 80, 14)
+	b.cliLead = true
+	feedEvents(m,
+		taskStart(at(0), "c1", "explore", "Look around", "background"),
+		subStart(at(0), "explore-1", "c1", "explore", "Look around", true),
+	)
+	press(m, "esc")
+	if len(b.interrupts) != 1 || strings.Contains(frame(m), "keeps running") {
+		t.Fatalf("esc with a CLI lead: %d interrupts, want 1 and no hint that anything keeps running:\n%s", len(b.interrupts), frame(m))
+	}
+}
