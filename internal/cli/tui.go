@@ -108,8 +108,14 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	if err != nil {
 		return fail(err)
 	}
-	id, journal, stopRecording := c.record(ios, s, res)
+	// The alternate screen hides stderr until the chat ends: a store that
+	// cannot be used (corrupt, locked) is said in the transcript, and
+	// opened now, while the user reads and types, so it is said at once.
+	id, journal, stopRecording := c.recordWarning(ios, s, res, func(err error) { note("warning: " + err.Error()) })
 	defer stopRecording() // after rt.Close: the last events are kept
+	if b, ok := journal.(interface{ Begin() }); ok {
+		b.Begin()
+	}
 	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s), id, journal, res, note)
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)

@@ -622,6 +622,7 @@ func (r *Runtime) settle() {
 	data := event.CompleteData{Result: out.Result, NumTurns: out.NumTurns, Usage: out.Usage}
 	if out.Err != nil {
 		data.IsError, data.Error = true, out.Err.Error()
+		data.Interrupted = errors.Is(out.Err, ErrInterrupted)
 	}
 	r.Emit(event.Complete, data)
 	select {
@@ -640,11 +641,36 @@ func (r *Runtime) Interrupt(reason string) {
 	r.signal()
 }
 
+// InterruptTurn stops the lead's turn and the sync sub-agents it waits on,
+// and keeps background sub-agents and teammates running (the chat's first
+// Esc, as Claude Code keeps background work). A lead in an external CLI
+// is interrupted whole: what it started in the background is its own.
+func (r *Runtime) InterruptTurn(reason string) {
+	if !r.KeepsBackground() {
+		r.Interrupt(reason)
+		return
+	}
+	r.interruptWith(event.InterruptData{Reason: reason, KeepBackground: true})
+	r.signal()
+}
+
+// KeepsBackground reports whether InterruptTurn keeps background work
+// running: the lead is Atomic's own loop.
+func (r *Runtime) KeepsBackground() bool {
+	_, ok := r.lead.(backend.ImageRunner)
+	return ok && r.cfg.Provider != nil
+}
+
 // interrupt marks the run interrupted: prompts queued before it are
 // dropped, the outcome says why, the interrupt event ends every active
 // agent's record, and the lead's turn is cancelled. It returns the active
 // sub-agents of the lead's own backend, which cancelAll stops.
 func (r *Runtime) interrupt(reason string) []string {
+	return r.interruptWith(event.InterruptData{Reason: reason})
+}
+
+func (r *Runtime) interruptWith(d event.InterruptData) []string {
+	reason := d.Reason
 	r.mu.Lock()
 	cancel := r.turnCancel
 	r.gen++
@@ -653,7 +679,7 @@ func (r *Runtime) interrupt(reason string) []string {
 	}
 	r.mu.Unlock()
 	active := r.leadAgents()
-	r.Emit(event.Interrupt, event.InterruptData{Reason: reason})
+	r.Emit(event.Interrupt, d)
 	if cancel != nil {
 		cancel()
 	}

@@ -520,7 +520,7 @@ func (m *Manager) lookup(name string) (*mate, error) {
 func (m *Manager) setStatus(t *mate, st Status, errText string) {
 	e := event.Event{Type: event.TeammateStatus, Time: m.cfg.Now(), SessionID: t.sessionID,
 		AgentID: t.id, ParentAgentID: event.LeadID,
-		Data: event.TeammateStatusData{Name: t.name, Role: t.role, Status: string(st), Error: errText}}
+		Data: event.TeammateStatusData{Name: t.name, Role: t.role, Type: t.typ.Name, Status: string(st), Error: errText}}
 	m.emitMu.Lock()
 	cur, known := m.cfg.Agents.Teammate(t.name)
 	_, changed := lifecycle.StepTeammate(cur, known, e)

@@ -14,6 +14,12 @@ type Backend interface {
 	Submit(prompt string)
 	// Interrupt stops the lead's turn and every sub-agent.
 	Interrupt(reason string)
+	// InterruptTurn stops the lead's turn, keeping background agents and
+	// teammates running when KeepsBackground says it can.
+	InterruptTurn(reason string)
+	// KeepsBackground reports whether InterruptTurn keeps background work
+	// (a lead in an external CLI is interrupted whole).
+	KeepsBackground() bool
 	// Reset clears the conversation (/clear).
 	Reset(reason string)
 	// SwitchModel changes the lead's model (/model NAME).
@@ -65,6 +71,8 @@ func (b runBackend) Submit(p string) { b.run.Submit(p) }
 
 func (b rtBackend) Submit(p string)                        { b.rt.Submit(p) }
 func (b rtBackend) Interrupt(reason string)                { b.rt.Interrupt(reason) }
+func (b rtBackend) InterruptTurn(reason string)            { b.rt.InterruptTurn(reason) }
+func (b rtBackend) KeepsBackground() bool                  { return b.rt.KeepsBackground() }
 func (b rtBackend) Reset(reason string)                    { b.rt.Reset(reason) }
 func (b rtBackend) SwitchModel(m string)                   { b.rt.SwitchModel(m) }
 func (b rtBackend) Model() string                          { return b.rt.Model() }

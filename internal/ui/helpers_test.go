@@ -51,6 +51,9 @@ type fakeBackend struct {
 	mu         sync.Mutex
 	submitted  []string
 	interrupts []string
+	turnStops  []string
+	// cliLead: the lead's interrupt cannot keep background work.
+	cliLead    bool
 	resets     []string
 	switched   []string
 	cancelled  []string
@@ -91,7 +94,13 @@ func (b *fakeBackend) Interrupt(r string) {
 	b.interrupts = append(b.interrupts, r)
 	b.mu.Unlock()
 }
-func (b *fakeBackend) Reset(r string) { b.mu.Lock(); b.resets = append(b.resets, r); b.mu.Unlock() }
+func (b *fakeBackend) InterruptTurn(r string) {
+	b.mu.Lock()
+	b.turnStops = append(b.turnStops, r)
+	b.mu.Unlock()
+}
+func (b *fakeBackend) KeepsBackground() bool { return !b.cliLead }
+func (b *fakeBackend) Reset(r string)        { b.mu.Lock(); b.resets = append(b.resets, r); b.mu.Unlock() }
 func (b *fakeBackend) SwitchModel(m string) {
 	b.mu.Lock()
 	b.switched = append(b.switched, m)

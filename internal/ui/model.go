@@ -69,6 +69,9 @@ type Model struct {
 	tr        transcript
 	in        input
 	streaming *assistantEntry
+	// cut is the lead's message an interrupt ended, until its complete
+	// (which carries the partial text) or the turn's end.
+	cut *assistantEntry
 	// thinking is the lead's thinking still streaming, nil when none.
 	thinking *thinkingEntry
 	tools    map[string]*toolEntry
@@ -100,8 +103,9 @@ type Model struct {
 	tasks       *tasksPanel
 
 	lastCtrlC time.Time
-	hint      string // a one-line notice above the input
-	waits     waits  // retry countdowns and the hint's expiry (waits.go)
+	lastEsc   time.Time // an Esc that left background work running
+	hint      string    // a one-line notice above the input
+	waits     waits     // retry countdowns and the hint's expiry (waits.go)
 	quitting  bool
 }
 
