@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/remote/embedded"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -39,7 +39,7 @@ func TestASubagentsOwnSubagentOfAWorkersTypeIsSentToAWorkerAndReportsToItsParent
 	close(h.release) // its tasks answer at once
 
 	p, _ := testkit.Model(t, remoteChild)
-	types := agenttype.NewRegistry(agenttype.Type{Name: "farm", Description: "runs on the workers", Source: "test", RunsOn: agenttype.Workers})
+	types := spawn.NewRegistry(spawn.Type{Name: "farm", Description: "runs on the workers", Source: "test", RunsOn: spawn.Workers})
 	s := &sink{}
 	m := New(Config{SessionID: "s", Provider: p, Model: "test-model", Sink: s, MaxConcurrent: 1, Types: types, Tools: tools.NewSet(),
 		Remote: d, Workspace: repo})

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -23,7 +23,7 @@ rules:
 
 func TestACustomTypeListingTaskGetsOnlyItsToolsAndNestsWithinTheDepthLimit(t *testing.T) {
 	p, srv := testkit.Model(t, reviewerChain)
-	types := agenttype.NewRegistry(agenttype.Type{Name: "reviewer", Description: "reviews", Source: "test", Tools: []string{"read", "task"}})
+	types := spawn.NewRegistry(spawn.Type{Name: "reviewer", Description: "reviews", Source: "test", Tools: []string{"read", "task"}})
 	m := New(Config{SessionID: "s", Provider: p, Model: "test-model", Sink: &sink{}, MaxDepth: 2, Types: types,
 		Tools: tools.Core(tools.Workspace{Root: t.TempDir()})})
 	t.Cleanup(m.Close)
