@@ -39,11 +39,16 @@ func header(recs []Record, c Counts) string {
 	if n == 1 {
 		noun = strings.TrimSuffix(noun, "s")
 	}
+	what := strconv.Itoa(n) + " " + noun
+	if shells := countShells(recs); shells > 0 && shells < n {
+		// A nested tree mixes agents and their shells: each by its name.
+		what = counted(n-shells, "agent") + ", " + counted(shells, "shell")
+	}
 	if c.Active() > 0 {
-		return "Running " + strconv.Itoa(n) + " " + noun + "…"
+		return "Running " + what + "…"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s finished", n, noun)
+	fmt.Fprintf(&b, "%s finished", what)
 	if c.Error > 0 {
 		fmt.Fprintf(&b, " · %d failed", c.Error)
 	}
@@ -51,6 +56,25 @@ func header(recs []Record, c Counts) string {
 		fmt.Fprintf(&b, " · %d interrupted", c.Interrupted)
 	}
 	return b.String()
+}
+
+// countShells is how many of recs are shells.
+func countShells(recs []Record) int {
+	n := 0
+	for i := range recs {
+		if recs[i].IsShell() {
+			n++
+		}
+	}
+	return n
+}
+
+// counted is "1 shell" or "N shells".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // sameName reports whether every record's Name is name.

@@ -108,8 +108,8 @@ func TestGoldenADepthThreeTreeCollapsedCountsWhatItHidesAndExpandedIndentsEachLe
 	m := depthThreeModel(t)
 	compact := frame(m)
 	golden(t, "nested_depth3_compact", compact)
-	if !strings.Contains(compact, "Waiting for the work it started… · +2 agents, 1 shell") {
-		t.Fatalf("the waiting agent's collapsed row does not count its subtree:\n%s", compact)
+	if !strings.Contains(compact, "Running 4 agents, 1 shell…") || !strings.Contains(compact, "Waiting for the work it started… · +2 agents, 1 shell") {
+		t.Fatalf("the header or the waiting agent's collapsed row does not count agents and shells apart:\n%s", compact)
 	}
 	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	m.Update(tea.WindowSizeMsg{Width: 90, Height: 60})
