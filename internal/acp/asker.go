@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,7 +38,7 @@ func (k *asker) Ask(ctx context.Context, req permission.Request) (permission.Ans
 	}
 	k.s.flush(ctx) // the client knows the tool call before it is asked about it
 	// A nested agent by its place in the tree.
-	agent := cmp.Or(req.Path, req.AgentName)
+	agent := req.Who()
 	if req.Backend != "" {
 		agent += " (" + req.Backend + ")"
 	}

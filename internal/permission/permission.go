@@ -67,6 +67,16 @@ type Request struct {
 	SessionRules []string
 }
 
+// Who names the asking agent in a prompt: its path when it is nested
+// below another sub-agent ("lead › reviewer-1 › explore-3"), else its
+// name ("explore-1"; the lead's own requests name "lead").
+func (r Request) Who() string {
+	if strings.Count(r.Path, " › ") > 1 {
+		return r.Path
+	}
+	return r.AgentName
+}
+
 // Decision answers a Request.
 type Decision struct {
 	Allow bool

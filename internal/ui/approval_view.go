@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -29,7 +28,7 @@ var approvalChoices = []struct {
 func (m *Model) approvalView() []string {
 	r := m.approval
 	th := m.theme
-	who := cmp.Or(r.Path, r.AgentName) // a nested agent by its place in the tree
+	who := r.Who() // a nested agent by its place in the tree
 	if who == "" || who == event.LeadID {
 		who = "Atomic"
 	}
