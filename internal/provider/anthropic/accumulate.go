@@ -3,12 +3,10 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
-
-	sdk "github.com/anthropics/anthropic-sdk-go"
 )
 
-// answer accumulates what read uses of a streamed message from the SDK's
-// decoded events. It replaces sdk.Message.Accumulate, which also keeps the
+// answer accumulates what read uses of a streamed message from its
+// events. It replaces sdk.Message.Accumulate, which also keeps the
 // whole message's wire JSON up to date after every event (each block
 // decoded a second time, then patched with sjson): a third of what reading
 // a sub-agent's answer cost, and for the lead's thousand task calls more
@@ -16,10 +14,13 @@ import (
 // Accumulate's.
 type answer struct {
 	model      string
-	stopReason sdk.StopReason
-	usage      sdk.Usage
+	stopReason string
+	usage      usage
 	blocks     []block
 }
+
+// usage is the answer's token counts.
+type usage struct{ input, output, cacheCreation, cacheRead int64 }
 
 // block is one content block as far as read uses it.
 type block struct {
@@ -28,41 +29,29 @@ type block struct {
 	input                     json.RawMessage
 }
 
-func (a *answer) add(ev *sdk.MessageStreamEventUnion) error {
+func (a *answer) add(ev *wireEvent) error {
 	switch ev.Type {
 	case "message_start":
-		m := &ev.Message
-		a.model, a.stopReason, a.usage = string(m.Model), m.StopReason, m.Usage
-		a.blocks = a.blocks[:0]
-		for i := range m.Content {
-			c := &m.Content[i]
-			a.blocks = append(a.blocks, block{typ: c.Type, id: c.ID, name: c.Name, text: c.Text, thinking: c.Thinking, sig: c.Signature, data: c.Data, input: c.Input})
+		*a = answer{}
+		if m := ev.Message; m != nil {
+			a.model, a.stopReason = m.Model, m.StopReason
+			a.usage = usage{output: m.Usage.OutputTokens}
+			a.usage.update(&m.Usage)
+			for i := range m.Content {
+				a.blocks = append(a.blocks, newBlock(&m.Content[i]))
+			}
 		}
 	case "message_delta":
 		// Cumulative totals: they overwrite; those not sent keep
 		// message_start's word.
 		a.stopReason = ev.Delta.StopReason
-		u := &ev.Usage
-		a.usage.OutputTokens = u.OutputTokens
-		if u.JSON.InputTokens.Valid() {
-			a.usage.InputTokens = u.InputTokens
-		}
-		if u.JSON.CacheCreationInputTokens.Valid() {
-			a.usage.CacheCreationInputTokens = u.CacheCreationInputTokens
-		}
-		if u.JSON.CacheReadInputTokens.Valid() {
-			a.usage.CacheReadInputTokens = u.CacheReadInputTokens
-		}
+		a.usage.output = ev.Usage.OutputTokens
+		a.usage.update(&ev.Usage)
 	case "content_block_start":
 		if ev.Index != int64(len(a.blocks)) {
 			return fmt.Errorf("received event of type %s for content block at index %d, expected index %d", ev.Type, ev.Index, len(a.blocks))
 		}
-		c := &ev.ContentBlock
-		b := block{typ: c.Type, id: c.ID, name: c.Name, text: c.Text, thinking: c.Thinking, sig: c.Signature, data: c.Data}
-		if raw := c.JSON.Input.Raw(); c.JSON.Input.Valid() {
-			b.input = json.RawMessage(raw)
-		}
-		a.blocks = append(a.blocks, b)
+		a.blocks = append(a.blocks, newBlock(&ev.ContentBlock))
 	case "content_block_delta":
 		if err := a.check(ev); err != nil {
 			return err
@@ -97,9 +86,26 @@ func (a *answer) add(ev *sdk.MessageStreamEventUnion) error {
 	return nil
 }
 
-func (a *answer) check(ev *sdk.MessageStreamEventUnion) error {
+func (a *answer) check(ev *wireEvent) error {
 	if ev.Index < 0 || ev.Index >= int64(len(a.blocks)) {
 		return fmt.Errorf("received event of type %s for content block at index %d but there are only %d content blocks", ev.Type, ev.Index, len(a.blocks))
 	}
 	return nil
+}
+
+func newBlock(c *wireBlock) block {
+	return block{typ: c.Type, id: c.ID, name: c.Name, text: c.Text, thinking: c.Thinking, sig: c.Signature, data: c.Data, input: c.input()}
+}
+
+// update takes the counts u carries.
+func (u *usage) update(w *wireUsage) {
+	if w.InputTokens != nil {
+		u.input = *w.InputTokens
+	}
+	if w.CacheCreationInputTokens != nil {
+		u.cacheCreation = *w.CacheCreationInputTokens
+	}
+	if w.CacheReadInputTokens != nil {
+		u.cacheRead = *w.CacheReadInputTokens
+	}
 }

@@ -10,16 +10,20 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 )
 
-// events decodes wire events as the SDK's stream does.
-func events(t testing.TB, raws ...string) []sdk.MessageStreamEventUnion {
+// events decodes wire events as read does, and as the SDK's own stream
+// does.
+func events(t testing.TB, raws ...string) ([]wireEvent, []sdk.MessageStreamEventUnion) {
 	t.Helper()
-	evs := make([]sdk.MessageStreamEventUnion, len(raws))
+	evs, sdkEvs := make([]wireEvent, len(raws)), make([]sdk.MessageStreamEventUnion, len(raws))
 	for i, raw := range raws {
 		if err := json.Unmarshal([]byte(raw), &evs[i]); err != nil {
 			t.Fatalf("event %d: %v", i, err)
 		}
+		if err := json.Unmarshal([]byte(raw), &sdkEvs[i]); err != nil {
+			t.Fatalf("the SDK, event %d: %v", i, err)
+		}
 	}
-	return evs
+	return evs, sdkEvs
 }
 
 // mixedAnswer has every kind of block read keeps, input both whole in the
@@ -46,7 +50,7 @@ func mixedAnswer() []string {
 		`{"type":"content_block_stop","index":4}`,
 		`{"type":"content_block_start","index":5,"content_block":{"type":"tool_use","id":"toolu_3","name":"task","input":{}}}`,
 		`{"type":"content_block_stop","index":5}`,
-		`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":42,"cache_read_input_tokens":4100}}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":42,"cache_read_input_tokens":4100,"cache_creation_input_tokens":null}}`,
 		`{"type":"message_stop"}`,
 	}
 }
@@ -54,23 +58,24 @@ func mixedAnswer() []string {
 func TestTheAnswerReadKeepsIsWhatTheSDKsAccumulateMakesOfTheSameEvents(t *testing.T) {
 	var a answer
 	var want sdk.Message
-	for i, ev := range events(t, mixedAnswer()...) {
-		if err := a.add(&ev); err != nil {
+	evs, sdkEvs := events(t, mixedAnswer()...)
+	for i := range evs {
+		if err := a.add(&evs[i]); err != nil {
 			t.Fatalf("event %d: %v", i, err)
 		}
-		if err := want.Accumulate(ev); err != nil {
+		if err := want.Accumulate(sdkEvs[i]); err != nil {
 			t.Fatalf("the SDK, event %d: %v", i, err)
 		}
 	}
-	if a.model != string(want.Model) || a.stopReason != want.StopReason {
+	if a.model != string(want.Model) || a.stopReason != string(want.StopReason) {
 		t.Errorf("model %q, stop %q; the SDK: %q, %q", a.model, a.stopReason, want.Model, want.StopReason)
 	}
 	u, w := a.usage, want.Usage
-	if u.InputTokens != w.InputTokens || u.OutputTokens != w.OutputTokens || u.CacheReadInputTokens != w.CacheReadInputTokens || u.CacheCreationInputTokens != w.CacheCreationInputTokens {
+	if u.input != w.InputTokens || u.output != w.OutputTokens || u.cacheRead != w.CacheReadInputTokens || u.cacheCreation != w.CacheCreationInputTokens {
 		t.Errorf("usage %+v; the SDK: %+v", u, w)
 	}
-	if u.OutputTokens != 42 || u.CacheReadInputTokens != 4100 || u.InputTokens != 10 {
-		t.Errorf("usage %+v, want the delta's 42 out and 4100 read over the start's, the start's 10 in", u)
+	if u.output != 42 || u.cacheRead != 4100 || u.input != 10 || u.cacheCreation != 200 {
+		t.Errorf("usage %+v, want the delta's 42 out and 4100 read over the start's, the start's 10 in and 200 written (the delta's null)", u)
 	}
 	if len(a.blocks) != len(want.Content) {
 		t.Fatalf("%d blocks; the SDK: %d", len(a.blocks), len(want.Content))
@@ -97,12 +102,13 @@ func TestEventsForABlockOutOfPlaceAreRefusedAsTheSDKRefusesThem(t *testing.T) {
 			var a answer
 			var want sdk.Message
 			var got, sdkErr error
-			for _, ev := range events(t, evs...) {
+			ours, theirs := events(t, evs...)
+			for i := range ours {
 				if got == nil {
-					got = a.add(&ev)
+					got = a.add(&ours[i])
 				}
 				if sdkErr == nil {
-					sdkErr = want.Accumulate(ev)
+					sdkErr = want.Accumulate(theirs[i])
 				}
 			}
 			if got == nil || sdkErr == nil || got.Error() != sdkErr.Error() {
@@ -115,39 +121,65 @@ func TestEventsForABlockOutOfPlaceAreRefusedAsTheSDKRefusesThem(t *testing.T) {
 	}
 }
 
-// BenchmarkKeepAnAnswerWithAThousandToolCalls is what keeping a fan-out
-// lead's answer costs once the SDK has decoded its events: read's own
-// accumulation against the SDK's Accumulate, which it replaced.
-func BenchmarkKeepAnAnswerWithAThousandToolCalls(b *testing.B) {
-	raws := []string{messageStart}
-	for i := range 1000 {
-		raws = append(raws,
-			`{"type":"content_block_start","index":`+strconv.Itoa(i)+`,"content_block":{"type":"tool_use","id":"toolu_`+strconv.Itoa(i)+`","name":"task","input":{}}}`,
-			`{"type":"content_block_delta","index":`+strconv.Itoa(i)+`,"delta":{"type":"input_json_delta","partial_json":"{\"description\":\"task\",\"prompt\":\"TASK\"}"}}`,
-			`{"type":"content_block_stop","index":`+strconv.Itoa(i)+`}`)
+// BenchmarkReadAnAnswer is what reading an answer's events costs once
+// they are framed: decoding and keeping them as read does, against the
+// SDK's event union and Accumulate, which read used before. A
+// sub-agent's one-line answer, and a fan-out lead's thousand task calls.
+func BenchmarkReadAnAnswer(b *testing.B) {
+	sub := []string{
+		messageStart,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}`,
+		`{"type":"message_stop"}`,
 	}
-	raws = append(raws, `{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}`, `{"type":"message_stop"}`)
-	evs := events(b, raws...)
-	b.Run("read", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var a answer
-			for i := range evs {
-				if err := a.add(&evs[i]); err != nil {
-					b.Fatal(err)
+	lead := []string{messageStart}
+	for i := range 1000 {
+		n := strconv.Itoa(i)
+		lead = append(lead,
+			`{"type":"content_block_start","index":`+n+`,"content_block":{"type":"tool_use","id":"toolu_`+n+`","name":"task","input":{}}}`,
+			`{"type":"content_block_delta","index":`+n+`,"delta":{"type":"input_json_delta","partial_json":"{\"description\":\"task `+n+`\",\"prompt\":\"TASK-`+n+`\"}"}}`,
+			`{"type":"content_block_stop","index":`+n+`}`)
+	}
+	lead = append(lead, `{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}`, `{"type":"message_stop"}`)
+	for _, c := range []struct {
+		name string
+		raws []string
+	}{{"sub-agent", sub}, {"lead-1000-calls", lead}} {
+		datas := make([][]byte, len(c.raws))
+		for i, r := range c.raws {
+			datas[i] = []byte(r)
+		}
+		b.Run(c.name+"/read", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var a answer
+				for _, d := range datas {
+					var ev wireEvent
+					if err := json.Unmarshal(d, &ev); err != nil {
+						b.Fatal(err)
+					}
+					if err := a.add(&ev); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
-		}
-	})
-	b.Run("sdk-accumulate", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var m sdk.Message
-			for i := range evs {
-				if err := m.Accumulate(evs[i]); err != nil {
-					b.Fatal(err)
+		})
+		b.Run(c.name+"/sdk", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var m sdk.Message
+				for _, d := range datas {
+					var ev sdk.MessageStreamEventUnion
+					if err := json.Unmarshal(d, &ev); err != nil {
+						b.Fatal(err)
+					}
+					if err := m.Accumulate(ev); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
-		}
-	})
+		})
+	}
 }

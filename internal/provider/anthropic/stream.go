@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -14,20 +15,25 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
-// attempt makes one streamed request. Its errors are classified for the
+// attempt makes one streamed request: the SDK's client sends it and
+// reports a refusal as Messages.NewStreaming does, and its SSE stream
+// frames the answer's events, decoded as wireEvents (not its own event
+// union: see wire.go). What NewStreaming adds beside is not used here:
+// per-request headers of parameters Atomic does not set, an OpenTelemetry
+// span, and a deprecation warning printed on stderr. Its errors are classified for the
 // retry policy: *provider.APIError, *provider.StreamError (AfterToolCall set
 // once a tool call went to on), *provider.ConnError, or ctx's error.
 func (p *Provider) attempt(ctx context.Context, r *request, on func(provider.Chunk)) (*provider.Response, error) {
-	stream := p.client.Messages.NewStreaming(ctx, r.params, r.options()...)
+	var raw *http.Response
+	err := p.client.Post(ctx, "v1/messages", r.params, &raw, r.options()...)
+	stream := ssestream.NewStream[wireEvent](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	return read(ctx, stream, string(r.params.Model), on)
 }
 
-// read reads an answer's stream. Apart from attempt because its frame is
-// large (about 16 KB: the SDK's events and message are big structs): the
-// agent's goroutine waits for the answer's headers in attempt, and with
-// this frame below it that wait needed a 32 KB stack instead of 16 KB.
-func read(ctx context.Context, stream *ssestream.Stream[sdk.MessageStreamEventUnion], model string, on func(provider.Chunk)) (*provider.Response, error) {
+// read reads an answer's stream. Apart from attempt, so that the agent's
+// goroutine waits for the answer's headers without read's frame below.
+func read(ctx context.Context, stream *ssestream.Stream[wireEvent], model string, on func(provider.Chunk)) (*provider.Response, error) {
 	var (
 		msg      answer
 		resp     = &provider.Response{Model: model}
@@ -84,8 +90,8 @@ func read(ctx context.Context, stream *ssestream.Stream[sdk.MessageStreamEventUn
 		resp.Model = msg.model
 	}
 	resp.Text = text.String()
-	resp.StopReason = stopReason(msg.stopReason)
-	resp.Usage = provider.FillCost(resp.Model, usage(msg.usage))
+	resp.StopReason = stopReason(sdk.StopReason(msg.stopReason))
+	resp.Usage = provider.FillCost(resp.Model, msg.usage.event())
 	return resp, nil
 }
 
@@ -125,12 +131,12 @@ func stopReason(r sdk.StopReason) provider.StopReason {
 	}
 }
 
-// usage converts the API's token counts.
-func usage(u sdk.Usage) event.Usage {
+// event is u as Atomic counts tokens.
+func (u usage) event() event.Usage {
 	return event.Usage{
-		InputTokens:         u.InputTokens,
-		OutputTokens:        u.OutputTokens,
-		CacheReadTokens:     u.CacheReadInputTokens,
-		CacheCreationTokens: u.CacheCreationInputTokens,
+		InputTokens:         u.input,
+		OutputTokens:        u.output,
+		CacheReadTokens:     u.cacheRead,
+		CacheCreationTokens: u.cacheCreation,
 	}
 }
