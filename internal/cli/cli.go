@@ -47,7 +47,8 @@ const usage = `Atomic: a terminal coding agent with parallel sub-agents.
 
 Usage:
   atomic [flags]                 open the chat UI
-  atomic run -p PROMPT [flags]   run headless (prompt also from stdin)
+  atomic run -p PROMPT [flags]   run headless (prompt also from stdin); also atomic -p PROMPT, atomic exec PROMPT
+  atomic resume [ID] [--last]    open the chat UI on a saved session (the picker, or the last one here)
   atomic acp [flags]             serve the Agent Client Protocol on stdio (Zed and other editors)
   atomic backends [--json]       list the backends (Claude Code, Codex, …): found, version, support
   atomic sessions [--json]       list the saved sessions; 'atomic sessions export ID', 'atomic sessions rm ID'
@@ -65,8 +66,10 @@ Run 'atomic run --help' for the flags of a headless run.
 func Run(ctx context.Context, args []string, io IOStreams) int {
 	if len(args) > 0 {
 		switch args[0] {
-		case "run":
+		case "run", "exec": // exec: Codex's name
 			return runHeadless(ctx, args[1:], io)
+		case "resume": // Codex's: resume [ID] [--last]
+			return runTUI(ctx, resumeArgs(args[1:]), io)
 		case "acp":
 			return runACP(ctx, args[1:], io)
 		case "loopback":
@@ -94,6 +97,9 @@ func Run(ctx context.Context, args []string, io IOStreams) int {
 			fmt.Fprintf(io.Err, "atomic: unknown command %q\n\n%s", args[0], usage)
 			return 2
 		}
+	}
+	if wantsHeadless(args) { // Claude Code's -p
+		return runHeadless(ctx, args, io)
 	}
 	return runTUI(ctx, args, io)
 }

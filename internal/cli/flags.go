@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
@@ -70,10 +69,11 @@ type common struct {
 	// nats sends task sub-agents to remote workers (natsAll: every type,
 	// else those whose file says runs_on: workers).
 	nats natsFlags
+	habits
 }
 
 // resumeFlag is --resume ID; the chat UI also takes a bare --resume
-// (given as --resume=, see bareResume), which opens the session picker.
+// (given as --resume=, see habitArgs), which opens the session picker.
 type resumeFlag struct {
 	id  string
 	set bool
@@ -83,21 +83,6 @@ func (r *resumeFlag) String() string { return r.id }
 func (r *resumeFlag) Set(v string) error {
 	r.id, r.set = v, true
 	return nil
-}
-
-// bareResume rewrites a --resume given without an id (last, or followed
-// by another flag) as --resume=, which the flag package accepts.
-func bareResume(args []string) []string {
-	out := append([]string(nil), args...)
-	for i, a := range out {
-		if a == "--" {
-			break
-		}
-		if (a == "--resume" || a == "-resume") && (i+1 == len(out) || strings.HasPrefix(out[i+1], "-")) {
-			out[i] = "--resume="
-		}
-	}
-	return out
 }
 
 type stringList []string
@@ -136,6 +121,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.trustSettings, "trust-project-settings", false, "apply what the project's .claude/settings*.json loosen (allow rules, additionalDirectories, acceptEdits, env) for this run; their deny and ask rules always apply")
 	fs.Var(&c.trustMCP, "trust-project-mcp", "start the workspace's .mcp.json servers for this run without 'atomic mcp trust' (all, or =NAME,NAME)")
 	c.nats.register(fs)
+	c.registerHabits(fs)
 	fs.Var(&c.resume, "resume", "continue saved session `ID` (atomic sessions lists them; in the chat UI, without an ID: pick one)")
 }
 
@@ -144,17 +130,11 @@ func (c *common) register(fs *flag.FlagSet) {
 // below 1 is named on stderr. ok is false when the command is to exit now
 // with code.
 func (c *common) parse(fs *flag.FlagSet, args []string, ios IOStreams, synopsis string) (code int, ok bool) {
-	fs.SetOutput(io.Discard) // errors are reported here, in one line
-	fs.Usage = func() {}
-	err := fs.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintf(ios.Out, "%s\nFlags:\n", strings.TrimRight(synopsis, "\n")+"\n")
-		fs.SetOutput(ios.Out)
-		fs.PrintDefaults()
-		return 0, false
-	case err != nil:
-		fmt.Fprintf(ios.Err, "%s: %v (run '%s --help' for the flags)\n", fs.Name(), err, fs.Name())
+	if code, ok := parseFlags(fs, habitArgs(args), ios, synopsis); !ok {
+		return code, false
+	}
+	if err := c.applyHabits(fs); err != nil {
+		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 2, false
 	}
 	if err := c.checkLimits(fs); err != nil {
@@ -229,7 +209,14 @@ func (c *common) configFile(io IOStreams) (config.File, error) {
 	if path == "" {
 		path, optional = filepath.Join(config.UserDir(io.Getenv), "config.json"), true
 	}
-	return config.LoadFile(path, optional)
+	if len(c.sets) == 0 {
+		return config.LoadFile(path, optional)
+	}
+	data, err := readOptional(path, optional)
+	if err != nil {
+		return config.File{}, err
+	}
+	return withOverrides(path, data, c.sets)
 }
 
 func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {

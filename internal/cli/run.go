@@ -17,6 +17,7 @@ import (
 )
 
 const runSynopsis = `Usage: atomic run -p PROMPT [flags]
+       atomic -p PROMPT [flags], atomic exec PROMPT [flags]
 
 Runs one prompt without the chat UI (the prompt may also come on stdin) and
 prints the answer as text, a JSON result or a stream of JSON events.
@@ -30,6 +31,7 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	var prompt, format string
 	fs.StringVar(&prompt, "p", "", "the prompt (default: read from stdin)")
 	fs.StringVar(&prompt, "prompt", "", "the prompt (default: read from stdin)")
+	fs.Bool("print", false, "Claude Code's print mode: the prompt is the arguments, else stdin (atomic -p is atomic run)")
 	fs.StringVar(&format, "output-format", headless.FormatText, "text, json or stream-json")
 	if code, ok := c.parse(fs, args, ios, runSynopsis); !ok {
 		return code
@@ -170,6 +172,7 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 	return runtime.Open(runtime.Config{
 		SessionID: sessionID, Journal: journal, Resume: resume,
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(),
+		SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendSystem,
 		MaxSubagents: c.maxSubagents, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns, Effort: c.level,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
 		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,

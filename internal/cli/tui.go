@@ -26,7 +26,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	fs.SetOutput(ios.Err)
 	var c common
 	c.register(fs)
-	if code, ok := c.parse(fs, bareResume(args), ios, usage); !ok {
+	if code, ok := c.parse(fs, args, ios, usage); !ok {
 		return code
 	}
 	fail := func(err error) int {

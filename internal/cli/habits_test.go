@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"flag"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atomic-agent/atomic/internal/loopback"
+	"github.com/atomic-agent/atomic/internal/store"
+)
+
+// modelServer serves scenario on loopback for the run's Anthropic SDK.
+func modelServer(t *testing.T, scenario string) *loopback.Server {
+	t.Helper()
+	sc, err := loopback.ParseScenario([]byte(scenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := loopback.New(sc)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
+}
+
+const answerHi = `rules:
+  - {name: hi, match: {}, respond: {text: "hello from the model"}}
+`
+
+// onModel are the flags of a headless run against srv.
+func onModel(srv *loopback.Server, args ...string) []string {
+	return append([]string{"--provider", "anthropic", "--base-url", srv.URL(), "--model", "m", "--no-session-persistence"}, args...)
+}
+
+var withKey = map[string]string{"ANTHROPIC_API_KEY": "k"}
+
+func TestClaudeCodesPrintModeAndCodexsExecRunHeadless(t *testing.T) {
+	for _, args := range [][]string{
+		{"-p", "hi"},
+		{"--print", "hi"},
+		{"-p", "--verbose", "hi"},
+		{"--prompt", "hi"},
+		{"hi", "-p"},
+		{"exec", "hi"},
+		{"run", "hi", "--verbose"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			srv := modelServer(t, answerHi)
+			line := onModel(srv, args...)
+			if args[0] == "exec" || args[0] == "run" { // the command comes first
+				line = append([]string{args[0]}, onModel(srv, args[1:]...)...)
+			}
+			code, out, errOut := runEnv(t, withKey, line...)
+			if code != 0 || strings.TrimSpace(out) != "hello from the model" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and the model's answer", code, out, errOut)
+			}
+			if log := srv.Log(); len(log) != 1 || log[0].LastUserText() != "hi" {
+				t.Fatalf("requests %+v; want one with the prompt hi", log)
+			}
+		})
+	}
+}
+
+func TestSystemPromptFlagsReplaceAndEndTheLeadsPrompt(t *testing.T) {
+	cases := []struct {
+		args         []string
+		want, reject string
+	}{
+		{[]string{"--system-prompt", "You are a pirate."}, "You are a pirate.", "You are Atomic"},
+		{[]string{"--append-system-prompt", "Answer in French."}, "Answer in French.", ""},
+		{[]string{"--system-prompt", "Be terse.", "--append-system-prompt", "Use metric."}, "Be terse.\n\nUse metric.", "You are Atomic"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			srv := modelServer(t, answerHi)
+			code, _, errOut := runEnv(t, withKey, onModel(srv, append(tc.args, "-p", "hi")...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			sys := srv.Log()[0].System
+			if !strings.Contains(sys, tc.want) || (tc.reject != "" && strings.Contains(sys, tc.reject)) {
+				t.Fatalf("system prompt %q; want it to hold %q and not %q", sys, tc.want, tc.reject)
+			}
+			if strings.HasSuffix(strings.Join(tc.args, " "), "Answer in French.") && !strings.HasSuffix(sys, "Answer in French.") {
+				t.Fatalf("system prompt %q does not end with the appended text", sys)
+			}
+		})
+	}
+}
+
+func TestCodexsDashCSetsAConfigFieldForTheRunAndAloneContinues(t *testing.T) {
+	srv := modelServer(t, answerHi)
+	code, _, errOut := runEnv(t, withKey, "-c", `model="from-override"`, "--provider", "anthropic", "--base-url", srv.URL(), "--no-session-persistence", "-p", "hi")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if m := srv.Log()[0].Model; m != "from-override" {
+		t.Fatalf("the request's model is %q; want the -c model=… override", m)
+	}
+	for args, want := range map[string]string{
+		"-c max_turns=0": "config max_turns: must be at least 1, got 0 (in -c KEY=VALUE over ",
+		"-c bogus=1":     `unknown field "bogus"`,
+	} {
+		code, _, errOut := run(t, append(strings.Fields(args), "--demo", "-p", "hi")...)
+		if code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", args, code, errOut, want)
+		}
+	}
+
+	dir, state := t.TempDir(), t.TempDir()
+	if code, _, errOut := runIn(t, dir, state, "--demo", "-p", "hi"); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runIn(t, dir, state, "-c", "--demo", "-p", "and again"); code != 0 {
+		t.Fatalf("-c: exit %d: %s", code, errOut)
+	}
+	st, err := store.Open(t.Context(), filepath.Join(state, "atomic", store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, _ := st.Sessions(t.Context())
+	if len(list) != 1 {
+		t.Fatalf("%d sessions; want -c to continue the one session", len(list))
+	}
+	if p, _ := st.Prompts(t.Context(), list[0].ID); strings.Join(p, "|") != "hi|and again" {
+		t.Fatalf("prompts %q", p)
+	}
+}
+
+// parsed is common after parsing args as the chat UI does.
+func parsed(t *testing.T, args ...string) (*common, int, string) {
+	t.Helper()
+	fs := flag.NewFlagSet("atomic", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	var errOut strings.Builder
+	code, _ := c.parse(fs, args, IOStreams{Out: io.Discard, Err: &errOut}, usage)
+	return &c, code, errOut.String()
+}
+
+func TestClaudeAndCodexPermissionFlagsAreAtomicsModes(t *testing.T) {
+	c, code, errOut := parsed(t, "--allowedTools", "read,bash(go test:*)", "--disallowedTools", "bash(rm:*)", "--dangerously-skip-permissions")
+	if code != 0 || c.permissionMode != "bypassPermissions" {
+		t.Fatalf("exit %d (%s), mode %q; want bypassPermissions", code, errOut, c.permissionMode)
+	}
+	if strings.Join(c.allowed, "|") != "read|bash(go test:*)" || strings.Join(c.disallowed, "|") != "bash(rm:*)" {
+		t.Fatalf("allowed %q, disallowed %q", c.allowed, c.disallowed)
+	}
+	c, code, errOut = parsed(t, "--full-auto")
+	if code != 0 || c.permissionMode != "acceptEdits" || c.sandbox != "workspace-write" {
+		t.Fatalf("--full-auto: exit %d (%s), mode %q, sandbox %q; want acceptEdits in workspace-write", code, errOut, c.permissionMode, c.sandbox)
+	}
+	for args, want := range map[string]string{
+		"--full-auto --permission-mode plan":                      "--full-auto is --permission-mode acceptEdits: drop --permission-mode plan",
+		"--full-auto --sandbox off":                               "--full-auto runs commands in the workspace-write sandbox: drop --sandbox off",
+		"--dangerously-skip-permissions --full-auto":              "give one of them",
+		"--dangerously-skip-permissions --permission-mode=default": "--dangerously-skip-permissions is --permission-mode bypassPermissions",
+	} {
+		if _, code, errOut := parsed(t, strings.Fields(args)...); code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", args, code, errOut, want)
+		}
+	}
+}
+
+func TestCodexsResumeCommandOpensTheChatUIOnASession(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{nil, []string{"--resume="}},
+		{[]string{"atomic-1"}, []string{"--resume=atomic-1"}},
+		{[]string{"--last"}, []string{"--continue"}},
+		{[]string{"atomic-1", "--model", "m"}, []string{"--resume=atomic-1", "--model", "m"}},
+	} {
+		if got := resumeArgs(tc.in); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("resumeArgs(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+	// Without a terminal it stops where the chat UI does, not at "unknown command".
+	if code, _, errOut := run(t, "resume", "--last", "--demo"); code != 2 || !strings.Contains(errOut, "needs a terminal") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestHelpAndErrorsWriteLongFlagsWithTwoDashes(t *testing.T) {
+	_, out, _ := run(t, "run", "--help")
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "  --") && !strings.HasPrefix(line, "  -p") &&
+			!strings.HasPrefix(line, "  -c, --") && !strings.HasPrefix(line, "  -r, --") {
+			t.Errorf("help line %q: a long flag with one dash", line)
+		}
+	}
+	for _, want := range []string{"  -c, --continue\n", "  -r, --resume ID\n", "  --allowed-tools, --allowedTools value\n", "  -p, --prompt string\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
+	}
+	for args, want := range map[string]string{
+		"run --max-turns x -p hi": `invalid value "x" for flag --max-turns:`,
+		"run --nope -p hi":        "flag provided but not defined: --nope",
+		"run -p hi --model":       "flag needs an argument: --model",
+	} {
+		if code, _, errOut := run(t, strings.Fields(args)...); code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", args, code, errOut, want)
+		}
+	}
+}
