@@ -155,9 +155,9 @@ func TestClaudeAndCodexPermissionFlagsAreAtomicsModes(t *testing.T) {
 		t.Fatalf("--full-auto: exit %d (%s), mode %q, sandbox %q; want acceptEdits in workspace-write", code, errOut, c.permissionMode, c.sandbox)
 	}
 	for args, want := range map[string]string{
-		"--full-auto --permission-mode plan":                      "--full-auto is --permission-mode acceptEdits: drop --permission-mode plan",
-		"--full-auto --sandbox off":                               "--full-auto runs commands in the workspace-write sandbox: drop --sandbox off",
-		"--dangerously-skip-permissions --full-auto":              "give one of them",
+		"--full-auto --permission-mode plan":                       "--full-auto is --permission-mode acceptEdits: drop --permission-mode plan",
+		"--full-auto --sandbox off":                                "--full-auto runs commands in the workspace-write sandbox: drop --sandbox off",
+		"--dangerously-skip-permissions --full-auto":               "give one of them",
 		"--dangerously-skip-permissions --permission-mode=default": "--dangerously-skip-permissions is --permission-mode bypassPermissions",
 	} {
 		if _, code, errOut := parsed(t, strings.Fields(args)...); code != 2 || !strings.Contains(errOut, want) {
