@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
@@ -268,6 +270,12 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		return nil, err
 	}
 	s.gate = gate
+	if err := checkAddDirs(io.Dir, c.addDirs); err != nil {
+		return nil, err
+	}
+	if err := c.checkMCPFiles(io); err != nil {
+		return nil, err
+	}
 	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files, Hidden: gate.ReadDenied, Env: envList(cs.CommandEnv)}
 	for _, d := range append(append([]string{}, c.addDirs...), cs.Dirs...) {
 		if !filepath.IsAbs(d) {
@@ -367,6 +375,9 @@ func (c *common) buildProvider(io IOStreams, s *setup) error {
 	if s.getenv != nil {
 		getenv = s.getenv
 	}
+	if err := c.demoProvider(); err != nil {
+		return err
+	}
 	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, getenv)
 	if err != nil {
 		return err
@@ -376,5 +387,39 @@ func (c *common) buildProvider(io IOStreams, s *setup) error {
 		return err
 	}
 	s.ps, s.prov = ps, p
+	return nil
+}
+
+// demoProvider refuses a --provider given with --demo, which would be
+// ignored: an unknown one is named as such, a known one is in the way.
+func (c *common) demoProvider() error {
+	switch p := strings.ToLower(c.provider); {
+	case !c.demo || p == "" || p == "demo":
+		return nil
+	case p == "anthropic" || p == "openai":
+		return fmt.Errorf("--demo uses the built-in demo model: drop --provider %s", c.provider)
+	default:
+		return fmt.Errorf("unknown provider %q: want anthropic, openai or demo", c.provider)
+	}
+}
+
+// checkAddDirs names an --add-dir folder that does not exist (or is no
+// folder), before the sandbox would fail on it in its own words.
+func checkAddDirs(root string, dirs []string) error {
+	for _, d := range dirs {
+		p := d
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		fi, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("--add-dir %s: no such folder", d)
+		case err != nil:
+			return fmt.Errorf("--add-dir %s: %w", d, err)
+		case !fi.IsDir():
+			return fmt.Errorf("--add-dir %s: not a folder", d)
+		}
+	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -67,6 +68,11 @@ func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*r
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !c.cont && !sameDir(sess.Dir, ios.Dir) {
+		// Its tools, worktrees and memory are that folder's: carried here,
+		// the lead would work on files it has never seen.
+		return nil, fmt.Errorf("session %s ran in %s, not in this folder (%s): cd %s and resume it there", sess.ID, sess.Dir, ios.Dir, sess.Dir)
 	}
 	if err := resumable(sess, c.backendName(s)); err != nil {
 		return nil, err
@@ -167,3 +173,13 @@ func (c *common) pickSession(ctx context.Context, ios IOStreams) (ok bool, err e
 
 // pickerSessions bounds the sessions the picker lists.
 const pickerSessions = 50
+
+// sameDir reports whether a and b name one folder (a symlink to it too).
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}

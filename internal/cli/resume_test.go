@@ -97,6 +97,8 @@ func TestResumeFlagsNameWhatIsWrong(t *testing.T) {
 			"session codex-session ran its lead in codex: resume it with --backend codex"},
 		{"a native session in a CLI", dir, []string{"--backend", "claude-code", "--resume", "native-session"},
 			"--backend claude-code: session native-session ran the native lead; resume it without --backend"},
+		{"a session of another folder", t.TempDir(), []string{"--demo", "--resume", "native-session"},
+			"session native-session ran in " + dir + ", not in this folder ("},
 		{"a Claude Code lead that never named its conversation", dir, []string{"--backend", "claude-code", "--resume", "claude-unnamed"},
 			"never named its conversation"},
 	} {
