@@ -37,7 +37,7 @@ Flags:
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("atomic loopback", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // the caller reports a bad flag in one line
-	fs.Usage = func() {} // called on every bad flag, not only -h
+	fs.Usage = func() {}     // called on every bad flag, not only -h
 	scenarioPath := fs.String("scenario", "", "scenario file, YAML or JSON (required)")
 	addr := fs.String("addr", "127.0.0.1:0", "loopback address to listen on")
 	logPath := fs.String("log", "", "write the request log to this file as JSON lines")
