@@ -206,3 +206,20 @@ func TestHelpAndErrorsWriteLongFlagsWithTwoDashes(t *testing.T) {
 		}
 	}
 }
+
+func TestClaudeStreamJSONIsAnOutputFormatOfItsOwnBesideAtomics(t *testing.T) {
+	srv := modelServer(t, answerHi)
+	code, out, errOut := runEnv(t, withKey, onModel(srv, "-p", "hi", "--output-format", "claude-stream-json", "--permission-mode", "plan")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.Contains(lines[0], `"subtype":"init"`) || !strings.Contains(lines[0], `"permissionMode":"plan"`) ||
+		!strings.Contains(lines[len(lines)-1], `"type":"result"`) || !strings.Contains(lines[len(lines)-1], `"result":"hello from the model"`) {
+		t.Fatalf("claude-stream-json:\n%s", out)
+	}
+	if code, _, errOut := run(t, "-p", "hi", "--demo", "--output-format", "claude"); code != 2 ||
+		!strings.Contains(errOut, "want text, json, stream-json or claude-stream-json") {
+		t.Fatalf("a bad format: exit %d, stderr %q", code, errOut)
+	}
+}

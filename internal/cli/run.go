@@ -32,7 +32,7 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	fs.StringVar(&prompt, "p", "", "the prompt (default: read from stdin)")
 	fs.StringVar(&prompt, "prompt", "", "the prompt (default: read from stdin)")
 	fs.Bool("print", false, "Claude Code's print mode: the prompt is the arguments, else stdin (atomic -p is atomic run)")
-	fs.StringVar(&format, "output-format", headless.FormatText, "text, json or stream-json")
+	fs.StringVar(&format, "output-format", headless.FormatText, "text, json, stream-json (Atomic's events) or claude-stream-json (Claude Code's stream-json: system, assistant, user and result messages)")
 	if code, ok := c.parse(fs, args, ios, runSynopsis); !ok {
 		return code
 	}
@@ -77,7 +77,7 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	}
 	durable, _ := o.journal.(headless.Durability) // stream-json prints what the store holds
 	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: o.s.ps.Model,
-		Durable: durable},
+		Durable: durable, Claude: headless.ClaudeInit{Cwd: ios.Dir, PermissionMode: string(o.s.gate.Mode())}},
 		headless.Streams{Out: ios.Out, Err: ios.Err})
 }
 

@@ -45,6 +45,8 @@ type Options struct {
 	// Durable, when set, is the session store: stream-json prints an
 	// event only once it holds it.
 	Durable Durability
+	// Claude is what claude-stream-json's system init says of the run.
+	Claude ClaudeInit
 }
 
 // Streams are where output goes.
@@ -93,10 +95,10 @@ const DrainGrace = 5 * time.Second
 // ValidFormat checks an output format name.
 func ValidFormat(f string) error {
 	switch f {
-	case FormatText, FormatJSON, FormatStreamJSON:
+	case FormatText, FormatJSON, FormatStreamJSON, FormatClaudeStreamJSON:
 		return nil
 	}
-	return fmt.Errorf("unknown --output-format %q (want text, json or stream-json)", f)
+	return fmt.Errorf("unknown --output-format %q (want text, json, stream-json or claude-stream-json)", f)
 }
 
 // Run performs the run and returns the process exit code. ctx ending (a
@@ -119,8 +121,12 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 	// flushOut waits until the output's subscriber has every event emitted
 	// so far (complete included): the bus delivers on its own goroutine.
 	flushOut := func(context.Context) error { return nil }
-	if opts.OutputFormat == FormatStreamJSON {
-		stream = newStreamWriter(st.Out, opts.Durable)
+	if opts.OutputFormat == FormatStreamJSON || opts.OutputFormat == FormatClaudeStreamJSON {
+		var enc lineEncoder = event.NewEncoder(st.Out)
+		if opts.OutputFormat == FormatClaudeStreamJSON {
+			enc = newClaudeEncoder(st.Out, opts.Claude)
+		}
+		stream = newStreamWriterWith(enc, opts.Durable)
 		writeFailed = stream.Failed()
 		// After the store's subscription: the store was handed an event
 		// before stream-json takes its Mark for it.
@@ -196,7 +202,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 		}
 	case FormatJSON:
 		writeJSON(st.Out, buildResult(rt, out, dur, opts.Model))
-	case FormatStreamJSON:
+	case FormatStreamJSON, FormatClaudeStreamJSON:
 		err := stream.Close(opts.DrainGrace)
 		switch {
 		case err == nil:
