@@ -223,3 +223,66 @@ func TestClaudeStreamJSONIsAnOutputFormatOfItsOwnBesideAtomics(t *testing.T) {
 		t.Fatalf("a bad format: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// runStdin runs the CLI with stdin and the API key, in a scratch folder.
+func runStdin(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_STATE_HOME": filepath.Join(dir, "state"), "ANTHROPIC_API_KEY": "k"}
+	var out, errOut strings.Builder
+	code := Run(t.Context(), args, IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut, Getenv: func(k string) string { return env[k] }, Dir: dir})
+	return code, out.String(), errOut.String()
+}
+
+const twoTurns = `rules:
+  - {name: second, match: {last_user_contains: "and the second"}, respond: {text: "answer two"}}
+  - {name: first, match: {last_user_contains: "first question"}, respond: {text: "answer one"}}
+`
+
+// Claude Code's stream-json input, as tools that drive it write it.
+const userLines = `{"type": "user", "message": {"role": "user", "content": "first question"}, "parent_tool_use_id": null, "session_id": ""}
+{"type": "control_request", "request_id": "req_init", "request": {"subtype": "initialize"}}
+{"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "and the second"}]}, "parent_tool_use_id": null, "session_id": ""}
+`
+
+func TestStreamJSONInputRunsEachUserMessageAsATurnOfOneSession(t *testing.T) {
+	for format, want := range map[string][]string{
+		"text":               {"answer one\nanswer two\n"},
+		"json":               {`"result":"answer one"`, `"result":"answer two"`},
+		"claude-stream-json": {`"type":"result"`, `"result":"answer one"`, `"result":"answer two"`},
+	} {
+		t.Run(format, func(t *testing.T) {
+			srv := modelServer(t, twoTurns)
+			code, out, errOut := runStdin(t, userLines, onModel(srv, "-p", "--input-format", "stream-json", "--output-format", format)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, w := range want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			if n := strings.Count(out, `"type":"result"`); format != "text" && n != 2 {
+				t.Errorf("%d results; want one per turn:\n%s", n, out)
+			}
+			if !strings.Contains(errOut, `line 2: a "control_request" line, not a user message`) {
+				t.Errorf("stderr %q; want the control request named as skipped", errOut)
+			}
+			log := srv.Log()
+			if len(log) != 2 || len(log[1].Messages) < 3 {
+				t.Fatalf("requests %+v; want two, the second carrying the first exchange", log)
+			}
+		})
+	}
+	for stdin, want := range map[string]string{
+		"":                            "no user message on stdin",
+		`{"type":"assistant"}` + "\n": "no user message on stdin",
+	} {
+		if code, _, errOut := runStdin(t, stdin, "-p", "--demo", "--input-format", "stream-json"); code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("stdin %q: exit %d, stderr %q; want 2 and %q", stdin, code, errOut, want)
+		}
+	}
+	if code, _, errOut := runStdin(t, userLines, "-p", "hi", "--demo", "--input-format", "stream-json"); code != 2 || !strings.Contains(errOut, "the prompts come on stdin") {
+		t.Errorf("-p PROMPT with stream-json input: exit %d, stderr %q", code, errOut)
+	}
+}

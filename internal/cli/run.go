@@ -28,17 +28,27 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	fs.SetOutput(ios.Err)
 	var c common
 	c.register(fs)
-	var prompt, format string
+	var prompt, format, inputFormat string
 	fs.StringVar(&prompt, "p", "", "the prompt (default: read from stdin)")
 	fs.StringVar(&prompt, "prompt", "", "the prompt (default: read from stdin)")
 	fs.Bool("print", false, "Claude Code's print mode: the prompt is the arguments, else stdin (atomic -p is atomic run)")
 	fs.StringVar(&format, "output-format", headless.FormatText, "text, json, stream-json (Atomic's events) or claude-stream-json (Claude Code's stream-json: system, assistant, user and result messages)")
+	fs.StringVar(&inputFormat, "input-format", "text", "text (one prompt) or stream-json (Claude Code's user messages on stdin, one JSON object a line, each a turn; the run ends with stdin)")
 	if code, ok := c.parse(fs, args, ios, runSynopsis); !ok {
 		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 2
+	}
+	streamIn := inputFormat == headless.FormatInputStreamJSON
+	switch {
+	case inputFormat != "text" && !streamIn:
+		return fail(fmt.Errorf("unknown --input-format %q (want text or stream-json)", inputFormat))
+	case streamIn && (prompt != "" || fs.NArg() > 0):
+		return fail(errors.New("--input-format stream-json: the prompts come on stdin, give none with -p or as arguments"))
+	case streamIn:
+		prompt = "(stream-json input)" // not read here: the turns come on stdin once the run is open
 	}
 	if fs.NArg() > 0 {
 		if prompt != "" {
@@ -72,12 +82,25 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 	defer o.close()
+	var input <-chan string
+	if streamIn {
+		ictx, stop := context.WithCancel(ctx)
+		defer stop()
+		input = headless.ClaudeInput(ictx, ios.In, warn)
+		first, ok := <-input
+		if !ok {
+			fmt.Fprintln(ios.Err, "atomic: --input-format stream-json: no user message on stdin")
+			return 2
+		}
+		prompt = first
+		input = expandEach(ictx, input, o.s.commands.Expand)
+	}
 	if expanded, ok := o.s.commands.Expand(prompt); ok { // "/name args", as Claude Code's -p does
 		prompt = expanded
 	}
 	durable, _ := o.journal.(headless.Durability) // stream-json prints what the store holds
 	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: o.s.ps.Model,
-		Durable: durable, Claude: headless.ClaudeInit{Cwd: ios.Dir, PermissionMode: string(o.s.gate.Mode())}},
+		Durable: durable, Claude: headless.ClaudeInit{Cwd: ios.Dir, PermissionMode: string(o.s.gate.Mode())}, Input: input},
 		headless.Streams{Out: ios.Out, Err: ios.Err})
 }
 
@@ -203,4 +226,24 @@ func continueCLI(newLead func(backend.Config) (backend.Session, error), res *res
 		}
 		return newLead(cfg)
 	}
+}
+
+// expandEach relays prompts, a "/name args" one expanded as the custom
+// command it names.
+func expandEach(ctx context.Context, in <-chan string, expand func(string) (string, bool)) <-chan string {
+	out := make(chan string)
+	go func() {
+		defer close(out)
+		for p := range in {
+			if e, ok := expand(p); ok {
+				p = e
+			}
+			select {
+			case out <- p:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }
