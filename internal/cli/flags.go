@@ -292,6 +292,16 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		}
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped agent file: %v", p))
 	}
+	if c.agents != "" {
+		inline, warnings, err := inlineAgents(c.agents, runtime.CoreTools(s.workspace).Names())
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range inline {
+			types.Add(t)
+		}
+		s.warnings = append(s.warnings, warnings...)
+	}
 	s.types = types
 	s.memory = memory.Load(memory.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv),
 		Managed: memory.ManagedPath(goruntime.GOOS)})

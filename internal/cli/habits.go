@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/store"
 )
 
 // habits are the flags of Claude Code and Codex that Atomic takes with
@@ -27,6 +29,10 @@ type habits struct {
 	systemPrompt, appendSystem string
 	// verbose is Claude Code's --verbose, which its stream-json needs.
 	verbose bool
+	// agents are Claude Code's --agents JSON: agent types for this run.
+	agents string
+	// sessionID is Claude Code's --session-id: the new session's id.
+	sessionID string
 }
 
 // registerHabits registers the aliases and the habits' flags.
@@ -46,6 +52,8 @@ func (c *common) registerHabits(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&c.systemPrompt, "system-prompt", "", "replace the lead's system prompt with `TEXT` (the project memory still ends it)")
 	fs.StringVar(&c.appendSystem, "append-system-prompt", "", "append `TEXT` to the lead's system prompt")
+	fs.StringVar(&c.agents, "agents", "", "agent types for this run as Claude Code's `JSON`: {\"name\": {\"description\": …, \"prompt\": …, \"tools\": […], \"model\": …}} (over same-named agent files)")
+	fs.StringVar(&c.sessionID, "session-id", "", "save this new session under `UUID` (Claude Code's flag; not with --continue or --resume)")
 	fs.BoolVar(&c.verbose, "verbose", false, "accepted for Claude Code's command lines (its stream-json needs it); Atomic's output formats always carry every event")
 }
 
@@ -54,6 +62,17 @@ func (c *common) registerHabits(fs *flag.FlagSet) {
 func (c *common) applyHabits(fs *flag.FlagSet) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if c.sessionID != "" {
+		if !isUUID(c.sessionID) {
+			return fmt.Errorf("--session-id %q: want a UUID like 123e4567-e89b-12d3-a456-426614174000", c.sessionID)
+		}
+		if c.cont || c.resume.set {
+			return errors.New("--session-id names a new session: it cannot be given with --continue or --resume")
+		}
+		if c.noPersistence {
+			return errors.New("--session-id names the session to save: it cannot be given with --no-session-persistence")
+		}
+	}
 	if c.skipPermissions && c.fullAuto {
 		return errors.New("--dangerously-skip-permissions and --full-auto: give one of them")
 	}
@@ -212,4 +231,47 @@ func resumeArgs(args []string) []string {
 		}
 	}
 	return out
+}
+
+// isUUID reports whether s is a UUID in its usual text form.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, r := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if r != '-' {
+				return false
+			}
+		default:
+			if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sessionIDFree fails when --session-id names a session already saved.
+func (c *common) sessionIDFree(ctx context.Context, ios IOStreams) error {
+	if c.sessionID == "" {
+		return nil
+	}
+	st, err := openSessions(ctx, ios)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing saved yet
+	}
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sess, err := st.Session(ctx, c.sessionID)
+	switch {
+	case errors.Is(err, store.ErrUnknownSession):
+		return nil
+	case err != nil:
+		return err
+	}
+	return fmt.Errorf("--session-id %s: a session with this id was saved already (in %s): resume it with --resume %s", sess.ID, sess.Dir, sess.ID)
 }

@@ -286,3 +286,75 @@ func TestStreamJSONInputRunsEachUserMessageAsATurnOfOneSession(t *testing.T) {
 		t.Errorf("-p PROMPT with stream-json input: exit %d, stderr %q", code, errOut)
 	}
 }
+
+func TestAgentsJSONAddsClaudeCodeShapedAgentTypesForTheRun(t *testing.T) {
+	srv := modelServer(t, `rules:
+  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "reviewed"}}
+  - {name: fan, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "review", prompt: "REVIEW-IT", subagent_type: reviewer}}]}}
+  - {name: reviewer, match: {first_user_contains: REVIEW-IT}, respond: {text: "looks fine"}}
+`)
+	agents := `{"reviewer": {"description": "Reviews code", "prompt": "You are a strict reviewer.", "tools": ["Read", "Grep"], "model": "inherit", "color": "red", "memory": "project"}}`
+	code, out, errOut := runEnv(t, withKey, onModel(srv, "--agents", agents, "-p", "review")...)
+	if code != 0 || strings.TrimSpace(out) != "reviewed" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	var sub *loopback.LogEntry
+	for _, e := range srv.Log() {
+		if strings.Contains(e.System, "You are a strict reviewer.") {
+			sub = &e
+		}
+	}
+	if sub == nil {
+		t.Fatalf("no request with the reviewer's prompt; requests %+v", srv.Log())
+	}
+	if strings.Join(sub.Tools, ",") != "read,grep" {
+		t.Errorf("the reviewer's tools %q; want Claude Code's Read and Grep as read and grep", sub.Tools)
+	}
+	if !strings.Contains(errOut, "atomic: warning: agent --agents reviewer: loaded without what Atomic lacks: fields memory") {
+		t.Errorf("stderr %q; want the unsupported memory field named", errOut)
+	}
+	for spec, want := range map[string]string{
+		`[1]`:                         "--agents: want a JSON object of agents",
+		`{"x": {"prompt": "p"}}`:      "--agents x: no description",
+		`{"x": {"description": "d"}}`: "--agents x: no prompt",
+		`{"x": {"description": "d", "prompt": 3}}`: "--agents x: prompt: want a string",
+	} {
+		if code, _, errOut := run(t, "--agents", spec, "--demo", "-p", "hi"); code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("--agents %s: exit %d, stderr %q; want 2 and %q", spec, code, errOut, want)
+		}
+	}
+}
+
+func TestSessionIDNamesTheNewSessionAndIsNeverReused(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	const id = "123e4567-e89b-12d3-a456-426614174000"
+	code, out, errOut := runIn(t, dir, state, "--demo", "-p", "hi", "--session-id", id, "--output-format", "json")
+	if code != 0 || !strings.Contains(out, `"session_id":"`+id+`"`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the run to be session %s", code, out, errOut, id)
+	}
+	st, err := store.Open(t.Context(), filepath.Join(state, "atomic", store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := st.Sessions(t.Context())
+	st.Close()
+	if len(list) != 1 || list[0].ID != id {
+		t.Fatalf("sessions %+v; want the one saved as %s", list, id)
+	}
+	if code, _, errOut := runIn(t, dir, state, "--demo", "-p", "hi", "--session-id", id); code != 2 ||
+		!strings.Contains(errOut, "--session-id "+id+": a session with this id was saved already (in "+dir+"): resume it with --resume "+id) {
+		t.Fatalf("the id again: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runIn(t, dir, state, "--demo", "-p", "more", "--resume", id); code != 0 {
+		t.Fatalf("--resume %s: exit %d, stderr %q", id, code, errOut)
+	}
+	for args, want := range map[string]string{
+		"--session-id 42":                                  `--session-id "42": want a UUID`,
+		"--session-id " + id + " --continue":               "it cannot be given with --continue or --resume",
+		"--session-id " + id + " --no-session-persistence": "it cannot be given with --no-session-persistence",
+	} {
+		if code, _, errOut := run(t, append(strings.Fields(args), "--demo", "-p", "hi")...); code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", args, code, errOut, want)
+		}
+	}
+}

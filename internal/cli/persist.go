@@ -27,6 +27,9 @@ import (
 // appended to.
 func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j runtime.Journal, stop func()) {
 	id = runtime.NewSessionID(time.Now())
+	if c.sessionID != "" {
+		id = c.sessionID
+	}
 	var hold *store.Hold
 	if res != nil {
 		id, hold = res.session.ID, res.hold

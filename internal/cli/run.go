@@ -164,6 +164,9 @@ func (c *common) open(ctx context.Context, ios IOStreams, asker permission.Asker
 		return nil, err
 	}
 	res, err := c.resumeSession(ctx, ios, s)
+	if err == nil {
+		err = c.sessionIDFree(ctx, ios)
+	}
 	if err != nil {
 		release()
 		return nil, err

@@ -104,6 +104,9 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	}
 	defer s.closeNATS()
 	res, err := c.resumeSession(ctx, ios, s)
+	if err == nil {
+		err = c.sessionIDFree(ctx, ios)
+	}
 	if err != nil {
 		return fail(err)
 	}
