@@ -33,6 +33,8 @@ type habits struct {
 	agents string
 	// sessionID is Claude Code's --session-id: the new session's id.
 	sessionID string
+	// settings is Claude Code's --settings FILE or JSON.
+	settings string
 }
 
 // registerHabits registers the aliases and the habits' flags.
@@ -54,6 +56,7 @@ func (c *common) registerHabits(fs *flag.FlagSet) {
 	fs.StringVar(&c.appendSystem, "append-system-prompt", "", "append `TEXT` to the lead's system prompt")
 	fs.StringVar(&c.agents, "agents", "", "agent types for this run as Claude Code's `JSON`: {\"name\": {\"description\": …, \"prompt\": …, \"tools\": […], \"model\": …}} (over same-named agent files)")
 	fs.StringVar(&c.sessionID, "session-id", "", "save this new session under `UUID` (Claude Code's flag; not with --continue or --resume)")
+	fs.StringVar(&c.settings, "settings", "", "Claude Code settings `FILE` (or JSON) for this run, over the user's and project's .claude/settings*.json (the managed policy still wins)")
 	fs.BoolVar(&c.verbose, "verbose", false, "accepted for Claude Code's command lines (its stream-json needs it); Atomic's output formats always carry every event")
 }
 

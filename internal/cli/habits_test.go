@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -355,6 +356,42 @@ func TestSessionIDNamesTheNewSessionAndIsNeverReused(t *testing.T) {
 	} {
 		if code, _, errOut := run(t, append(strings.Fields(args), "--demo", "-p", "hi")...); code != 2 || !strings.Contains(errOut, want) {
 			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", args, code, errOut, want)
+		}
+	}
+}
+
+func TestSettingsFlagAppliesClaudeCodeSettingsForTheRun(t *testing.T) {
+	scenario := `rules:
+  - {name: after, match: {has_tool_results: true}, respond: {text: "done"}}
+  - {name: call, respond: {tool_calls: [{name: bash, input: {command: "echo hi"}}]}}
+`
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.json")
+	if err := os.WriteFile(file, []byte(`{"permissions": {"deny": ["Bash(echo:*)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	control := modelServer(t, scenario) // without --settings the call runs
+	if code, _, errOut := runEnv(t, withKey, onModel(control, "--dangerously-skip-permissions", "--sandbox", "off", "-p", "go")...); code != 0 ||
+		len(control.Log()) != 2 || strings.TrimSpace(control.Log()[1].LastToolResults()[0].Content) != "hi" {
+		t.Fatalf("control run: exit %d (%s), requests %+v", code, errOut, control.Log())
+	}
+	for _, settings := range []string{`{"permissions": {"deny": ["Bash(echo:*)"]}}`, file} {
+		srv := modelServer(t, scenario)
+		code, _, errOut := runEnv(t, withKey, onModel(srv, "--settings", settings, "--dangerously-skip-permissions", "-p", "go")...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		log := srv.Log()
+		if len(log) != 2 || len(log[1].LastToolResults()) != 1 || !strings.Contains(log[1].LastToolResults()[0].Content, "denied") {
+			t.Fatalf("--settings %s: requests %+v; want the bash call denied by its deny rule, bypass mode or not", settings, log)
+		}
+	}
+	for settings, want := range map[string]string{
+		"/nonexistent/settings.json": "--settings /nonexistent/settings.json: no such file",
+		`{"permissions": [}`:         "Claude Code settings --settings: ",
+	} {
+		if code, _, errOut := run(t, "--settings", settings, "--demo", "-p", "hi"); code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("--settings %s: exit %d, stderr %q; want 2 and %q", settings, code, errOut, want)
 		}
 	}
 }
