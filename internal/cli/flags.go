@@ -396,6 +396,12 @@ func (c *common) buildProvider(io IOStreams, s *setup) error {
 	if err != nil {
 		return err
 	}
+	if c.fallbackModel != "" && ps.Provider != "demo" {
+		if c.fallbackModel == ps.Model {
+			return fmt.Errorf("--fallback-model %s is the model itself: name another", c.fallbackModel)
+		}
+		p = &fallbackProvider{Provider: p, fallback: c.fallbackModel}
+	}
 	s.ps, s.prov = ps, p
 	return nil
 }

@@ -35,6 +35,8 @@ type habits struct {
 	sessionID string
 	// settings is Claude Code's --settings FILE or JSON.
 	settings string
+	// fallbackModel answers when the model is overloaded.
+	fallbackModel string
 }
 
 // registerHabits registers the aliases and the habits' flags.
@@ -57,6 +59,7 @@ func (c *common) registerHabits(fs *flag.FlagSet) {
 	fs.StringVar(&c.agents, "agents", "", "agent types for this run as Claude Code's `JSON`: {\"name\": {\"description\": …, \"prompt\": …, \"tools\": […], \"model\": …}} (over same-named agent files)")
 	fs.StringVar(&c.sessionID, "session-id", "", "save this new session under `UUID` (Claude Code's flag; not with --continue or --resume)")
 	fs.StringVar(&c.settings, "settings", "", "Claude Code settings `FILE` (or JSON) for this run, over the user's and project's .claude/settings*.json (the managed policy still wins)")
+	fs.StringVar(&c.fallbackModel, "fallback-model", "", "`MODEL` to send a request to when the model is overloaded (HTTP 529 or 503 after the retries), and the later ones (Claude Code's flag)")
 	fs.BoolVar(&c.verbose, "verbose", false, "accepted for Claude Code's command lines (its stream-json needs it); Atomic's output formats always carry every event")
 }
 

@@ -395,3 +395,34 @@ func TestSettingsFlagAppliesClaudeCodeSettingsForTheRun(t *testing.T) {
 		}
 	}
 }
+
+func TestFallbackModelAnswersWhenTheModelIsOverloaded(t *testing.T) {
+	srv := modelServer(t, `rules:
+  - {name: overloaded, match: {model: big}, respond: {error: {status: 529, type: overloaded_error, message: Overloaded, retry_after_ms: 1}}}
+  - {name: small, match: {model: small}, respond: {text: "small answers"}}
+`)
+	code, out, errOut := runEnv(t, withKey, "--provider", "anthropic", "--base-url", srv.URL(), "--model", "big", "--fallback-model", "small",
+		"--no-session-persistence", "-c", `retry={"max_attempts":2,"base_delay_ms":1,"max_delay_ms":1}`, "-p", "hi")
+	if code != 0 || strings.TrimSpace(out) != "small answers" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the fallback's answer", code, out, errOut)
+	}
+	var models []string
+	for _, e := range srv.Log() {
+		models = append(models, e.Model)
+	}
+	if strings.Join(models, ",") != "big,big,small" {
+		t.Fatalf("requests went to %v; want big (and its retry), then small", models)
+	}
+	// Without it the overload is the run's error.
+	srv2 := modelServer(t, `rules:
+  - {name: overloaded, respond: {error: {status: 529, type: overloaded_error, message: Overloaded, retry_after_ms: 1}}}
+`)
+	if code, _, errOut := runEnv(t, withKey, "--provider", "anthropic", "--base-url", srv2.URL(), "--model", "big", "--no-session-persistence",
+		"-c", `retry={"max_attempts":1}`, "-p", "hi"); code == 0 || !strings.Contains(errOut, "529") {
+		t.Fatalf("without --fallback-model: exit %d, stderr %q; want the 529", code, errOut)
+	}
+	if code, _, errOut := runEnv(t, withKey, "--provider", "anthropic", "--model", "big", "--fallback-model", "big", "-p", "hi"); code != 2 ||
+		!strings.Contains(errOut, "--fallback-model big is the model itself") {
+		t.Fatalf("the same model: exit %d, stderr %q", code, errOut)
+	}
+}
