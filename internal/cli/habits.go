@@ -37,6 +37,8 @@ type habits struct {
 	settings string
 	// fallbackModel answers when the model is overloaded.
 	fallbackModel string
+	// forkSession continues a saved session as a new one.
+	forkSession bool
 }
 
 // registerHabits registers the aliases and the habits' flags.
@@ -60,6 +62,7 @@ func (c *common) registerHabits(fs *flag.FlagSet) {
 	fs.StringVar(&c.sessionID, "session-id", "", "save this new session under `UUID` (Claude Code's flag; not with --continue or --resume)")
 	fs.StringVar(&c.settings, "settings", "", "Claude Code settings `FILE` (or JSON) for this run, over the user's and project's .claude/settings*.json (the managed policy still wins)")
 	fs.StringVar(&c.fallbackModel, "fallback-model", "", "`MODEL` to send a request to when the model is overloaded (HTTP 529 or 503 after the retries), and the later ones (Claude Code's flag)")
+	fs.BoolVar(&c.forkSession, "fork-session", false, "with --continue or --resume: continue a copy of the session under a new id (--session-id names it), leaving the original as it was")
 	fs.BoolVar(&c.verbose, "verbose", false, "accepted for Claude Code's command lines (its stream-json needs it); Atomic's output formats always carry every event")
 }
 
@@ -72,12 +75,15 @@ func (c *common) applyHabits(fs *flag.FlagSet) error {
 		if !isUUID(c.sessionID) {
 			return fmt.Errorf("--session-id %q: want a UUID like 123e4567-e89b-12d3-a456-426614174000", c.sessionID)
 		}
-		if c.cont || c.resume.set {
-			return errors.New("--session-id names a new session: it cannot be given with --continue or --resume")
+		if (c.cont || c.resume.set) && !c.forkSession {
+			return errors.New("--session-id names a new session: with --continue or --resume it needs --fork-session")
 		}
 		if c.noPersistence {
 			return errors.New("--session-id names the session to save: it cannot be given with --no-session-persistence")
 		}
+	}
+	if c.forkSession && !c.cont && !c.resume.set {
+		return errors.New("--fork-session copies the session --continue or --resume names: give one")
 	}
 	if c.skipPermissions && c.fullAuto {
 		return errors.New("--dangerously-skip-permissions and --full-auto: give one of them")

@@ -351,7 +351,7 @@ func TestSessionIDNamesTheNewSessionAndIsNeverReused(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		"--session-id 42":                                  `--session-id "42": want a UUID`,
-		"--session-id " + id + " --continue":               "it cannot be given with --continue or --resume",
+		"--session-id " + id + " --continue":               "with --continue or --resume it needs --fork-session",
 		"--session-id " + id + " --no-session-persistence": "it cannot be given with --no-session-persistence",
 	} {
 		if code, _, errOut := run(t, append(strings.Fields(args), "--demo", "-p", "hi")...); code != 2 || !strings.Contains(errOut, want) {
@@ -424,5 +424,54 @@ func TestFallbackModelAnswersWhenTheModelIsOverloaded(t *testing.T) {
 	if code, _, errOut := runEnv(t, withKey, "--provider", "anthropic", "--model", "big", "--fallback-model", "big", "-p", "hi"); code != 2 ||
 		!strings.Contains(errOut, "--fallback-model big is the model itself") {
 		t.Fatalf("the same model: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestForkSessionContinuesACopyAndLeavesTheOriginalAsItWas(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	if code, _, errOut := runIn(t, dir, state, "--demo", "-p", "hi"); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	const fork = "0f0f0f0f-1111-4222-8333-444455556666"
+	code, out, errOut := runIn(t, dir, state, "--demo", "-c", "--fork-session", "--session-id", fork, "-p", "and again", "--output-format", "json")
+	if code != 0 || !strings.Contains(out, `"session_id":"`+fork+`"`) {
+		t.Fatalf("fork: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	st, err := store.Open(t.Context(), filepath.Join(state, "atomic", store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, _ := st.Sessions(t.Context())
+	if len(list) != 2 {
+		t.Fatalf("%d sessions; want the original and its fork", len(list))
+	}
+	orig := list[0].ID
+	if orig == fork {
+		orig = list[1].ID
+	}
+	if p, _ := st.Prompts(t.Context(), orig); strings.Join(p, "|") != "hi" {
+		t.Errorf("the original's prompts %q; want it untouched", p)
+	}
+	if p, _ := st.Prompts(t.Context(), fork); strings.Join(p, "|") != "hi|and again" {
+		t.Errorf("the fork's prompts %q; want the original's and the new one", p)
+	}
+	h, _, err := st.LoadHistory(t.Context(), fork, "lead")
+	if err != nil || len(h) < 4 || h[0].Parts[0].Text != "hi" {
+		t.Fatalf("the fork's lead history %+v, %v; want the first exchange then the second", h, err)
+	}
+	completes := 0
+	if err := st.Events(t.Context(), fork, func(l []byte) error {
+		completes += strings.Count(string(l), `"type":"complete"`)
+		return nil
+	}); err != nil || completes != 2 {
+		t.Fatalf("the fork holds %d completes (%v); want the original's and its own", completes, err)
+	}
+	// The fork resumes as a session of its own.
+	if code, _, errOut := runIn(t, dir, state, "--demo", "--resume", fork, "-p", "third"); code != 0 {
+		t.Fatalf("--resume the fork: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := run(t, "--demo", "--fork-session", "-p", "hi"); code != 2 || !strings.Contains(errOut, "--fork-session copies the session --continue or --resume names") {
+		t.Fatalf("--fork-session alone: exit %d, stderr %q", code, errOut)
 	}
 }

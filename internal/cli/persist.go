@@ -31,8 +31,12 @@ func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j run
 		id = c.sessionID
 	}
 	var hold *store.Hold
-	if res != nil {
+	forked := res != nil && c.forkSession
+	if res != nil && !forked {
 		id, hold = res.session.ID, res.hold
+	}
+	if forked {
+		res.forkAs(id)
 	}
 	release := func() { hold.Release() }
 	if c.noPersistence {
@@ -54,9 +58,12 @@ func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j run
 	// start than OpenDelay.
 	native := c.backendName(s) == backend.Native && s.prov != nil
 	rec := store.Record(path, store.Options{}, store.Meta{
-		ID: id, Dir: ios.Dir, Backend: c.backendName(s), Model: model, Secrets: secrets(s), Resume: res != nil, Hold: hold,
+		ID: id, Dir: ios.Dir, Backend: c.backendName(s), Model: model, Secrets: secrets(s), Resume: res != nil && !forked, Hold: hold,
 		OpenAtBegin: native,
 	}, warn)
+	if forked {
+		res.seed(rec)
+	}
 	if native {
 		s.prov = &beginOnRequest{Provider: s.prov, begin: rec.Begin}
 	}
