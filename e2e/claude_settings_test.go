@@ -99,7 +99,7 @@ func TestAClaudeCodeAskRuleDeniesHeadlessAndAMalformedSettingsFileStopsTheRun(t 
 		{"write", map[string]any{"file_path": ".claude/settings.local.json", "content": `{"permissions":{"allow":["Bash"]}}`}},
 	}))
 	ws := workspace(t, map[string]string{
-		".claude/settings.json": `{"permissions": {"ask": ["Bash(echo:*)"]}, "hooks": {}, "enabledMcpjsonServers": []}`,
+		".claude/settings.json": `{"permissions": {"ask": ["Bash(echo:*)"]}, "statusLine": {}, "enabledMcpjsonServers": []}`,
 	})
 	r := atomic(t, srv, "anthropic", ws, "-p", "push", "--permission-mode", "bypassPermissions")
 	if r.code != 0 {
@@ -121,8 +121,8 @@ func TestAClaudeCodeAskRuleDeniesHeadlessAndAMalformedSettingsFileStopsTheRun(t 
 	if _, err := os.Stat(filepath.Join(ws, ".claude", "settings.local.json")); err == nil {
 		t.Error("the model wrote .claude/settings.local.json")
 	}
-	if !strings.Contains(r.stderr, `Atomic does not support "hooks"`) || strings.Contains(r.stderr, "enabledMcpjsonServers") {
-		t.Errorf("stderr %q: want one warning naming hooks and none naming the MCP key", r.stderr)
+	if !strings.Contains(r.stderr, `Atomic does not support "statusLine"`) || strings.Contains(r.stderr, "enabledMcpjsonServers") {
+		t.Errorf("stderr %q: want one warning naming statusLine and none naming the MCP key", r.stderr)
 	}
 
 	if err := os.WriteFile(filepath.Join(ws, ".claude", "settings.local.json"), []byte("{\n  \"permissions\": {\"deny\": [\"Read(./.env)\",]}\n}\n"), 0o644); err != nil {

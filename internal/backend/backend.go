@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -180,6 +181,9 @@ type Config struct {
 	OnHistory func([]provider.Message)
 	// Context sizes the native agent's window and when it compacts.
 	Context ContextPolicy
+	// Hooks are the user's Claude Code hooks the native agent runs (nil:
+	// none); a CLI runs its own from its own settings.
+	Hooks *hooks.Runner
 }
 
 // Decide passes req through the gate the way the native loop does:

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/permission"
 )
 
@@ -94,11 +95,22 @@ type Settings struct {
 	// model runs get it (see README: a repository cannot point Atomic's
 	// own process at another API server or preload a library into it).
 	CommandEnv map[string]string
+	// Model is the model of the highest file naming one, as written
+	// (a model id or one of Claude Code's aliases); ModelSource is that
+	// file. The CLI uses it when neither --model nor the config file
+	// names a model and the provider is Anthropic.
+	Model, ModelSource string
 	// Warnings are said once at start: unsupported keys, skipped values,
 	// and what the project's files loosen.
 	Warnings []string
+	// Hooks are the hooks of every file (the project's only when trusted:
+	// they are programs the repository names), highest precedence first.
+	Hooks hooks.Config
 	// Files are the files read, highest precedence first.
 	Files []string
+	// unsupported are the keys each file has that Atomic ignores, said
+	// in one warning once every file is read.
+	unsupported []string
 }
 
 // Load reads the settings files of p. A file that exists but cannot be
@@ -144,6 +156,9 @@ func Load(p Places) (*Settings, error) {
 		if err := s.add(f, permission.RuleDirs{Cwd: p.Dir, Home: p.Home, Project: pl.project}, p.TrustProject); err != nil {
 			return nil, err
 		}
+	}
+	if len(s.unsupported) > 0 {
+		s.Warnings = append(s.Warnings, "Claude Code settings: Atomic does not support "+strings.Join(s.unsupported, "; ")+"; ignored")
 	}
 	return s, nil
 }
@@ -219,6 +234,9 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 		s.DisableBypass, s.DisableSource = true, name
 	}
 	s.setMode(f, &loosened, held)
+	if f.model != "" && s.Model == "" {
+		s.Model, s.ModelSource = f.model, name
+	}
 	for _, k := range sortedKeys(f.env) {
 		dst := s.ProcessEnv
 		if f.scope.fromProject() {
@@ -232,8 +250,11 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 			dst[k] = f.env[k]
 		}
 	}
+	if err := s.addHooks(f, held); err != nil {
+		return err
+	}
 	if len(f.unsupported) > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: Atomic does not support %s; ignored", name, quoteAll(f.unsupported)))
+		s.unsupported = append(s.unsupported, quoteAll(f.unsupported)+" ("+name+")")
 	}
 	for _, p := range f.problems {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: %s", name, p))
@@ -246,6 +267,27 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s (in the project, where a command or an edit can write it) loosens the rules: %s",
 			name, strings.Join(loosened, "; ")))
 	}
+	return nil
+}
+
+// addHooks merges f's hooks. A project file's run only when the project
+// is trusted: a cloned repository, or a command of the model, writes that
+// file, and its hooks would run as the user on the next event (Claude
+// Code asks "do you trust this folder?" first). Held hooks are named in
+// one warning.
+func (s *Settings) addHooks(f file, held bool) error {
+	cfg, warnings, err := hooks.Parse(f.hooks, f.path)
+	if err != nil {
+		return fmt.Errorf("Claude Code settings %s: %w", f.path, err)
+	}
+	for _, w := range warnings {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: %s", f.path, w))
+	}
+	if n := cfg.Count(); n > 0 && held {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s (in the project) has %d hook command(s), which run as you: not run; give --trust-project-settings to run them, or put them in ~/.claude/settings.json", f.path, n))
+		return nil
+	}
+	s.Hooks = s.Hooks.Merge(cfg)
 	return nil
 }
 

@@ -172,13 +172,13 @@ func TestABadAllowRuleIsSkippedWithAWarningButTheRestLoads(t *testing.T) {
 	}
 }
 
-func TestUnsupportedKeysGetOneWarningNamingTheFileAndKeysButMCPKeysDoNot(t *testing.T) {
+func TestUnsupportedKeysOfEveryFileGetOneWarningNamingTheFilesAndKeysButMCPKeysDoNot(t *testing.T) {
 	s, p := load(t, map[Scope]string{Project: `{
 		"$schema": "https://json.schemastore.org/claude-code-settings.json",
-		"hooks": {"PreToolUse": []}, "model": "opus", "apiKeyHelper": "/bin/k",
+		"model": "opus", "apiKeyHelper": "/bin/k",
 		"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"],
 		"permissions": {"deny": [], "dangerouslySkip": true}
-	}`})
+	}`, User: `{"outputStyle": "Explanatory"}`})
 	var about []string
 	for _, w := range s.Warnings {
 		if strings.Contains(w, "does not support") {
@@ -189,12 +189,13 @@ func TestUnsupportedKeysGetOneWarningNamingTheFileAndKeysButMCPKeysDoNot(t *test
 		t.Fatalf("%d warnings about unsupported keys, want 1: %q", len(about), s.Warnings)
 	}
 	w := about[0]
-	for _, k := range []string{`"hooks"`, `"model"`, `"apiKeyHelper"`, `"permissions.dangerouslySkip"`, filepath.Join(p.Dir, ".claude", "settings.json")} {
+	for _, k := range []string{`"apiKeyHelper", "permissions.dangerouslySkip" (` + filepath.Join(p.Dir, ".claude", "settings.json") + ")",
+		`"outputStyle" (` + filepath.Join(p.Home, ".claude", "settings.json") + ")"} {
 		if !strings.Contains(w, k) {
 			t.Errorf("warning %q lacks %s", w, k)
 		}
 	}
-	for _, k := range []string{"Mcp", "$schema"} {
+	for _, k := range []string{"Mcp", "$schema", "model", `"hooks"`} {
 		if strings.Contains(w, k) {
 			t.Errorf("warning %q names %s, which Atomic reads elsewhere", w, k)
 		}
@@ -331,5 +332,46 @@ func TestWhatAProjectFileLoosensIsHeldUntilTheUserTrustsIt(t *testing.T) {
 		if !strings.Contains(warn, want) {
 			t.Errorf("warnings %q lack %q", warn, want)
 		}
+	}
+}
+
+func TestTheModelComesFromTheHighestFileNamingOne(t *testing.T) {
+	s, p := load(t, map[Scope]string{User: `{"model": "claude-opus-4-1"}`, Project: `{"model": " claude-sonnet-4-5 "}`, Local: `{"env": {}}`})
+	if s.Model != "claude-sonnet-4-5" || s.ModelSource != filepath.Join(p.Dir, ".claude", "settings.json") {
+		t.Errorf("model %q from %q, want the project's", s.Model, s.ModelSource)
+	}
+	s, _ = load(t, map[Scope]string{User: `{"model": 4}`})
+	if s.Model != "" || !strings.Contains(strings.Join(s.Warnings, "\n"), "model: expected a string") {
+		t.Errorf("model %q, warnings %q", s.Model, s.Warnings)
+	}
+}
+
+func TestHooksOfTheUsersFileRunWhileTheProjectsWaitForTrust(t *testing.T) {
+	files := map[Scope]string{
+		User:    `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "user-guard"}]}]}}`,
+		Project: `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "project-check"}]}], "Bogus": []}}`,
+	}
+	p := places(t, files)
+	p.TrustProject = false
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Hooks.Count() != 1 || s.Hooks["PreToolUse"][0].Commands[0].Command != "user-guard" {
+		t.Fatalf("untrusted: hooks %+v", s.Hooks)
+	}
+	w := strings.Join(s.Warnings, "\n")
+	if !strings.Contains(w, filepath.Join(p.Dir, ".claude", "settings.json")+" (in the project) has 1 hook command(s), which run as you: not run") {
+		t.Fatalf("no warning names the held project hooks: %q", w)
+	}
+	p.TrustProject = true
+	if s, err = Load(p); err != nil {
+		t.Fatal(err)
+	}
+	if s.Hooks.Count() != 2 || s.Hooks["Stop"][0].Commands[0].Source != filepath.Join(p.Dir, ".claude", "settings.json") {
+		t.Fatalf("trusted: hooks %+v", s.Hooks)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "Atomic does not run the events Bogus") {
+		t.Fatalf("unknown event not warned: %q", s.Warnings)
 	}
 }

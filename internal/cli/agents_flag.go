@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
 // inlineAgents parses --agents, Claude Code's agent types given as JSON:
@@ -15,7 +15,7 @@ import (
 // Each entry is read as the agent file it stands for (front matter of its
 // fields, the prompt as body), so Claude Code's tool names, model aliases
 // and fields map as in a file; what Atomic lacks comes back as warnings.
-func inlineAgents(spec string, knownTools []string) ([]agenttype.Type, []string, error) {
+func inlineAgents(spec string, knownTools []string) ([]spawn.Type, []string, error) {
 	var entries map[string]map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(spec), &entries); err != nil {
 		return nil, nil, fmt.Errorf("--agents: want a JSON object of agents, {\"name\": {\"description\": …, \"prompt\": …}}: %w", err)
@@ -25,7 +25,7 @@ func inlineAgents(spec string, knownTools []string) ([]agenttype.Type, []string,
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	var types []agenttype.Type
+	var types []spawn.Type
 	var warnings []string
 	for _, name := range names {
 		fields := entries[name]
@@ -56,8 +56,8 @@ func inlineAgents(spec string, knownTools []string) ([]agenttype.Type, []string,
 			fmt.Fprintf(&file, "%s: %s\n", k, fields[k])
 		}
 		fmt.Fprintf(&file, "---\n%s\n", prompt)
-		t, warn, err := agenttype.Parse("--agents "+name, []byte(file.String()), knownTools)
-		var fe *agenttype.FileError
+		t, warn, err := spawn.ParseType("--agents "+name, []byte(file.String()), knownTools)
+		var fe *spawn.AgentFileError
 		if errors.As(err, &fe) {
 			return nil, nil, fmt.Errorf("--agents %s: %w", name, fe.Err)
 		}

@@ -11,10 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/dotdirs"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/observe"
@@ -23,6 +24,8 @@ import (
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/skills"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/ui"
 )
@@ -34,6 +37,7 @@ type common struct {
 	allowed, disallowed                  stringList
 	addDirs                              stringList
 	maxTurns, maxSubagents, maxTeammates int
+	maxDepth                             int
 	timeout                              time.Duration
 	demo                                 bool
 	teams                                bool
@@ -107,6 +111,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.effort, "effort", "", "how hard the model thinks first: low, medium, high or max (Anthropic extended thinking, OpenAI reasoning effort; sub-agents inherit it unless their file says effort:; default none)")
 	fs.IntVar(&c.maxTurns, "max-turns", 0, "model turns per agent turn (default 100)")
 	fs.IntVar(&c.maxSubagents, "max-subagents", 0, "local sub-agents running at once (default 5)")
+	fs.IntVar(&c.maxDepth, "max-depth", 0, "levels of sub-agents below the lead: a sub-agent may start its own up to this depth (default 1: only the lead starts sub-agents)")
 	fs.IntVar(&c.maxRemote, "max-remote-tasks", 0, "sub-agents on NATS workers at once (default 0: as many as the workers run; they take none of --max-subagents' slots)")
 	fs.IntVar(&c.maxTeammates, "max-teammates", 0, "teammates at once (default 10; setting it enables teams)")
 	fs.BoolVar(&c.teams, "teams", false, "offer the lead agent teams: long-lived teammates it messages (config teams; on with --demo or --max-teammates)")
@@ -120,7 +125,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
 	fs.Var(&c.mcpConfigs, "mcp-config", "MCP servers `FILE` (or JSON) like Claude Code's .mcp.json, read after ~/.config/atomic/mcp.json and ./.mcp.json (repeatable)")
 	fs.BoolVar(&c.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
-	fs.BoolVar(&c.trustSettings, "trust-project-settings", false, "apply what the project's .claude/settings*.json loosen (allow rules, additionalDirectories, acceptEdits, env) for this run; their deny and ask rules always apply")
+	fs.BoolVar(&c.trustSettings, "trust-project-settings", false, "apply what the project's .claude/settings*.json loosen (allow rules, additionalDirectories, acceptEdits, env) and run their hooks, for this run; their deny and ask rules always apply")
 	fs.Var(&c.trustMCP, "trust-project-mcp", "start the workspace's .mcp.json servers for this run without 'atomic mcp trust' (all, or =NAME,NAME)")
 	c.nats.register(fs)
 	c.registerHabits(fs)
@@ -155,7 +160,7 @@ func (c *common) checkLimits(fs *flag.FlagSet) error {
 			return
 		}
 		switch f.Name {
-		case "max-turns", "max-subagents", "max-teammates":
+		case "max-turns", "max-subagents", "max-teammates", "max-depth":
 			if v := f.Value.(flag.Getter).Get().(int); v < 1 {
 				err = fmt.Errorf("--%s: must be at least 1, got %d", f.Name, v)
 			}
@@ -182,11 +187,14 @@ type setup struct {
 	ps        config.ProviderSettings
 	prov      provider.Provider
 	gate      *permission.Gate
-	types     *agenttype.Registry
+	types     *spawn.Registry
 	workspace tools.Workspace
 	memory    *memory.Memory
 	commands  *commands.Set
-	warnings  []string
+	skills    *skills.Set
+	// claudeModel is Claude Code settings' model and its file ("": none).
+	claudeModel, claudeModelSource string
+	warnings                       []string
 	// mcp runs the MCP servers (started right after resolve); mcpBudget
 	// is how long the first request waits for them.
 	mcp       *mcp.Manager
@@ -203,6 +211,9 @@ type setup struct {
 	// getenv is the environment with the user's Claude Code settings env
 	// over it (see applyClaudeSettings).
 	getenv func(string) string
+	// hooks are the Claude Code settings files' hooks (the project's
+	// only when trusted).
+	hooks hooks.Config
 }
 
 // configFile loads --config, else the user's config.json if there is one.
@@ -232,6 +243,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		return nil, err
 	}
 	s.file = f
+	s.claudeModel, s.claudeModelSource = cs.Model, cs.ModelSource
 	effort, from := c.effort, "--effort"
 	if effort == "" {
 		effort, from = f.Effort, "config effort"
@@ -244,6 +256,9 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	}
 	if c.maxSubagents == 0 {
 		c.maxSubagents = f.MaxSubagents
+	}
+	if c.maxDepth == 0 {
+		c.maxDepth = f.MaxDepth
 	}
 	if c.maxTeammates == 0 {
 		c.maxTeammates = f.MaxTeammates
@@ -270,6 +285,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		return nil, err
 	}
 	s.gate = gate
+	s.hooks = cs.Hooks
 	if err := checkAddDirs(io.Dir, c.addDirs); err != nil {
 		return nil, err
 	}
@@ -283,9 +299,11 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		}
 		s.workspace.ExtraRoots = append(s.workspace.ExtraRoots, d)
 	}
-	types, problems := agenttype.Load(agenttype.Dirs(io.Dir, config.UserDir(io.Getenv)), runtime.CoreTools(s.workspace).Names())
+	places := dotdirs.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv)}
+	agentDirs := dotdirs.Find("agents", places)
+	types, problems := spawn.LoadTypes(dotdirs.Paths(agentDirs), runtime.CoreTools(s.workspace).Names())
 	for _, p := range problems {
-		var w *agenttype.Warning
+		var w *spawn.AgentFileWarning
 		if errors.As(p, &w) {
 			s.warnings = append(s.warnings, fmt.Sprintf("agent file %v", p))
 			continue
@@ -302,17 +320,23 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		}
 		s.warnings = append(s.warnings, warnings...)
 	}
+	if !c.trustSettings {
+		if held := untrustedAgentHooks(types, agentDirs); len(held) > 0 {
+			s.warnings = append(s.warnings, "hooks in the project's agent files "+strings.Join(held, ", ")+" do not run: the project is not trusted (--trust-project-settings)")
+		}
+	}
 	s.types = types
 	s.memory = memory.Load(memory.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv),
-		Managed: memory.ManagedPath(goruntime.GOOS)})
+		Managed: memory.ManagedPath(goruntime.GOOS), CodexHome: io.Getenv("CODEX_HOME")})
 	for _, p := range s.memory.Problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("memory: %v", p))
 	}
-	cmds, problems := commands.Load(commands.Dirs(io.Dir, io.Getenv("HOME"), config.UserDir(io.Getenv)), ui.BuiltinCommands())
+	cmds, problems := commands.Load(dotdirs.Find("commands", places), ui.BuiltinCommands())
 	for _, p := range problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped command file: %v", p))
 	}
 	s.commands = cmds
+	loadSkills(dotdirs.Find("skills", places), c.trustSettings, s)
 	if err := c.openSandbox(io, s); err != nil {
 		return nil, err
 	}
@@ -391,6 +415,11 @@ func (c *common) buildProvider(io IOStreams, s *setup) error {
 	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, getenv)
 	if err != nil {
 		return err
+	}
+	if m, warning := settingsModel(s, c.model, ps.Provider); m != "" {
+		ps.Model = m
+	} else if warning != "" {
+		s.warnings = append(s.warnings, warning)
 	}
 	p, err := config.NewProvider(ps)
 	if err != nil {

@@ -11,9 +11,11 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/config"
 	"github.com/atomic-agent/atomic/internal/headless"
+	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/store"
+	"github.com/atomic-agent/atomic/internal/tools"
 )
 
 const runSynopsis = `Usage: atomic run -p PROMPT [flags]
@@ -93,13 +95,30 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 			return 2
 		}
 		prompt = first
-		input = expandEach(ictx, input, o.s.commands.Expand)
+		input = expandEach(ictx, input, func(p string) string {
+			if cmd, args, ok := o.s.commands.Resolve(p); ok {
+				if r, err := renderCommand(ictx, o.s, cmd, args, warn); err == nil {
+					return r
+				} else {
+					warn(err.Error() + " (sent as typed)")
+				}
+			}
+			return p
+		})
 	}
-	if expanded, ok := o.s.commands.Expand(prompt); ok { // "/name args", as Claude Code's -p does
-		prompt = expanded
+	model := o.s.ps.Model
+	if cmd, args, ok := o.s.commands.Resolve(prompt); ok { // "/name args", as Claude Code's -p does
+		if prompt, err = renderCommand(ctx, o.s, cmd, args, warn); err != nil {
+			fmt.Fprintf(ios.Err, "atomic: %v\n", err)
+			return 1
+		}
+		if cmd.Model != "" && o.rt.Lead() != nil {
+			o.rt.Lead().SetModel(cmd.Model)
+			model = cmd.Model
+		}
 	}
 	durable, _ := o.journal.(headless.Durability) // stream-json prints what the store holds
-	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: o.s.ps.Model,
+	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: model,
 		Durable: durable, Claude: headless.ClaudeInit{Cwd: ios.Dir, PermissionMode: string(o.s.gate.Mode())}, Input: input},
 		headless.Streams{Out: ios.Out, Err: ios.Err})
 }
@@ -197,12 +216,13 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 	newLead = continueCLI(newLead, res, journal, c.cliHome)
 	return runtime.Open(runtime.Config{
 		SessionID: sessionID, Journal: journal, Resume: resume,
-		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(),
+		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(), Skills: s.skills,
 		SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendSystem,
-		MaxSubagents: c.maxSubagents, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns, Effort: c.level,
+		NestedMemory: func(read tools.Tool) tools.Tool { return memory.WithNested(read, s.workspace.Root, s.getenv("HOME")) },
+		MaxSubagents: c.maxSubagents, MaxDepth: c.maxDepth, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns, Effort: c.level,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
 		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,
-		Context: contextPolicy(s.file),
+		Context: contextPolicy(s.file), Hooks: s.hooks,
 	})
 }
 
@@ -231,16 +251,14 @@ func continueCLI(newLead func(backend.Config) (backend.Session, error), res *res
 	}
 }
 
-// expandEach relays prompts, a "/name args" one expanded as the custom
-// command it names.
-func expandEach(ctx context.Context, in <-chan string, expand func(string) (string, bool)) <-chan string {
+// expandEach relays prompts through expand (a "/name args" one becomes
+// the custom command it names).
+func expandEach(ctx context.Context, in <-chan string, expand func(string) string) <-chan string {
 	out := make(chan string)
 	go func() {
 		defer close(out)
 		for p := range in {
-			if e, ok := expand(p); ok {
-				p = e
-			}
+			p = expand(p)
 			select {
 			case out <- p:
 			case <-ctx.Done():

@@ -8,6 +8,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"path/filepath"
 
+	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
 	"github.com/atomic-agent/atomic/internal/headless"
 	"github.com/atomic-agent/atomic/internal/permission"
@@ -126,6 +127,9 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
 		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out, Notes: notes,
 		Memory: s.memory, Commands: s.commands,
+		RenderCommand: func(ctx context.Context, c commands.Command, args string) (string, error) {
+			return renderCommand(ctx, s, c, args, note)
+		},
 	})
 	if err != nil {
 		return fail(err)

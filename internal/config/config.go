@@ -24,7 +24,9 @@ type File struct {
 	// Effort is how hard the model thinks first (see --effort).
 	Effort       string `json:"effort,omitempty"`
 	MaxSubagents int    `json:"max_subagents,omitempty"`
-	MaxTeammates int    `json:"max_teammates,omitempty"`
+	// MaxDepth is how many levels of sub-agents may be below the lead.
+	MaxDepth     int `json:"max_depth,omitempty"`
+	MaxTeammates int `json:"max_teammates,omitempty"`
 	// Teams offers the lead the team tools (see --teams).
 	Teams bool `json:"teams,omitempty"`
 	// NATSURL sends task sub-agents to remote workers through this NATS

@@ -92,7 +92,7 @@ func checkLimits(obj map[string]any, f File) error {
 	for _, l := range []struct {
 		name string
 		v    int
-	}{{"max_turns", f.MaxTurns}, {"max_subagents", f.MaxSubagents}, {"max_teammates", f.MaxTeammates}} {
+	}{{"max_turns", f.MaxTurns}, {"max_subagents", f.MaxSubagents}, {"max_teammates", f.MaxTeammates}, {"max_depth", f.MaxDepth}} {
 		if _, set := obj[l.name]; set {
 			if err := atLeastOne(l.name, l.v); err != nil {
 				return err

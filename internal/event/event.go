@@ -53,6 +53,9 @@ const (
 	// ThinkingDelta is a piece of the model's streamed thinking; it is not
 	// part of the message's text.
 	ThinkingDelta Type = "thinking.delta"
+	// HookRun: a settings hook ran (HookRunData). It is not a lifecycle
+	// event.
+	HookRun Type = "hook.run"
 )
 
 // LeadID is the lead agent's id: the agent_id of everything the lead emits
@@ -140,6 +143,29 @@ type ThinkingDeltaData struct {
 	Discard bool `json:"discard,omitempty"`
 }
 
+// Hook run outcomes (HookRunData.Outcome).
+const (
+	HookOK      = "ok"      // exit 0
+	HookBlocked = "blocked" // exit 2, or a JSON decision that blocks or denies
+	HookError   = "error"   // another exit status, or it could not start
+	HookTimeout = "timeout" // killed at its timeout
+)
+
+// HookRunData: one command of a settings hook ran for Event (Claude Code's
+// event name: PreToolUse, Stop …). Message is what the user is told (the
+// reason of a block, the first line of a failure's stderr, a
+// systemMessage); Source is the file that declared the hook.
+type HookRunData struct {
+	Event      string `json:"event"`
+	Command    string `json:"command"`
+	Outcome    string `json:"outcome"`
+	DurationMS int64  `json:"duration_ms"`
+	ExitCode   int    `json:"exit_code"`
+	Tool       string `json:"tool,omitempty"`
+	Message    string `json:"message,omitempty"`
+	Source     string `json:"source,omitempty"`
+}
+
 // MessageCompleteData: the assistant message ended; Text is all of it.
 type MessageCompleteData struct {
 	Text       string     `json:"text"`
@@ -206,6 +232,10 @@ type SubagentUpdateData struct {
 	// Note is what happened to a remote sub-agent that its row tells
 	// ("restarted on worker-b", "waiting for worker-a: no word for 6s").
 	Note string `json:"note,omitempty"`
+	// Idle is set when the sub-agent's turn ended while work it started
+	// (its own sub-agents, shells) still runs; the next update (it was
+	// woken) clears it.
+	Idle bool `json:"idle,omitempty"`
 }
 
 // SubagentCompleteData: the sub-agent really finished.

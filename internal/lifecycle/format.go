@@ -32,6 +32,9 @@ func header(recs []Record, c Counts) string {
 	noun := "agents"
 	if name := recs[0].Name; name != "" && sameName(recs, name) {
 		noun = name + " agents"
+		if recs[0].IsShell() {
+			noun = "background shells"
+		}
 	}
 	if n == 1 {
 		noun = strings.TrimSuffix(noun, "s")
@@ -81,9 +84,13 @@ func FormatDuration(d time.Duration) string {
 // SubLine is the second line of r's row in the agents tree: the first line
 // of the error when failed, "Done" when completed, "Interrupted" when
 // interrupted; while active, what it waits for ("Waiting for approval: …",
-// "Queued…" for a concurrency slot), else "Running in background…" for a
+// "Queued…" for a concurrency slot), "Waiting for the work it started…"
+// when waiting, else "Running in background…" for a
 // background agent, else its current tool, else "Initializing…".
 func SubLine(r Record) string {
+	if r.IsShell() {
+		return shellSubLine(r)
+	}
 	switch r.Status {
 	case Error:
 		if msg := firstLine(r.Error); msg != "" {
@@ -100,6 +107,8 @@ func SubLine(r Record) string {
 		return "Queued…"
 	case r.Waiting != "":
 		return "Waiting for approval: " + r.Waiting
+	case r.Status == Waiting:
+		return "Waiting for the work it started…"
 	case r.Note != "" && r.CurrentTool != "":
 		return r.Note + " · " + r.CurrentTool
 	case r.Note != "":

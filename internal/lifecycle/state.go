@@ -30,6 +30,9 @@ type State struct {
 	lead    Record            // the lead's record (StepLead); not among recs
 	tallies map[string]*tally // agent id → its tool uses and usage
 	total   event.Usage       // every agent's usage added up
+
+	busy map[string]int // agent id → records beneath it not terminal (nest.go)
+	more []Record       // ancestors the last event changed (nest.go)
 }
 
 // approval is one permission request an agent waits on.
@@ -48,6 +51,9 @@ func (s *State) Apply(e event.Event) []Record {
 		s.applyLead(e)
 	}
 	changed := s.apply(e)
+	if len(s.more) > 0 {
+		changed = s.withMore(changed)
+	}
 	if !counted {
 		return changed
 	}
@@ -119,6 +125,8 @@ func (s *State) apply(e event.Event) []Record {
 			}
 		}
 		return changed
+	case event.ShellStart, event.ShellOutput, event.ShellEnd:
+		r, ok = s.applyShell(e)
 	case event.PermissionRequested, event.PermissionResolved:
 		return s.applyApproval(e)
 	case event.TeammateStatus:
@@ -178,6 +186,7 @@ func (s *State) create(e event.Event) (Record, bool) {
 	}
 	s.index(i)
 	r, _ = s.sync(i) // the agent's own events may have come first
+	s.nest(Record{}, r, e.Time)
 	return r, true
 }
 
@@ -190,9 +199,18 @@ func (s *State) step(i int, e event.Event) (Record, bool) {
 	}
 	r.Waiting = s.waiting(r)
 	r.ToolUses, r.Usage = s.ToolUses(r.ID), s.Usage(r.ID)
+	r = s.derive(old, r, e.Time)
 	if r == old {
 		return r, false
 	}
+	s.replace(i, old, r)
+	s.nest(old, r, e.Time)
+	return s.recs[i], true
+}
+
+// replace puts r in place of old, record i, keeping counts and indexes
+// current.
+func (s *State) replace(i int, old, r Record) {
 	s.recs[i] = r
 	if r.Status != old.Status {
 		s.counts[old.Status.index()]--
@@ -211,7 +229,6 @@ func (s *State) step(i int, e event.Event) (Record, bool) {
 	if r.ID != old.ID || r.ToolCallID != old.ToolCallID {
 		s.index(i)
 	}
-	return r, true
 }
 
 // index records where record i is found: by its task call id, and by its
@@ -251,10 +268,11 @@ func (s *State) Get(id string) (Record, bool) {
 type Counts struct {
 	Pending, Running, Background  int
 	Completed, Error, Interrupted int
+	Waiting                       int
 }
 
 // Active is the number of records still at work.
-func (c Counts) Active() int { return c.Pending + c.Running + c.Background }
+func (c Counts) Active() int { return c.Pending + c.Running + c.Background + c.Waiting }
 
 // Total is the number of records.
 func (c Counts) Total() int { return c.Active() + c.Completed + c.Error + c.Interrupted }
@@ -274,6 +292,8 @@ func (c Counts) Of(st Status) int {
 		return c.Error
 	case Interrupted:
 		return c.Interrupted
+	case Waiting:
+		return c.Waiting
 	}
 	return 0
 }
@@ -290,12 +310,14 @@ func countsOf(c *[numStatuses]int) Counts {
 		Completed:   c[Completed.index()],
 		Interrupted: c[Interrupted.index()],
 		Error:       c[Error.index()],
+		Waiting:     c[Waiting.index()],
 	}
 }
 
-// Active is the number of records pending, running or background.
+// Active is the number of records pending, running, background or
+// waiting.
 func (s *State) Active() int {
-	return s.counts[Running.index()] + s.counts[Pending.index()] + s.counts[Background.index()]
+	return s.counts[Running.index()] + s.counts[Pending.index()] + s.counts[Background.index()] + s.counts[Waiting.index()]
 }
 
 // Sorted returns a copy of the records ordered for display: running,

@@ -17,6 +17,9 @@ const (
 	Running Status = "running"
 	// Background: a background agent, spawned and not yet finished.
 	Background Status = "background"
+	// Waiting: the agent's turn ended (or its end came) while work it
+	// started still runs; it is woken by each result (SPEC §2, depth).
+	Waiting Status = "waiting"
 	// Completed: finished successfully (terminal).
 	Completed Status = "completed"
 	// Error: failed (terminal).
@@ -31,17 +34,17 @@ func (s Status) Terminal() bool {
 	return s == Completed || s == Error || s == Interrupted
 }
 
-// Active reports whether s is work still under way: pending, running or
-// background.
+// Active reports whether s is work still under way: pending, running,
+// background or waiting.
 func (s Status) Active() bool {
-	return s == Pending || s == Running || s == Background
+	return s == Pending || s == Running || s == Background || s == Waiting
 }
 
 // numStatuses is the number of statuses; index gives each a slot in [0,n).
-const numStatuses = 6
+const numStatuses = 7
 
 // index returns s's display rank, which is also its slot in count arrays:
-// running, pending, background, completed, interrupted, error. Unknown
+// running, pending, background, waiting, completed, interrupted, error. Unknown
 // statuses (never produced by the reducer) rank last with error.
 func (s Status) index() int {
 	switch s {
@@ -51,11 +54,13 @@ func (s Status) index() int {
 		return 1
 	case Background:
 		return 2
-	case Completed:
+	case Waiting:
 		return 3
-	case Interrupted:
+	case Completed:
 		return 4
-	default:
+	case Interrupted:
 		return 5
+	default:
+		return 6
 	}
 }

@@ -17,6 +17,9 @@ import (
 // record is completed, error or interrupted, no event changes its status or
 // Duration.
 func Step(r Record, e event.Event) (Record, bool) {
+	if r.IsShell() && !shellMoves(e.Type) {
+		return r, false // agent events never move a shell
+	}
 	var next Record
 	switch e.Type {
 	case event.ToolStart:
@@ -31,6 +34,8 @@ func Step(r Record, e event.Event) (Record, bool) {
 		next = stepSubagentComplete(r, e)
 	case event.Interrupt, event.Reset:
 		next = stepInterrupt(r, e)
+	case event.ShellStart, event.ShellOutput, event.ShellEnd:
+		next = stepShell(r, e)
 	default:
 		return r, false
 	}
@@ -166,6 +171,7 @@ func stepSubagentUpdate(r Record, e event.Event) Record {
 		r.Worker = d.Worker
 	}
 	r.Note = d.Note
+	r.TurnEnded = d.Idle
 	// Progress says only whether the agent waits for a slot; approvals it
 	// waits for come from permission events (State).
 	r.Waiting = ""
@@ -262,6 +268,7 @@ func finish(r Record, s Status, t time.Time) Record {
 	}
 	r.CurrentTool = ""
 	r.Waiting = ""
+	r.TurnEnded, r.Held = false, ""
 	return r
 }
 

@@ -17,15 +17,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/skills"
 	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
@@ -39,7 +40,7 @@ type Config struct {
 	Model     string
 	Workspace tools.Workspace
 	Gate      *permission.Gate
-	Types     *agenttype.Registry
+	Types     *spawn.Registry
 	// Memory is the project memory block (memory.Memory.Prompt) that the
 	// system prompts of the lead, sub-agents and teammates end with.
 	Memory string
@@ -47,8 +48,18 @@ type Config struct {
 	// still ends it); AppendSystemPrompt ends the lead's prompt. Claude
 	// Code's --system-prompt and --append-system-prompt.
 	SystemPrompt, AppendSystemPrompt string
+	// NestedMemory, when set, wraps the read tool so an agent reading a
+	// file below the workspace gets that folder's CLAUDE.md and AGENTS.md
+	// (memory.WithNested).
+	NestedMemory func(read tools.Tool) tools.Tool
+	// Skills are offered to every agent whose type does not list its
+	// tools, through the skill tool (none: no tool).
+	Skills *skills.Set
 	// MaxSubagents caps concurrent local sub-agents (0: default 5).
 	MaxSubagents int
+	// MaxDepth is how many levels of sub-agents may be below the lead (0:
+	// subagent.DefaultMaxDepth).
+	MaxDepth int
 	// MaxRemoteTasks caps the sub-agents on Remote's workers at once (0:
 	// no cap of the lead's; the workers' concurrency bounds them).
 	MaxRemoteTasks int
@@ -95,6 +106,10 @@ type Config struct {
 	// block.
 	Warn func(string)
 	Now  func() time.Time
+	// Hooks are the user's Claude Code hooks (settings files), which every
+	// native agent of the run runs in the workspace, under its sandbox,
+	// with the environment its commands get.
+	Hooks hooks.Config
 }
 
 // Journal is told everything a run does, to keep it: every event from the
@@ -128,6 +143,12 @@ type Runtime struct {
 	// owners records who runs each agent of the tree: cancels and the
 	// completion gate read it.
 	owners *bus.Owners
+	// shells are the background shells of every agent's bash.
+	shells *tools.Shells
+	// stops are the shell stops under way (interrupt, reset, /tasks),
+	// closed as each ends; Close waits for them.
+	stopMu sync.Mutex
+	stops  []chan struct{}
 
 	inputs    chan input
 	wake      chan struct{}
@@ -169,7 +190,7 @@ func Open(cfg Config) (*Runtime, error) {
 		cfg.SessionID = NewSessionID(cfg.Now())
 	}
 	if cfg.Types == nil {
-		cfg.Types = agenttype.NewRegistry()
+		cfg.Types = spawn.NewRegistry()
 	}
 	if cfg.Model == "" && cfg.Provider != nil {
 		cfg.Model = cfg.Provider.Model()
@@ -179,7 +200,11 @@ func Open(cfg Config) (*Runtime, error) {
 	if cfg.Journal != nil {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
 	}
+	r.shells = r.newShells()
+	cfg.Workspace.Shells = r.shells // every agent's bash, worktrees' too
+	r.cfg.Workspace.Shells = r.shells
 	core := CoreTools(cfg.Workspace)
+	r.addClaudeTools(core)
 	var leadHistory []provider.Message
 	if cfg.Resume != nil {
 		r.resumed = replay(cfg.Resume.Events)
@@ -194,13 +219,14 @@ func Open(cfg Config) (*Runtime, error) {
 			cfg.Journal.History(agentID, msgs)
 		}
 	}
+	hooked := hookRunner(cfg)
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Sink: r.bus,
-		MaxConcurrent: cfg.MaxSubagents, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
+		MaxConcurrent: cfg.MaxSubagents, MaxDepth: cfg.MaxDepth, MaxRemote: cfg.MaxRemoteTasks, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
-		Warn: cfg.Warn, Remote: cfg.Remote, Owners: r.owners,
+		Warn: cfg.Warn, Remote: cfg.Remote, Owners: r.owners, Hooks: hooked,
 		FileTools: func(root string) *tools.Set {
 			ws := cfg.Workspace
 			ws.Root = root
@@ -208,18 +234,22 @@ func Open(cfg Config) (*Runtime, error) {
 			ws.Sandbox = ws.Sandbox.Narrow(root)
 			return tools.Core(ws)
 		},
-		Sandbox: sandboxMode(cfg.Workspace),
+		Sandbox: sandboxMode(cfg.Workspace), Shells: r.shells,
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
-		Memory: cfg.Memory, Owners: r.owners,
+		Memory: cfg.Memory, Owners: r.owners, Hooks: hooked,
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
 		t, _ := core.Get(n)
+		if shellCompanion(n) {
+			leadTools.Hold(t) // offered once the lead starts a shell
+			continue
+		}
 		leadTools.Add(t)
 	}
 	// The other orchestration tools join as they become useful.
@@ -248,7 +278,7 @@ func Open(cfg Config) (*Runtime, error) {
 		leadOut = leadSink{r} // the CLI's own sub-agents are registered as it announces them
 	}
 	lead, err := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
-		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
+		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history, Hooks: hooked}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
 		SessionID: cfg.SessionID, AgentID: event.LeadID, Name: event.LeadID, Sink: leadOut,
 		System: leadPrompt(cfg), History: leadHistory})
 	if err != nil {
@@ -262,6 +292,7 @@ func Open(cfg Config) (*Runtime, error) {
 		r.restore(r.resumed)
 	}
 	r.own = r.bus.SubscribeWith(func(e event.Event) {
+		r.endGrants(e)
 		switch e.Type {
 		case event.SubagentComplete, event.TeammateStatus, event.TeamMessage:
 			r.signal()
@@ -480,6 +511,7 @@ func (r *Runtime) Serve(ctx context.Context) error {
 		case <-ctx.Done():
 			r.mgr.Close()
 			r.team.Close()
+			r.closeShells()
 			return ctx.Err()
 		}
 		r.settle()
@@ -505,6 +537,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Ima
 	res, err := r.runLead(tctx, prompt, images)
 	interrupted := err != nil && tctx.Err() != nil
 	cancel()
+	r.revoke(event.LeadID) // a skill's allowed-tools end with the turn
 	r.mu.Lock()
 	r.turnCancel, r.busy = nil, false
 	if res != nil {
@@ -637,6 +670,7 @@ func (r *Runtime) interrupt(reason string) []string {
 func (r *Runtime) cancelAll(leadAgents []string) error {
 	r.mgr.CancelAll()
 	r.team.Interrupt()
+	r.stopShells("interrupted")
 	return r.cancelLeadAgents(leadAgents)
 }
 
@@ -693,6 +727,7 @@ func (r *Runtime) Reset(reason string) {
 	}
 	r.mgr.CancelAll()
 	r.team.Reset()
+	r.stopShells("reset")
 	r.inputs <- input{reset: &reason}
 }
 
@@ -712,6 +747,7 @@ func (r *Runtime) SwitchModel(model string) {
 	r.Emit(event.Reset, event.ResetData{Reason: "model switched to " + model})
 	r.mgr.CancelAll()
 	r.team.Interrupt()
+	r.stopShells("model switched")
 	r.lead.SetModel(model)
 	r.mgr.SetModel(model)
 	r.team.SetModel(model)
@@ -730,6 +766,7 @@ func (r *Runtime) Provider() provider.Provider { return r.cfg.Provider }
 func (r *Runtime) Close() {
 	r.mgr.Close()
 	r.team.Close()
+	r.closeShells()
 	_ = r.lead.Close()
 	r.cfg.MCP.Close()
 	// Every subscriber (the store first) has every event emitted so far

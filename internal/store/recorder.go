@@ -267,6 +267,10 @@ func (r *Recorder) run(hold func() (*Hold, error), open func() (*Store, error)) 
 		return
 	}
 	r.st = st
+	// Now, while the model answers, not in the exit's commit.
+	if err := st.checkpointLargeWAL(context.Background()); err != nil && r.warn != nil {
+		r.warn(err)
+	}
 	defer func() {
 		r.mu.Lock()
 		leave := r.leaveOpen

@@ -16,12 +16,16 @@ type bgTool struct{ m *Manager }
 
 func (bgTool) Kind() tools.Kind { return tools.Orchestrate }
 
-// task finds the background task a call's task_id names.
-func (b bgTool) task(input json.RawMessage) (*Task, error) {
+// task finds the background task a call's task_id names, among those
+// the caller may reach.
+func (b bgTool) task(call tools.Call) (*Task, error) {
 	var in struct {
 		TaskID string `json:"task_id"`
 	}
-	if err := json.Unmarshal(input, &in); err != nil {
+	if err := json.Unmarshal(call.Input, &in); err != nil {
+		return nil, err
+	}
+	if err := b.m.scope(call.AgentID, in.TaskID); err != nil {
 		return nil, err
 	}
 	return b.m.Lookup(in.TaskID, true)
@@ -42,6 +46,9 @@ func (b bgTool) report(t *Task) string {
 	case StateCancelled:
 		t.Claim()
 		return fmt.Sprintf("Task %s: cancelled (%s).", r.ID, el)
+	}
+	if r.Status == lifecycle.Waiting {
+		return fmt.Sprintf("Task %s: waiting (%s): its turn ended while work it started still runs; it resumes when that ends.", r.ID, el)
 	}
 	var detail []string
 	if r.Status == lifecycle.Pending || r.Waiting == lifecycle.WaitingSlot {
@@ -73,7 +80,7 @@ func (*CheckTask) Schema() json.RawMessage {
 }
 
 func (c *CheckTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
-	t, err := c.task(call.Input)
+	t, err := c.task(call)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -96,7 +103,7 @@ func (*WaitForTask) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"},"timeout_seconds":{"type":"number","minimum":0}},"required":["task_id"],"additionalProperties":false}`)
 }
 
-func (w *WaitForTask) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
+func (w *WaitForTask) Run(ctx context.Context, call tools.Call) (res tools.Result, err error) {
 	var in struct {
 		TaskID  string   `json:"task_id"`
 		Timeout *float64 `json:"timeout_seconds"`
@@ -104,9 +111,20 @@ func (w *WaitForTask) Run(ctx context.Context, call tools.Call) (tools.Result, e
 	if err := json.Unmarshal(call.Input, &in); err != nil {
 		return tools.Result{}, err
 	}
+	if err := w.m.scope(call.AgentID, in.TaskID); err != nil {
+		return tools.Result{}, err
+	}
 	t, err := w.m.Lookup(in.TaskID, true)
 	if err != nil {
 		return tools.Result{}, err
+	}
+	if caller := w.m.blockOn(call.AgentID); caller != nil {
+		caller.nest.block()
+		defer func() {
+			if uerr := caller.nest.unblock(ctx); uerr != nil && err == nil {
+				err = uerr
+			}
+		}()
 	}
 	wctx := ctx
 	if in.Timeout != nil {
@@ -144,8 +162,9 @@ func (*ListTasks) Schema() json.RawMessage {
 func (l *ListTasks) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	now := l.m.cfg.Now()
 	var b strings.Builder
+	mine := l.m.blockOn(call.AgentID) != nil
 	for _, t := range l.m.Tasks() {
-		if !t.Spec.Background {
+		if !t.Spec.Background || mine && !l.m.below(call.AgentID, t.ID) {
 			continue
 		}
 		r := l.m.Record(t)
@@ -185,6 +204,9 @@ func (c *CancelTask) Run(ctx context.Context, call tools.Call) (tools.Result, er
 		return tools.Result{}, fmt.Errorf("cancel_task: bad input: %w", err)
 	}
 	id := in.TaskID
+	if err := c.m.scope(call.AgentID, id); err != nil {
+		return tools.Result{}, err
+	}
 	o, err := c.m.cfg.Owners.Lookup(id)
 	if err != nil {
 		return tools.Result{}, err

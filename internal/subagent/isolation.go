@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/worktree"
 )
@@ -101,8 +101,8 @@ func (m *Manager) isolate(ctx context.Context, t *Task, set *tools.Set) (*tools.
 	if mode == "" {
 		return set, nil
 	}
-	if mode != agenttype.Worktree {
-		return nil, fmt.Errorf("isolation %q is not supported; the one isolation is %q", mode, agenttype.Worktree)
+	if mode != spawn.Worktree {
+		return nil, fmt.Errorf("isolation %q is not supported; the one isolation is %q", mode, spawn.Worktree)
 	}
 	if m.cfg.Workspace == "" {
 		return nil, errors.New("isolation: worktree needs a workspace directory, and this run has none")
@@ -230,8 +230,9 @@ func (m *Manager) Worktrees(ctx context.Context) ([]Worktree, error) {
 
 // target finds the worktree id names: an isolated task of this run by its
 // id, or a leftover of an earlier run by its branch. A task still running,
-// or whose worktree is gone, is an error saying so.
-func (m *Manager) target(ctx context.Context, id string) (*worktree.Tree, *Task, error) {
+// or whose worktree is gone, is an error saying so; verb ("merge",
+// "discard") is what the caller wanted to do, for the error's words.
+func (m *Manager) target(ctx context.Context, id, verb string) (*worktree.Tree, *Task, error) {
 	var known []string
 	for _, t := range m.Tasks() {
 		t.mu.Lock()
@@ -271,9 +272,9 @@ func (m *Manager) target(ctx context.Context, id string) (*worktree.Tree, *Task,
 		}
 	}
 	if len(known) == 0 {
-		return nil, nil, fmt.Errorf("unknown task_id %q: there are no worktrees to merge", id)
+		return nil, nil, fmt.Errorf("unknown task_id %q: there are no worktrees to %s", id, verb)
 	}
-	return nil, nil, fmt.Errorf("unknown task_id %q; worktrees to merge: %s", id, strings.Join(known, ", "))
+	return nil, nil, fmt.Errorf("unknown task_id %q; worktrees to %s: %s", id, verb, strings.Join(known, ", "))
 }
 
 // ours reports whether path is the worktree of one of this run's tasks.
@@ -291,7 +292,11 @@ func (m *Manager) ours(path string) bool {
 func (m *Manager) onWorktree(ctx context.Context, id string, after WorktreeState, op func(*worktree.Tree) (string, error)) (string, error) {
 	m.wtMu.Lock()
 	defer m.wtMu.Unlock()
-	tree, t, err := m.target(ctx, id)
+	verb := "merge"
+	if after == WorktreeDiscarded {
+		verb = "discard"
+	}
+	tree, t, err := m.target(ctx, id, verb)
 	if err != nil {
 		return "", err
 	}

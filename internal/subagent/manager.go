@@ -18,10 +18,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -43,7 +43,7 @@ type Config struct {
 	Provider  provider.Provider
 	// Model is the caller's model, inherited by types that name none.
 	Model string
-	Types *agenttype.Registry
+	Types *spawn.Registry
 	// Tools is every tool a sub-agent may get (no orchestration tools):
 	// general-purpose gets all of it, other types a subset by name.
 	Tools *tools.Set
@@ -62,6 +62,9 @@ type Config struct {
 	MaxRemote int
 	// MaxTurns bounds each sub-agent's model requests (0: agent default).
 	MaxTurns int
+	// MaxDepth is how many levels of sub-agents may be below the lead (0:
+	// DefaultMaxDepth): an agent at that depth gets no task tool.
+	MaxDepth int
 	// Context sizes each native sub-agent's window and when it compacts.
 	Context backend.ContextPolicy
 	// Effort is the lead's thinking level, which sub-agents inherit.
@@ -102,6 +105,13 @@ type Config struct {
 	// it spawns, and the sink of a CLI session it opens each sub-agent
 	// that CLI starts. cancel_task reads it. Nil: a registry of its own.
 	Owners *bus.Owners
+	// Hooks are the user's hooks each native sub-agent runs (nil: none).
+	Hooks *hooks.Runner
+	// Shells runs the background shells of native sub-agents' bash: an
+	// agent whose turn ends while its shells run waits for them (each
+	// exit wakes it with the shell's status and output), and its shells
+	// still running when it ends are stopped. Nil: none.
+	Shells *tools.Shells
 }
 
 // Agents reads the lifecycle reducer's records.
@@ -159,8 +169,11 @@ func New(cfg Config) *Manager {
 	if cfg.MaxResult <= 0 {
 		cfg.MaxResult = DefaultMaxResult
 	}
+	if cfg.MaxDepth <= 0 {
+		cfg.MaxDepth = DefaultMaxDepth
+	}
 	if cfg.Types == nil {
-		cfg.Types = agenttype.NewRegistry()
+		cfg.Types = spawn.NewRegistry()
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.NewSet()
@@ -184,7 +197,7 @@ func New(cfg Config) *Manager {
 		tasks: map[string]*Task{}, counts: map[string]int{}, taken: map[string]bool{}, reserved: map[string]*reservation{}}
 	m.open = spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types, Tools: cfg.Tools,
 		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
-		NameAgent: m.Name, Remote: cfg.Remote, History: cfg.History, Warn: cfg.Warn})
+		NameAgent: m.Name, Remote: cfg.Remote, History: cfg.History, Warn: cfg.Warn, Hooks: cfg.Hooks})
 	return m
 }
 
@@ -195,7 +208,7 @@ func (m *Manager) SetModel(model string) { m.open.SetModel(model) }
 func (m *Manager) MaxConcurrent() int { return m.cfg.MaxConcurrent }
 
 // Types is the agent type registry.
-func (m *Manager) Types() *agenttype.Registry { return m.cfg.Types }
+func (m *Manager) Types() *spawn.Registry { return m.cfg.Types }
 
 // ErrClosed is returned by Spawn after Close.
 var ErrClosed = errors.New("sub-agent manager is closed")
@@ -263,9 +276,15 @@ func (m *Manager) reserve(spec Spec) (*reservation, error) {
 		m.mu.Unlock()
 		return nil, ErrClosed
 	}
+	depth, err := m.depthLocked(spec.ParentID)
+	if err != nil {
+		m.mu.Unlock()
+		return nil, err
+	}
 	id := m.nameLocked(plan.Type.Name)
 	t := &Task{ID: id, Spec: spec, Type: plan.Type, Model: plan.Model, SessionID: m.cfg.SessionID + "/" + id,
 		backend: plan.Backend, done: make(chan struct{})}
+	t.nest.depth = depth
 	queue := m.slots
 	if m.remote(t) {
 		queue = m.remoteSlots
@@ -290,9 +309,9 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 			return nil, err
 		}
 	}
-	if spec.Isolation != "" && spec.Isolation != agenttype.Worktree {
+	if spec.Isolation != "" && spec.Isolation != spawn.Worktree {
 		r.ticket.abandon()
-		return nil, fmt.Errorf("isolation %q is not supported; use %q", spec.Isolation, agenttype.Worktree)
+		return nil, fmt.Errorf("isolation %q is not supported; use %q", spec.Isolation, spawn.Worktree)
 	}
 	t := r.task
 	t.Spec = spec
@@ -304,6 +323,7 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 		r.ticket.abandon()
 		return nil, err
 	}
+	plan.Tools = m.nestTools(t, plan)
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -313,8 +333,9 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 		}
 		return nil, ErrClosed
 	}
-	tctx, cancel := context.WithCancel(m.base)
-	t.cancel = cancel
+	// Under its parent's context: stopping an agent stops its subtree.
+	tctx, cancel := context.WithCancel(m.baseOfLocked(spec.ParentID))
+	t.cancel, t.nest.ctx = cancel, tctx
 	if t.iso != nil {
 		m.wg.Add(1)
 		go func() {
@@ -412,6 +433,14 @@ func (m *Manager) update(t *Task, waiting string) {
 	m.emit(t, event.SubagentUpdate, d)
 }
 
+// emitIdle says t's turn ended with work of its own still running (idle),
+// or that it was woken.
+func (m *Manager) emitIdle(t *Task, idle bool) {
+	d := t.progress()
+	d.Idle = idle
+	m.emit(t, event.SubagentUpdate, d)
+}
+
 // Record is the reducer's record of t: its status, result or error.
 func (m *Manager) Record(t *Task) lifecycle.Record {
 	r, ok := m.cfg.Agents.Agent(t.ID)
@@ -437,8 +466,9 @@ func (m *Manager) run(ctx context.Context, t *Task, plan spawn.Plan, tk *ticket,
 		m.update(t, "")
 	}
 	if acquired {
+		t.nest.hold(tk)
 		res, runErr = m.runSession(ctx, t, plan)
-		tk.s.release()
+		t.nest.giveBack()
 	}
 	m.finish(ctx, t, res, runErr)
 }
@@ -474,11 +504,18 @@ func (m *Manager) finish(ctx context.Context, t *Task, res *backend.Result, err 
 	if m.remote(t) && t.started.CompareAndSwap(false, true) {
 		m.emitStart(t) // no worker took it: its record still needs its session
 	}
-	if m.cfg.OnFinish != nil {
+	parent := m.parentOf(t)
+	switch {
+	case parent != nil:
+		parent.nest.notify(t, out) // its parent, not the lead, is told
+	case m.cfg.OnFinish != nil:
 		m.cfg.OnFinish(t, out)
 	}
 	m.emit(t, event.SubagentComplete, out)
 	t.end()
+	if parent != nil {
+		parent.nest.wakeUp()
+	}
 }
 
 // Wait blocks until t ends or ctx does, and returns its record.

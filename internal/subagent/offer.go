@@ -30,9 +30,7 @@ var companions = []string{"check_task", "wait_for_task", "list_background_tasks"
 // already offered changes nothing).
 func (m *Manager) offerFor(t *Task) {
 	merge := t.tree() != nil
-	m.mu.Lock()
-	set := m.offer
-	m.mu.Unlock()
+	set := m.offerSet(t)
 	if set == nil {
 		return
 	}

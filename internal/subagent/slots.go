@@ -37,6 +37,21 @@ func (s *slots) join() *ticket {
 	return t
 }
 
+// joinFront is join for an agent that ran before and gave its slot back
+// while blocked: it goes ahead of every waiter.
+func (s *slots) joinFront() *ticket {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &ticket{s: s, granted: make(chan struct{})}
+	if s.free > 0 {
+		s.free--
+		close(t.granted)
+		return t
+	}
+	s.waiters = append([]chan struct{}{t.granted}, s.waiters...)
+	return t
+}
+
 // queued reports whether the ticket still waits.
 func (t *ticket) queued() bool {
 	select {

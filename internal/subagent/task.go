@@ -5,11 +5,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/worktree"
 )
 
@@ -38,7 +38,7 @@ type Spec struct {
 type Task struct {
 	ID        string
 	Spec      Spec
-	Type      agenttype.Type
+	Type      spawn.Type
 	Model     string
 	SessionID string
 	// backend is where it runs: backend.Native, a CLI's name or
@@ -51,6 +51,12 @@ type Task struct {
 	// cli is the external CLI session running the task (a mixed tree),
 	// while it runs: its own sub-agents are cancelled through it.
 	cli atomic.Pointer[backend.Session]
+	// nest is what a task that may start sub-agents of its own has
+	// (nest.go); its depth is 1 for the lead's own sub-agents.
+	nest nesting
+	// live is the native session running the task while its shells may
+	// wake it (see shells.go).
+	live atomic.Pointer[liveSession]
 
 	// claimed is set once the lead has been given the final result (by
 	// check_task, wait_for_task or the wake-up), so it is given once.
@@ -155,6 +161,8 @@ const (
 	StateCompleted State = "completed"
 	StateFailed    State = "failed"
 	StateCancelled State = "cancelled"
+	// StateWaiting: its turn ended while work it started still runs.
+	StateWaiting State = "waiting"
 )
 
 // StateOf words a lifecycle status for the companion tools.
@@ -166,6 +174,8 @@ func StateOf(s lifecycle.Status) State {
 		return StateFailed
 	case lifecycle.Interrupted:
 		return StateCancelled
+	case lifecycle.Waiting:
+		return StateWaiting
 	}
 	return StateRunning
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -81,8 +81,8 @@ func (t *TaskTool) spec(call tools.Call) (Spec, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return Spec{}, fmt.Errorf("task: prompt is empty; say what the agent should do")
 	}
-	if in.Isolation != "" && in.Isolation != agenttype.Worktree {
-		return Spec{}, fmt.Errorf("task: isolation %q is not supported; use %q or leave it out", in.Isolation, agenttype.Worktree)
+	if in.Isolation != "" && in.Isolation != spawn.Worktree {
+		return Spec{}, fmt.Errorf("task: isolation %q is not supported; use %q or leave it out", in.Isolation, spawn.Worktree)
 	}
 	return Spec{
 		ToolCallID: call.ID, ParentID: call.AgentID, Description: in.Description,
@@ -135,8 +135,17 @@ func (t *TaskTool) StartNotify(ctx context.Context, call tools.Call, ready func(
 		return func() (tools.Result, error) { return tools.Result{Content: ack}, nil }, nil
 	}
 	task.whenDone(ready)
+	caller := t.m.blockOn(call.AgentID)
+	if caller != nil {
+		caller.nest.block() // its child may need the slot it holds
+	}
 	return func() (tools.Result, error) {
 		<-task.Done() // ends promptly when ctx does: the task is tied to it
+		if caller != nil {
+			if err := caller.nest.unblock(ctx); err != nil {
+				return tools.Result{}, err
+			}
+		}
 		r := t.m.Record(task)
 		switch r.Status {
 		case lifecycle.Completed:

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/lazy"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/permission"
@@ -36,7 +36,7 @@ type Config struct {
 	Provider  provider.Provider
 	// Model is the lead's model, inherited by agent types that name none.
 	Model string
-	Types *agenttype.Registry
+	Types *spawn.Registry
 	// Tools is every tool a teammate may draw from (no orchestration
 	// tools): general-purpose gets all of it, other types a subset by
 	// name. The messaging tools are added to every teammate.
@@ -80,6 +80,8 @@ type Config struct {
 	// teammate it spawns, and the sink of an external CLI teammate each
 	// sub-agent that CLI starts. Nil: a registry of its own.
 	Owners *bus.Owners
+	// Hooks are the user's hooks each native teammate runs (nil: none).
+	Hooks *hooks.Runner
 }
 
 // Agents reads the lifecycle reducer's teammates.
@@ -138,7 +140,7 @@ func New(cfg Config) *Manager {
 		cfg.MaxTeammates = DefaultMaxTeammates
 	}
 	if cfg.Types == nil {
-		cfg.Types = agenttype.NewRegistry()
+		cfg.Types = spawn.NewRegistry()
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.NewSet()
@@ -162,7 +164,7 @@ func New(cfg Config) *Manager {
 	base, stop := context.WithCancel(context.Background())
 	open := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types, Tools: cfg.Tools,
 		Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace, Now: cfg.Now, CLIs: cfg.Backends,
-		NameAgent: cfg.NameAgent, History: cfg.History})
+		NameAgent: cfg.NameAgent, History: cfg.History, Hooks: cfg.Hooks})
 	return &Manager{cfg: cfg, open: open, base: base, stop: stop, mates: map[string]*mate{}}
 }
 
@@ -403,6 +405,9 @@ func (m *Manager) RequestShutdown(name string) (Status, error) {
 // already ended is not an error.
 func (m *Manager) Stop(name string) error {
 	t := m.mate(name)
+	if t == nil && m.Team() == "" {
+		return fmt.Errorf("no teammate %q: there is no team yet", name)
+	}
 	if t == nil {
 		return fmt.Errorf("no teammate %q; teammates: %s", name, m.names())
 	}

@@ -414,3 +414,13 @@ func settleAll(t fataler, f *fixture, alive map[string]bool) {
 		}
 	}
 }
+
+func TestTheUsersMessageToATeamThatDoesNotExistSaysSoWithoutNamingAModelTool(t *testing.T) {
+	m := New(Config{SessionID: "s", Provider: newFakeModel(), Workspace: "/w", Sink: event.SinkFunc(func(event.Event) {}), DeliverToLead: func(string) {}})
+	defer m.Close()
+	for name, err := range map[string]error{"send": m.Send("nobody", "hi"), "stop": m.Stop("nobody")} {
+		if err == nil || !strings.Contains(err.Error(), `no teammate "nobody": there is no team yet`) || strings.Contains(err.Error(), "team_create") {
+			t.Errorf("/team %s nobody: %v", name, err)
+		}
+	}
+}

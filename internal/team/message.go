@@ -28,7 +28,12 @@ func (msg Message) Text() string {
 // lead when to is "lead". A busy recipient gets it at its next model
 // request; an idle one is woken.
 func (m *Manager) Send(to, content string) error {
-	return m.send(User, to, content)
+	err := m.send(User, to, content)
+	if errors.Is(err, ErrNoTeam) {
+		// ErrNoTeam tells the model its tool; the user has none.
+		return fmt.Errorf("no teammate %q: there is no team yet (ask the lead to start one)", strings.TrimSpace(to))
+	}
+	return err
 }
 
 // sender maps a calling agent's id to its name in the team: "lead" or a

@@ -25,7 +25,7 @@ func BenchmarkWalkTreeOverThisRepository(b *testing.B) {
 	tr := openTestTree(b, root, root)
 	for b.Loop() {
 		n := 0
-		err := walkTree(b.Context(), tr, root, root, func(string, fs.DirEntry) error { n++; return nil })
+		_, err := walkTree(b.Context(), tr, root, root, func(string, fs.DirEntry) error { n++; return nil })
 		if err != nil || n < 100 {
 			b.Fatalf("walk saw %d entries: %v", n, err)
 		}
@@ -97,7 +97,7 @@ func BenchmarkMultiEditDiffOf2000LineFile(b *testing.B) {
 // relative to its root) once, for the matching benchmarks.
 func repoPaths(b *testing.B) (files, dirs []string) {
 	root := repoRoot(b)
-	err := walkTree(b.Context(), openTestTree(b, root, root), root, root, func(abs string, d fs.DirEntry) error {
+	_, err := walkTree(b.Context(), openTestTree(b, root, root), root, root, func(abs string, d fs.DirEntry) error {
 		rel, _ := relBelow(root, abs)
 		if d.IsDir() {
 			dirs = append(dirs, rel)

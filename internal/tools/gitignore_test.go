@@ -113,7 +113,7 @@ func TestWalkTreeStopsWhenCancelled(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"a/b/c.txt": ""})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := walkTree(ctx, openTestTree(t, ws.Root, ws.Root), ws.Root, ws.Root, func(string, fs.DirEntry) error { return nil })
+	_, err := walkTree(ctx, openTestTree(t, ws.Root, ws.Root), ws.Root, ws.Root, func(string, fs.DirEntry) error { return nil })
 	if err == nil {
 		t.Fatal("walk of a cancelled context succeeded")
 	}
@@ -131,7 +131,7 @@ func TestAncestorIgnoresComeFromTheRepositoryRoot(t *testing.T) {
 	}).Root
 	root := filepath.Join(repo, "ws")
 	var got []string
-	err := walkTree(context.Background(), openTestTree(t, root, filepath.Join(root, "src")), filepath.Join(root, "src"), root, func(abs string, d fs.DirEntry) error {
+	_, err := walkTree(context.Background(), openTestTree(t, root, filepath.Join(root, "src")), filepath.Join(root, "src"), root, func(abs string, d fs.DirEntry) error {
 		got = append(got, d.Name())
 		return nil
 	})
@@ -175,7 +175,7 @@ func TestWalkTreeHonoursTheRepositorysInfoExclude(t *testing.T) {
 func walked(t *testing.T, root, start string) []string {
 	t.Helper()
 	var got []string
-	err := walkTree(context.Background(), openTestTree(t, root, start), start, root, func(abs string, d fs.DirEntry) error {
+	_, err := walkTree(context.Background(), openTestTree(t, root, start), start, root, func(abs string, d fs.DirEntry) error {
 		rel, _ := filepath.Rel(root, abs)
 		got = append(got, filepath.ToSlash(rel))
 		return nil

@@ -97,8 +97,10 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if fi, err := tg.stat(); err != nil || !fi.IsDir() {
-		return Result{Content: fmt.Sprintf("No files found matching %q (%s is not a directory).", in.Pattern, base)}, nil
+	if fi, err := tg.stat(); err != nil {
+		return Result{}, statError(t.ws, base, err)
+	} else if !fi.IsDir() {
+		return Result{}, fmt.Errorf("%s is not a folder: glob searches folders (read a file with read)", base)
 	}
 	root, err := t.ws.root()
 	if err != nil {
@@ -111,7 +113,7 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 	defer tr.close()
 	var hits []fileHit
 	capped := false
-	err = walkTree(ctx, tr, base, root, func(abs string, d fs.DirEntry) error {
+	skipped, err := walkTree(ctx, tr, base, root, func(abs string, d fs.DirEntry) error {
 		rel, _ := relBelow(base, abs)
 		if t.ws.hidden(abs) {
 			if d.IsDir() {
@@ -143,7 +145,7 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{}, err
 	}
 	if len(hits) == 0 {
-		return Result{Content: fmt.Sprintf("No files found matching %q in %s.", in.Pattern, t.ws.where(base))}, nil
+		return Result{Content: fmt.Sprintf("No files found matching %q in %s.", in.Pattern, t.ws.where(base)) + skipped.note()}, nil
 	}
 	sortNewestFirst(hits)
 	var b strings.Builder
@@ -159,6 +161,9 @@ func (t *globTool) Run(ctx context.Context, call Call) (Result, error) {
 		fmt.Fprintf(&b, "[showing %d of more than %d matches; narrow the pattern or path]\n", globMaxResults, globMaxCollect)
 	case len(hits) > globMaxResults:
 		fmt.Fprintf(&b, "[showing the %d most recently modified of %d matches; narrow the pattern or path]\n", globMaxResults, len(hits))
+	}
+	if n := skipped.note(); n != "" {
+		fmt.Fprintf(&b, "[%s]\n", strings.TrimSpace(n))
 	}
 	return Result{Content: strings.TrimRight(b.String(), "\n")}, nil
 }

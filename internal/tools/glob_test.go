@@ -91,3 +91,10 @@ func TestGlobCapsResults(t *testing.T) {
 	}
 	assertContains(t, lines[len(lines)-1], "showing the 1000 most recently modified of 1005 matches")
 }
+
+func TestGlobOfAMissingOrNonFolderPathIsAnError(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"file.go": "package f\n"})
+	glob := NewGlob(ws)
+	assertContains(t, mustFail(t, glob, map[string]any{"pattern": "*.go", "path": "nope"}), "nope does not exist")
+	assertContains(t, mustFail(t, glob, map[string]any{"pattern": "*.go", "path": "file.go"}), "file.go is not a folder")
+}

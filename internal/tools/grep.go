@@ -119,8 +119,9 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{}, statError(t.ws, base, err)
 	}
 	var files []target
+	var skipped unread
 	if fi.IsDir() {
-		if files, err = t.listFiles(ctx, tg, in.Glob); err != nil {
+		if files, skipped, err = t.listFiles(ctx, tg, in.Glob); err != nil {
 			return Result{}, err
 		}
 	} else if !t.ws.hidden(base) {
@@ -131,13 +132,17 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{}, err
 	}
 	if len(found) == 0 {
-		return Result{Content: fmt.Sprintf("No matches found for %q in %s.", in.Pattern, t.ws.where(base))}, nil
+		return Result{Content: fmt.Sprintf("No matches found for %q in %s.", in.Pattern, t.ws.where(base)) + skipped.note()}, nil
 	}
 	limit := grepMaxResults
 	if in.HeadLimit > 0 {
 		limit = in.HeadLimit
 	}
-	return Result{Content: t.format(mode, found, limit, in.HeadLimit > 0)}, nil
+	out := t.format(mode, found, limit, in.HeadLimit > 0)
+	if n := skipped.note(); n != "" {
+		out += "\n[" + strings.TrimSpace(n) + "]"
+	}
+	return Result{Content: out}, nil
 }
 
 // compileGrep compiles the model's pattern for line-wise matching.
@@ -154,27 +159,27 @@ func compileGrep(pattern string, caseInsensitive bool) (*regexp.Regexp, error) {
 
 // listFiles walks base for the files to search: regular, not ignored, and
 // matching the glob filter (by base name, or by path when it has a "/").
-func (t *grepTool) listFiles(ctx context.Context, top target, glob string) ([]target, error) {
+func (t *grepTool) listFiles(ctx context.Context, top target, glob string) ([]target, unread, error) {
 	base := top.abs
 	var g *globPattern
 	byPath := strings.Contains(glob, "/")
 	if glob != "" {
 		var err error
 		if g, err = compileGlob(strings.TrimPrefix(glob, "./")); err != nil {
-			return nil, err
+			return nil, unread{}, err
 		}
 	}
 	root, err := t.ws.root()
 	if err != nil {
-		return nil, err
+		return nil, unread{}, err
 	}
 	tr, err := t.ws.openTree(top)
 	if err != nil {
-		return nil, err
+		return nil, unread{}, err
 	}
 	defer tr.close()
 	var files []target
-	err = walkTree(ctx, tr, base, root, func(abs string, d fs.DirEntry) error {
+	skipped, err := walkTree(ctx, tr, base, root, func(abs string, d fs.DirEntry) error {
 		if t.ws.hidden(abs) {
 			if d.IsDir() {
 				return fs.SkipDir
@@ -198,7 +203,7 @@ func (t *grepTool) listFiles(ctx context.Context, top target, glob string) ([]ta
 		}
 		return nil
 	})
-	return files, err
+	return files, skipped, err
 }
 
 // searchFiles searches files concurrently and returns those with matches,

@@ -1,10 +1,10 @@
 package ui
 
 import (
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
 // Backend is what the UI asks of a run: the subset of *runtime.Runtime the
@@ -21,7 +21,7 @@ type Backend interface {
 	// Model is the lead's current model.
 	Model() string
 	// AgentTypes lists the agent types and where each was defined.
-	AgentTypes() []agenttype.Type
+	AgentTypes() []spawn.Type
 	// CancelTask stops one sub-agent by id (/tasks).
 	CancelTask(id string) error
 	// ResumeTask continues a background sub-agent that Atomic's exit
@@ -68,7 +68,7 @@ func (b rtBackend) Interrupt(reason string)                { b.rt.Interrupt(reas
 func (b rtBackend) Reset(reason string)                    { b.rt.Reset(reason) }
 func (b rtBackend) SwitchModel(m string)                   { b.rt.SwitchModel(m) }
 func (b rtBackend) Model() string                          { return b.rt.Model() }
-func (b rtBackend) AgentTypes() []agenttype.Type           { return b.rt.Manager().Types().All() }
+func (b rtBackend) AgentTypes() []spawn.Type               { return b.rt.Manager().Types().All() }
 func (b rtBackend) CancelTask(id string) error             { return b.rt.CancelTask(id) }
 func (b rtBackend) ResumeTask(id string) error             { return b.rt.ResumeTask(id) }
 func (b rtBackend) MCP() []mcp.Status                      { return b.rt.MCP() }

@@ -74,3 +74,22 @@ func TestContextListsEachAgentsUseOfItsWindowLeadFirst(t *testing.T) {
 		t.Errorf("frame:\n%s\nwant the lead's then explore-1's context of their windows", f)
 	}
 }
+
+func TestAHookRunShowsAsADimLineForTheLeadAndInTheSubAgentsTree(t *testing.T) {
+	m, _, _ := newTestModel(t, 140, 40)
+	feedEvents(m,
+		taskStart(at(0), "c1", "explore", "Read everything", ""),
+		subStart(at(0), "explore-1", "c1", "explore", "Read everything", false),
+		ev(event.HookRun, at(1), event.LeadID, "", event.HookRunData{Event: "PreToolUse", Tool: "Bash", Command: "./guard.sh",
+			Outcome: event.HookBlocked, Message: "rm is not allowed\nat all", DurationMS: 12}),
+		ev(event.HookRun, at(2), "explore-1", "", event.HookRunData{Event: "PostToolUse", Tool: "Read", Command: "log.sh", Outcome: event.HookOK, DurationMS: 3}),
+	)
+	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	f := frame(m)
+	if !strings.Contains(f, "⚓ hook PreToolUse Bash · ./guard.sh · blocked: rm is not allowed at all (12 ms)") {
+		t.Errorf("frame:\n%s\nwant the lead's hook run noted", f)
+	}
+	if !strings.Contains(f, "⚓ hook PostToolUse Read · log.sh · ok (3 ms)") {
+		t.Errorf("frame:\n%s\nwant the sub-agent's hook run in its tree", f)
+	}
+}

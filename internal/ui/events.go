@@ -124,6 +124,8 @@ func (m *Model) applyEvent(e event.Event) {
 		m.note(noteWarning, "Interrupted · what should Atomic do instead?")
 	case event.ContextCompact:
 		m.applyCompact(e)
+	case event.HookRun:
+		m.applyHook(e)
 	case event.TeammateRecord:
 		if mt, ok := lifecycle.TeammateOf(e); ok {
 			m.teamTree().set(mt)
@@ -194,6 +196,11 @@ func (m *Model) routeToTree(e event.Event) bool {
 			m.treeByAgent[e.AgentID] = t
 		}
 		return true
+	case event.ShellStart:
+		m.shellTree(e)
+		return true
+	case event.ShellOutput, event.ShellEnd:
+		return true // the shell's record follows as agent.status
 	case event.SubagentUpdate, event.SubagentComplete:
 		return true // the agent's record follows as agent.status
 	case event.ToolComplete:
@@ -215,6 +222,20 @@ func (m *Model) routeToTree(e event.Event) bool {
 		return true
 	}
 	return false
+}
+
+// shellTree places a background shell's row: under its agent's row when
+// that agent is in a tree, else in the lead's open tree or a new one.
+func (m *Model) shellTree(e event.Event) {
+	t := m.treeByAgent[e.ParentAgentID]
+	if t == nil {
+		t = m.openTree
+		if t == nil || m.openSeq != m.leadSeq {
+			t = m.newTree()
+			m.openTree, m.openSeq = t, m.leadSeq
+		}
+	}
+	m.treeByAgent[e.AgentID] = t
 }
 
 // treeOf is the tree of task call callID, else of agent id.

@@ -15,11 +15,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/mcp"
+	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
 // t0 is the fixed start of every scripted scenario.
@@ -106,8 +106,8 @@ func (b *fakeBackend) Model() string {
 	}
 	return b.model
 }
-func (b *fakeBackend) AgentTypes() []agenttype.Type {
-	return agenttype.NewRegistry(agenttype.Type{Name: "reviewer", Description: "Reviews diffs.", Source: ".atomic/agents/reviewer.md"}).All()
+func (b *fakeBackend) AgentTypes() []spawn.Type {
+	return spawn.NewRegistry(spawn.Type{Name: "reviewer", Description: "Reviews diffs.", Source: ".atomic/agents/reviewer.md"}).All()
 }
 func (b *fakeBackend) CancelTask(id string) error {
 	b.mu.Lock()

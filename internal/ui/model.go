@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
@@ -36,6 +37,10 @@ type Config struct {
 	Memory *memory.Memory
 	// Commands are the custom slash commands (nil: none).
 	Commands *commands.Set
+	// RenderCommand makes a command file's prompt, running its !`commands`
+	// and reading its @paths (they may ask for approval, so it runs off
+	// the UI's loop); nil: the prompt is Expand's.
+	RenderCommand func(ctx context.Context, c commands.Command, args string) (string, error)
 }
 
 // tickInterval is how often elapsed times are refreshed while agents run.
@@ -151,6 +156,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note(noteWarning, string(msg))
 	case compactDoneMsg:
 		m.compactDone(msg)
+	case commandReadyMsg:
+		m.commandReady(msg)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	case tea.PasteMsg:

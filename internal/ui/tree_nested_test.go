@@ -1,6 +1,7 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"encoding/json"
 	"testing"
 
@@ -64,4 +65,41 @@ func TestNestRowsHangsEachAgentUnderItsParentInTheReducersOrder(t *testing.T) {
 			t.Errorf("row %d = %q, want %q", i, got[i], want[i])
 		}
 	}
+}
+
+// depthThreeModel is a tree three levels deep: the lead's background
+// agent waits for its own, which runs a sync agent of its own, beside an
+// Explore agent of the lead that finished.
+func depthThreeModel(t *testing.T) *Model {
+	m, _, c := newTestModel(t, 90, 30)
+	userAsk(m, "Audit the auth package.")
+	idle := ev(event.SubagentUpdate, at(3), "general-purpose-1", "c1", event.SubagentUpdateData{Idle: true})
+	feedEvents(m,
+		leadText(at(0), "Two parts."),
+		taskStart(at(0), "c1", "general-purpose", "Audit the handlers", "background"),
+		taskStart(at(0), "c2", "explore", "Find the callers", ""),
+		subStart(at(0.1), "general-purpose-1", "c1", "general-purpose", "Audit the handlers", true),
+		subStart(at(0.1), "explore-1", "c2", "explore", "Find the callers", false),
+		nestedTaskStart("general-purpose-1", "c3", "general-purpose-2", "Check Login"),
+		nestedSubStart("general-purpose-2", "general-purpose-1", "c3", "Check Login"),
+		nestedTaskStart("general-purpose-2", "c4", "general-purpose-3", "Read the tokens"),
+		nestedSubStart("general-purpose-3", "general-purpose-2", "c4", "Read the tokens"),
+		subUpdate(at(2), "general-purpose-2", "c3", "task", 1),
+		subUpdate(at(2.5), "general-purpose-3", "c4", "read auth/token.go", 1),
+		idle,
+		subUpdate(at(4), "explore-1", "c2", `grep "Login(" .`, 3),
+		taskReturn(at(5), "c2", "3 callers", true),
+		ev(event.SubagentComplete, at(5), "explore-1", "c2", event.SubagentCompleteData{Success: true, Result: "3 callers"}),
+	)
+	c.Set(at(10))
+	m.Update(tickMsg(at(10)))
+	return m
+}
+
+func TestGoldenADepthThreeTreeIndentsEachLevelAndShowsTheWaitingAgent(t *testing.T) {
+	m := depthThreeModel(t)
+	golden(t, "nested_depth3_compact", frame(m))
+	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	m.Update(tea.WindowSizeMsg{Width: 90, Height: 60})
+	golden(t, "nested_depth3_expanded", frame(m))
 }

@@ -9,9 +9,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -45,7 +45,7 @@ rules:
 	mgr := subagent.New(subagent.Config{SessionID: "s", Provider: p, Model: "test-model", Workspace: repo,
 		Tools: tools.Core(tools.Workspace{Root: repo}), Gate: testkit.AllowAll(t)})
 	t.Cleanup(mgr.Close)
-	if r := mgr.SpawnParallel(context.Background(), []subagent.Spec{{Prompt: "edit", Description: "edit a", Isolation: agenttype.Worktree}})[0]; r.Status != lifecycle.Completed {
+	if r := mgr.SpawnParallel(context.Background(), []subagent.Spec{{Prompt: "edit", Description: "edit a", Isolation: spawn.Worktree}})[0]; r.Status != lifecycle.Completed {
 		t.Fatalf("agent: %+v %v", r.Record, r.Err)
 	}
 	m := New(Config{Backend: &fakeBackend{}, Worktrees: mgr, Now: (&clock{now: t0}).Now})
@@ -59,9 +59,17 @@ rules:
 	if f := frame(m); !strings.Contains(f, `unknown task_id "nope-1"; worktrees to merge: general-purpose-1`) {
 		t.Fatalf("unknown id:\n%s", f)
 	}
+	userAsk(m, "/worktrees discard nope-1")
+	if f := frame(m); !strings.Contains(f, `unknown task_id "nope-1"; worktrees to discard: general-purpose-1`) {
+		t.Fatalf("unknown id to discard:\n%s", f)
+	}
 	userAsk(m, "/worktrees merge general-purpose-1")
 	if f := frame(m); !strings.Contains(f, "Merged branch atomic/general-purpose-1") {
 		t.Fatalf("merge:\n%s", f)
+	}
+	userAsk(m, "/worktrees discard bogus")
+	if f := frame(m); !strings.Contains(f, `unknown task_id "bogus": there are no worktrees to discard`) {
+		t.Fatalf("discard with none left:\n%s", f)
 	}
 	if b, _ := os.ReadFile(filepath.Join(repo, "a.txt")); string(b) != "agent\n" {
 		t.Fatalf("merge did not reach the lead's tree: %q", b)

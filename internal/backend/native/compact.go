@@ -289,6 +289,7 @@ func carried(h []provider.Message) (files []string, plan string) {
 // reports it (context.compact, and the summary request's usage). The
 // caller holds runMu.
 func (s *Session) compact(ctx context.Context, instructions, trigger string) error {
+	s.preCompact(ctx, trigger, instructions)
 	specs := s.cfg.Tools.Specs()
 	h := s.History()
 	// Each message is estimated once; every step below sums these.

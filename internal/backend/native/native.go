@@ -17,6 +17,6 @@ func Open(cfg backend.Config) *Session {
 		SessionID: cfg.SessionID, ID: cfg.AgentID, ParentID: cfg.ParentID, TaskCallID: cfg.TaskCallID, Name: cfg.AgentName,
 		Provider: cfg.Provider, Model: cfg.Model, System: cfg.System, Tools: cfg.Tools,
 		Gate: cfg.Gate, Sink: cfg.Sink, MaxTurns: cfg.MaxTurns, Now: cfg.Now,
-		History: cfg.History, OnHistory: cfg.OnHistory, Context: cfg.Context, Effort: cfg.Effort,
+		History: cfg.History, OnHistory: cfg.OnHistory, Context: cfg.Context, Effort: cfg.Effort, Hooks: cfg.Hooks,
 	})
 }

@@ -15,10 +15,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/inbox"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -64,10 +66,16 @@ type Config struct {
 	History []provider.Message
 	// Context sizes the model's window and when the history is compacted.
 	Context backend.ContextPolicy
+	// Hooks are the user's hooks this agent runs (nil: none).
+	Hooks *hooks.Runner
 }
 
 // ErrMaxTurns is returned (wrapped) when a Run hits its turn limit.
 var ErrMaxTurns = errors.New("turn limit reached")
+
+// ErrPromptBlocked is returned (wrapped, with the hook's reason) when a
+// UserPromptSubmit hook blocked the prompt: the model never saw it.
+var ErrPromptBlocked = errors.New("prompt blocked by a UserPromptSubmit hook")
 
 // Result is what a Run produced.
 type Result = backend.Result
@@ -75,8 +83,10 @@ type Result = backend.Result
 // Session is one agent's conversation. Run may not be called concurrently
 // with itself; Deliver and the accessors are safe from any goroutine.
 type Session struct {
-	cfg     Config
-	started bool
+	cfg Config
+	// started is set by the first Run, ended by Close (SessionEnd runs
+	// once, for a session that started).
+	started, ended atomic.Bool
 	// runMu serialises Run and Compact: both rewrite the history.
 	runMu sync.Mutex
 
@@ -225,20 +235,27 @@ func (s *Session) RunImages(ctx context.Context, prompt string, images []provide
 	}
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
-	if !s.started {
-		s.started = true
+	res := &Result{}
+	var next []provider.Part
+	if first := !s.started.Load(); first {
+		s.started.Store(true)
 		s.emit(event.SessionStart, "", event.SessionStartData{
 			Model: s.Model(), Provider: s.cfg.Provider.Name(), Tools: s.cfg.Tools.Names(), Name: s.cfg.Name,
 		})
+		next = append(next, s.startHooks(ctx)...)
 	}
-	res := &Result{}
-	var next []provider.Part
 	if prompt != "" {
 		next = append(next, provider.Part{Text: prompt})
 	}
+	extra, err := s.promptHooks(ctx, prompt)
+	if err != nil {
+		return res, err
+	}
+	next = append(next, extra...)
 	for i := range images {
 		next = append(next, provider.Part{Image: &images[i]})
 	}
+	stopBlocks := 0
 	for first := true; ; first = false {
 		next = append(next, s.takeInbox()...)
 		if first && len(next) == 0 {
@@ -265,6 +282,11 @@ func (s *Session) RunImages(ctx context.Context, prompt string, images []provide
 		if len(resp.ToolCalls) == 0 {
 			if s.Pending() {
 				continue // a message arrived during the turn: answer it now
+			}
+			if reason, again := s.stopHooks(ctx, stopBlocks, resp.Text); again {
+				stopBlocks++
+				next = append(next, provider.Part{Text: reason})
+				continue
 			}
 			return res, nil
 		}
@@ -385,6 +407,12 @@ func (s *Session) request(ctx context.Context, specs []provider.ToolSpec) (*prov
 	return resp, len(req.Messages), partial, err
 }
 
-// Close ends the session. The native loop holds no process or goroutine
-// between turns, so there is nothing to release.
-func (s *Session) Close() error { return nil }
+// Close ends the session, running the lead's SessionEnd hooks. The native
+// loop holds no process or goroutine between turns, so there is nothing
+// to release.
+func (s *Session) Close() error {
+	if s.started.Load() && s.ended.CompareAndSwap(false, true) {
+		s.endHooks()
+	}
+	return nil
+}

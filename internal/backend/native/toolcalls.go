@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -134,7 +135,7 @@ func (s *Session) startTool(ctx context.Context, c provider.ToolCall, t tools.To
 				if err != nil {
 					r = tools.Result{Content: err.Error(), IsError: true}
 				}
-				return s.completeTool(ctx, c, r)
+				return s.completeTool(ctx, c, s.postToolUse(ctx, c, r))
 			}, notifies
 		}
 		res = tools.Result{Content: err.Error(), IsError: true}
@@ -171,6 +172,7 @@ func (s *Session) runTool(ctx context.Context, c provider.ToolCall) provider.Too
 	res, ok := s.admit(ctx, c, t, subject)
 	if ok {
 		res = tools.Execute(ctx, t, tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID})
+		res = s.postToolUse(ctx, c, res)
 	}
 	return s.completeTool(ctx, c, res)
 }
@@ -237,13 +239,17 @@ func (s *Session) admit(ctx context.Context, c provider.ToolCall, t tools.Tool, 
 	if err := tools.Validate(t, c.Input); err != nil {
 		return tools.Result{Content: err.Error(), IsError: true}, false
 	}
-	if s.cfg.Gate != nil {
+	if s.cfg.Gate != nil || s.cfg.Hooks.Has(hooks.PreToolUse) {
 		req := permission.Request{
 			ID:      "perm-" + strconv.FormatUint(requestSeq.Add(1), 10),
 			AgentID: s.cfg.ID, AgentName: s.agentLabel(), Tool: c.Name, Kind: t.Kind(), Input: c.Input,
 			Subject: subject,
 		}
-		if d := s.decide(ctx, c.ID, req); !d.Allow {
+		d, decided := s.preToolUse(ctx, c, req)
+		if !decided {
+			d = s.decide(ctx, c.ID, req)
+		}
+		if !d.Allow {
 			return tools.Result{Content: d.Reason, IsError: true}, false
 		}
 	}
@@ -254,9 +260,20 @@ func (s *Session) admit(ctx context.Context, c provider.ToolCall, t tools.Tool, 
 // as permission.requested before the wait and permission.resolved after
 // (a headless denial included).
 func (s *Session) decide(ctx context.Context, callID string, req permission.Request) permission.Decision {
+	if s.cfg.Gate == nil {
+		return permission.Decision{Allow: true}
+	}
 	if d, decided := s.cfg.Gate.Check(req); decided {
 		return d
 	}
+	return s.ask(ctx, callID, req)
+}
+
+// ask puts req to the human, reported as permission.requested and
+// permission.resolved, with Notification hooks told meanwhile.
+func (s *Session) ask(ctx context.Context, callID string, req permission.Request) permission.Decision {
+	notified := s.notify(ctx, callID, req)
+	defer notified()
 	s.emit(event.PermissionRequested, callID, event.PermissionRequestedData{
 		RequestID: req.ID, AgentName: req.AgentName, Tool: req.Tool, Subject: req.Subject, Input: req.Input,
 		SessionRules: s.cfg.Gate.SessionRules(req),

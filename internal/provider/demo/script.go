@@ -2,13 +2,16 @@ package demo
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 // pickFile chooses the most telling file from ls and glob output: a README
-// first, then any Markdown file, then the first plain file listed.
+// first, then any Markdown file, then the first plain file listed; the
+// shallowest wins, and files under testdata or fixtures folders (a test's
+// copy of someone else's README) only when nothing else is listed.
 func pickFile(results []string) string {
 	var files []string
 	for _, r := range results {
@@ -18,20 +21,35 @@ func pickFile(results []string) string {
 			}
 		}
 	}
-	for _, f := range files {
-		if strings.HasPrefix(strings.ToLower(path.Base(f)), "readme") {
-			return f
+	if len(files) == 0 {
+		return ""
+	}
+	best, bestRank := "", [3]int{}
+	for i, f := range files {
+		rank := [3]int{fileKind(f), strings.Count(path.Clean(f), "/"), i}
+		if best == "" || slices.Compare(rank[:], bestRank[:]) < 0 {
+			best, bestRank = f, rank
 		}
 	}
-	for _, f := range files {
-		if strings.HasSuffix(f, ".md") {
-			return f
+	return best
+}
+
+// fileKind orders candidates: a README, a Markdown file, anything else,
+// and each of those under a test-data folder after all of them.
+func fileKind(f string) int {
+	kind := 2
+	switch base := strings.ToLower(path.Base(f)); {
+	case strings.HasPrefix(base, "readme"):
+		kind = 0
+	case strings.HasSuffix(base, ".md"):
+		kind = 1
+	}
+	for _, dir := range strings.Split(path.Dir(path.Clean(f)), "/") {
+		if dir == "testdata" || dir == "fixtures" {
+			return kind + 3
 		}
 	}
-	if len(files) > 0 {
-		return files[0]
-	}
-	return ""
+	return kind
 }
 
 func nonEmptyLines(s string) []string {
