@@ -27,7 +27,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	fs.SetOutput(ios.Err)
 	var c common
 	c.register(fs)
-	if code, ok := c.parse(fs, bareResume(args), ios, usage); !ok {
+	if code, ok := c.parse(fs, args, ios, usage); !ok {
 		return code
 	}
 	fail := func(err error) int {
@@ -105,6 +105,9 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	}
 	defer s.closeNATS()
 	res, err := c.resumeSession(ctx, ios, s)
+	if err == nil {
+		err = c.sessionIDFree(ctx, ios)
+	}
 	if err != nil {
 		return fail(err)
 	}
