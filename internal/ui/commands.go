@@ -110,19 +110,6 @@ func (m *Model) clear() {
 	m.note(noteInfo, "Conversation cleared.")
 }
 
-func (m *Model) modelCommand(args []string) {
-	if len(args) == 0 {
-		m.note(noteInfo, "Model: "+m.model+" · /model NAME switches (and cancels background work)")
-		return
-	}
-	name := args[0]
-	if m.cfg.Backend != nil {
-		m.cfg.Backend.SwitchModel(name)
-	}
-	m.model = name
-	m.note(noteSuccess, "Switched to model "+name)
-}
-
 func (m *Model) agentsCommand() {
 	if m.cfg.Backend == nil {
 		return

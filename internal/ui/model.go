@@ -162,6 +162,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.compactDone(msg)
 	case commandReadyMsg:
 		m.commandReady(msg)
+	case modelListedMsg:
+		m.modelListed(msg)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	case tea.PasteMsg:
