@@ -98,6 +98,9 @@ func (p *beginOnRequest) Stream(ctx context.Context, req provider.Request, on fu
 	return p.Provider.Stream(ctx, req, on)
 }
 
+// Unwrap is the provider wrapped (provider.ListModels looks through it).
+func (p *beginOnRequest) Unwrap() provider.Provider { return p.Provider }
+
 func (p *beginOnRequest) start() {
 	p.begun.Store(true)
 	p.begin()

@@ -114,7 +114,8 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	// The alternate screen hides stderr until the chat ends: a store that
 	// cannot be used (corrupt, locked) is said in the transcript, and
 	// opened now, while the user reads and types, so it is said at once.
-	id, journal, stopRecording := c.recordWarning(ios, s, res, func(err error) { note("warning: " + err.Error()) })
+	var stored storeState // what /status says of the store
+	id, journal, stopRecording := c.recordWarning(ios, s, res, func(err error) { stored.fail(err); note("warning: " + err.Error()) })
 	defer stopRecording() // after rt.Close: the last events are kept
 	if b, ok := journal.(interface{ Begin() }); ok {
 		b.Begin()
@@ -132,7 +133,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	err = ui.Run(ctx, ui.Options{
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
 		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out, Notes: notes,
-		Memory: s.memory, Commands: s.commands,
+		Memory: s.memory, Commands: s.commands, Info: sessionInfo(&c, s, ios, id, &stored),
 		RenderCommand: func(ctx context.Context, c commands.Command, args string) (string, error) {
 			return renderCommand(ctx, s, c, args, note)
 		},
