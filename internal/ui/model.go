@@ -53,6 +53,9 @@ type Config struct {
 	Shell     func(ctx context.Context, command string) (string, error)
 	Modes     Modes
 	History   []string
+	// LoadHistory reads the folder's stored prompts at the first Ctrl+R
+	// (they go before History); nil: none.
+	LoadHistory func() []string
 }
 
 // tickInterval is how often elapsed times are refreshed while agents run.

@@ -67,6 +67,10 @@ func (m *Model) searchKey(k string, text string) {
 
 // startSearch opens Ctrl+R's search on the newest prompt.
 func (m *Model) startSearch() {
+	if load := m.cfg.LoadHistory; load != nil {
+		m.cfg.LoadHistory = nil
+		m.cfg.History = append(load(), m.cfg.History...)
+	}
 	m.search = &search{draft: m.in.value()}
 	m.find(len(m.prompts()))
 }
