@@ -67,7 +67,8 @@ func TestATeammatesBackgroundShellWakesItWithItsExitAndOutput(t *testing.T) {
 			t.Errorf("the wake-up %q lacks %q", woken[0].LastUserText(), w)
 		}
 	}
-	if got := statusesOf(evs, "ann"); !slices.Equal(got, []string{"spawning", "working", "idle", "working", "idle", "shutdown"}) {
+	// The shutdown request may come while its woken turn still runs.
+	if got := statusesOf(evs, "ann"); !slices.Equal(got[:min(4, len(got))], []string{"spawning", "working", "idle", "working"}) || got[len(got)-1] != "shutdown" {
 		t.Errorf("ann went %v, want idle while its shell ran, then working when it ended", got)
 	}
 }
