@@ -89,7 +89,7 @@ func FormatDuration(d time.Duration) string {
 // background agent, else its current tool, else "Initializing…".
 func SubLine(r Record) string {
 	if r.IsShell() {
-		return shellSubLine(r)
+		return ShellLine(r)
 	}
 	switch r.Status {
 	case Error:
