@@ -96,6 +96,8 @@ func TestADepth3TreeWithAShellRowRendersInTheTerminalCompactAndExpanded(t *testi
 	scr := s.waitFor("Audit the handlers", "$ echo compiling auth; sleep 60", "╰ compiling auth", "Check Login", "Read the tokens", "A is on it.")
 	golden(t, "depth3_shell_compact.golden", treeFrame(t, scr))
 	s.keys("C-o")
-	scr = s.waitUntil("the expanded tree", func(scr string) bool { return showsAll(scr, []string{"ctrl+o to collapse", "╰ compiling auth", "Prompt: C-WORK"}) })
+	scr = s.waitUntil("the expanded tree", func(scr string) bool {
+		return showsAll(scr, []string{"ctrl+o to collapse", "╰ compiling auth", "Prompt: C-WORK"})
+	})
 	golden(t, "depth3_shell_expanded.golden", treeFrame(t, scr))
 }
