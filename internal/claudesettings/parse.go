@@ -24,6 +24,7 @@ type file struct {
 	disableBypass bool
 	dirs          []string
 	env           map[string]string
+	model         string
 	// hooks is the "hooks" value as written (nil: none).
 	hooks json.RawMessage
 	// unsupported are the keys Atomic ignores (dotted below permissions).
@@ -38,7 +39,7 @@ type file struct {
 // package-level map is built at init in every process.)
 func quietKey(k string) bool {
 	switch k {
-	case "$schema", "permissions", "env", "hooks",
+	case "$schema", "permissions", "env", "model", "hooks",
 		"enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers":
 		return true
 	}
@@ -95,6 +96,12 @@ func readFile(path string, scope Scope) (f file, ok bool, err error) {
 		if err := f.readPermissions(raw); err != nil {
 			return fail("%v", err)
 		}
+	}
+	if raw, set := top["model"]; set && !isNull(raw) {
+		if err := json.Unmarshal(raw, &f.model); err != nil {
+			f.problems = append(f.problems, `model: expected a string like "claude-sonnet-4-5"; ignored`)
+		}
+		f.model = strings.TrimSpace(f.model)
 	}
 	if raw, set := top["hooks"]; set && !isNull(raw) {
 		f.hooks = raw

@@ -89,6 +89,11 @@ type Settings struct {
 	// model runs get it (see README: a repository cannot point Atomic's
 	// own process at another API server or preload a library into it).
 	CommandEnv map[string]string
+	// Model is the model of the highest file naming one, as written
+	// (a model id or one of Claude Code's aliases); ModelSource is that
+	// file. The CLI uses it when neither --model nor the config file
+	// names a model and the provider is Anthropic.
+	Model, ModelSource string
 	// Warnings are said once at start: unsupported keys, skipped values,
 	// and what the project's files loosen.
 	Warnings []string
@@ -97,6 +102,9 @@ type Settings struct {
 	Hooks hooks.Config
 	// Files are the files read, highest precedence first.
 	Files []string
+	// unsupported are the keys each file has that Atomic ignores, said
+	// in one warning once every file is read.
+	unsupported []string
 }
 
 // Load reads the settings files of p. A file that exists but cannot be
@@ -136,6 +144,9 @@ func Load(p Places) (*Settings, error) {
 		if err := s.add(f, permission.RuleDirs{Cwd: p.Dir, Home: p.Home, Project: pl.project}, p.TrustProject); err != nil {
 			return nil, err
 		}
+	}
+	if len(s.unsupported) > 0 {
+		s.Warnings = append(s.Warnings, "Claude Code settings: Atomic does not support "+strings.Join(s.unsupported, "; ")+"; ignored")
 	}
 	return s, nil
 }
@@ -211,6 +222,9 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 		s.DisableBypass, s.DisableSource = true, name
 	}
 	s.setMode(f, &loosened, held)
+	if f.model != "" && s.Model == "" {
+		s.Model, s.ModelSource = f.model, name
+	}
 	for _, k := range sortedKeys(f.env) {
 		dst := s.ProcessEnv
 		if f.scope.fromProject() {
@@ -228,7 +242,7 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 		return err
 	}
 	if len(f.unsupported) > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: Atomic does not support %s; ignored", name, quoteAll(f.unsupported)))
+		s.unsupported = append(s.unsupported, quoteAll(f.unsupported)+" ("+name+")")
 	}
 	for _, p := range f.problems {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: %s", name, p))

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
+	"github.com/atomic-agent/atomic/internal/dotdirs"
 	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/memory"
@@ -23,6 +23,8 @@ import (
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/skills"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/ui"
 )
@@ -203,11 +205,14 @@ type setup struct {
 	ps        config.ProviderSettings
 	prov      provider.Provider
 	gate      *permission.Gate
-	types     *agenttype.Registry
+	types     *spawn.Registry
 	workspace tools.Workspace
 	memory    *memory.Memory
 	commands  *commands.Set
-	warnings  []string
+	skills    *skills.Set
+	// claudeModel is Claude Code settings' model and its file ("": none).
+	claudeModel, claudeModelSource string
+	warnings                       []string
 	// mcp runs the MCP servers (started right after resolve); mcpBudget
 	// is how long the first request waits for them.
 	mcp       *mcp.Manager
@@ -249,6 +254,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		return nil, err
 	}
 	s.file = f
+	s.claudeModel, s.claudeModelSource = cs.Model, cs.ModelSource
 	effort, from := c.effort, "--effort"
 	if effort == "" {
 		effort, from = f.Effort, "config effort"
@@ -298,26 +304,34 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 		}
 		s.workspace.ExtraRoots = append(s.workspace.ExtraRoots, d)
 	}
-	types, problems := agenttype.Load(agenttype.Dirs(io.Dir, config.UserDir(io.Getenv)), runtime.CoreTools(s.workspace).Names())
+	places := dotdirs.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv)}
+	agentDirs := dotdirs.Find("agents", places)
+	types, problems := spawn.LoadTypes(dotdirs.Paths(agentDirs), runtime.CoreTools(s.workspace).Names())
 	for _, p := range problems {
-		var w *agenttype.Warning
+		var w *spawn.AgentFileWarning
 		if errors.As(p, &w) {
 			s.warnings = append(s.warnings, fmt.Sprintf("agent file %v", p))
 			continue
 		}
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped agent file: %v", p))
 	}
+	if !c.trustSettings {
+		if held := untrustedAgentHooks(types, agentDirs); len(held) > 0 {
+			s.warnings = append(s.warnings, "hooks in the project's agent files "+strings.Join(held, ", ")+" do not run: the project is not trusted (--trust-project-settings)")
+		}
+	}
 	s.types = types
 	s.memory = memory.Load(memory.Places{Dir: io.Dir, Home: io.Getenv("HOME"), ConfigDir: config.UserDir(io.Getenv),
-		Managed: memory.ManagedPath(goruntime.GOOS)})
+		Managed: memory.ManagedPath(goruntime.GOOS), CodexHome: io.Getenv("CODEX_HOME")})
 	for _, p := range s.memory.Problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("memory: %v", p))
 	}
-	cmds, problems := commands.Load(commands.Dirs(io.Dir, io.Getenv("HOME"), config.UserDir(io.Getenv)), ui.BuiltinCommands())
+	cmds, problems := commands.Load(dotdirs.Find("commands", places), ui.BuiltinCommands())
 	for _, p := range problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped command file: %v", p))
 	}
 	s.commands = cmds
+	loadSkills(dotdirs.Find("skills", places), c.trustSettings, s)
 	if err := c.openSandbox(io, s); err != nil {
 		return nil, err
 	}
@@ -393,6 +407,11 @@ func (c *common) buildProvider(io IOStreams, s *setup) error {
 	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, getenv)
 	if err != nil {
 		return err
+	}
+	if m, warning := settingsModel(s, c.model, ps.Provider); m != "" {
+		ps.Model = m
+	} else if warning != "" {
+		s.warnings = append(s.warnings, warning)
 	}
 	p, err := config.NewProvider(ps)
 	if err != nil {

@@ -26,6 +26,12 @@ import (
 // resumed session (res not nil) keeps its id and its hold, and is
 // appended to.
 func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j runtime.Journal, stop func()) {
+	return c.recordWarning(ios, s, res, func(err error) { fmt.Fprintf(ios.Err, "atomic: warning: %v\n", err) })
+}
+
+// recordWarning is record telling warn, not stderr, that the store cannot
+// be used (the chat says it in its transcript).
+func (c *common) recordWarning(ios IOStreams, s *setup, res *resumed, warn func(error)) (id string, j runtime.Journal, stop func()) {
 	id = runtime.NewSessionID(time.Now())
 	var hold *store.Hold
 	if res != nil {
@@ -35,7 +41,6 @@ func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j run
 	if c.noPersistence {
 		return id, nil, release
 	}
-	warn := func(err error) { fmt.Fprintf(ios.Err, "atomic: warning: %v\n", err) }
 	path, err := store.Path(ios.Getenv)
 	if err != nil {
 		warn(fmt.Errorf("this session is not saved: %w", err))

@@ -11,9 +11,11 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/config"
 	"github.com/atomic-agent/atomic/internal/headless"
+	"github.com/atomic-agent/atomic/internal/memory"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/store"
+	"github.com/atomic-agent/atomic/internal/tools"
 )
 
 const runSynopsis = `Usage: atomic run -p PROMPT [flags]
@@ -70,11 +72,19 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 	defer o.close()
-	if expanded, ok := o.s.commands.Expand(prompt); ok { // "/name args", as Claude Code's -p does
-		prompt = expanded
+	model := o.s.ps.Model
+	if cmd, args, ok := o.s.commands.Resolve(prompt); ok { // "/name args", as Claude Code's -p does
+		if prompt, err = renderCommand(ctx, o.s, cmd, args, warn); err != nil {
+			fmt.Fprintf(ios.Err, "atomic: %v\n", err)
+			return 1
+		}
+		if cmd.Model != "" && o.rt.Lead() != nil {
+			o.rt.Lead().SetModel(cmd.Model)
+			model = cmd.Model
+		}
 	}
 	durable, _ := o.journal.(headless.Durability) // stream-json prints what the store holds
-	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: o.s.ps.Model,
+	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: model,
 		Durable: durable},
 		headless.Streams{Out: ios.Out, Err: ios.Err})
 }
@@ -169,7 +179,8 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 	newLead = continueCLI(newLead, res, journal, c.cliHome)
 	return runtime.Open(runtime.Config{
 		SessionID: sessionID, Journal: journal, Resume: resume,
-		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(),
+		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(), Skills: s.skills,
+		NestedMemory: func(read tools.Tool) tools.Tool { return memory.WithNested(read, s.workspace.Root, s.getenv("HOME")) },
 		MaxSubagents: c.maxSubagents, MaxDepth: c.maxDepth, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns, Effort: c.level,
 		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
 		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,

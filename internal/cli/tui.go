@@ -8,6 +8,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"path/filepath"
 
+	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
 	"github.com/atomic-agent/atomic/internal/headless"
 	"github.com/atomic-agent/atomic/internal/permission"
@@ -107,8 +108,14 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	if err != nil {
 		return fail(err)
 	}
-	id, journal, stopRecording := c.record(ios, s, res)
+	// The alternate screen hides stderr until the chat ends: a store that
+	// cannot be used (corrupt, locked) is said in the transcript, and
+	// opened now, while the user reads and types, so it is said at once.
+	id, journal, stopRecording := c.recordWarning(ios, s, res, func(err error) { note("warning: " + err.Error()) })
 	defer stopRecording() // after rt.Close: the last events are kept
+	if b, ok := journal.(interface{ Begin() }); ok {
+		b.Begin()
+	}
 	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s), id, journal, res, note)
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
@@ -123,6 +130,9 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
 		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out, Notes: notes,
 		Memory: s.memory, Commands: s.commands,
+		RenderCommand: func(ctx context.Context, c commands.Command, args string) (string, error) {
+			return renderCommand(ctx, s, c, args, note)
+		},
 	})
 	if err != nil {
 		return fail(err)

@@ -255,6 +255,9 @@ func stepInterrupt(r Record, e event.Event) Record {
 	if r.ID == "" || r.Status.Terminal() {
 		return r
 	}
+	if r.Background && keepsBackground(e) {
+		return r
+	}
 	return finish(r, Interrupted, e.Time)
 }
 
@@ -279,4 +282,11 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// keepsBackground reports whether e is an interrupt of the lead's turn
+// alone, which background agents outlive.
+func keepsBackground(e event.Event) bool {
+	d, ok := event.Payload[event.InterruptData](e.Data)
+	return ok && e.Type == event.Interrupt && d.KeepBackground
 }

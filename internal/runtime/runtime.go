@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -27,6 +26,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/skills"
 	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
@@ -40,10 +40,17 @@ type Config struct {
 	Model     string
 	Workspace tools.Workspace
 	Gate      *permission.Gate
-	Types     *agenttype.Registry
+	Types     *spawn.Registry
 	// Memory is the project memory block (memory.Memory.Prompt) that the
 	// system prompts of the lead, sub-agents and teammates end with.
 	Memory string
+	// NestedMemory, when set, wraps the read tool so an agent reading a
+	// file below the workspace gets that folder's CLAUDE.md and AGENTS.md
+	// (memory.WithNested).
+	NestedMemory func(read tools.Tool) tools.Tool
+	// Skills are offered to every agent whose type does not list its
+	// tools, through the skill tool (none: no tool).
+	Skills *skills.Set
 	// MaxSubagents caps concurrent local sub-agents (0: default 5).
 	MaxSubagents int
 	// MaxDepth is how many levels of sub-agents may be below the lead (0:
@@ -179,7 +186,7 @@ func Open(cfg Config) (*Runtime, error) {
 		cfg.SessionID = NewSessionID(cfg.Now())
 	}
 	if cfg.Types == nil {
-		cfg.Types = agenttype.NewRegistry()
+		cfg.Types = spawn.NewRegistry()
 	}
 	if cfg.Model == "" && cfg.Provider != nil {
 		cfg.Model = cfg.Provider.Model()
@@ -193,6 +200,7 @@ func Open(cfg Config) (*Runtime, error) {
 	cfg.Workspace.Shells = r.shells // every agent's bash, worktrees' too
 	r.cfg.Workspace.Shells = r.shells
 	core := CoreTools(cfg.Workspace)
+	r.addClaudeTools(core)
 	var leadHistory []provider.Message
 	if cfg.Resume != nil {
 		r.resumed = replay(cfg.Resume.Events)
@@ -280,6 +288,7 @@ func Open(cfg Config) (*Runtime, error) {
 		r.restore(r.resumed)
 	}
 	r.own = r.bus.SubscribeWith(func(e event.Event) {
+		r.endGrants(e)
 		switch e.Type {
 		case event.SubagentComplete, event.TeammateStatus, event.TeamMessage:
 			r.signal()
@@ -524,6 +533,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Ima
 	res, err := r.runLead(tctx, prompt, images)
 	interrupted := err != nil && tctx.Err() != nil
 	cancel()
+	r.revoke(event.LeadID) // a skill's allowed-tools end with the turn
 	r.mu.Lock()
 	r.turnCancel, r.busy = nil, false
 	if res != nil {
@@ -612,6 +622,7 @@ func (r *Runtime) settle() {
 	data := event.CompleteData{Result: out.Result, NumTurns: out.NumTurns, Usage: out.Usage}
 	if out.Err != nil {
 		data.IsError, data.Error = true, out.Err.Error()
+		data.Interrupted = errors.Is(out.Err, ErrInterrupted)
 	}
 	r.Emit(event.Complete, data)
 	select {
@@ -630,11 +641,36 @@ func (r *Runtime) Interrupt(reason string) {
 	r.signal()
 }
 
+// InterruptTurn stops the lead's turn and the sync sub-agents it waits on,
+// and keeps background sub-agents and teammates running (the chat's first
+// Esc, as Claude Code keeps background work). A lead in an external CLI
+// is interrupted whole: what it started in the background is its own.
+func (r *Runtime) InterruptTurn(reason string) {
+	if !r.KeepsBackground() {
+		r.Interrupt(reason)
+		return
+	}
+	r.interruptWith(event.InterruptData{Reason: reason, KeepBackground: true})
+	r.signal()
+}
+
+// KeepsBackground reports whether InterruptTurn keeps background work
+// running: the lead is Atomic's own loop.
+func (r *Runtime) KeepsBackground() bool {
+	_, ok := r.lead.(backend.ImageRunner)
+	return ok && r.cfg.Provider != nil
+}
+
 // interrupt marks the run interrupted: prompts queued before it are
 // dropped, the outcome says why, the interrupt event ends every active
 // agent's record, and the lead's turn is cancelled. It returns the active
 // sub-agents of the lead's own backend, which cancelAll stops.
 func (r *Runtime) interrupt(reason string) []string {
+	return r.interruptWith(event.InterruptData{Reason: reason})
+}
+
+func (r *Runtime) interruptWith(d event.InterruptData) []string {
+	reason := d.Reason
 	r.mu.Lock()
 	cancel := r.turnCancel
 	r.gen++
@@ -643,7 +679,7 @@ func (r *Runtime) interrupt(reason string) []string {
 	}
 	r.mu.Unlock()
 	active := r.leadAgents()
-	r.Emit(event.Interrupt, event.InterruptData{Reason: reason})
+	r.Emit(event.Interrupt, d)
 	if cancel != nil {
 		cancel()
 	}

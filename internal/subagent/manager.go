@@ -18,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -44,7 +43,7 @@ type Config struct {
 	Provider  provider.Provider
 	// Model is the caller's model, inherited by types that name none.
 	Model string
-	Types *agenttype.Registry
+	Types *spawn.Registry
 	// Tools is every tool a sub-agent may get (no orchestration tools):
 	// general-purpose gets all of it, other types a subset by name.
 	Tools *tools.Set
@@ -174,7 +173,7 @@ func New(cfg Config) *Manager {
 		cfg.MaxDepth = DefaultMaxDepth
 	}
 	if cfg.Types == nil {
-		cfg.Types = agenttype.NewRegistry()
+		cfg.Types = spawn.NewRegistry()
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.NewSet()
@@ -209,7 +208,7 @@ func (m *Manager) SetModel(model string) { m.open.SetModel(model) }
 func (m *Manager) MaxConcurrent() int { return m.cfg.MaxConcurrent }
 
 // Types is the agent type registry.
-func (m *Manager) Types() *agenttype.Registry { return m.cfg.Types }
+func (m *Manager) Types() *spawn.Registry { return m.cfg.Types }
 
 // ErrClosed is returned by Spawn after Close.
 var ErrClosed = errors.New("sub-agent manager is closed")
@@ -310,9 +309,9 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 			return nil, err
 		}
 	}
-	if spec.Isolation != "" && spec.Isolation != agenttype.Worktree {
+	if spec.Isolation != "" && spec.Isolation != spawn.Worktree {
 		r.ticket.abandon()
-		return nil, fmt.Errorf("isolation %q is not supported; use %q", spec.Isolation, agenttype.Worktree)
+		return nil, fmt.Errorf("isolation %q is not supported; use %q", spec.Isolation, spawn.Worktree)
 	}
 	t := r.task
 	t.Spec = spec

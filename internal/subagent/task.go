@@ -5,11 +5,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/worktree"
 )
 
@@ -38,7 +38,7 @@ type Spec struct {
 type Task struct {
 	ID        string
 	Spec      Spec
-	Type      agenttype.Type
+	Type      spawn.Type
 	Model     string
 	SessionID string
 	// backend is where it runs: backend.Native, a CLI's name or

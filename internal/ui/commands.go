@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/atomic-agent/atomic/internal/commands"
 )
@@ -63,8 +66,8 @@ func (m *Model) command(text string) {
 	case "/worktrees":
 		m.worktreesCommand(args)
 	default:
-		if prompt, ok := m.cfg.Commands.Expand(text); ok {
-			m.send(text, prompt)
+		if c, args, ok := m.cfg.Commands.Resolve(text); ok {
+			m.customCommand(text, c, args)
 			return
 		}
 		m.note(noteError, fmt.Sprintf("Unknown command %s; /help lists the commands", fields[0]))
@@ -235,4 +238,33 @@ func (m *Model) teamCommand(args []string, text string) {
 		fmt.Fprintf(&b, " · %s", tm.Status)
 	}
 	m.note(noteInfo, b.String())
+}
+
+// commandReadyMsg is a command file's prompt, made off the UI's loop.
+type commandReadyMsg struct {
+	typed, prompt string
+	err           error
+}
+
+// customCommand sends a custom command's prompt: at once when it runs
+// nothing, else once its !`commands` ran and its @paths were read.
+func (m *Model) customCommand(typed string, c commands.Command, args string) {
+	render := m.cfg.RenderCommand
+	if render == nil || !c.HasRefs() && len(c.AllowedTools) == 0 {
+		m.send(typed, c.Expand(args))
+		return
+	}
+	m.note(noteInfo, "Running /"+c.Name+"'s commands…")
+	m.later = func() tea.Msg {
+		p, err := render(context.Background(), c, args)
+		return commandReadyMsg{typed, p, err}
+	}
+}
+
+func (m *Model) commandReady(msg commandReadyMsg) {
+	if msg.err != nil {
+		m.note(noteError, msg.err.Error())
+		return
+	}
+	m.send(msg.typed, msg.prompt)
 }

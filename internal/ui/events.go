@@ -61,12 +61,22 @@ func (m *Model) applyEvent(e event.Event) {
 			return
 		}
 		d, _ := event.Payload[event.MessageCompleteData](e.Data)
+		cutOff := d.StopReason == event.StopInterrupted
+		if m.streaming == nil && cutOff && m.cut != nil {
+			// The interrupt ended this message's entry already: its
+			// complete (the partial text) belongs there, not in a second.
+			m.streaming = m.cut
+		}
+		m.cut = nil
 		if m.streaming == nil && strings.TrimSpace(d.Text) != "" {
 			m.stream()
 		}
 		if m.streaming != nil {
-			if d.Text != "" || d.StopReason != event.StopInterrupted {
+			if d.Text != "" || !cutOff {
 				m.streaming.set(d.Text)
+			}
+			if cutOff {
+				m.streaming.markInterrupted()
 			}
 			m.streaming.streaming = false
 			m.streaming = nil
@@ -108,13 +118,20 @@ func (m *Model) applyEvent(e event.Event) {
 	case event.TurnEnd:
 		if isLead(e) {
 			m.busy = false
-			m.streaming = nil
+			m.streaming, m.cut = nil, nil
 		}
 	case event.Error:
 		if d, ok := event.Payload[event.ErrorData](e.Data); ok && isLead(e) {
 			m.note(noteError, "Error: "+d.Message)
 		}
 	case event.Interrupt:
+		if m.streaming != nil {
+			// The lead's message stops here; its complete, which follows
+			// with the partial text, updates this entry.
+			m.streaming.markInterrupted()
+			m.streaming.streaming = false
+			m.cut = m.streaming
+		}
 		m.streaming = nil
 		for _, t := range m.tools {
 			t.state, t.result = toolCancelled, "interrupted"

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
@@ -36,6 +37,10 @@ type Config struct {
 	Memory *memory.Memory
 	// Commands are the custom slash commands (nil: none).
 	Commands *commands.Set
+	// RenderCommand makes a command file's prompt, running its !`commands`
+	// and reading its @paths (they may ask for approval, so it runs off
+	// the UI's loop); nil: the prompt is Expand's.
+	RenderCommand func(ctx context.Context, c commands.Command, args string) (string, error)
 }
 
 // tickInterval is how often elapsed times are refreshed while agents run.
@@ -64,6 +69,9 @@ type Model struct {
 	tr        transcript
 	in        input
 	streaming *assistantEntry
+	// cut is the lead's message an interrupt ended, until its complete
+	// (which carries the partial text) or the turn's end.
+	cut *assistantEntry
 	// thinking is the lead's thinking still streaming, nil when none.
 	thinking *thinkingEntry
 	tools    map[string]*toolEntry
@@ -95,8 +103,9 @@ type Model struct {
 	tasks       *tasksPanel
 
 	lastCtrlC time.Time
-	hint      string // a one-line notice above the input
-	waits     waits  // retry countdowns and the hint's expiry (waits.go)
+	lastEsc   time.Time // an Esc that left background work running
+	hint      string    // a one-line notice above the input
+	waits     waits     // retry countdowns and the hint's expiry (waits.go)
 	quitting  bool
 }
 
@@ -151,6 +160,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note(noteWarning, string(msg))
 	case compactDoneMsg:
 		m.compactDone(msg)
+	case commandReadyMsg:
+		m.commandReady(msg)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	case tea.PasteMsg:

@@ -1,4 +1,4 @@
-package agenttype
+package spawn
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atomic-agent/atomic/internal/dotdirs"
 )
 
 var known = []string{"read", "write", "edit", "multi_edit", "bash", "glob", "grep", "ls", "web_fetch", "todo_write"}
@@ -28,7 +30,7 @@ func TestLoadReadsCustomTypesFromProjectAndUserFolders(t *testing.T) {
 	write(t, filepath.Join(root, ".atomic", "agents"), "reviewer.md", "---\nname: reviewer\ndescription: Reviews diffs\ntools: read, grep\nmodel: claude-x\n---\nYou review code.\n")
 	write(t, filepath.Join(root, ".claude", "agents"), "tester.md", "---\nname: tester\ndescription: Runs tests\ntools: [bash, read]\n---\nRun the tests.\n")
 	write(t, filepath.Join(user, "agents"), "reviewer.md", "---\nname: reviewer\ndescription: user version\n---\n")
-	reg, problems := Load(Dirs(root, user), known)
+	reg, problems := LoadTypes(dotdirs.Paths(dotdirs.Find("agents", dotdirs.Places{Dir: root, ConfigDir: user})), known)
 	if len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
 	}
@@ -65,12 +67,12 @@ func TestUnreadableAgentFileIsReportedWithPathAndLineAndSkipped(t *testing.T) {
 	for name, c := range cases {
 		write(t, dir, name, c.content)
 	}
-	reg, problems := Load([]string{dir}, known)
+	reg, problems := LoadTypes([]string{dir}, known)
 	if len(problems) != len(cases) {
 		t.Fatalf("got %d problems, want %d: %v", len(problems), len(cases), problems)
 	}
 	for _, p := range problems {
-		var fe *FileError
+		var fe *AgentFileError
 		if !errors.As(p, &fe) {
 			t.Fatalf("not a FileError: %v", p)
 		}
@@ -108,12 +110,12 @@ func TestIncompleteAgentFileLoadsWithOneWarningNamingPathAndLine(t *testing.T) {
 	for name, c := range cases {
 		write(t, dir, name, c.content)
 	}
-	reg, problems := Load([]string{dir}, known)
+	reg, problems := LoadTypes([]string{dir}, known)
 	if len(problems) != len(cases) {
 		t.Fatalf("got %d problems, want %d: %v", len(problems), len(cases), problems)
 	}
 	for _, p := range problems {
-		var w *Warning
+		var w *AgentFileWarning
 		if !errors.As(p, &w) {
 			t.Fatalf("not a Warning: %v", p)
 		}
@@ -171,7 +173,7 @@ func TestIsolationRunsOnAndEffortInAnAgentFile(t *testing.T) {
 		t.Run(c.line, func(t *testing.T) {
 			p := write(t, t.TempDir(), "fixer.md", "---\nname: fixer\ndescription: Fixes\n"+c.line+"\n---\nFix it.\n")
 			data, _ := os.ReadFile(p)
-			typ, warn, err := Parse(p, data, known)
+			typ, warn, err := ParseType(p, data, known)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,5 +187,34 @@ func TestIsolationRunsOnAndEffortInAnAgentFile(t *testing.T) {
 				t.Errorf("warning %v, want one naming %s", warn, c.warning)
 			}
 		})
+	}
+}
+
+func TestAnAgentFilesHooksAreReadAndWhatCannotRunIsNamed(t *testing.T) {
+	typ, warn, err := ParseType("/p/.claude/agents/guarded.md", []byte(`---
+name: guarded
+description: d
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - {type: command, command: ./guard.sh, timeout: 5}
+  Nonsense:
+    - hooks: [{type: command, command: "true"}]
+---
+body
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ.Hooks.Count() != 1 {
+		t.Fatalf("hooks = %+v, want the one PreToolUse command", typ.Hooks)
+	}
+	if warn == nil || !strings.Contains(warn.Error(), "Nonsense") {
+		t.Errorf("the unknown hook event is not named: %v", warn)
+	}
+	_, warn, err = ParseType("/p/a.md", []byte("---\nname: a\ndescription: d\nhooks: ./guard.sh\n---\nbody\n"), nil)
+	if err != nil || warn == nil || !strings.Contains(warn.Error(), "hooks (not a mapping") {
+		t.Errorf("hooks that are not a mapping: %v %v", warn, err)
 	}
 }

@@ -1,4 +1,4 @@
-package agenttype
+package spawn
 
 import (
 	"strings"
@@ -76,7 +76,7 @@ func claudeModel(m string) string {
 // counterpart for; it is accepted and named in the file's warning.
 func ignoredField(key string) bool {
 	switch key {
-	case "permissionmode", "skills", "hooks", "mcpservers", "maxturns",
+	case "permissionmode", "mcpservers", "maxturns",
 		"memory", "background", "initialprompt",
 		"argument-hint", "allowed-tools", "version", "author", "tags",
 		"category", "backend":

@@ -1,4 +1,4 @@
-package agenttype
+package spawn
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v4"
 )
 
 // Claude Code agent files, in every shape its documentation shows and as
@@ -26,7 +28,7 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 		{"doc-tools-comma.md", "debugger", []string{"Debugging specialist"}, []string{"read", "edit", "bash", "grep", "glob"}, "sonnet", "You are an expert debugger", nil},
 		{"doc-tools-list.md", "data-scientist", []string{"Data analysis expert"}, []string{"bash", "read", "write"}, "", "You are a data scientist", nil},
 		{"doc-all-fields.md", "db-reader", []string{"read-only database queries"}, []string{"bash", "read", "grep", "glob"}, "opus", "You are a database analyst",
-			[]string{"doc-all-fields.md:7:", "permissionMode", "maxTurns", "skills", "mcpServers", "hooks", "memory", "background"}},
+			[]string{"doc-all-fields.md:7:", "permissionMode", "maxTurns", "mcpServers", "memory", "background"}},
 		{"examples-inline.md", "migration-helper", []string{"Examples: <example>Context: The user added a column", "user: 'I added an email column", "</commentary></example>"}, nil, "", "You write database migrations", nil},
 		{"examples-escaped.md", "release-notes-writer", []string{"last tag.\n\n<example>\nContext: A release branch", "\nuser: \"Write the release notes for 2.4\"\n", "</example>"},
 			[]string{"bash", "read", "grep", "glob", "web_fetch", "todo_write"}, "sonnet", "You draft release notes", nil},
@@ -40,10 +42,10 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 		{"task-and-todo.md", "planner", []string{"Breaks a large change"}, []string{"read", "grep", "glob", "todo_write", "ls"}, "haiku", "You plan.", []string{"tools Task, NotebookRead, BashOutput, KillShell"}},
 	}
 	dir := filepath.Join("testdata", "claude")
-	reg, problems := Load([]string{dir}, known)
+	reg, problems := LoadTypes([]string{dir}, known)
 	warnings := map[string]string{}
 	for _, p := range problems {
-		var w *Warning
+		var w *AgentFileWarning
 		if !errors.As(p, &w) {
 			t.Fatalf("a Claude Code file was rejected: %v", p)
 		}
@@ -57,6 +59,12 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 	}
 	if typ, _ := reg.Lookup("db-reader"); typ.Effort != "high" {
 		t.Errorf("effort: high in a Claude Code file gave %q", typ.Effort)
+	}
+	if typ, _ := reg.Lookup("db-reader"); typ.Hooks.Count() != 1 {
+		t.Errorf("the documented file's PreToolUse hook was not read: %+v", typ.Hooks)
+	}
+	if typ, _ := reg.Lookup("db-reader"); strings.Join(typ.Skills, ",") != "sql-style,reporting" || strings.Contains(warnings["doc-all-fields.md"], "skills") {
+		t.Errorf("skills: in a Claude Code file gave %q (warning %q), want sql-style,reporting read and not named ignored", typ.Skills, warnings["doc-all-fields.md"])
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -124,7 +132,7 @@ func TestClaudeToolNamesMapToAtomicTools(t *testing.T) {
 func TestDisabledAgentFileIsNotRegistered(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "off.md", "---\nname: off\ndescription: d\ndisabled: true\n---\n")
-	reg, problems := Load([]string{dir}, known)
+	reg, problems := LoadTypes([]string{dir}, known)
 	if len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
 	}
@@ -136,7 +144,7 @@ func TestDisabledAgentFileIsNotRegistered(t *testing.T) {
 func TestAgentFileWithSpacesInItsNameIsLoadedUnderAHyphenatedName(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "x.md", "---\nname: Code Reviewer\ndescription: d\n---\n")
-	reg, problems := Load([]string{dir}, known)
+	reg, problems := LoadTypes([]string{dir}, known)
 	if _, ok := reg.Get("code-reviewer"); !ok {
 		t.Fatalf("not loaded as code-reviewer: %v %v", reg.Names(), problems)
 	}
@@ -154,7 +162,8 @@ func TestFixturesIncludeFrontMatterThatIsNotValidYAML(t *testing.T) {
 			t.Fatal(err)
 		}
 		head := strings.SplitN(string(data), "\n---", 2)[0][4:]
-		if _, err := parseYAML([]byte(head)); err == nil && f != "examples-multiline.md" {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(head), &doc); err == nil && f != "examples-multiline.md" {
 			t.Errorf("%s parses as YAML; it should exercise the line-by-line reader", f)
 		}
 	}

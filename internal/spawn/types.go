@@ -1,15 +1,16 @@
-// Package agenttype defines the kinds of sub-agent the task tool can start:
-// the built-in general-purpose and explore types, and custom types from
-// Markdown files with YAML front matter (name, description, tools, model) in
-// .atomic/agents/ and .claude/agents/ of the project and the user's config
-// folder.
-package agenttype
+package spawn
+
+// Agent types: the kinds of agent Open resolves. The built-in
+// general-purpose and explore types, and custom types from Markdown files
+// with YAML front matter (name, description, tools, model, backend, …)
+// in the .claude/agents and .atomic/agents folders (LoadTypes).
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
@@ -40,10 +41,16 @@ type Type struct {
 	RunsOn string
 	// Prompt is added to the sub-agent's system prompt.
 	Prompt string
+	// Skills are the skills (skills: in the file) whose bodies are
+	// preloaded into Prompt when the run starts (package skills).
+	Skills []string
 	// Source says where the type was defined: "built-in" or a file path.
 	Source string
 	// Disabled is set by disabled: true in the file: it is not registered.
 	Disabled bool
+	// Hooks are the file's hooks: (Claude Code's settings shape), run
+	// while an agent of this type runs natively, beside the settings'.
+	Hooks hooks.Config
 }
 
 // External reports whether t runs on another backend than Atomic's own

@@ -1,10 +1,14 @@
-package agenttype
+// Package frontmatter reads the YAML front matter of the Markdown files a
+// run loads at start (agent files, slash commands, rules) as Claude Code
+// users write it: valid YAML, or, when it is not (a description holding
+// "Context: …" and "user: …" lines), line by line from the keys the
+// caller knows.
+package frontmatter
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -13,15 +17,34 @@ import (
 	"github.com/atomic-agent/atomic/internal/lazy"
 )
 
-// knownField reports whether key (lower-cased) is a front-matter field
-// Atomic or Claude Code defines; the line-by-line reader starts a field
-// only at such a key, so "user: …" inside a description stays in it.
-func knownField(key string) bool {
-	switch key {
-	case "name", "description", "tools", "disallowedtools", "model", "effort", "disabled", "isolation", "runs_on":
-		return true
+// Field is one front-matter entry: a scalar, a list of scalars, or
+// something else (a mapping), which only fields the caller ignores may be.
+type Field struct {
+	Name   string // as written
+	Line   int    // in the file, counting the opening ---
+	Value  string
+	List   []string
+	IsList bool
+	Other  bool
+	// Decoded is a mapping's value as YAML decodes it (an agent file's
+	// hooks:); nil for scalars and lists, and in front matter read line
+	// by line.
+	Decoded any
+}
+
+// Items are the items of a list field, or of a comma-separated string
+// (tools: read, grep).
+func (f Field) Items() []string {
+	if f.IsList {
+		return f.List
 	}
-	return ignoredField(key) || quietField(key)
+	var out []string
+	for _, s := range strings.Split(f.Value, ",") {
+		if s = unquote(strings.TrimSpace(s)); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // proseKey reports a key YAML finds in descriptions that is really prose
@@ -34,10 +57,11 @@ func proseKey(k string) bool {
 	return false
 }
 
-// splitFrontMatter cuts a Markdown file (\n line ends, no BOM) into the
-// front matter between its --- lines and the body after them; has is
+// Split cuts a Markdown file into the front matter between its --- lines
+// and the body after them, with \r\n read as \n and a BOM dropped; has is
 // false, and body all of data, when it opens with no --- line.
-func splitFrontMatter(data []byte) (head, body []byte, has bool, err error) {
+func Split(data []byte) (head, body []byte, has bool, err error) {
+	data = bytes.TrimPrefix(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\ufeff"))
 	if !bytes.HasPrefix(data, []byte("---\n")) {
 		return nil, data, false, nil
 	}
@@ -59,14 +83,12 @@ func splitFrontMatter(data []byte) (head, body []byte, has bool, err error) {
 	return head, body, true, nil
 }
 
-// FrontMatter reads a Markdown file's YAML front matter as agent files are
-// read (line by line, starting fields at the keys known accepts, when it
-// is not valid YAML) into text values by lower-cased key, a list as
-// written ("[a, b]"), and returns the body after it. Custom slash commands
-// use it. The error names the line where known ("line 3: …").
-func FrontMatter(data []byte, known func(key string) bool) (map[string]string, string, error) {
-	data = bytes.TrimPrefix(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\ufeff"))
-	head, body, has, err := splitFrontMatter(data)
+// Text reads a Markdown file's front matter (as Fields does) into text
+// values by lower-cased key, a list as written ("[a, b]"), and returns the
+// body after it. Slash commands and rules use it. The error names the
+// line where known ("line 3: …").
+func Text(data []byte, known func(key string) bool) (map[string]string, string, error) {
+	head, body, has, err := Split(data)
 	if err != nil {
 		return nil, "", fmt.Errorf("line 1: %w", err)
 	}
@@ -74,31 +96,32 @@ func FrontMatter(data []byte, known func(key string) bool) (map[string]string, s
 	if !has {
 		return out, string(body), nil
 	}
-	fields, err := parseFrontMatter(head, known)
+	fields, err := Fields(head, known)
 	if err != nil {
 		msg := "bad front matter: " + strings.TrimPrefix(err.Error(), "yaml: ")
-		if l := yamlErrLine(err); l > 0 {
+		if l := ErrLine(err); l > 0 {
 			return nil, "", fmt.Errorf("line %d: %s", l, msg)
 		}
 		return nil, "", errors.New(msg)
 	}
 	for k, f := range fields {
 		switch {
-		case f.other:
-			return nil, "", fmt.Errorf("line %d: %s is not text or a list", f.line, f.name)
-		case f.isList:
-			out[k] = "[" + strings.Join(f.list, ", ") + "]"
+		case f.Other:
+			return nil, "", fmt.Errorf("line %d: %s is not text or a list", f.Line, f.Name)
+		case f.IsList:
+			out[k] = "[" + strings.Join(f.List, ", ") + "]"
 		default:
-			out[k] = f.value
+			out[k] = f.Value
 		}
 	}
 	return out, string(body), nil
 }
 
-// parseFrontMatter reads the front matter as YAML, or line by line when
-// it is not valid YAML or YAML misreads prose as keys. The error is the
-// YAML one, when neither way finds a field.
-func parseFrontMatter(head []byte, known func(key string) bool) (map[string]field, error) {
+// Fields reads front matter (Split's head) by lower-cased key: as YAML,
+// or line by line, starting a field only at a key known accepts, when it
+// is not valid YAML or YAML misreads prose as keys. The error is the YAML
+// one, when neither way finds a field.
+func Fields(head []byte, known func(key string) bool) (map[string]Field, error) {
 	fields, err := parseYAML(head)
 	if err == nil {
 		prose := false
@@ -121,8 +144,8 @@ func parseFrontMatter(head []byte, known func(key string) bool) (map[string]fiel
 	return loose, nil
 }
 
-func parseYAML(head []byte) (map[string]field, error) {
-	fields := map[string]field{}
+func parseYAML(head []byte) (map[string]Field, error) {
+	fields := map[string]Field{}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(head, &doc); err != nil {
 		return nil, err
@@ -136,23 +159,29 @@ func parseYAML(head []byte) (map[string]field, error) {
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		f := field{name: k.Value, line: k.Line + 1}
+		f := Field{Name: k.Value, Line: k.Line + 1}
 		switch v.Kind {
 		case yaml.ScalarNode:
 			if v.Tag != "!!null" {
-				f.value = v.Value
+				f.Value = v.Value
 			}
 		case yaml.SequenceNode:
-			f.isList = true
+			f.IsList = true
 			for _, it := range v.Content {
 				if it.Kind != yaml.ScalarNode {
-					f.other = true
+					f.Other = true
 					continue
 				}
-				f.list = append(f.list, it.Value)
+				f.List = append(f.List, it.Value)
+			}
+		case yaml.MappingNode:
+			f.Other = true
+			var val map[string]any
+			if v.Decode(&val) == nil {
+				f.Decoded = val
 			}
 		default:
-			f.other = true
+			f.Other = true
 		}
 		fields[strings.ToLower(k.Value)] = f
 	}
@@ -164,23 +193,23 @@ var fieldLine = lazy.Regexp{Expr: `^([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$`}
 // parseLines reads front matter the way its author meant it when it is
 // not valid YAML: a known key at the start of a line begins a field, every
 // other line continues the field before it.
-func parseLines(head []byte, known func(key string) bool) map[string]field {
-	fields := map[string]field{}
+func parseLines(head []byte, known func(key string) bool) map[string]Field {
+	fields := map[string]Field{}
 	var key string
 	var cont []string
-	var cur field
+	var cur Field
 	flush := func() {
 		if key == "" {
 			return
 		}
-		cur.value, cur.list, cur.isList = looseValue(cur.value, cont)
+		cur.Value, cur.List, cur.IsList = looseValue(cur.Value, cont)
 		fields[key] = cur
 	}
 	for i, line := range strings.Split(string(head), "\n") {
 		if m := fieldLine.Get().FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil && known(strings.ToLower(m[1])) {
 			flush()
 			key, cont = strings.ToLower(m[1]), nil
-			cur = field{name: m[1], line: i + 2, value: strings.TrimSpace(m[2])}
+			cur = Field{Name: m[1], Line: i + 2, Value: strings.TrimSpace(m[2])}
 			continue
 		}
 		if key != "" {
@@ -273,52 +302,14 @@ func unquote(s string) string {
 	return s
 }
 
-// entries are the items of a tools field: a list, or a comma-separated
-// string.
-func entries(f field) []string {
-	if f.isList {
-		return f.list
-	}
-	var out []string
-	for _, s := range strings.Split(f.value, ",") {
-		if s = unquote(strings.TrimSpace(s)); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 var yamlLine = lazy.Regexp{Expr: `line (\d+)`}
 
-// yamlErrLine is the file line (counting the opening ---) a YAML error
-// names, or 0.
-func yamlErrLine(err error) int {
+// ErrLine is the file line (counting the opening ---) a YAML error from
+// Fields names, or 0.
+func ErrLine(err error) int {
 	if m := yamlLine.Get().FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n + 1
 	}
 	return 0
-}
-
-// firstLine is the first line of text of a prompt, without Markdown
-// heading marks: the description of an agent file that gives none.
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#")); l != "" {
-			if r := []rune(l); len(r) > 200 {
-				l = string(r[:200]) + "…"
-			}
-			return l
-		}
-	}
-	return ""
-}
-
-func sortedKeys(m map[string]field) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return m[keys[i]].line < m[keys[j]].line })
-	return keys
 }

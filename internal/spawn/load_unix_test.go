@@ -1,6 +1,6 @@
 //go:build unix
 
-package agenttype
+package spawn
 
 import (
 	"os"
@@ -24,13 +24,13 @@ func TestLoadSkipsAnAgentFileThatIsNotARegularFileWithoutBlocking(t *testing.T) 
 		problems []error
 	}
 	done := make(chan result, 1)
-	go func() { r, p := Load([]string{dir}, nil); done <- result{r, p} }()
+	go func() { r, p := LoadTypes([]string{dir}, nil); done <- result{r, p} }()
 	select {
 	case res := <-done:
 		if _, found := res.r.Get("ok"); !found || len(res.problems) != 1 || res.problems[0].Error() != pipe+": not a regular file" {
 			t.Errorf("ok loaded %v, problems %q; want ok loaded and the pipe reported", found, res.problems)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("Load blocked on a named pipe in an agents folder")
+		t.Fatal("LoadTypes blocked on a named pipe in an agents folder")
 	}
 }
