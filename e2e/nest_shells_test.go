@@ -197,10 +197,12 @@ func TestInterruptingANestedAgentWaitingOnItsChildAndShellInterruptsEveryNodeAnd
 	groupGone(t, filepath.Join(ws, "pids"))
 }
 
+// A's failing answer comes 2 s after its shell started, so the shell's
+// processes are all running (and have written their pids) when it ends.
 func TestASubagentThatFailsWhileItsShellRunsStopsTheShellWhichEndsInterruptedAndLeavesNoProcess(t *testing.T) {
 	srv := server(t, `
 rules:
-  - {name: a-fails, match: {first_user_contains: A-WORK, has_tool_results: true}, respond: {error: {status: 400, type: invalid_request_error, message: "A-BROKE"}}}
+  - {name: a-fails, match: {first_user_contains: A-WORK, has_tool_results: true}, respond: {delay_ms: 2000, error: {status: 400, type: invalid_request_error, message: "A-BROKE"}}}
   - name: a
     match: {first_user_contains: A-WORK}
     respond: {tool_calls: [{name: bash, input: {command: "`+longShell+`", run_in_background: true}}]}
