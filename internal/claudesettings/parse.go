@@ -60,7 +60,12 @@ func permissionKey(k string) bool {
 // the wrong kind is an error naming the file (and the line and column of
 // a syntax error): losing a deny rule silently would be unsafe.
 func readFile(path string, scope Scope) (f file, ok bool, err error) {
-	data, err := os.ReadFile(path)
+	var data []byte
+	if scope == Flag && strings.HasPrefix(strings.TrimSpace(path), "{") { // --settings JSON
+		data, path = []byte(path), "--settings"
+	} else {
+		data, err = os.ReadFile(path)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return f, false, nil

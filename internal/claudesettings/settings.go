@@ -31,6 +31,9 @@ const (
 	User    Scope = "user"
 	Project Scope = "project"
 	Local   Scope = "local"
+	// Flag is the file (or JSON) given with --settings, as Claude Code's:
+	// over every file but the managed policy.
+	Flag    Scope = "flag"
 	Managed Scope = "managed"
 )
 
@@ -54,6 +57,9 @@ type Places struct {
 	// (additionalDirectories ["~"] with allow WebFetch) would hand the
 	// user's files to the model with no flag given.
 	TrustProject bool
+	// Flag is --settings: a file, or JSON itself ("": none). Unlike the
+	// others it must exist.
+	Flag string
 }
 
 // ManagedPath is where Claude Code's managed policy lives on goos.
@@ -120,6 +126,9 @@ func Load(p Places) (*Settings, error) {
 	if p.Managed != "" {
 		places = append(places, place{p.Managed, Managed, filepath.Dir(p.Managed)})
 	}
+	if p.Flag != "" {
+		places = append(places, place{p.Flag, Flag, p.Dir})
+	}
 	if p.Dir != "" {
 		places = append(places,
 			place{filepath.Join(p.Dir, ".claude", "settings.local.json"), Local, p.Dir},
@@ -136,6 +145,9 @@ func Load(p Places) (*Settings, error) {
 		f, ok, err := readFile(pl.path, pl.scope)
 		if err != nil {
 			return nil, err
+		}
+		if !ok && pl.scope == Flag {
+			return nil, fmt.Errorf("--settings %s: no such file", pl.path)
 		}
 		if !ok {
 			continue

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -249,4 +252,27 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// checkMCPFiles fails on an --mcp-config file that cannot be read: one
+// given by name on the command line is meant, not optional.
+func (c *common) checkMCPFiles(ios IOStreams) error {
+	for _, p := range c.mcpConfigs {
+		if strings.HasPrefix(strings.TrimSpace(p), "{") {
+			continue // JSON itself: its problems are reported as it is read
+		}
+		path := p
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(ios.Dir, path)
+		}
+		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("--mcp-config %s: no such file", p)
+		}
+		if err != nil {
+			return fmt.Errorf("--mcp-config %s: %w", p, err)
+		}
+		f.Close()
+	}
+	return nil
 }

@@ -44,6 +44,10 @@ type Config struct {
 	// Memory is the project memory block (memory.Memory.Prompt) that the
 	// system prompts of the lead, sub-agents and teammates end with.
 	Memory string
+	// SystemPrompt, when set, replaces the lead's own prompt (the memory
+	// still ends it); AppendSystemPrompt ends the lead's prompt. Claude
+	// Code's --system-prompt and --append-system-prompt.
+	SystemPrompt, AppendSystemPrompt string
 	// NestedMemory, when set, wraps the read tool so an agent reading a
 	// file below the workspace gets that folder's CLAUDE.md and AGENTS.md
 	// (memory.WithNested).
@@ -276,7 +280,7 @@ func Open(cfg Config) (*Runtime, error) {
 	lead, err := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
 		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history, Hooks: hooked}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
 		SessionID: cfg.SessionID, AgentID: event.LeadID, Name: event.LeadID, Sink: leadOut,
-		System: LeadSystemPrompt(cfg.Workspace, cfg.Teams, cfg.Memory), History: leadHistory})
+		System: leadPrompt(cfg), History: leadHistory})
 	if err != nil {
 		r.mgr.Close()
 		r.team.Close()

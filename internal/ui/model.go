@@ -41,6 +41,9 @@ type Config struct {
 	// and reading its @paths (they may ask for approval, so it runs off
 	// the UI's loop); nil: the prompt is Expand's.
 	RenderCommand func(ctx context.Context, c commands.Command, args string) (string, error)
+	// Info is what /status, /export and /diff say of the session (nil:
+	// nothing beyond the run).
+	Info func() SessionInfo
 }
 
 // tickInterval is how often elapsed times are refreshed while agents run.
@@ -85,6 +88,8 @@ type Model struct {
 	team        *teamEntry
 
 	usage usageInfo
+	// changed are the files each sub-agent's edit tools touched (/diff).
+	changed map[string][]string
 	// later is a command a slash command left for Update to return.
 	later tea.Cmd
 	// busy is set from a prompt's submission to its turn's end: it covers
@@ -162,6 +167,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.compactDone(msg)
 	case commandReadyMsg:
 		m.commandReady(msg)
+	case modelListedMsg:
+		m.modelListed(msg)
+	case diffMsg:
+		m.diffReady(msg)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	case tea.PasteMsg:
