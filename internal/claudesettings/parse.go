@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 )
@@ -54,24 +52,17 @@ func permissionKey(k string) bool {
 	return false
 }
 
-// readFile reads one settings file; ok is false when it does not exist.
-// A file that exists but cannot be read, is not JSON, or holds rules of
-// the wrong kind is an error naming the file (and the line and column of
-// a syntax error): losing a deny rule silently would be unsafe.
-func readFile(path string, scope Scope) (f file, ok bool, err error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return f, false, nil
-		}
-		return f, false, fmt.Errorf("Claude Code settings %s: %w", path, err)
-	}
+// parseFile reads data, the content of the settings file at path. A file
+// that is not JSON, or holds rules of the wrong kind, is an error naming
+// it (and the line and column of a syntax error): losing a deny rule
+// silently would be unsafe.
+func parseFile(path string, scope Scope, data []byte) (f file, err error) {
 	f = file{path: path, scope: scope}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return f, true, nil
+		return f, nil
 	}
-	fail := func(format string, args ...any) (file, bool, error) {
-		return file{}, false, fmt.Errorf("Claude Code settings %s: %s", path, fmt.Sprintf(format, args...))
+	fail := func(format string, args ...any) (file, error) {
+		return file{}, fmt.Errorf("Claude Code settings %s: %s", path, fmt.Sprintf(format, args...))
 	}
 	var top map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -104,7 +95,7 @@ func readFile(path string, scope Scope) (f file, ok bool, err error) {
 			return fail("%v", err)
 		}
 	}
-	return f, true, nil
+	return f, nil
 }
 
 func (f *file) readPermissions(raw json.RawMessage) error {

@@ -14,7 +14,10 @@
 package claudesettings
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -97,6 +100,21 @@ type Settings struct {
 	Hooks hooks.Config
 	// Files are the files read, highest precedence first.
 	Files []string
+	// Contents are the bytes of every file Load looked for, by path (nil:
+	// it does not exist), so that what else a run reads of the same files
+	// (the MCP approval keys) reads what Load did, without reading them
+	// again (Content).
+	Contents map[string][]byte
+}
+
+// Content is the content of the settings file at path as Load read it;
+// known is false for a path Load did not look for (or s nil).
+func (s *Settings) Content(path string) (data []byte, exists, known bool) {
+	if s == nil {
+		return nil, false, false
+	}
+	data, known = s.Contents[path]
+	return data, known && data != nil, known
 }
 
 // Load reads the settings files of p. A file that exists but cannot be
@@ -123,14 +141,23 @@ func Load(p Places) (*Settings, error) {
 			places = append(places, place{user, User, p.Home})
 		}
 	}
-	s := &Settings{ProcessEnv: map[string]string{}, CommandEnv: map[string]string{}}
+	s := &Settings{ProcessEnv: map[string]string{}, CommandEnv: map[string]string{}, Contents: map[string][]byte{}}
 	for _, pl := range places {
-		f, ok, err := readFile(pl.path, pl.scope)
+		data, err := os.ReadFile(pl.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			s.Contents[pl.path] = nil
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("Claude Code settings %s: %w", pl.path, err)
+		}
+		if data == nil {
+			data = []byte{} // exists, empty
+		}
+		s.Contents[pl.path] = data
+		f, err := parseFile(pl.path, pl.scope, data)
 		if err != nil {
 			return nil, err
-		}
-		if !ok {
-			continue
 		}
 		s.Files = append(s.Files, f.path)
 		if err := s.add(f, permission.RuleDirs{Cwd: p.Dir, Home: p.Home, Project: pl.project}, p.TrustProject); err != nil {
