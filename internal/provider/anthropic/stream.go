@@ -18,7 +18,7 @@ import (
 // retry policy: *provider.APIError, *provider.StreamError (AfterToolCall set
 // once a tool call went to on), *provider.ConnError, or ctx's error.
 func (p *Provider) attempt(ctx context.Context, r *request, on func(provider.Chunk)) (*provider.Response, error) {
-	stream := p.client.Messages.NewStreaming(ctx, r.params, r.options()...)
+	stream := p.client.Messages.NewStreaming(warmOnRequest(ctx), r.params, r.options()...)
 	defer stream.Close()
 	return read(ctx, stream, string(r.params.Model), on)
 }
