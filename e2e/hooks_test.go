@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atomic-agent/atomic/internal/loopback"
 )
 
 // hooksSettings is a real-shaped .claude/settings.json: a guard that
@@ -183,5 +185,79 @@ func TestAnUntrustedProjectsHooksDoNotRunAndAWarningSaysSo(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "hook command(s), which run as you: not run; give --trust-project-settings") {
 		t.Errorf("stderr %q: want a warning that the project's hooks were not run", r.stderr)
+	}
+}
+
+// guardedAgent is an agent file whose own hooks: guard its bash calls.
+const guardedAgent = `---
+name: guarded
+description: Cleans up, with a guard on its commands
+tools: Bash
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh'
+---
+You clean up build output.
+`
+
+const guardedScenario = `
+rules:
+  - {name: lead-final, match: {first_user_contains: "clean up", has_tool_results: true}, respond: {text: "done"}}
+  - name: lead
+    match: {first_user_contains: "clean up"}
+    respond: {tool_calls: [{name: task, input: {description: "Clean the build", prompt: "SUB clean the build", subagent_type: guarded}}]}
+  - {name: sub-final, match: {first_user_contains: "SUB", has_tool_results: true}, respond: {text: "tried"}}
+  - name: sub
+    match: {first_user_contains: "SUB"}
+    respond: {tool_calls: [{name: bash, input: {command: "rm -rf build", description: "clean"}}]}
+`
+
+func guardedWorkspace(t *testing.T) string {
+	t.Helper()
+	ws := workspace(t, map[string]string{
+		".claude/agents/guarded.md": guardedAgent,
+		".claude/hooks/guard.sh":    guardScript,
+		"build/out.txt":             "artefact\n",
+	})
+	if err := os.Chmod(filepath.Join(ws, ".claude", "hooks", "guard.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func TestAnAgentFilesOwnHooksGuardThatAgentsCommandsOnceTheProjectIsTrusted(t *testing.T) {
+	srv := server(t, guardedScenario)
+	ws := guardedWorkspace(t)
+	r := atomic(t, srv, "anthropic", ws, "-p", "clean up", "--allowed-tools", "bash(rm:*)", "--trust-project-settings")
+	if r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	subs := loopback.ByRule(srv.Log(), "sub-final")
+	if len(subs) != 1 {
+		t.Fatalf("the sub-agent made %d second requests, want 1", len(subs))
+	}
+	if res := subs[0].LastToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, "rm -rf is blocked by the project's guard") {
+		t.Fatalf("the guarded agent's rm -rf result lacks its hook's stderr: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "build", "out.txt")); err != nil {
+		t.Errorf("the blocked rm -rf ran: %v", err)
+	}
+}
+
+func TestAnUntrustedProjectsAgentFileHooksDoNotRunAndAWarningNamesTheFile(t *testing.T) {
+	srv := server(t, guardedScenario)
+	ws := guardedWorkspace(t)
+	r := atomic(t, srv, "anthropic", ws, "-p", "clean up", "--allowed-tools", "bash(rm:*)")
+	if r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "hooks in the project's agent files "+filepath.Join(ws, ".claude", "agents", "guarded.md")) {
+		t.Errorf("no warning names the agent file whose hooks were held back:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "build")); !os.IsNotExist(err) {
+		t.Errorf("an untrusted agent file's hook stopped the command (build still there: %v)", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/atomic-agent/atomic/internal/observe"
+	"github.com/atomic-agent/atomic/internal/store"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -234,5 +235,44 @@ func TestWithoutAnOTLPEndpointNothingIsExported(t *testing.T) {
 	}
 	if n := len(col.Spans()); n != 0 || len(col.Metrics()) != 0 {
 		t.Errorf("without OTEL_EXPORTER_OTLP_ENDPOINT the collector got %d spans and %d metrics", n, len(col.Metrics()))
+	}
+}
+
+func TestStatsOverACorruptStoreCountFromTheLifecycleLogWithAWarning(t *testing.T) {
+	state := t.TempDir()
+	if r := runWithEnv(t, threeSubagents, []string{"XDG_STATE_HOME=" + state}, "-p", "go"); r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	db := filepath.Join(state, "atomic", store.FileName)
+	for _, p := range []string{db, db + "-wal", db + "-shm"} {
+		_ = os.Remove(p)
+	}
+	if err := os.WriteFile(db, bytes.Repeat([]byte("not a database "), 512), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "stats", "--json")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("atomic stats over a corrupt store failed: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "warning") || !strings.Contains(stderr.String(), db) || !strings.Contains(stderr.String(), "lifecycle log") {
+		t.Errorf("stderr %q: want a warning naming the store and saying the log was read", stderr.String())
+	}
+	var rows []struct {
+		Type   string
+		Spawns int
+	}
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Fatalf("atomic stats --json printed %q: %v", out, err)
+	}
+	spawns := map[string]int{}
+	for _, r := range rows {
+		spawns[r.Type] += r.Spawns
+	}
+	if spawns["lead"] != 1 || spawns["general-purpose"] != 3 {
+		t.Errorf("rows %+v: want the logged lead and its 3 sub-agents", rows)
 	}
 }

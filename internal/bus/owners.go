@@ -25,6 +25,9 @@ const (
 	// OwnerWorker is an atomic worker's run (runtime.Worker): the agent is
 	// a task it took from the queue, in the worker's own registry.
 	OwnerWorker OwnerKind = "worker run"
+	// OwnerShells is the run's background shells (bash run_in_background):
+	// the "agent" is a shell.
+	OwnerShells OwnerKind = "background shells"
 )
 
 // Owner is what runs one agent and how to stop it.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 )
@@ -14,6 +16,8 @@ import (
 type file struct {
 	path  string
 	scope Scope
+	// data is the file's content as read.
+	data []byte
 	// allow, deny and ask are the permission rules as written.
 	allow, deny, ask []string
 	// defaultMode is "" when the file does not set it.
@@ -22,6 +26,7 @@ type file struct {
 	disableBypass bool
 	dirs          []string
 	env           map[string]string
+	model         string
 	// hooks is the "hooks" value as written (nil: none).
 	hooks json.RawMessage
 	// unsupported are the keys Atomic ignores (dotted below permissions).
@@ -36,7 +41,7 @@ type file struct {
 // package-level map is built at init in every process.)
 func quietKey(k string) bool {
 	switch k {
-	case "$schema", "permissions", "env", "hooks",
+	case "$schema", "permissions", "env", "model", "hooks",
 		"enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers":
 		return true
 	}
@@ -52,17 +57,29 @@ func permissionKey(k string) bool {
 	return false
 }
 
-// parseFile reads data, the content of the settings file at path. A file
-// that is not JSON, or holds rules of the wrong kind, is an error naming
-// it (and the line and column of a syntax error): losing a deny rule
-// silently would be unsafe.
-func parseFile(path string, scope Scope, data []byte) (f file, err error) {
-	f = file{path: path, scope: scope}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return f, nil
+// readFile reads one settings file; ok is false when it does not exist.
+// A file that exists but cannot be read, is not JSON, or holds rules of
+// the wrong kind is an error naming the file (and the line and column of
+// a syntax error): losing a deny rule silently would be unsafe.
+func readFile(path string, scope Scope) (f file, ok bool, err error) {
+	var data []byte
+	if scope == Flag && strings.HasPrefix(strings.TrimSpace(path), "{") { // --settings JSON
+		data, path = []byte(path), "--settings"
+	} else {
+		data, err = os.ReadFile(path)
 	}
-	fail := func(format string, args ...any) (file, error) {
-		return file{}, fmt.Errorf("Claude Code settings %s: %s", path, fmt.Sprintf(format, args...))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return f, false, nil
+		}
+		return f, false, fmt.Errorf("Claude Code settings %s: %w", path, err)
+	}
+	f = file{path: path, scope: scope, data: data}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return f, true, nil
+	}
+	fail := func(format string, args ...any) (file, bool, error) {
+		return file{}, false, fmt.Errorf("Claude Code settings %s: %s", path, fmt.Sprintf(format, args...))
 	}
 	var top map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -87,6 +104,12 @@ func parseFile(path string, scope Scope, data []byte) (f file, err error) {
 			return fail("%v", err)
 		}
 	}
+	if raw, set := top["model"]; set && !isNull(raw) {
+		if err := json.Unmarshal(raw, &f.model); err != nil {
+			f.problems = append(f.problems, `model: expected a string like "claude-sonnet-4-5"; ignored`)
+		}
+		f.model = strings.TrimSpace(f.model)
+	}
 	if raw, set := top["hooks"]; set && !isNull(raw) {
 		f.hooks = raw
 	}
@@ -95,7 +118,7 @@ func parseFile(path string, scope Scope, data []byte) (f file, err error) {
 			return fail("%v", err)
 		}
 	}
-	return f, nil
+	return f, true, nil
 }
 
 func (f *file) readPermissions(raw json.RawMessage) error {

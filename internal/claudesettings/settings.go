@@ -14,10 +14,7 @@
 package claudesettings
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,6 +31,9 @@ const (
 	User    Scope = "user"
 	Project Scope = "project"
 	Local   Scope = "local"
+	// Flag is the file (or JSON) given with --settings, as Claude Code's:
+	// over every file but the managed policy.
+	Flag    Scope = "flag"
 	Managed Scope = "managed"
 )
 
@@ -57,6 +57,9 @@ type Places struct {
 	// (additionalDirectories ["~"] with allow WebFetch) would hand the
 	// user's files to the model with no flag given.
 	TrustProject bool
+	// Flag is --settings: a file, or JSON itself ("": none). Unlike the
+	// others it must exist.
+	Flag string
 }
 
 // ManagedPath is where Claude Code's managed policy lives on goos.
@@ -92,6 +95,11 @@ type Settings struct {
 	// model runs get it (see README: a repository cannot point Atomic's
 	// own process at another API server or preload a library into it).
 	CommandEnv map[string]string
+	// Model is the model of the highest file naming one, as written
+	// (a model id or one of Claude Code's aliases); ModelSource is that
+	// file. The CLI uses it when neither --model nor the config file
+	// names a model and the provider is Anthropic.
+	Model, ModelSource string
 	// Warnings are said once at start: unsupported keys, skipped values,
 	// and what the project's files loosen.
 	Warnings []string
@@ -100,6 +108,9 @@ type Settings struct {
 	Hooks hooks.Config
 	// Files are the files read, highest precedence first.
 	Files []string
+	// unsupported are the keys each file has that Atomic ignores, said
+	// in one warning once every file is read.
+	unsupported []string
 	// Contents are the bytes of every file Load looked for, by path (nil:
 	// it does not exist), so that what else a run reads of the same files
 	// (the MCP approval keys) reads what Load did, without reading them
@@ -130,6 +141,9 @@ func Load(p Places) (*Settings, error) {
 	if p.Managed != "" {
 		places = append(places, place{p.Managed, Managed, filepath.Dir(p.Managed)})
 	}
+	if p.Flag != "" {
+		places = append(places, place{p.Flag, Flag, p.Dir})
+	}
 	if p.Dir != "" {
 		places = append(places,
 			place{filepath.Join(p.Dir, ".claude", "settings.local.json"), Local, p.Dir},
@@ -143,26 +157,29 @@ func Load(p Places) (*Settings, error) {
 	}
 	s := &Settings{ProcessEnv: map[string]string{}, CommandEnv: map[string]string{}, Contents: map[string][]byte{}}
 	for _, pl := range places {
-		data, err := os.ReadFile(pl.path)
-		if errors.Is(err, fs.ErrNotExist) {
-			s.Contents[pl.path] = nil
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("Claude Code settings %s: %w", pl.path, err)
-		}
-		if data == nil {
-			data = []byte{} // exists, empty
-		}
-		s.Contents[pl.path] = data
-		f, err := parseFile(pl.path, pl.scope, data)
+		f, ok, err := readFile(pl.path, pl.scope)
 		if err != nil {
 			return nil, err
+		}
+		if !ok && pl.scope == Flag {
+			return nil, fmt.Errorf("--settings %s: no such file", pl.path)
+		}
+		if pl.scope != Flag { // a --settings value may be JSON, not a path
+			s.Contents[pl.path] = nil
+			if ok {
+				s.Contents[pl.path] = append([]byte{}, f.data...) // exists, maybe empty
+			}
+		}
+		if !ok {
+			continue
 		}
 		s.Files = append(s.Files, f.path)
 		if err := s.add(f, permission.RuleDirs{Cwd: p.Dir, Home: p.Home, Project: pl.project}, p.TrustProject); err != nil {
 			return nil, err
 		}
+	}
+	if len(s.unsupported) > 0 {
+		s.Warnings = append(s.Warnings, "Claude Code settings: Atomic does not support "+strings.Join(s.unsupported, "; ")+"; ignored")
 	}
 	return s, nil
 }
@@ -238,6 +255,9 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 		s.DisableBypass, s.DisableSource = true, name
 	}
 	s.setMode(f, &loosened, held)
+	if f.model != "" && s.Model == "" {
+		s.Model, s.ModelSource = f.model, name
+	}
 	for _, k := range sortedKeys(f.env) {
 		dst := s.ProcessEnv
 		if f.scope.fromProject() {
@@ -255,7 +275,7 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 		return err
 	}
 	if len(f.unsupported) > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: Atomic does not support %s; ignored", name, quoteAll(f.unsupported)))
+		s.unsupported = append(s.unsupported, quoteAll(f.unsupported)+" ("+name+")")
 	}
 	for _, p := range f.problems {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: %s", name, p))

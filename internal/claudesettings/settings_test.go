@@ -172,13 +172,13 @@ func TestABadAllowRuleIsSkippedWithAWarningButTheRestLoads(t *testing.T) {
 	}
 }
 
-func TestUnsupportedKeysGetOneWarningNamingTheFileAndKeysButMCPKeysDoNot(t *testing.T) {
+func TestUnsupportedKeysOfEveryFileGetOneWarningNamingTheFilesAndKeysButMCPKeysDoNot(t *testing.T) {
 	s, p := load(t, map[Scope]string{Project: `{
 		"$schema": "https://json.schemastore.org/claude-code-settings.json",
-		"hooks": {"PreToolUse": []}, "model": "opus", "apiKeyHelper": "/bin/k",
+		"model": "opus", "apiKeyHelper": "/bin/k",
 		"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"],
 		"permissions": {"deny": [], "dangerouslySkip": true}
-	}`})
+	}`, User: `{"outputStyle": "Explanatory"}`})
 	var about []string
 	for _, w := range s.Warnings {
 		if strings.Contains(w, "does not support") {
@@ -189,12 +189,13 @@ func TestUnsupportedKeysGetOneWarningNamingTheFileAndKeysButMCPKeysDoNot(t *test
 		t.Fatalf("%d warnings about unsupported keys, want 1: %q", len(about), s.Warnings)
 	}
 	w := about[0]
-	for _, k := range []string{`"model"`, `"apiKeyHelper"`, `"permissions.dangerouslySkip"`, filepath.Join(p.Dir, ".claude", "settings.json")} {
+	for _, k := range []string{`"apiKeyHelper", "permissions.dangerouslySkip" (` + filepath.Join(p.Dir, ".claude", "settings.json") + ")",
+		`"outputStyle" (` + filepath.Join(p.Home, ".claude", "settings.json") + ")"} {
 		if !strings.Contains(w, k) {
 			t.Errorf("warning %q lacks %s", w, k)
 		}
 	}
-	for _, k := range []string{"Mcp", "$schema", `"hooks"`} {
+	for _, k := range []string{"Mcp", "$schema", "model", `"hooks"`} {
 		if strings.Contains(w, k) {
 			t.Errorf("warning %q names %s, which Atomic reads elsewhere", w, k)
 		}
@@ -331,6 +332,17 @@ func TestWhatAProjectFileLoosensIsHeldUntilTheUserTrustsIt(t *testing.T) {
 		if !strings.Contains(warn, want) {
 			t.Errorf("warnings %q lack %q", warn, want)
 		}
+	}
+}
+
+func TestTheModelComesFromTheHighestFileNamingOne(t *testing.T) {
+	s, p := load(t, map[Scope]string{User: `{"model": "claude-opus-4-1"}`, Project: `{"model": " claude-sonnet-4-5 "}`, Local: `{"env": {}}`})
+	if s.Model != "claude-sonnet-4-5" || s.ModelSource != filepath.Join(p.Dir, ".claude", "settings.json") {
+		t.Errorf("model %q from %q, want the project's", s.Model, s.ModelSource)
+	}
+	s, _ = load(t, map[Scope]string{User: `{"model": 4}`})
+	if s.Model != "" || !strings.Contains(strings.Join(s.Warnings, "\n"), "model: expected a string") {
+		t.Errorf("model %q, warnings %q", s.Model, s.Warnings)
 	}
 }
 

@@ -17,9 +17,13 @@ import (
 // project's only to the commands the model runs (the workspace's Env).
 // Their warnings join the session's; values are never logged.
 func (c *common) claudeSettings(io IOStreams, s *setup) (*claudesettings.Settings, error) {
+	flagFile := c.settings
+	if flagFile != "" && !strings.HasPrefix(strings.TrimSpace(flagFile), "{") && !filepath.IsAbs(flagFile) {
+		flagFile = filepath.Join(io.Dir, flagFile)
+	}
 	cs, err := claudesettings.Load(claudesettings.Places{
 		Dir: io.Dir, Home: io.Getenv("HOME"), Managed: claudesettings.ManagedPath(goruntime.GOOS),
-		TrustProject: c.trustSettings,
+		TrustProject: c.trustSettings, Flag: flagFile,
 	})
 	if err != nil {
 		return nil, err
@@ -131,4 +135,21 @@ func readDeniedInWorkspace(roots []string, denied func(abs string) bool) (paths 
 		}
 	}
 	return paths, true
+}
+
+// settingsModel is the model Claude Code settings name, when it applies:
+// neither --model nor the config file names one, and the provider is
+// Anthropic (a Claude model id means nothing to another). Claude Code's
+// aliases (sonnet, opus, haiku, opusplan, default) name no one model
+// Atomic can send: Atomic's default stays, and warning says so.
+func settingsModel(s *setup, flag, provider string) (model, warning string) {
+	m := s.claudeModel
+	if m == "" || flag != "" || s.file.Model != "" || provider != "anthropic" {
+		return "", ""
+	}
+	switch low, _, _ := strings.Cut(strings.ToLower(m), "["); low {
+	case "sonnet", "opus", "haiku", "opusplan", "default", "best":
+		return "", "Claude Code settings " + s.claudeModelSource + ": model " + m + " is an alias of Claude Code's; Atomic keeps its default model (give --model or a full model id)"
+	}
+	return m, ""
 }

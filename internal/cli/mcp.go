@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -38,10 +39,22 @@ func (c *common) mcpSources(ios IOStreams, f config.File) []mcp.Source {
 	}
 	var out []mcp.Source
 	if !c.strictMCP {
+		// Claude Code's "claude mcp add" servers: user scope lowest, local
+		// scope (this folder's) over the project's .mcp.json, as there.
+		// Where the model can write the file (Atomic run in the home
+		// folder) they need approval like the project's.
+		claudeJSON := claudeJSONPath(ios.Getenv)
+		held := claudeJSON != "" && mcp.Within(claudeJSON, c.writableRoots(ios)...)
+		if claudeJSON != "" {
+			out = append(out, mcp.Source{Path: claudeJSON, Optional: true, ClaudeJSON: true, Project: held})
+		}
 		if dir := config.UserDir(ios.Getenv); dir != "" {
 			out = append(out, mcp.Source{Path: filepath.Join(dir, "mcp.json"), Optional: true})
 		}
 		out = append(out, mcp.Source{Path: filepath.Join(ios.Dir, ".mcp.json"), Optional: true, Project: true})
+		if claudeJSON != "" {
+			out = append(out, mcp.Source{Path: claudeJSON, Optional: true, ClaudeJSON: true, ClaudeProject: ios.Dir, Project: held})
+		}
 		for _, p := range f.MCPConfig {
 			out = append(out, mcp.Source{Path: abs(p)})
 		}
@@ -50,6 +63,18 @@ func (c *common) mcpSources(ios IOStreams, f config.File) []mcp.Source {
 		out = append(out, mcp.Source{Path: abs(p)})
 	}
 	return out
+}
+
+// claudeJSONPath is Claude Code's ~/.claude.json ($CLAUDE_CONFIG_DIR's
+// .claude.json when set); "" when no home is known.
+func claudeJSONPath(getenv func(string) string) string {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, ".claude.json")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".claude.json")
+	}
+	return ""
 }
 
 // mcpBudget is how long the lead's first request waits for MCP servers:
@@ -237,4 +262,27 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// checkMCPFiles fails on an --mcp-config file that cannot be read: one
+// given by name on the command line is meant, not optional.
+func (c *common) checkMCPFiles(ios IOStreams) error {
+	for _, p := range c.mcpConfigs {
+		if strings.HasPrefix(strings.TrimSpace(p), "{") {
+			continue // JSON itself: its problems are reported as it is read
+		}
+		path := p
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(ios.Dir, path)
+		}
+		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("--mcp-config %s: no such file", p)
+		}
+		if err != nil {
+			return fmt.Errorf("--mcp-config %s: %w", p, err)
+		}
+		f.Close()
+	}
+	return nil
 }

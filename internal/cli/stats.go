@@ -21,25 +21,31 @@ import (
 const statsSynopsis = `Usage: atomic stats [--since D] [--json]
 
 Prints, per agent type and backend, how many agents were spawned, how many
-failed, their duration (p50, p95), tool uses, tokens and cost.
+failed, how many were interrupted or cancelled, their duration (p50, p95),
+tool uses, tokens and cost. A resumed session's runs count a lead each.
 `
 
 // statsSource is where atomic stats reads agents from: the session
 // store, each session's recorded events; with no store yet (nothing was
 // ever saved, or persistence is off), the lifecycle log in the state
-// directory.
+// directory; and that log, with a warning, when the store cannot be read.
 func statsSource(ios IOStreams) (stats.Source, error) {
 	path, err := store.Path(ios.Getenv)
 	if err != nil {
 		return nil, err
 	}
+	logPath, err := observe.LogPath(ios.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		logPath, err := observe.LogPath(ios.Getenv)
-		if err != nil {
-			return nil, err
-		}
 		return stats.FromLog(logPath), nil
 	}
+	return stats.Fallback(storeSource(path), stats.FromLog(logPath), "the session store "+path), nil
+}
+
+// storeSource reads the sessions of the store at path.
+func storeSource(path string) stats.Source {
 	return stats.FromSessions(func(ctx context.Context, since time.Time, yield func([]event.Event) error) error {
 		st, err := store.Open(ctx, path, store.Options{})
 		if err != nil {
@@ -71,20 +77,15 @@ func statsSource(ios IOStreams) (stats.Source, error) {
 			}
 		}
 		return nil
-	}), nil
+	})
 }
 
 func runStats(ctx context.Context, args []string, ios IOStreams) int {
 	fs := flag.NewFlagSet("atomic stats", flag.ContinueOnError)
-	fs.SetOutput(ios.Err)
-	fs.Usage = func() { fmt.Fprint(ios.Err, statsSynopsis); fs.PrintDefaults() }
 	since := fs.String("since", "", "only agents started since: a duration (24h, 7d), a date or an RFC 3339 time")
 	asJSON := fs.Bool("json", false, "print a JSON array of rows")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, ios, statsSynopsis); !ok {
+		return code
 	}
 	fail := func(code int, err error) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
@@ -129,9 +130,9 @@ func printStats(w io.Writer, rows []stats.Row) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "type\tbackend\tspawned\terrors\tp50\tp95\ttool uses\ttokens\tcache read\tcache write\tcost (USD)\t")
+	fmt.Fprintln(tw, "type\tbackend\tspawned\terrors\tinterrupted\tp50\tp95\ttool uses\ttokens\tcache read\tcache write\tcost (USD)\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%.4f\t\n", r.Type, r.Backend, r.Spawns, r.Errors,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%.4f\t\n", r.Type, r.Backend, r.Spawns, r.Errors, r.Interrupted,
 			r.P50.Round(time.Millisecond), r.P95.Round(time.Millisecond), r.ToolUses, r.Tokens, r.CacheReadTokens, r.CacheWriteTokens, r.CostUSD)
 	}
 	return tw.Flush()

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/dotdirs"
+	"github.com/atomic-agent/atomic/internal/frontmatter"
 )
 
 // Command is one custom slash command.
@@ -27,31 +27,24 @@ type Command struct {
 	Path   string
 	// Scope is "project" or "user".
 	Scope string
+	// AllowedTools (allowed-tools: in the file) are allowed without asking
+	// for this prompt: its !`commands` and the turn it starts.
+	AllowedTools []string
+	// Model (model: in the file) answers this prompt; Claude Code's
+	// aliases (sonnet, opus, haiku) and inherit leave the run's model.
+	Model string
 }
 
 // Dir is a folder of command files and the scope its commands have.
-type Dir struct {
-	Path  string
-	Scope string
-}
+type Dir = dotdirs.Dir
 
-// Dirs are the folders searched, lowest precedence first: the user's
-// ~/.claude/commands and ConfigDir/commands, then the project's
-// .claude/commands and .atomic/commands. A later command of the same name
-// wins, so a project command beats a user one.
-func Dirs(projectRoot, home, configDir string) []Dir {
-	var dirs []Dir
-	if home != "" {
-		dirs = append(dirs, Dir{filepath.Join(home, ".claude", "commands"), "user"})
-	}
-	if configDir != "" {
-		dirs = append(dirs, Dir{filepath.Join(configDir, "commands"), "user"})
-	}
-	if projectRoot != "" {
-		dirs = append(dirs, Dir{filepath.Join(projectRoot, ".claude", "commands"), "project"},
-			Dir{filepath.Join(projectRoot, ".atomic", "commands"), "project"})
-	}
-	return dirs
+// Dirs are the folders searched, lowest precedence first (dotdirs.Find):
+// the user's ~/.claude/commands and configDir/commands, then each
+// folder's .claude/commands and .atomic/commands from the repository root
+// down to dir. A later command of the same name wins, so a project
+// command beats a user one and the nearest folder's beats the root's.
+func Dirs(dir, home, configDir string) []Dir {
+	return dotdirs.Find("commands", dotdirs.Places{Dir: dir, Home: home, ConfigDir: configDir})
 }
 
 // Set is the loaded commands by name.
@@ -115,7 +108,7 @@ func knownField(key string) bool {
 }
 
 func parseFile(d Dir, path string) (Command, error) {
-	data, err := agenttype.ReadRegular(path)
+	data, err := frontmatter.ReadText(path)
 	if err != nil {
 		return Command{}, err
 	}
@@ -127,7 +120,7 @@ func parseFile(d Dir, path string) (Command, error) {
 	if strings.ContainsAny(name, " \t") {
 		return Command{}, fmt.Errorf("the command name %q has spaces", name)
 	}
-	fields, body, err := agenttype.FrontMatter(data, knownField)
+	fields, body, err := frontmatter.Text(data, knownField)
 	if err != nil {
 		return Command{}, err
 	}
@@ -139,7 +132,55 @@ func parseFile(d Dir, path string) (Command, error) {
 	if c.Description == "" {
 		c.Description = firstLine(c.Prompt)
 	}
+	c.AllowedTools = ToolList(fields["allowed-tools"])
+	c.Model = model(fields["model"])
 	return c, nil
+}
+
+// ToolList reads an allowed-tools field (of a command file or a skill):
+// "[a, b]" (a YAML list) or "a, b" or "a b", keeping "Bash(git add:*)"
+// whole.
+func ToolList(v string) []string {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+		v = v[1 : len(v)-1]
+	}
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) {
+			switch v[i] {
+			case '(':
+				depth++
+				continue
+			case ')':
+				depth--
+				continue
+			case ',', ' ', '\t':
+				if depth > 0 {
+					continue
+				}
+			default:
+				continue
+			}
+		}
+		if w := strings.Trim(strings.TrimSpace(v[start:i]), `"'`); w != "" {
+			out = append(out, w)
+		}
+		start = i + 1
+	}
+	return out
+}
+
+// model is a model: field: Claude Code's aliases and inherit are the
+// run's model (""), as for agent files on Atomic's own loop.
+func model(m string) string {
+	m = strings.TrimSpace(m)
+	switch low, _, _ := strings.Cut(strings.ToLower(m), "["); low {
+	case "", "inherit", "default", "sonnet", "opus", "haiku", "opusplan":
+		return ""
+	}
+	return m
 }
 
 // firstLine is a prompt's first line without Markdown heading marks.
@@ -174,16 +215,9 @@ func (s *Set) All() []Command {
 // is not a slash command of the set (a built-in, an unknown one, or not a
 // command at all).
 func (s *Set) Expand(text string) (prompt string, ok bool) {
-	name, args := strings.TrimSpace(text), ""
-	if i := strings.IndexFunc(name, unicode.IsSpace); i >= 0 {
-		name, args = name[:i], name[i:]
-	}
-	if !strings.HasPrefix(name, "/") {
-		return "", false
-	}
-	c, ok := s.Lookup(name[1:])
+	c, args, ok := s.Resolve(text)
 	if !ok {
 		return "", false
 	}
-	return c.Expand(strings.TrimSpace(args)), true
+	return c.Expand(args), true
 }

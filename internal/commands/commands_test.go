@@ -41,6 +41,30 @@ func TestLoadFindsCommandsInProjectAndUserFoldersProjectWinning(t *testing.T) {
 	}
 }
 
+// Run from a subfolder of a repository, the root's commands are found
+// as Claude Code finds them, and a nearer folder's command of a name wins.
+func TestCommandsAreFoundUpToTheRepositoryRootTheNearestWinning(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFiles(t, root, map[string]string{
+		".git/HEAD":                        "ref: refs/heads/main\n",
+		".claude/commands/deploy.md":       "---\ndescription: root deploy\n---\nDeploy",
+		".claude/commands/test.md":         "---\ndescription: root test\n---\nTest",
+		"svc/.claude/commands/test.md":     "---\ndescription: svc test\n---\nTest svc",
+		"svc/api/.atomic/commands/lint.md": "---\ndescription: api lint\n---\nLint",
+	})
+	s, problems := Load(Dirs(filepath.Join(root, "svc", "api"), "", ""), builtins)
+	if len(problems) != 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	var got []string
+	for _, c := range s.All() {
+		got = append(got, c.Name+" | "+c.Description)
+	}
+	if want := "deploy | root deploy\nlint | api lint\ntest | svc test"; strings.Join(got, "\n") != want {
+		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
 func TestLoadReportsAndSkipsBadCommandFiles(t *testing.T) {
 	tests := []struct {
 		name, file, content, want string
@@ -51,6 +75,7 @@ func TestLoadReportsAndSkipsBadCommandFiles(t *testing.T) {
 		{"no body", "empty.md", "---\ndescription: nothing\n---\n", "empty.md: the command has no prompt"},
 		{"a built-in's name", "help.md", "my help", "help.md: /help is a built-in command; this one is skipped"},
 		{"a name with spaces", "my cmd.md", "body", `my cmd.md: the command name "my cmd" has spaces`},
+		{"bytes that are not UTF-8", "bin.md", "ok\n\xff\xfe", "bin.md: line 2: not UTF-8 text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,6 +133,20 @@ func TestSetExpandResolvesTypedCommands(t *testing.T) {
 		got, ok := s.Expand(tt.text)
 		if ok != tt.ok || got != tt.want {
 			t.Errorf("Expand(%q) = %q, %v; want %q, %v", tt.text, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestAllowedToolsListsKeepScopedRulesWhole(t *testing.T) {
+	for in, want := range map[string]string{
+		"Bash(git add:*), Bash(git commit:*), Read": "Bash(git add:*)|Bash(git commit:*)|Read",
+		"[Read, Grep]":                   "Read|Grep",
+		"Read Write":                     "Read|Write",
+		"Bash(git status), Bash(ls -la)": "Bash(git status)|Bash(ls -la)",
+		"":                               "",
+	} {
+		if got := strings.Join(ToolList(in), "|"); got != want {
+			t.Errorf("ToolList(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -324,6 +324,9 @@ type CompleteData struct {
 	Error    string `json:"error,omitempty"`
 	NumTurns int    `json:"num_turns"`
 	Usage    Usage  `json:"usage"`
+	// Interrupted says the error is the user's interrupt (Esc, Ctrl+C,
+	// SIGINT), not a failure.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // TeamMessageData: a message between lead and teammates.
@@ -335,8 +338,10 @@ type TeamMessageData struct {
 
 // TeammateStatusData: a teammate's status changed.
 type TeammateStatusData struct {
-	Name   string `json:"name"`
-	Role   string `json:"role,omitempty"`
+	Name string `json:"name"`
+	Role string `json:"role,omitempty"`
+	// Type is the teammate's agent type (general-purpose by default).
+	Type   string `json:"type,omitempty"`
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 }
@@ -360,6 +365,9 @@ type Todo struct {
 // InterruptData: the user interrupted.
 type InterruptData struct {
 	Reason string `json:"reason,omitempty"`
+	// KeepBackground: only the lead's turn stops (with the sync agents it
+	// waits on); background agents, their subtrees and teammates go on.
+	KeepBackground bool `json:"keep_background,omitempty"`
 }
 
 // RetryData: a provider call failed and will be tried again after DelayMS.

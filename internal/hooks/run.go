@@ -50,6 +50,16 @@ func New(o Options) *Runner {
 	return &Runner{o: o}
 }
 
+// Base returns a Runner of o even when o has no hooks (Has is then false
+// for every event): the run's, to which With adds an agent file's hooks
+// with the run's directory, sandbox and environment.
+func Base(o Options) *Runner {
+	if o.ProjectDir == "" {
+		o.ProjectDir = o.Dir
+	}
+	return &Runner{o: o}
+}
+
 // With returns a Runner that also runs more (an agent file's hooks, while
 // that agent runs); r is unchanged. base holds the session's options when
 // r is nil (no settings hooks).

@@ -32,6 +32,9 @@ func header(recs []Record, c Counts) string {
 	noun := "agents"
 	if name := recs[0].Name; name != "" && sameName(recs, name) {
 		noun = name + " agents"
+		if recs[0].IsShell() {
+			noun = "background shells"
+		}
 	}
 	if n == 1 {
 		noun = strings.TrimSuffix(noun, "s")
@@ -85,6 +88,9 @@ func FormatDuration(d time.Duration) string {
 // when waiting, else "Running in background…" for a
 // background agent, else its current tool, else "Initializing…".
 func SubLine(r Record) string {
+	if r.IsShell() {
+		return shellSubLine(r)
+	}
 	switch r.Status {
 	case Error:
 		if msg := firstLine(r.Error); msg != "" {

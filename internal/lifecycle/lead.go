@@ -1,13 +1,16 @@
 package lifecycle
 
 import (
+	"strings"
+
 	"github.com/atomic-agent/atomic/internal/event"
 )
 
 // StepLead is the pure transition of the lead's record (agent id
 // event.LeadID) on one of the lead's own events:
 //   - the lead's first event creates its record, running;
-//   - complete ends it: completed, or error when the run failed;
+//   - complete ends it: completed, interrupted when the user stopped
+//     it, or error when the run failed;
 //   - any later event of the lead (a new prompt's turn, a wake-up) makes
 //     a terminal lead running again, from that event's time;
 //   - interrupt, reset and agent.status change nothing: an interrupted
@@ -46,10 +49,20 @@ func StepLead(r Record, e event.Event) (Record, bool) {
 	d, _ := event.Payload[event.CompleteData](e.Data)
 	next.Result, next.Error = d.Result, ""
 	status := Completed
-	if d.IsError {
+	switch {
+	case d.IsError && leadInterrupted(d):
+		status, next.Error = Interrupted, firstNonEmpty(d.Error, "interrupted")
+	case d.IsError:
 		status, next.Error = Error, firstNonEmpty(d.Error, "the run failed")
 	}
 	return finish(next, status, e.Time), true
+}
+
+// leadInterrupted reports whether a failed complete is the user's
+// interrupt: its flag, or, in sessions saved before the flag, the error
+// the runtime words it with (runtime.ErrInterrupted).
+func leadInterrupted(d event.CompleteData) bool {
+	return d.Interrupted || strings.HasPrefix(d.Error, "interrupted: ")
 }
 
 // leadSteady reports that StepLead would return *r unchanged for e,

@@ -10,6 +10,9 @@ import (
 // reducer returns new Records and never shares mutable state with callers.
 // It is also the data.agent member of agent.status events.
 type Record struct {
+	// Kind is KindShell for a background shell (bash run_in_background);
+	// empty for an agent.
+	Kind string `json:"kind,omitempty"`
 	// ID is the sub-agent id (e.g. "explore-1"), the same in every event
 	// from the task call's tool.start on. Only a task call that never named
 	// its agent (a spawn that failed before it had one) falls back to the
@@ -70,7 +73,18 @@ type Record struct {
 	// Held is the end (completed) an agent reported while its descendants
 	// still ran: it stays Waiting and takes Held when the last one ends.
 	Held Status `json:"held,omitempty"`
+	// A shell's command, the last line it wrote, and its exit status once
+	// it exited (a shell that exited non-zero is error).
+	Command  string `json:"command,omitempty"`
+	LastLine string `json:"last_line,omitempty"`
+	ExitCode int    `json:"exit_code,omitempty"`
 }
+
+// KindShell is the Kind of a background shell's record.
+const KindShell = "shell"
+
+// IsShell reports whether r is a background shell's record.
+func (r Record) IsShell() bool { return r.Kind == KindShell }
 
 // WaitingSlot is the Waiting value of an agent queued for a concurrency slot
 // (subagent.update with this Waiting makes a sync agent pending).

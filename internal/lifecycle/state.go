@@ -117,7 +117,11 @@ func (s *State) apply(e event.Event) []Record {
 		}
 	case event.Interrupt, event.Reset:
 		var changed []Record
+		keep := keepsBackground(e)
 		for i := range s.recs {
+			if keep && s.underBackground(i) {
+				continue
+			}
 			if s.recs[i].Status.Active() {
 				if r, ok := s.step(i, e); ok {
 					changed = append(changed, r)
@@ -125,6 +129,8 @@ func (s *State) apply(e event.Event) []Record {
 			}
 		}
 		return changed
+	case event.ShellStart, event.ShellOutput, event.ShellEnd:
+		r, ok = s.applyShell(e)
 	case event.PermissionRequested, event.PermissionResolved:
 		return s.applyApproval(e)
 	case event.TeammateStatus:
@@ -536,4 +542,21 @@ func (s *State) ActiveTeammates() int {
 		}
 	}
 	return n
+}
+
+// underBackground reports whether record i is a background agent or runs
+// under one (a sync child of a background agent lives as long as it).
+func (s *State) underBackground(i int) bool {
+	for range len(s.recs) { // at most one step per record: a parent cycle ends it
+		r := &s.recs[i]
+		if r.Background {
+			return true
+		}
+		p, ok := s.byAgent[r.ParentID]
+		if r.ParentID == "" || !ok {
+			return false
+		}
+		i = p
+	}
+	return false
 }

@@ -17,6 +17,9 @@ import (
 // record is completed, error or interrupted, no event changes its status or
 // Duration.
 func Step(r Record, e event.Event) (Record, bool) {
+	if r.IsShell() && !shellMoves(e.Type) {
+		return r, false // agent events never move a shell
+	}
 	var next Record
 	switch e.Type {
 	case event.ToolStart:
@@ -31,6 +34,8 @@ func Step(r Record, e event.Event) (Record, bool) {
 		next = stepSubagentComplete(r, e)
 	case event.Interrupt, event.Reset:
 		next = stepInterrupt(r, e)
+	case event.ShellStart, event.ShellOutput, event.ShellEnd:
+		next = stepShell(r, e)
 	default:
 		return r, false
 	}
@@ -250,6 +255,9 @@ func stepInterrupt(r Record, e event.Event) Record {
 	if r.ID == "" || r.Status.Terminal() {
 		return r
 	}
+	if r.Background && keepsBackground(e) {
+		return r
+	}
 	return finish(r, Interrupted, e.Time)
 }
 
@@ -274,4 +282,11 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// keepsBackground reports whether e is an interrupt of the lead's turn
+// alone, which background agents outlive.
+func keepsBackground(e event.Event) bool {
+	d, ok := event.Payload[event.InterruptData](e.Data)
+	return ok && e.Type == event.Interrupt && d.KeepBackground
 }

@@ -578,3 +578,37 @@ func TestARemoteAgentsRecordKeepsItsWorkerAndTheLatestNote(t *testing.T) {
 		t.Fatalf("after an update without a note: note %q worker %q, want none and worker-b", r.Note, r.Worker)
 	}
 }
+
+func TestAnInterruptOfTheLeadsTurnAloneKeepsBackgroundAgentsAndTheirSubtreesRunning(t *testing.T) {
+	// bg-1 is a background agent with a sync child (nested); sync-1 is the
+	// lead's sync agent.
+	child := subStart("bg-1/explore-1", "c3", event.SubagentStartData{AgentType: "explore"}, at(2))
+	child.ParentAgentID = "bg-1"
+	childCall := event.Event{Type: event.ToolStart, Time: at(2), AgentID: "bg-1", ParentAgentID: lead, ToolCallID: "c3",
+		Data: event.ToolStartData{Name: "task", Input: []byte(`{"subagent_type":"explore"}`)}}
+	s := applyAll(
+		taskStart("c1", `{"mode":"background"}`, at(0)),
+		subStart("bg-1", "c1", event.SubagentStartData{AgentType: "general-purpose", Background: true}, at(0)),
+		taskStart("c2", `{}`, at(1)),
+		subStart("sync-1", "c2", event.SubagentStartData{AgentType: "general-purpose"}, at(1)),
+		childCall, child,
+	)
+	changed := s.Apply(event.Event{Type: event.Interrupt, Time: at(5), AgentID: lead,
+		Data: event.InterruptData{Reason: "the user pressed Esc", KeepBackground: true}})
+	var ids []string
+	for _, r := range changed {
+		ids = append(ids, r.ID)
+	}
+	if diff := cmp.Diff([]string{"sync-1"}, ids); diff != "" {
+		t.Errorf("interrupted (-want +got):\n%s", diff)
+	}
+	for _, id := range []string{"bg-1", "bg-1/explore-1"} {
+		if r, _ := s.Get(id); !r.Status.Active() {
+			t.Errorf("%s is %s after an interrupt of the lead's turn, want it still at work", id, r.Status)
+		}
+	}
+	// A full interrupt (the second Esc) ends them.
+	if n := len(s.Apply(interruptAt(at(6)))); n != 2 {
+		t.Errorf("a full interrupt ended %d agents, want the background one and its child", n)
+	}
+}

@@ -52,6 +52,12 @@ type Source struct {
 	// Project marks the workspace's .mcp.json, whose servers need the
 	// user's approval; the user's own files and flags do not.
 	Project bool
+	// ClaudeJSON marks Claude Code's ~/.claude.json, where "claude mcp
+	// add" keeps servers: its top-level mcpServers (user scope), or, with
+	// ClaudeProject set, projects[ClaudeProject].mcpServers (local scope).
+	// Either may be absent.
+	ClaudeJSON    bool
+	ClaudeProject string
 }
 
 // Load reads sources in order; a later server of the same name replaces an
@@ -61,6 +67,7 @@ func Load(sources []Source, getenv func(string) (string, bool)) ([]Server, []err
 	var order []string
 	byName := map[string]Server{}
 	var errs []error
+	var claude claudeJSON
 	for _, src := range sources {
 		data, err := readSource(src.Path)
 		if err != nil {
@@ -73,6 +80,15 @@ func Load(sources []Source, getenv func(string) (string, bool)) ([]Server, []err
 		name := src.Path
 		if isInlineJSON(src.Path) {
 			name = "--mcp-config"
+		}
+		if src.ClaudeJSON {
+			if data, name, err = claude.section(src.Path, data, src.ClaudeProject); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if data == nil {
+				continue
+			}
 		}
 		servers, perrs := Parse(name, data, getenv)
 		errs = append(errs, perrs...)

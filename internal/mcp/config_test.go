@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,5 +133,49 @@ func write(t testing.TB, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestLoadReadsClaudeMcpAddServersOfTheUserAndThisProjectFromClaudeJSON(t *testing.T) {
+	dir := t.TempDir()
+	claude := filepath.Join(dir, ".claude.json")
+	project := filepath.Join(dir, ".mcp.json")
+	write(t, claude, `{"numStartups": 40, "theme": "dark",
+		"mcpServers": {"memory": {"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}, "shared": {"command": "user-shared"}},
+		"projects": {
+			"/work/repo": {"allowedTools": [], "mcpServers": {"shared": {"command": "local-shared"}, "db": {"type": "http", "url": "http://localhost:9/mcp"}}},
+			"/work/other": {"mcpServers": {"other": {"command": "not-this-one"}}}
+		}}`)
+	write(t, project, `{"mcpServers":{"shared":{"command":"project-shared"},"lint":{"command":"project-lint"}}}`)
+	got, errs := mcp.Load([]mcp.Source{
+		{Path: claude, Optional: true, ClaudeJSON: true},
+		{Path: project, Optional: true, Project: true},
+		{Path: claude, Optional: true, ClaudeJSON: true, ClaudeProject: "/work/repo"},
+	}, env(nil))
+	if len(errs) > 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	var servers []string
+	for _, s := range got {
+		servers = append(servers, fmt.Sprintf("%s=%s%s project=%v from %s", s.Name, s.Command, s.URL, s.Project, strings.TrimPrefix(s.Source, dir+string(filepath.Separator))))
+	}
+	want := []string{
+		"memory=npx project=false from .claude.json",
+		"shared=local-shared project=false from .claude.json (projects./work/repo)",
+		"lint=project-lint project=true from .mcp.json",
+		"db=http://localhost:9/mcp project=false from .claude.json (projects./work/repo)",
+	}
+	if diff := cmp.Diff(want, servers); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+	none := filepath.Join(dir, "none.json")
+	write(t, none, `{"projects": {}}`)
+	if got, errs := mcp.Load([]mcp.Source{{Path: none, Optional: true, ClaudeJSON: true}, {Path: none, Optional: true, ClaudeJSON: true, ClaudeProject: "/x"}}, env(nil)); len(got)+len(errs) != 0 {
+		t.Errorf("a ~/.claude.json with no servers gave %v, %v", got, errs)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	write(t, bad, `{"mcpServers": `)
+	if _, errs := mcp.Load([]mcp.Source{{Path: bad, Optional: true, ClaudeJSON: true}}, env(nil)); len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), bad+": ") {
+		t.Errorf("errors %v, want one naming the malformed file", errs)
 	}
 }

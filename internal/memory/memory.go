@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/atomic-agent/atomic/internal/dotdirs"
 )
 
 // MaxFileSize caps what is read of one file; a longer one is cut with a
@@ -90,6 +92,8 @@ type Places struct {
 	Home      string
 	ConfigDir string
 	Managed   string
+	// CodexHome is Codex's folder ($CODEX_HOME); "" is ~/.codex.
+	CodexHome string
 }
 
 // ManagedPath is where Claude Code reads its managed policy memory on
@@ -108,13 +112,14 @@ func ManagedPath(goos string) string {
 // working directory up to the repository root (the folder holding .git;
 // without one, only the working directory) its AGENTS.md, CLAUDE.md,
 // .claude/CLAUDE.md, .claude/rules/**/*.md and CLAUDE.local.md; then
-// ~/.claude/CLAUDE.md, ~/.claude/rules/**/*.md, ConfigDir/AGENTS.md and
-// the managed policy file. Each file is followed by the files it imports.
-// Missing files are fine.
+// ~/.claude/CLAUDE.md, ~/.claude/rules/**/*.md, Codex's ~/.codex/AGENTS.md,
+// ConfigDir/AGENTS.md and the managed policy file. As Codex reads them, an
+// AGENTS.override.md is read instead of the AGENTS.md beside it. Each file
+// is followed by the files it imports. Missing files are fine.
 func Load(p Places) *Memory {
 	l := &loader{home: p.Home, seen: map[string]bool{}}
-	for _, dir := range projectDirs(p.Dir) {
-		l.top(filepath.Join(dir, "AGENTS.md"), Project)
+	for _, dir := range dotdirs.Project(p.Dir) {
+		l.top(agentsFile(dir), Project)
 		l.top(filepath.Join(dir, "CLAUDE.md"), Project)
 		l.top(filepath.Join(dir, ".claude", "CLAUDE.md"), Project)
 		l.rules(filepath.Join(dir, ".claude", "rules"), Rule)
@@ -123,6 +128,13 @@ func Load(p Places) *Memory {
 	if p.Home != "" {
 		l.top(filepath.Join(p.Home, ".claude", "CLAUDE.md"), User)
 		l.rules(filepath.Join(p.Home, ".claude", "rules"), UserRule)
+	}
+	codex := p.CodexHome
+	if codex == "" && p.Home != "" {
+		codex = filepath.Join(p.Home, ".codex")
+	}
+	if codex != "" {
+		l.top(agentsFile(codex), User)
 	}
 	if p.ConfigDir != "" {
 		l.top(filepath.Join(p.ConfigDir, "AGENTS.md"), User)
@@ -133,23 +145,18 @@ func Load(p Places) *Memory {
 	return &l.mem
 }
 
-// projectDirs are dir and its parents up to the one holding .git; just
-// dir when none does.
-func projectDirs(dir string) []string {
-	if dir == "" {
-		return nil
+// agentsFile is dir's AGENTS.override.md when there is one (Codex reads
+// it instead), else its AGENTS.md.
+func agentsFile(dir string) string {
+	if o := filepath.Join(dir, "AGENTS.override.md"); exists(o) {
+		return o
 	}
-	dir = filepath.Clean(dir)
-	var dirs []string
-	for d := dir; ; d = filepath.Dir(d) {
-		dirs = append(dirs, d)
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return dirs
-		}
-		if filepath.Dir(d) == d {
-			return []string{dir}
-		}
-	}
+	return filepath.Join(dir, "AGENTS.md")
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 type loader struct {

@@ -246,3 +246,22 @@ func TestSummaryListsFilesWithSizeLinesImporterAndWarnings(t *testing.T) {
 		}
 	}
 }
+
+func TestCodexUsersAGENTSFilesAreReadAndAnOverrideReplacesTheFileBesideIt(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFiles(t, root, map[string]string{
+		"repo/AGENTS.md":               "project agents",
+		"repo/AGENTS.override.md":      "project override",
+		"home/.codex/AGENTS.md":        "codex user agents",
+		"codexhome/AGENTS.md":          "codex home agents",
+		"codexhome/AGENTS.override.md": "codex home override",
+	})
+	got := loaded(root, Load(Places{Dir: filepath.Join(root, "repo"), Home: filepath.Join(root, "home")}))
+	if strings.Join(got, ",") != "repo/AGENTS.override.md,home/.codex/AGENTS.md" {
+		t.Errorf("loaded %q", got)
+	}
+	got = loaded(root, Load(Places{Dir: filepath.Join(root, "repo"), Home: filepath.Join(root, "home"), CodexHome: filepath.Join(root, "codexhome")}))
+	if strings.Join(got, ",") != "repo/AGENTS.override.md,codexhome/AGENTS.override.md" {
+		t.Errorf("with $CODEX_HOME loaded %q", got)
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/frontmatter"
 )
 
 // rules loads the *.md files of a .claude/rules folder and its
@@ -40,7 +40,7 @@ func (l *loader) rules(dir string, kind Kind) {
 // ruleFrontMatter strips a rules file's front matter, returning its body
 // and its "paths" as one line.
 func ruleFrontMatter(text string) (body, paths string, err error) {
-	fields, body, err := agenttype.FrontMatter([]byte(text), func(k string) bool { return k == "paths" || k == "description" })
+	fields, body, err := frontmatter.Text([]byte(text), func(k string) bool { return k == "paths" || k == "description" })
 	if err != nil {
 		return "", "", err
 	}

@@ -114,7 +114,8 @@ func (l *LogFile) Close() error {
 
 // Logger writes spans as JSON lines through log/slog: agent.start when an
 // agent starts, agent.end (level ERROR when it failed) when it ends, each
-// stamped with the event's time, not the time of writing.
+// stamped with the event's time, not the time of writing. A user's
+// interrupt is status interrupted at INFO, not a failure.
 type Logger struct {
 	w io.Writer
 	h slog.Handler
@@ -169,6 +170,9 @@ func identity(s Span) []slog.Attr {
 	if s.ParentID != "" {
 		a = append(a, slog.String("parent_id", s.ParentID))
 	}
+	if s.Role != "" {
+		a = append(a, slog.String("role", s.Role))
+	}
 	if s.Model != "" {
 		a = append(a, slog.String("model", s.Model))
 	}
@@ -187,6 +191,7 @@ type endLine struct {
 	ParentID   string    `json:"parent_id"`
 	Kind       string    `json:"kind"`
 	Type       string    `json:"type"`
+	Role       string    `json:"role"`
 	Backend    string    `json:"backend"`
 	Model      string    `json:"model"`
 	Background bool      `json:"background"`
@@ -217,7 +222,7 @@ func ReadLog(r io.Reader, since time.Time) (spans []Span, skipped int, err error
 			continue
 		}
 		spans = append(spans, Span{Kind: l.Kind, SessionID: l.SessionID, AgentID: l.AgentID, ParentID: l.ParentID,
-			Type: l.Type, Backend: l.Backend, Model: l.Model, Background: l.Background, Start: l.Started, End: l.Time,
+			Type: l.Type, Role: l.Role, Backend: l.Backend, Model: l.Model, Background: l.Background, Start: l.Started, End: l.Time,
 			Status: l.Status, Error: l.Error, ToolUses: l.ToolUses,
 			Usage: event.Usage{InputTokens: l.Input, OutputTokens: l.Output, CacheReadTokens: l.CacheRead, CacheCreationTokens: l.CacheNew, CostUSD: l.Cost}})
 	}

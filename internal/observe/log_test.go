@@ -192,3 +192,37 @@ func TestALogThatCannotBeWrittenIsOneErrorNamingItAndTheRunGoesOn(t *testing.T) 
 		t.Errorf("closing a log never opened: %v", err)
 	}
 }
+
+func TestAUsersInterruptIsLoggedAsInterruptedAtInfoNotAsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "atomic.log")
+	f, err := OpenLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bus.New()
+	obs := Watch(b, func() time.Time { return at(9) }, nil, NewLogger(f))
+	for _, e := range flat(leadStart(0), spawn(1, "lead", "explore-1", "c1", "explore", "native", false),
+		ev(event.Interrupt, 2, "lead", "", "", event.InterruptData{Reason: "the user pressed Esc"}),
+		ev(event.Complete, 3, "lead", "", "", event.CompleteData{IsError: true, Error: "interrupted: the user pressed Esc", Interrupted: true})) {
+		b.Emit(e)
+	}
+	if err := obs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ends := 0
+	for _, l := range readLog(t, path) {
+		if l.Msg != MsgEnd {
+			continue
+		}
+		ends++
+		if l.Level != "INFO" || l.Status != "interrupted" {
+			t.Errorf("%s's end line is %s %q, want INFO interrupted: %+v", l.AgentID, l.Level, l.Status, l)
+		}
+	}
+	if ends != 2 {
+		t.Errorf("want the end lines of the lead and its sub-agent, got %d", ends)
+	}
+}

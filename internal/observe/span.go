@@ -28,7 +28,8 @@ type Span struct {
 	SessionID  string // the run's session
 	AgentID    string
 	ParentID   string // "" for the lead
-	Type       string // agent type: "lead", "Explore", a teammate's role or name
+	Type       string // agent type: "lead", "Explore", a teammate's type
+	Role       string // a teammate's role, if it was given one
 	Backend    string
 	Model      string
 	Background bool
@@ -81,6 +82,13 @@ type entry struct {
 	span    Span
 	started bool // the start was reported
 	ended   bool
+	// A resumed run's lead: the earlier runs' tool uses and usage, which
+	// the reducer's running totals include, and when the lead last
+	// completed (with how), which ends its span when the next run starts.
+	baseTools int
+	baseUsage event.Usage
+	last      time.Time
+	lastRec   lifecycle.Record
 }
 
 // NewTracker returns an empty Tracker of the run whose reducer is rd.
@@ -108,7 +116,7 @@ func (t *Tracker) Apply(e event.Event) (started, ended []Span) {
 		t.session = e.SessionID
 	}
 	if e.AgentID == event.LeadID && e.ParentAgentID == "" {
-		started = t.startLead(e, started)
+		started, ended = t.startLead(e, started, ended)
 	}
 	switch e.Type {
 	case event.SessionStart:
@@ -170,18 +178,59 @@ func (t *Tracker) follow(call, id string) {
 	}
 }
 
-// startLead opens the lead's span at its first event.
-func (t *Tracker) startLead(e event.Event, started []Span) []Span {
-	if _, ok := t.spans[event.LeadID]; ok {
-		return started
+// startLead opens the lead's span at its first event, and a new one at
+// each later session.start of the lead: a resumed session's new run (a
+// process of its own) is a span of its own, not one spanning the time
+// between the runs. It returns the spans started and ended.
+func (t *Tracker) startLead(e event.Event, started, ended []Span) ([]Span, []Span) {
+	if en, ok := t.spans[event.LeadID]; ok {
+		if e.Type != event.SessionStart || en.ended || !en.started || !t.leadSeen(en) {
+			t.noteLead(en, e)
+			return started, ended
+		}
+		ended = append(ended, t.endRun(en))
+		delete(t.spans, event.LeadID)
+		t.order = slices.DeleteFunc(t.order, func(id string) bool { return id == event.LeadID })
+		delete(t.starts, event.LeadID)
 	}
 	en := t.entry(event.LeadID, KindLead, e)
+	en.baseTools, en.baseUsage = t.rd.ToolUses(event.LeadID), t.rd.Usage(event.LeadID)
 	en.span.Type = KindLead
 	en.span.Backend = backend.Native
 	if d, ok := event.Payload[event.SessionStartData](e.Data); ok && e.Type == event.SessionStart {
 		fillFromStart(&en.span, d)
 	}
-	return t.markStarted(en, started)
+	t.noteLead(en, e)
+	return t.markStarted(en, started), ended
+}
+
+// leadSeen reports whether the lead's span has seen an event of its run
+// after its start (its own session.start opens it too).
+func (t *Tracker) leadSeen(en *entry) bool {
+	return en.last.After(en.span.Start) || en.lastRec.ID != ""
+}
+
+// noteLead keeps the time of the lead's latest event and, at a complete,
+// its record (the reducer's, as it stood after the complete).
+func (t *Tracker) noteLead(en *entry, e event.Event) {
+	if e.Time.After(en.last) {
+		en.last = e.Time
+	}
+	if e.Type == event.Complete {
+		if r, ok := t.rd.Lead(); ok && r.Status.Terminal() {
+			en.lastRec = r
+		}
+	}
+}
+
+// endRun ends a lead's span at its run's last event, as its last complete
+// left it (interrupted when the run never completed).
+func (t *Tracker) endRun(en *entry) Span {
+	st, msg := string(lifecycle.Interrupted), "the run ended before the lead completed"
+	if en.lastRec.Status.Terminal() {
+		st, msg = string(en.lastRec.Status), en.lastRec.Error
+	}
+	return t.end(en, en.last, st, msg)
 }
 
 func (t *Tracker) subagentStatus(r lifecycle.Record, e event.Event, started, ended []Span) ([]Span, []Span) {
@@ -237,7 +286,8 @@ func (t *Tracker) teammateStatus(d event.TeammateStatusData, e event.Event, star
 	}
 	if !known {
 		en = t.entry(e.AgentID, KindTeammate, e)
-		en.span.Type = firstNonEmpty(d.Role, d.Name)
+		en.span.Type = firstNonEmpty(d.Type, d.Role, d.Name)
+		en.span.Role = d.Role
 		en.span.Backend = backend.Native
 		if sd, ok := t.starts[e.AgentID]; ok {
 			fillFromStart(&en.span, sd)
@@ -308,9 +358,19 @@ func (t *Tracker) end(en *entry, now time.Time, status, msg string) Span {
 	if s.End.Before(s.Start) {
 		s.End = s.Start
 	}
-	s.ToolUses, s.Usage = t.rd.ToolUses(s.AgentID), t.rd.Usage(s.AgentID)
+	s.ToolUses, s.Usage = t.rd.ToolUses(s.AgentID)-en.baseTools, sub(t.rd.Usage(s.AgentID), en.baseUsage)
 	en.ended = true
 	return *s
+}
+
+// sub is u less the counts of v (a run's share of a running total).
+func sub(u, v event.Usage) event.Usage {
+	u.InputTokens -= v.InputTokens
+	u.OutputTokens -= v.OutputTokens
+	u.CacheReadTokens -= v.CacheReadTokens
+	u.CacheCreationTokens -= v.CacheCreationTokens
+	u.CostUSD -= v.CostUSD
+	return u
 }
 
 // fillFromStart sets what a session.start tells of its agent: the model,
@@ -324,9 +384,11 @@ func fillFromStart(s *Span, d event.SessionStartData) {
 	}
 }
 
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
 	}
-	return b
+	return ""
 }

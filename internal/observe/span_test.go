@@ -86,17 +86,17 @@ func TestTrackerEndsEveryAgentWithItsStatusDurationToolsAndUsage(t *testing.T) {
 			with(lead, 0, 5, "completed", "", 1),
 		},
 	}, {
-		name: "a teammate ends at its terminal status with its own tool uses and usage",
+		name: "a teammate ends at its terminal status with its own tool uses and usage, its type as the type and its role apart",
 		events: flat(leadStart(0),
-			ev(event.TeammateStatus, 1, "team/alice", "lead", "", event.TeammateStatusData{Name: "alice", Role: "tester", Status: "spawning"}),
-			ev(event.TeammateStatus, 2, "team/alice", "lead", "", event.TeammateStatusData{Name: "alice", Role: "tester", Status: "working"}),
+			ev(event.TeammateStatus, 1, "team/alice", "lead", "", event.TeammateStatusData{Name: "alice", Role: "tester", Type: "general-purpose", Status: "spawning"}),
+			ev(event.TeammateStatus, 2, "team/alice", "lead", "", event.TeammateStatusData{Name: "alice", Role: "tester", Type: "general-purpose", Status: "working"}),
 			ev(event.ToolStart, 2.5, "team/alice", "lead", "t1", event.ToolStartData{Name: "read"}),
 			ev(event.UsageUpdate, 3, "team/alice", "lead", "", event.UsageUpdateData{Usage: u}),
 			ev(event.TeammateStatus, 4, "team/alice", "lead", "", event.TeammateStatusData{Name: "alice", Role: "tester", Status: "shutdown"}),
 			leadComplete(5, false)),
 		close: 5,
 		want: []Span{
-			{Kind: KindTeammate, SessionID: sid, AgentID: "team/alice", ParentID: "lead", Type: "tester", Backend: "native",
+			{Kind: KindTeammate, SessionID: sid, AgentID: "team/alice", ParentID: "lead", Type: "general-purpose", Role: "tester", Backend: "native",
 				Start: at(1), End: at(4), Status: "shutdown", ToolUses: 1, Usage: u},
 			with(lead, 0, 5, "completed", "", 0),
 		},
@@ -129,6 +129,34 @@ func TestTrackerEndsEveryAgentWithItsStatusDurationToolsAndUsage(t *testing.T) {
 			{Kind: KindSubagent, SessionID: sid, AgentID: "explore-1", ParentID: "lead", Type: "Explore", Backend: "native",
 				Start: at(1), End: at(2), Status: "interrupted", Error: "the run ended first"},
 			with(lead, 0, 2, "interrupted", "the run ended before the lead completed", 1),
+		},
+	}, {
+		name:   "a lead the user interrupted ends interrupted, not in error",
+		events: flat(leadStart(0), ev(event.Complete, 1, "lead", "", "", event.CompleteData{IsError: true, Error: "interrupted: the user pressed Esc", Interrupted: true})),
+		close:  1,
+		want:   []Span{with(lead, 0, 1, "interrupted", "interrupted: the user pressed Esc", 0)},
+	}, {
+		name: "a resumed session's new run is a lead span of its own, from its start, with that run's tool uses and usage",
+		events: flat(leadStart(0), ev(event.ToolStart, 10, "lead", "", "l1", event.ToolStartData{Name: "read"}),
+			ev(event.UsageUpdate, 20, "lead", "", "", event.UsageUpdateData{Usage: u}), leadComplete(30, false),
+			// The process exited; the session was resumed 15 minutes later.
+			leadStart(900), ev(event.ToolStart, 910, "lead", "", "l2", event.ToolStartData{Name: "read"}),
+			ev(event.ToolStart, 911, "lead", "", "l3", event.ToolStartData{Name: "read"}),
+			// The resumed run's reducer goes on from the stored totals.
+			ev(event.UsageUpdate, 920, "lead", "", "", event.UsageUpdateData{Usage: u.Add(u)}), leadComplete(960, false)),
+		close: 960,
+		want: []Span{
+			func() Span { s := with(lead, 0, 30, "completed", "", 1); s.Usage = u; return s }(),
+			func() Span { s := with(lead, 900, 960, "completed", "", 2); s.Usage = u; return s }(),
+		},
+	}, {
+		name: "a resumed run whose first run never completed ends that run's lead at its last event, interrupted",
+		events: flat(leadStart(0), ev(event.ToolStart, 10, "lead", "", "l1", event.ToolStartData{Name: "read"}),
+			leadStart(900), leadComplete(960, false)),
+		close: 960,
+		want: []Span{
+			with(lead, 0, 10, "interrupted", "the run ended before the lead completed", 1),
+			with(lead, 900, 960, "completed", "", 0),
 		},
 	}, {
 		name:   "a lead whose complete is an error ends in error",

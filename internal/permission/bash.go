@@ -59,8 +59,8 @@ func (g *Gate) bash(req Request) bashVerdict {
 			}
 		}
 	}
-	mode, session := g.Mode(), g.sessionRules()
-	allBash := mode == BypassPermissions || slices.ContainsFunc(g.allowed, coversAllBash) ||
+	mode, session, allowed := g.Mode(), g.sessionRules(), g.allowedFor(req)
+	allBash := mode == BypassPermissions || slices.ContainsFunc(allowed, coversAllBash) ||
 		mode != Plan && slices.ContainsFunc(session, coversAllBash)
 	if err != nil {
 		why := fmt.Sprintf("%s cannot be parsed (%v), so no rule can approve it", describe(req), err)
@@ -90,7 +90,7 @@ func (g *Gate) bash(req Request) bashVerdict {
 	}
 	var need []command
 	for _, c := range cmds {
-		if c.Transparent || covered(c, g.allowed) || mode != Plan && covered(c, session) {
+		if c.Transparent || covered(c, allowed) || mode != Plan && covered(c, session) {
 			continue
 		}
 		need = append(need, c)

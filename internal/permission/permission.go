@@ -103,6 +103,9 @@ type Gate struct {
 	mu      sync.Mutex
 	session []Pattern // allowed for this session by a human
 	refused []Pattern // denied for this session by a human
+	// grants are allowed per agent until Revoke (a skill's allowed-tools
+	// while that agent's turn lasts: grant.go).
+	grants map[string][]Pattern
 }
 
 // Options configure a Gate.
@@ -200,7 +203,7 @@ func (g *Gate) check(req Request) (d Decision, decided bool) {
 	if req.Kind == tools.ReadOnly || req.Kind == tools.Orchestrate {
 		return Decision{Allow: true}, true
 	}
-	for _, p := range g.allowed {
+	for _, p := range g.allowedFor(req) {
 		if g.match(p, req, false) {
 			return Decision{Allow: true}, true
 		}

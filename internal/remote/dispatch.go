@@ -14,7 +14,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/event"
 )
 
@@ -218,9 +217,10 @@ func (d *Dispatcher) closeLanes() {
 // ID is the lead's id on the wire.
 func (d *Dispatcher) ID() string { return d.id }
 
-// Takes reports whether a task of type typ goes to the workers.
-func (d *Dispatcher) Takes(typ agenttype.Type) bool {
-	return !typ.External() && (d.opts.All || typ.RunsOn == agenttype.Workers)
+// Takes reports whether a native task goes to the workers: every one
+// when the run sends all, else those whose type says runs_on: workers.
+func (d *Dispatcher) Takes(runsOnWorkers bool) bool {
+	return d.opts.All || runsOnWorkers
 }
 
 // Close stops the heartbeat (workers then cancel whatever of this lead is

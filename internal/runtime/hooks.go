@@ -9,11 +9,9 @@ import (
 
 // hookRunner is the run's hooks as its commands run: in the workspace,
 // under the same sandbox, with the same environment (no provider keys or
-// Atomic secrets; the project's settings env when trusted). Nil: none.
+// Atomic secrets; the project's settings env when trusted). Without
+// settings hooks it runs none, but an agent file's hooks join it.
 func hookRunner(cfg Config) *hooks.Runner {
-	if cfg.Hooks.Count() == 0 {
-		return nil
-	}
 	ws := cfg.Workspace
 	mode := func() string {
 		if cfg.Gate == nil {
@@ -21,6 +19,6 @@ func hookRunner(cfg Config) *hooks.Runner {
 		}
 		return string(cfg.Gate.Mode())
 	}
-	return hooks.New(hooks.Options{Config: cfg.Hooks, Dir: ws.Root, Sandbox: ws.Sandbox, Mode: mode,
+	return hooks.Base(hooks.Options{Config: cfg.Hooks, Dir: ws.Root, Sandbox: ws.Sandbox, Mode: mode,
 		Env: append(tools.EnvFor(os.Environ()), tools.EnvFor(ws.Env)...)})
 }

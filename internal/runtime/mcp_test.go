@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/mcp/mcptest"
 	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 
@@ -50,8 +50,8 @@ rules:
 `
 	w := &mcptest.Warnings{}
 	m := mcpRun(t, w.Add, mcp.Server{Name: "s", Type: mcp.HTTP, URL: mcptest.HTTP(t)})
-	types := agenttype.NewRegistry(agenttype.Builtins()...)
-	types.Add(agenttype.Type{Name: "echoer", Description: "echoes", Prompt: "You echo.", Tools: []string{"read", "mcp__s__echo", "mcp__gone"}})
+	types := spawn.NewRegistry(spawn.Builtins()...)
+	types.Add(spawn.Type{Name: "echoer", Description: "echoes", Prompt: "You echo.", Tools: []string{"read", "mcp__s__echo", "mcp__gone"}})
 	h, srv := startWith(t, scenario, Config{MCP: m, Types: types, Warn: w.Add})
 	h.rt.Submit("go")
 	out := h.await(t)

@@ -24,6 +24,19 @@ For longer collaborative work, create a team: teammates are long-lived agents th
 Keep a plan with todo_write for work of three or more steps. Be concise; when done, say what you did and found.`, memory)
 }
 
+// leadPrompt is the lead's system prompt with the user's replacement or
+// addition, if any.
+func leadPrompt(cfg Config) string {
+	p := LeadSystemPrompt(cfg.Workspace, cfg.Teams, cfg.Memory)
+	if cfg.SystemPrompt != "" {
+		p = withMemory(cfg.SystemPrompt, cfg.Memory)
+	}
+	if cfg.AppendSystemPrompt != "" {
+		p += "\n\n" + cfg.AppendSystemPrompt
+	}
+	return p
+}
+
 // SubagentSystemPrompt is the base system prompt of every sub-agent; its
 // type's prompt is appended. Sub-agents get the project memory (not the
 // parent's conversation): the same rules hold for their work.

@@ -11,13 +11,13 @@ import (
 	"github.com/nats-io/nats.go"
 	"go.uber.org/goleak"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/remote/embedded"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -84,7 +84,7 @@ func TestStopWithAStuckSubagentReturnsAfterTheGraceWithItInterrupted(t *testing.
 	entered, release := make(chan struct{}), make(chan struct{})
 	var cancelled sync.Once
 	sawCancel := make(chan struct{})
-	types := agenttype.NewRegistry(agenttype.Type{Name: "stuck", Description: "hangs", Backend: "hanging", Source: "stuck.md"})
+	types := spawn.NewRegistry(spawn.Type{Name: "stuck", Description: "hangs", Backend: "hanging", Source: "stuck.md"})
 	rt, run := openRun(t, backgroundStuck, Config{Types: types,
 		Backends: func(string, backend.Config) (backend.Session, error) {
 			return &session{run: func(ctx context.Context, _ string) (*backend.Result, error) {

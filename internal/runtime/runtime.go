@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -27,6 +26,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/sandbox"
+	"github.com/atomic-agent/atomic/internal/skills"
 	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/team"
@@ -40,10 +40,21 @@ type Config struct {
 	Model     string
 	Workspace tools.Workspace
 	Gate      *permission.Gate
-	Types     *agenttype.Registry
+	Types     *spawn.Registry
 	// Memory is the project memory block (memory.Memory.Prompt) that the
 	// system prompts of the lead, sub-agents and teammates end with.
 	Memory string
+	// SystemPrompt, when set, replaces the lead's own prompt (the memory
+	// still ends it); AppendSystemPrompt ends the lead's prompt. Claude
+	// Code's --system-prompt and --append-system-prompt.
+	SystemPrompt, AppendSystemPrompt string
+	// NestedMemory, when set, wraps the read tool so an agent reading a
+	// file below the workspace gets that folder's CLAUDE.md and AGENTS.md
+	// (memory.WithNested).
+	NestedMemory func(read tools.Tool) tools.Tool
+	// Skills are offered to every agent whose type does not list its
+	// tools, through the skill tool (none: no tool).
+	Skills *skills.Set
 	// MaxSubagents caps concurrent local sub-agents (0: default 5).
 	MaxSubagents int
 	// MaxDepth is how many levels of sub-agents may be below the lead (0:
@@ -132,6 +143,12 @@ type Runtime struct {
 	// owners records who runs each agent of the tree: cancels and the
 	// completion gate read it.
 	owners *bus.Owners
+	// shells are the background shells of every agent's bash.
+	shells *tools.Shells
+	// stops are the shell stops under way (interrupt, reset, /tasks),
+	// closed as each ends; Close waits for them.
+	stopMu sync.Mutex
+	stops  []chan struct{}
 
 	inputs    chan input
 	wake      chan struct{}
@@ -173,7 +190,7 @@ func Open(cfg Config) (*Runtime, error) {
 		cfg.SessionID = NewSessionID(cfg.Now())
 	}
 	if cfg.Types == nil {
-		cfg.Types = agenttype.NewRegistry()
+		cfg.Types = spawn.NewRegistry()
 	}
 	if cfg.Model == "" && cfg.Provider != nil {
 		cfg.Model = cfg.Provider.Model()
@@ -183,7 +200,11 @@ func Open(cfg Config) (*Runtime, error) {
 	if cfg.Journal != nil {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
 	}
+	r.shells = r.newShells()
+	cfg.Workspace.Shells = r.shells // every agent's bash, worktrees' too
+	r.cfg.Workspace.Shells = r.shells
 	core := CoreTools(cfg.Workspace)
+	r.addClaudeTools(core)
 	var leadHistory []provider.Message
 	if cfg.Resume != nil {
 		r.resumed = replay(cfg.Resume.Events)
@@ -213,7 +234,7 @@ func Open(cfg Config) (*Runtime, error) {
 			ws.Sandbox = ws.Sandbox.Narrow(root)
 			return tools.Core(ws)
 		},
-		Sandbox: sandboxMode(cfg.Workspace),
+		Sandbox: sandboxMode(cfg.Workspace), Shells: r.shells,
 	})
 	r.team = team.New(team.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
@@ -225,6 +246,10 @@ func Open(cfg Config) (*Runtime, error) {
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
 		t, _ := core.Get(n)
+		if shellCompanion(n) {
+			leadTools.Hold(t) // offered once the lead starts a shell
+			continue
+		}
 		leadTools.Add(t)
 	}
 	// The other orchestration tools join as they become useful.
@@ -255,7 +280,7 @@ func Open(cfg Config) (*Runtime, error) {
 	lead, err := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
 		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history, Hooks: hooked}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
 		SessionID: cfg.SessionID, AgentID: event.LeadID, Name: event.LeadID, Sink: leadOut,
-		System: LeadSystemPrompt(cfg.Workspace, cfg.Teams, cfg.Memory), History: leadHistory})
+		System: leadPrompt(cfg), History: leadHistory})
 	if err != nil {
 		r.mgr.Close()
 		r.team.Close()
@@ -267,6 +292,7 @@ func Open(cfg Config) (*Runtime, error) {
 		r.restore(r.resumed)
 	}
 	r.own = r.bus.SubscribeWith(func(e event.Event) {
+		r.endGrants(e)
 		switch e.Type {
 		case event.SubagentComplete, event.TeammateStatus, event.TeamMessage:
 			r.signal()
@@ -485,6 +511,7 @@ func (r *Runtime) Serve(ctx context.Context) error {
 		case <-ctx.Done():
 			r.mgr.Close()
 			r.team.Close()
+			r.closeShells()
 			return ctx.Err()
 		}
 		r.settle()
@@ -510,6 +537,7 @@ func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Ima
 	res, err := r.runLead(tctx, prompt, images)
 	interrupted := err != nil && tctx.Err() != nil
 	cancel()
+	r.revoke(event.LeadID) // a skill's allowed-tools end with the turn
 	r.mu.Lock()
 	r.turnCancel, r.busy = nil, false
 	if res != nil {
@@ -598,6 +626,7 @@ func (r *Runtime) settle() {
 	data := event.CompleteData{Result: out.Result, NumTurns: out.NumTurns, Usage: out.Usage}
 	if out.Err != nil {
 		data.IsError, data.Error = true, out.Err.Error()
+		data.Interrupted = errors.Is(out.Err, ErrInterrupted)
 	}
 	r.Emit(event.Complete, data)
 	select {
@@ -616,11 +645,36 @@ func (r *Runtime) Interrupt(reason string) {
 	r.signal()
 }
 
+// InterruptTurn stops the lead's turn and the sync sub-agents it waits on,
+// and keeps background sub-agents and teammates running (the chat's first
+// Esc, as Claude Code keeps background work). A lead in an external CLI
+// is interrupted whole: what it started in the background is its own.
+func (r *Runtime) InterruptTurn(reason string) {
+	if !r.KeepsBackground() {
+		r.Interrupt(reason)
+		return
+	}
+	r.interruptWith(event.InterruptData{Reason: reason, KeepBackground: true})
+	r.signal()
+}
+
+// KeepsBackground reports whether InterruptTurn keeps background work
+// running: the lead is Atomic's own loop.
+func (r *Runtime) KeepsBackground() bool {
+	_, ok := r.lead.(backend.ImageRunner)
+	return ok && r.cfg.Provider != nil
+}
+
 // interrupt marks the run interrupted: prompts queued before it are
 // dropped, the outcome says why, the interrupt event ends every active
 // agent's record, and the lead's turn is cancelled. It returns the active
 // sub-agents of the lead's own backend, which cancelAll stops.
 func (r *Runtime) interrupt(reason string) []string {
+	return r.interruptWith(event.InterruptData{Reason: reason})
+}
+
+func (r *Runtime) interruptWith(d event.InterruptData) []string {
+	reason := d.Reason
 	r.mu.Lock()
 	cancel := r.turnCancel
 	r.gen++
@@ -629,7 +683,7 @@ func (r *Runtime) interrupt(reason string) []string {
 	}
 	r.mu.Unlock()
 	active := r.leadAgents()
-	r.Emit(event.Interrupt, event.InterruptData{Reason: reason})
+	r.Emit(event.Interrupt, d)
 	if cancel != nil {
 		cancel()
 	}
@@ -642,6 +696,7 @@ func (r *Runtime) interrupt(reason string) []string {
 func (r *Runtime) cancelAll(leadAgents []string) error {
 	r.mgr.CancelAll()
 	r.team.Interrupt()
+	r.stopShells("interrupted")
 	return r.cancelLeadAgents(leadAgents)
 }
 
@@ -698,6 +753,7 @@ func (r *Runtime) Reset(reason string) {
 	}
 	r.mgr.CancelAll()
 	r.team.Reset()
+	r.stopShells("reset")
 	r.inputs <- input{reset: &reason}
 }
 
@@ -717,6 +773,7 @@ func (r *Runtime) SwitchModel(model string) {
 	r.Emit(event.Reset, event.ResetData{Reason: "model switched to " + model})
 	r.mgr.CancelAll()
 	r.team.Interrupt()
+	r.stopShells("model switched")
 	r.lead.SetModel(model)
 	r.mgr.SetModel(model)
 	r.team.SetModel(model)
@@ -735,6 +792,7 @@ func (r *Runtime) Provider() provider.Provider { return r.cfg.Provider }
 func (r *Runtime) Close() {
 	r.mgr.Close()
 	r.team.Close()
+	r.closeShells()
 	_ = r.lead.Close()
 	r.cfg.MCP.Close()
 	// Every subscriber (the store first) has every event emitted so far

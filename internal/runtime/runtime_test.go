@@ -290,3 +290,50 @@ rules:
 		t.Fatalf("the reducer's state %+v", st)
 	}
 }
+
+func TestInterruptTurnStopsTheLeadAndItsSyncAgentButTheBackgroundAgentFinishes(t *testing.T) {
+	p, srv := testkit.Model(t, `
+rules:
+  - {name: woken, match: {tools_include: [task], any_user_contains: "bg done"}, respond: {text: "the background agent said bg done"}}
+  - name: spawn
+    match: {tools_include: [task], has_tool_results: false}
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "bg", prompt: "BG", mode: background}}
+        - {name: task, input: {description: "sync", prompt: "SYNC"}}
+  - {name: after, match: {tools_include: [task]}, respond: {text: "after"}}
+  - {name: bg, match: {tools_exclude: [task], first_user_contains: BG}, respond: {text: "bg done", delay_ms: 1500}}
+  - {name: sync, match: {tools_exclude: [task]}, respond: {text: "slow", delay_ms: 30000}}
+`)
+	gate, _ := permission.NewGate(permission.Options{})
+	h := &harness{rt: New(Config{Provider: p, Gate: gate, Workspace: tools.Workspace{Root: t.TempDir()}})}
+	h.rt.Bus().Subscribe(func(e event.Event) { h.mu.Lock(); h.evs = append(h.evs, e); h.mu.Unlock() })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.rt.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done; h.rt.Close() }()
+
+	h.rt.Submit("go")
+	testkit.WaitFor(t, 10*time.Second, "both sub-agent requests in flight", func() bool { return srv.InFlight() >= 2 })
+	h.rt.InterruptTurn("test")
+	out := h.await(t)
+	if out.Result != "the background agent said bg done" {
+		t.Errorf("outcome %+v: want the lead woken by the background agent's result", out)
+	}
+	status := map[string]lifecycle.Status{}
+	for _, r := range h.rt.Bus().Agents() {
+		status[r.Name+"/"+map[bool]string{true: "bg", false: "sync"}[r.Background]] = r.Status
+	}
+	var bg, sync lifecycle.Status
+	for k, st := range status {
+		if strings.HasSuffix(k, "/bg") {
+			bg = st
+		} else {
+			sync = st
+		}
+	}
+	if len(status) != 2 || bg != lifecycle.Completed || sync != lifecycle.Interrupted {
+		t.Fatalf("agents %v: want the background one completed and the sync one interrupted", status)
+	}
+	checkGating(t, h.events())
+}

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -190,7 +189,7 @@ func (w *Worker) open(ctx context.Context, t remote.Task, dir string, prepare fu
 	// A level the lead sent was checked there; one that does not parse
 	// here (a newer lead's) leaves the worker's own.
 	effort, _ := provider.ParseEffort(t.Effort)
-	plan, err := opener.Resolve(agenttype.Type{Name: t.AgentType, Tools: t.Tools, Prompt: t.System, Source: "sent by the lead", Effort: effort})
+	plan, err := opener.Resolve(spawn.Type{Name: t.AgentType, Tools: t.Tools, Prompt: t.System, Source: "sent by the lead", Effort: effort})
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -14,10 +13,10 @@ import (
 
 func TestAgentsThinkAtTheLeadsEffortUnlessTheirFileSaysEffort(t *testing.T) {
 	w := newWorld(t,
-		agenttype.Type{Name: "plain"},
-		agenttype.Type{Name: "deep", Effort: provider.EffortMax},
-		agenttype.Type{Name: "cc", Backend: backend.ClaudeCode},
-		agenttype.Type{Name: "cc-deep", Backend: backend.ClaudeCode, Effort: provider.EffortHigh},
+		Type{Name: "plain"},
+		Type{Name: "deep", Effort: provider.EffortMax},
+		Type{Name: "cc", Backend: backend.ClaudeCode},
+		Type{Name: "cc-deep", Backend: backend.ClaudeCode, Effort: provider.EffortHigh},
 	)
 	w.o.cfg.Effort = provider.EffortLow // the lead's --effort
 

@@ -7,6 +7,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/backend/native"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -92,7 +93,8 @@ func (o *Opener) config(p Plan, s Spec) backend.Config {
 		return cfg
 	}
 	cfg.Provider, cfg.AgentName, cfg.System, cfg.Tools = o.cfg.Provider, s.Name, s.System, p.Tools
-	cfg.MaxTurns, cfg.History, cfg.Context, cfg.Hooks = o.cfg.MaxTurns, s.History, o.cfg.Context, o.cfg.Hooks
+	cfg.MaxTurns, cfg.History, cfg.Context = o.cfg.MaxTurns, s.History, o.cfg.Context
+	cfg.Hooks = o.cfg.Hooks.With(p.Type.Hooks, hooks.Options{Dir: cfg.Workspace})
 	if save := o.cfg.History; save != nil {
 		id := s.AgentID
 		cfg.OnHistory = func(msgs []provider.Message) { save(id, msgs) }

@@ -1,5 +1,6 @@
 // Package spawn answers one question: given an agent type, what session
-// runs it? An Opener resolves the type to its tools, model and backend
+// runs it? It holds the agent types (the built-ins and those of agent
+// files, LoadTypes); an Opener resolves a type to its tools, model and backend
 // (Resolve) and opens the session on that backend (Open): Atomic's own
 // loop (backend/native), an external CLI (claude-code, codex, …) or the
 // NATS workers. The lead, sub-agents, teammates and a worker's tasks are
@@ -13,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/permission"
@@ -31,7 +31,7 @@ type Config struct {
 	// provider, on the model its type names or else the lead's.
 	Provider provider.Provider
 	Model    string
-	Types    *agenttype.Registry
+	Types    *Registry
 	// Tools is every tool an agent may get (no orchestration tools): a
 	// type naming none gets all of it, other types a subset by name.
 	Tools *tools.Set
@@ -78,7 +78,7 @@ type Opener struct {
 // New returns an Opener.
 func New(cfg Config) *Opener {
 	if cfg.Types == nil {
-		cfg.Types = agenttype.NewRegistry()
+		cfg.Types = NewRegistry()
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.NewSet()
@@ -105,14 +105,14 @@ func (o *Opener) Model() string {
 }
 
 // Types is the agent type registry.
-func (o *Opener) Types() *agenttype.Registry { return o.cfg.Types }
+func (o *Opener) Types() *Registry { return o.cfg.Types }
 
 // Tools is every tool an agent may get.
 func (o *Opener) Tools() *tools.Set { return o.cfg.Tools }
 
 // Plan is what an agent type resolves to.
 type Plan struct {
-	Type agenttype.Type
+	Type Type
 	// Backend is backend.Native, a CLI's backend name, or Remote.
 	Backend string
 	// Tools are a native or remote agent's tools (a remote one's by name:
@@ -139,9 +139,9 @@ func (o *Opener) Lookup(name string) (Plan, error) {
 }
 
 // Resolve turns typ into a Plan: type → tools → model → backend.
-func (o *Opener) Resolve(typ agenttype.Type) (Plan, error) {
+func (o *Opener) Resolve(typ Type) (Plan, error) {
 	p := Plan{Type: typ, Backend: cmp.Or(typ.Backend, backend.Native), Model: typ.Model, Effort: cmp.Or(typ.Effort, o.cfg.Effort)}
-	if o.cfg.Remote != nil && o.cfg.Remote.Takes(typ) {
+	if o.cfg.Remote != nil && !typ.External() && o.cfg.Remote.Takes(typ.RunsOn == Workers) {
 		p.Backend = Remote
 	}
 	if p.External() {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/loopback"
@@ -41,7 +40,7 @@ func inherited(api string) Endpoint {
 	return Endpoint{BaseURL: "http://" + api + ".example", APIKey: api + "-key", Model: api + "-model"}
 }
 
-func newWorld(t *testing.T, types ...agenttype.Type) *world {
+func newWorld(t *testing.T, types ...Type) *world {
 	t.Helper()
 	prov, srv := testkit.Model(t, `
 rules:
@@ -60,7 +59,7 @@ rules:
 	open := func(name string, cfg backend.Config) (backend.Session, error) {
 		return &opened{name: name, cfg: cfg}, nil
 	}
-	o := New(Config{Provider: prov, Model: leadModel, Types: agenttype.NewRegistry(types...),
+	o := New(Config{Provider: prov, Model: leadModel, Types: NewRegistry(types...),
 		Tools: tools.Core(tools.Workspace{Root: t.TempDir()}), Workspace: "/work/tree", Remote: d,
 		CLIs: Inheriting(func(api string) (Endpoint, error) { return inherited(api), nil }, open)})
 	return &world{o: o, srv: srv, d: d}
@@ -88,31 +87,31 @@ func (w *world) run(t *testing.T, p Plan, id string) loopback.LogEntry {
 func TestOpenGivesEachAgentTypeOnEachBackendItsToolsModelAndBackend(t *testing.T) {
 	all := tools.Core(tools.Workspace{Root: t.TempDir()}).Names()
 	cases := []struct {
-		typ     agenttype.Type
+		typ     Type
 		backend string
 		tools   []string // nil: a CLI's own
 		model   string
 		baseURL string // a CLI's inherited endpoint
 	}{
-		{typ: agenttype.Type{Name: "all-tools"}, backend: backend.Native, tools: all, model: leadModel},
-		{typ: agenttype.Type{Name: "reader", Tools: []string{"read", "grep"}}, backend: backend.Native, tools: []string{"read", "grep"}, model: leadModel},
-		{typ: agenttype.Type{Name: "pinned", Model: "pinned-model"}, backend: backend.Native, tools: all, model: "pinned-model"},
-		{typ: agenttype.Type{Name: "inherit", Model: "inherit"}, backend: backend.Native, tools: all, model: leadModel},
-		{typ: agenttype.Type{Name: "claude-file", Model: "sonnet", Tools: []string{"read"}}, backend: backend.Native, tools: []string{"read"}, model: leadModel},
-		{typ: agenttype.Type{Name: "cc", Backend: backend.ClaudeCode, Tools: []string{"Read"}}, backend: backend.ClaudeCode,
+		{typ: Type{Name: "all-tools"}, backend: backend.Native, tools: all, model: leadModel},
+		{typ: Type{Name: "reader", Tools: []string{"read", "grep"}}, backend: backend.Native, tools: []string{"read", "grep"}, model: leadModel},
+		{typ: Type{Name: "pinned", Model: "pinned-model"}, backend: backend.Native, tools: all, model: "pinned-model"},
+		{typ: Type{Name: "inherit", Model: "inherit"}, backend: backend.Native, tools: all, model: leadModel},
+		{typ: Type{Name: "claude-file", Model: "sonnet", Tools: []string{"read"}}, backend: backend.Native, tools: []string{"read"}, model: leadModel},
+		{typ: Type{Name: "cc", Backend: backend.ClaudeCode, Tools: []string{"Read"}}, backend: backend.ClaudeCode,
 			model: "anthropic-model", baseURL: "http://anthropic.example"},
-		{typ: agenttype.Type{Name: "cc-sonnet", Backend: backend.ClaudeCode, Model: "sonnet"}, backend: backend.ClaudeCode,
+		{typ: Type{Name: "cc-sonnet", Backend: backend.ClaudeCode, Model: "sonnet"}, backend: backend.ClaudeCode,
 			model: "sonnet", baseURL: "http://anthropic.example"},
-		{typ: agenttype.Type{Name: "cx", Backend: backend.Codex, Model: "gpt-own"}, backend: backend.Codex,
+		{typ: Type{Name: "cx", Backend: backend.Codex, Model: "gpt-own"}, backend: backend.Codex,
 			model: "gpt-own", baseURL: "http://openai.example"},
-		{typ: agenttype.Type{Name: "oc", Backend: backend.OpenCode}, backend: backend.OpenCode,
+		{typ: Type{Name: "oc", Backend: backend.OpenCode}, backend: backend.OpenCode,
 			model: "openai-model", baseURL: "http://openai.example"},
-		{typ: agenttype.Type{Name: "gh", Backend: backend.Copilot}, backend: backend.Copilot,
+		{typ: Type{Name: "gh", Backend: backend.Copilot}, backend: backend.Copilot,
 			model: "openai-model", baseURL: "http://openai.example"},
-		{typ: agenttype.Type{Name: "far", RunsOn: agenttype.Workers, Tools: []string{"read"}}, backend: Remote,
+		{typ: Type{Name: "far", RunsOn: Workers, Tools: []string{"read"}}, backend: Remote,
 			tools: []string{"read"}, model: leadModel},
 	}
-	var types []agenttype.Type
+	var types []Type
 	for _, c := range cases {
 		types = append(types, c.typ)
 	}
@@ -163,10 +162,10 @@ func TestOpenGivesEachAgentTypeOnEachBackendItsToolsModelAndBackend(t *testing.T
 }
 
 func TestASubagentOnEveryBackendInheritsTheLeadsModelAndEndpointTheSameWay(t *testing.T) {
-	var types []agenttype.Type
+	var types []Type
 	for _, k := range backend.Known() {
-		types = append(types, agenttype.Type{Name: "plain-" + k.Name, Backend: k.Name},
-			agenttype.Type{Name: "own-" + k.Name, Backend: k.Name, Model: "own-model"})
+		types = append(types, Type{Name: "plain-" + k.Name, Backend: k.Name},
+			Type{Name: "own-" + k.Name, Backend: k.Name, Model: "own-model"})
 	}
 	w := newWorld(t, types...)
 	check := func(t *testing.T, lead string) {

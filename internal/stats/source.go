@@ -89,3 +89,21 @@ func FromLog(path string) Source {
 		return spans, warn, err
 	}
 }
+
+// Fallback is primary, or, when primary fails, fallback with a warning
+// naming primary's error: a session store that cannot be read (corrupt,
+// locked) still leaves the lifecycle log to count from.
+func Fallback(primary, fallback Source, what string) Source {
+	return func(ctx context.Context, since time.Time) ([]observe.Span, []string, error) {
+		spans, warn, err := primary(ctx, since)
+		if err == nil || ctx.Err() != nil {
+			return spans, warn, err
+		}
+		fspans, fwarn, ferr := fallback(ctx, since)
+		if ferr != nil {
+			return nil, nil, errors.Join(err, ferr)
+		}
+		warn = append(warn, fmt.Sprintf("%s could not be read (%v); these figures are from the lifecycle log", what, err))
+		return fspans, append(warn, fwarn...), nil
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,5 +168,40 @@ func TestStatsOverTheLifecycleLogReadBackWhatWasLogged(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAStoreThatCannotBeReadFallsBackToTheLogWithAWarning(t *testing.T) {
+	logged := []observe.Span{{Kind: observe.KindLead, Type: "lead", Backend: "native", Start: t0, End: t0.Add(time.Minute), Status: "completed"}}
+	broken := errors.New("file is not a database")
+	fromLog := func(context.Context, time.Time) ([]observe.Span, []string, error) { return logged, nil, nil }
+	src := Fallback(func(context.Context, time.Time) ([]observe.Span, []string, error) {
+		return nil, nil, broken
+	}, fromLog, "the session store /s/sessions.db")
+	spans, warn, err := src(context.Background(), time.Time{})
+	if err != nil {
+		t.Fatalf("a store that cannot be read failed the stats: %v", err)
+	}
+	if len(spans) != 1 || spans[0].Type != "lead" {
+		t.Errorf("spans %+v, want the log's", spans)
+	}
+	if len(warn) != 1 || !strings.Contains(warn[0], "/s/sessions.db") || !strings.Contains(warn[0], broken.Error()) || !strings.Contains(warn[0], "lifecycle log") {
+		t.Errorf("warnings %q, want one naming the store, its error and the log", warn)
+	}
+
+	ok := Fallback(fromLog, func(context.Context, time.Time) ([]observe.Span, []string, error) {
+		t.Error("the log was read although the store could be")
+		return nil, nil, nil
+	}, "the store")
+	if _, warn, err := ok(context.Background(), time.Time{}); err != nil || len(warn) != 0 {
+		t.Errorf("a readable store: warnings %q, error %v", warn, err)
+	}
+
+	both := Fallback(func(context.Context, time.Time) ([]observe.Span, []string, error) { return nil, nil, broken },
+		func(context.Context, time.Time) ([]observe.Span, []string, error) {
+			return nil, nil, errors.New("log unreadable")
+		}, "the store")
+	if _, _, err := both(context.Background(), time.Time{}); !errors.Is(err, broken) {
+		t.Errorf("both unreadable: error %v, want it to carry the store's", err)
 	}
 }

@@ -1,6 +1,6 @@
 // Package stats sums up agent spans of many sessions per agent type and
 // backend: how many were spawned, how many failed, how long they took
-// (p50, p95), their tool uses, tokens (prompt cache reads and writes
+// (p50, p95), how many were interrupted, their tool uses, tokens (prompt cache reads and writes
 // apart) and cost. Aggregate is pure; the
 // sources read spans from a session store's events or the lifecycle log.
 package stats
@@ -10,15 +10,19 @@ import (
 	"slices"
 	"time"
 
+	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/observe"
 )
 
 // Row is the figures of one agent type on one backend.
 type Row struct {
-	Type         string        `json:"type"`
-	Backend      string        `json:"backend"`
-	Spawns       int           `json:"spawns"`
-	Errors       int           `json:"errors"`
+	Type    string `json:"type"`
+	Backend string `json:"backend"`
+	Spawns  int    `json:"spawns"`
+	Errors  int    `json:"errors"`
+	// Interrupted counts the agents the user interrupted or cancelled
+	// (and those a run's end cut off).
+	Interrupted  int           `json:"interrupted"`
 	P50          time.Duration `json:"-"`
 	P95          time.Duration `json:"-"`
 	P50MS        int64         `json:"p50_ms"`
@@ -54,8 +58,11 @@ func Aggregate(spans []observe.Span) []Row {
 			byKey[k] = r
 		}
 		r.Spawns++
-		if s.Failed() {
+		switch {
+		case s.Failed():
 			r.Errors++
+		case s.Status == string(lifecycle.Interrupted):
+			r.Interrupted++
 		}
 		r.durations = append(r.durations, s.Duration())
 		r.ToolUses += s.ToolUses

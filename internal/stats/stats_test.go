@@ -64,7 +64,7 @@ func TestAggregateGroupsByTypeAndBackend(t *testing.T) {
 	}{{
 		name: "no spans, no rows",
 	}, {
-		name: "one type on two backends is two rows, most spawned first",
+		name: "one type on two backends is two rows, most spawned first; errors and interruptions are counted apart",
 		spans: []observe.Span{
 			span("Explore", "native", ms(100), "completed", 2, u(10, 1, 0.1)),
 			span("Explore", "claude-code", ms(900), "completed", 5, u(20, 2, 0.2)),
@@ -72,7 +72,7 @@ func TestAggregateGroupsByTypeAndBackend(t *testing.T) {
 			span("Explore", "native", ms(200), "interrupted", 0, u(0, 0, 0)),
 		},
 		want: []Row{
-			{Type: "Explore", Backend: "native", Spawns: 3, Errors: 1, P50: ms(200), P95: ms(300), P50MS: 200, P95MS: 300,
+			{Type: "Explore", Backend: "native", Spawns: 3, Errors: 1, Interrupted: 1, P50: ms(200), P95: ms(300), P50MS: 200, P95MS: 300,
 				ToolUses: 3, InputTokens: 40, OutputTokens: 4, CacheReadTokens: 3, CacheWriteTokens: 6, Tokens: 53, CostUSD: 0.4},
 			{Type: "Explore", Backend: "claude-code", Spawns: 1, P50: ms(900), P95: ms(900), P50MS: 900, P95MS: 900,
 				ToolUses: 5, InputTokens: 20, OutputTokens: 2, CacheReadTokens: 1, CacheWriteTokens: 2, Tokens: 25, CostUSD: 0.2},

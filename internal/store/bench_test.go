@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
+
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 // BenchmarkAppendEvents: events emitted into a Recorder and written to
@@ -104,4 +107,44 @@ func BenchmarkFirstRunIntoANewStore(b *testing.B) {
 		r.st.db.Close() // the process's exit closes it, untimed as in BenchmarkEndOfAnswer
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/run")
+}
+
+// BenchmarkRecordAFanOut: what the store costs per sub-agent of a fan-out,
+// from the first Emit to Close having written it all: for each of 1,000
+// agents ten events and its history (a task and a one-word answer).
+func BenchmarkRecordAFanOut(b *testing.B) {
+	const agents = 1000
+	events := sampleEvents("bench", 10*agents)
+	hist := []provider.Message{
+		{Role: provider.RoleUser, Parts: []provider.Part{{Text: "TASK-1: look at internal/cli and say what the run command does"}}},
+		{Role: provider.RoleAssistant, Parts: []provider.Part{{Text: "ok"}}},
+	}
+	var took time.Duration
+	var allocs, bytes uint64
+	for b.Loop() {
+		path := dbPath(b)
+		var w warnings
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		r := Record(path, Options{}, meta("bench"), w.warn)
+		for i := range agents {
+			for _, e := range events[10*i : 10*i+10] {
+				r.Emit(e)
+			}
+			r.History(fmt.Sprintf("general-purpose-%d", i), hist)
+		}
+		r.Close()
+		took += time.Since(start)
+		runtime.ReadMemStats(&after)
+		allocs += after.Mallocs - before.Mallocs
+		bytes += after.TotalAlloc - before.TotalAlloc
+		if got := w.all(); len(got) > 0 {
+			b.Fatal(got)
+		}
+	}
+	n := float64(b.N * agents)
+	b.ReportMetric(float64(took.Microseconds())/n, "us/agent")
+	b.ReportMetric(float64(allocs)/n, "allocs/agent")
+	b.ReportMetric(float64(bytes)/n, "B/agent")
 }

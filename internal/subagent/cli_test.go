@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/backend/native"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -48,7 +48,7 @@ func mixedManager(t *testing.T, p provider.Provider, f backend.Factory) (*Manage
 	b := bus.New()
 	rec := &sink{of: b}
 	t.Cleanup(b.Subscribe(rec.Emit))
-	types := agenttype.NewRegistry(agenttype.Type{Name: "outsider", Description: "runs elsewhere", Backend: "elsewhere",
+	types := spawn.NewRegistry(spawn.Type{Name: "outsider", Description: "runs elsewhere", Backend: "elsewhere",
 		Prompt: "OUTSIDER-INSTRUCTIONS", Source: "outsider.md"})
 	m := New(Config{SessionID: "s", Provider: p, Model: "lead-model", Types: types, Sink: b, Tools: tools.NewSet(),
 		Workspace: "/work/space", Backends: f})

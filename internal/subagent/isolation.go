@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/worktree"
 )
@@ -101,8 +101,8 @@ func (m *Manager) isolate(ctx context.Context, t *Task, set *tools.Set) (*tools.
 	if mode == "" {
 		return set, nil
 	}
-	if mode != agenttype.Worktree {
-		return nil, fmt.Errorf("isolation %q is not supported; the one isolation is %q", mode, agenttype.Worktree)
+	if mode != spawn.Worktree {
+		return nil, fmt.Errorf("isolation %q is not supported; the one isolation is %q", mode, spawn.Worktree)
 	}
 	if m.cfg.Workspace == "" {
 		return nil, errors.New("isolation: worktree needs a workspace directory, and this run has none")

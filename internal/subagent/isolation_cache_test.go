@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -15,11 +15,11 @@ func TestIsolatedSiblingsShareOneSystemPromptAndLearnTheirWorktreeFromTheirTask(
 	repo := testkit.GitRepo(t, map[string]string{"a.txt": "lead\n"})
 	p, srv := testkit.Model(t, isolatedAnswers)
 	m := New(Config{SessionID: "s", Provider: p, Model: "test-model", Sink: &sink{}, Workspace: repo, System: "You are a sub-agent.",
-		Tools: tools.Core(tools.Workspace{Root: repo}), Gate: testkit.AllowAll(t), Types: agenttype.NewRegistry()})
+		Tools: tools.Core(tools.Workspace{Root: repo}), Gate: testkit.AllowAll(t), Types: spawn.NewRegistry()})
 	t.Cleanup(m.Close)
 	res := m.SpawnParallel(context.Background(), []Spec{
-		{Prompt: "EDIT a.txt one", Description: "edit one", Isolation: agenttype.Worktree},
-		{Prompt: "EDIT a.txt two", Description: "edit two", Isolation: agenttype.Worktree},
+		{Prompt: "EDIT a.txt one", Description: "edit one", Isolation: spawn.Worktree},
+		{Prompt: "EDIT a.txt two", Description: "edit two", Isolation: spawn.Worktree},
 	})
 	for _, r := range res {
 		if r.Status != lifecycle.Completed {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
@@ -26,12 +26,12 @@ rules:
   - {name: look, respond: {text: "looked"}}
 `
 
-func isolatedManager(t *testing.T, workspace string, types ...agenttype.Type) (*Manager, *sink) {
+func isolatedManager(t *testing.T, workspace string, types ...spawn.Type) (*Manager, *sink) {
 	t.Helper()
 	p, _ := testkit.Model(t, isolatedAnswers)
 	s := &sink{}
 	m := New(Config{SessionID: "s", Provider: p, Model: "test-model", Sink: s, Workspace: workspace,
-		Tools: tools.Core(tools.Workspace{Root: workspace}), Gate: testkit.AllowAll(t), Types: agenttype.NewRegistry(types...)})
+		Tools: tools.Core(tools.Workspace{Root: workspace}), Gate: testkit.AllowAll(t), Types: spawn.NewRegistry(types...)})
 	t.Cleanup(m.Close)
 	return m, s
 }
@@ -39,7 +39,7 @@ func isolatedManager(t *testing.T, workspace string, types ...agenttype.Type) (*
 func TestAnIsolatedAgentEditsItsWorktreeAndReportsTheBranchAndDiffStat(t *testing.T) {
 	repo := testkit.GitRepo(t, map[string]string{"a.txt": "lead\n"})
 	m, s := isolatedManager(t, repo)
-	res := m.SpawnParallel(context.Background(), []Spec{{Prompt: "EDIT a.txt", Description: "edit a", Isolation: agenttype.Worktree}})
+	res := m.SpawnParallel(context.Background(), []Spec{{Prompt: "EDIT a.txt", Description: "edit a", Isolation: spawn.Worktree}})
 	r := res[0]
 	if r.Status != lifecycle.Completed {
 		t.Fatalf("record %+v err %v", r.Record, r.Err)
@@ -78,7 +78,7 @@ func TestAnIsolatedAgentEditsItsWorktreeAndReportsTheBranchAndDiffStat(t *testin
 
 func TestAnAgentTypeWithIsolationWorktreeIsIsolatedAndUnchangedWorktreesGo(t *testing.T) {
 	repo := testkit.GitRepo(t, map[string]string{"a.txt": "lead\n"})
-	m, _ := isolatedManager(t, repo, agenttype.Type{Name: "looker", Description: "looks", Isolation: agenttype.Worktree, Source: "test"})
+	m, _ := isolatedManager(t, repo, spawn.Type{Name: "looker", Description: "looks", Isolation: spawn.Worktree, Source: "test"})
 	r := m.SpawnParallel(context.Background(), []Spec{{Prompt: "look", Description: "look", Type: "looker"}})[0]
 	if r.Status != lifecycle.Completed || !strings.Contains(r.Result, "no files were changed; the worktree was removed") {
 		t.Fatalf("record %+v", r.Record)
@@ -92,7 +92,7 @@ func TestIsolationOutsideAGitRepositoryFailsThatTaskOnly(t *testing.T) {
 	dir := t.TempDir()
 	m, _ := isolatedManager(t, dir)
 	res := m.SpawnParallel(context.Background(), []Spec{
-		{Prompt: "EDIT", Description: "isolated", Isolation: agenttype.Worktree},
+		{Prompt: "EDIT", Description: "isolated", Isolation: spawn.Worktree},
 		{Prompt: "look", Description: "sibling"},
 	})
 	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "needs a git repository") {
@@ -106,7 +106,7 @@ func TestIsolationOutsideAGitRepositoryFailsThatTaskOnly(t *testing.T) {
 func TestMergeWorktreeOfAnUnknownIdNamesTheWorktreesToMergeAndIsGatedAsAnEdit(t *testing.T) {
 	repo := testkit.GitRepo(t, map[string]string{"a.txt": "lead\n"})
 	m, _ := isolatedManager(t, repo)
-	m.SpawnParallel(context.Background(), []Spec{{Prompt: "EDIT", Description: "edit", Isolation: agenttype.Worktree}})
+	m.SpawnParallel(context.Background(), []Spec{{Prompt: "EDIT", Description: "edit", Isolation: spawn.Worktree}})
 	tool := NewMergeWorktree(m)
 	_, err := tool.Run(context.Background(), tools.Call{Input: json.RawMessage(`{"task_id":"nope-1"}`)})
 	if err == nil || !strings.Contains(err.Error(), `unknown task_id "nope-1"`) || !strings.Contains(err.Error(), "general-purpose-1") {
@@ -132,7 +132,7 @@ func TestAnIsolatedAgentsToolsWaitUntilItsWorktreeIsFilled(t *testing.T) {
 	}
 	repo := testkit.GitRepo(t, files)
 	m, _ := isolatedManager(t, repo)
-	r := m.SpawnParallel(context.Background(), []Spec{{Prompt: "EDIT a.txt", Description: "edit a", Isolation: agenttype.Worktree}})[0]
+	r := m.SpawnParallel(context.Background(), []Spec{{Prompt: "EDIT a.txt", Description: "edit a", Isolation: spawn.Worktree}})[0]
 	if r.Status != lifecycle.Completed {
 		t.Fatalf("record %+v err %v", r.Record, r.Err)
 	}
@@ -148,11 +148,11 @@ func TestAnIsolatedAgentOnAnotherBackendWorksInItsWorktree(t *testing.T) {
 	repo := testkit.GitRepo(t, map[string]string{"a.txt": "lead\n"})
 	p, _ := testkit.Model(t, isolatedAnswers)
 	o := &opened{}
-	types := agenttype.NewRegistry(agenttype.Type{Name: "outsider", Description: "runs elsewhere", Backend: "elsewhere", Source: "outsider.md"})
+	types := spawn.NewRegistry(spawn.Type{Name: "outsider", Description: "runs elsewhere", Backend: "elsewhere", Source: "outsider.md"})
 	m := New(Config{SessionID: "s", Provider: p, Model: "lead-model", Types: types, Tools: tools.NewSet(),
 		Workspace: repo, Backends: elsewhere(p, o, nil)})
 	t.Cleanup(m.Close)
-	r := m.SpawnParallel(context.Background(), []Spec{{Prompt: "look", Description: "look", Type: "outsider", Isolation: agenttype.Worktree}})[0]
+	r := m.SpawnParallel(context.Background(), []Spec{{Prompt: "look", Description: "look", Type: "outsider", Isolation: spawn.Worktree}})[0]
 	if r.Status != lifecycle.Completed {
 		t.Fatalf("record %+v %v", r.Record, r.Err)
 	}
@@ -169,7 +169,7 @@ rules:
 `)
 	m := New(Config{SessionID: "s", Provider: p, Model: "m", Workspace: repo, Tools: tools.Core(tools.Workspace{Root: repo}), Gate: testkit.AllowAll(t)})
 	t.Cleanup(m.Close)
-	task, err := m.Spawn(context.Background(), Spec{Prompt: "work", Description: "bg work", Background: true, Isolation: agenttype.Worktree})
+	task, err := m.Spawn(context.Background(), Spec{Prompt: "work", Description: "bg work", Background: true, Isolation: spawn.Worktree})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -44,7 +43,7 @@ type Config struct {
 	Provider  provider.Provider
 	// Model is the caller's model, inherited by types that name none.
 	Model string
-	Types *agenttype.Registry
+	Types *spawn.Registry
 	// Tools is every tool a sub-agent may get (no orchestration tools):
 	// general-purpose gets all of it, other types a subset by name.
 	Tools *tools.Set
@@ -108,6 +107,11 @@ type Config struct {
 	Owners *bus.Owners
 	// Hooks are the user's hooks each native sub-agent runs (nil: none).
 	Hooks *hooks.Runner
+	// Shells runs the background shells of native sub-agents' bash: an
+	// agent whose turn ends while its shells run waits for them (each
+	// exit wakes it with the shell's status and output), and its shells
+	// still running when it ends are stopped. Nil: none.
+	Shells *tools.Shells
 }
 
 // Agents reads the lifecycle reducer's records.
@@ -169,7 +173,7 @@ func New(cfg Config) *Manager {
 		cfg.MaxDepth = DefaultMaxDepth
 	}
 	if cfg.Types == nil {
-		cfg.Types = agenttype.NewRegistry()
+		cfg.Types = spawn.NewRegistry()
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.NewSet()
@@ -204,7 +208,7 @@ func (m *Manager) SetModel(model string) { m.open.SetModel(model) }
 func (m *Manager) MaxConcurrent() int { return m.cfg.MaxConcurrent }
 
 // Types is the agent type registry.
-func (m *Manager) Types() *agenttype.Registry { return m.cfg.Types }
+func (m *Manager) Types() *spawn.Registry { return m.cfg.Types }
 
 // ErrClosed is returned by Spawn after Close.
 var ErrClosed = errors.New("sub-agent manager is closed")
@@ -305,9 +309,9 @@ func (m *Manager) Spawn(ctx context.Context, spec Spec) (*Task, error) {
 			return nil, err
 		}
 	}
-	if spec.Isolation != "" && spec.Isolation != agenttype.Worktree {
+	if spec.Isolation != "" && spec.Isolation != spawn.Worktree {
 		r.ticket.abandon()
-		return nil, fmt.Errorf("isolation %q is not supported; use %q", spec.Isolation, agenttype.Worktree)
+		return nil, fmt.Errorf("isolation %q is not supported; use %q", spec.Isolation, spawn.Worktree)
 	}
 	t := r.task
 	t.Spec = spec

@@ -35,13 +35,23 @@ func (m *Manager) runSession(ctx context.Context, t *Task, plan spawn.Plan) (res
 		t.cli.Store(&s)
 		defer t.cli.Store(nil)
 	}
-	if t.nest.offer != nil {
-		// It may start agents of its own: their ends are delivered to
-		// its session and wake it.
+	native := !plan.External() && plan.Backend != spawn.Remote
+	if m.cfg.Shells != nil && native {
+		defer m.cfg.Shells.StopOwnedBy(t.ID, "its agent ended") // before its subagent.complete
+	}
+	if t.nest.offer != nil || (m.cfg.Shells != nil && native) {
+		// It may start agents or shells of its own: their ends are
+		// delivered to its session and wake it.
 		wake = make(chan struct{}, 1)
-		t.nest.wake = wake
-		t.nest.sess.Store(&s)
-		defer t.nest.sess.Store(nil)
+		if t.nest.offer != nil {
+			t.nest.wake = wake
+			t.nest.sess.Store(&s)
+			defer t.nest.sess.Store(nil)
+		}
+		if m.cfg.Shells != nil && native {
+			t.live.Store(&liveSession{s: s, wake: wake})
+			defer t.live.Store(nil)
+		}
 	}
 	res, err = s.Run(ctx, prompt)
 	if wake != nil {
@@ -99,8 +109,8 @@ func (m *Manager) specOf(t *Task, plan spawn.Plan) (spec spawn.Spec, prompt stri
 
 // carry keeps a sub-agent going after its first answer: it ends once the
 // session has no turn to carry (a CLI's own, a result delivered to it)
-// and none of its own sub-agents is still open, so its background work is
-// never cut off. While it waits its row is waiting (subagent.update idle)
+// and none of its own sub-agents or background shells is still open, so
+// its background work is never cut off. While it waits its row is waiting (subagent.update idle)
 // and its slot is given back; each child's end wakes it.
 func (m *Manager) carry(ctx context.Context, t *Task, s backend.Session, wake <-chan struct{}, res *backend.Result, err error) (*backend.Result, error) {
 	idle := false
@@ -119,7 +129,7 @@ func (m *Manager) carry(ctx context.Context, t *Task, s backend.Session, wake <-
 			}
 			continue
 		}
-		if !m.openChildren(t.ID) {
+		if !m.openChildren(t.ID) && !m.shellsRunning(t.ID) {
 			break
 		}
 		if !idle {

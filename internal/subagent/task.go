@@ -5,11 +5,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/worktree"
 )
 
@@ -38,7 +38,7 @@ type Spec struct {
 type Task struct {
 	ID        string
 	Spec      Spec
-	Type      agenttype.Type
+	Type      spawn.Type
 	Model     string
 	SessionID string
 	// backend is where it runs: backend.Native, a CLI's name or
@@ -54,6 +54,9 @@ type Task struct {
 	// nest is what a task that may start sub-agents of its own has
 	// (nest.go); its depth is 1 for the lead's own sub-agents.
 	nest nesting
+	// live is the native session running the task while its shells may
+	// wake it (see shells.go).
+	live atomic.Pointer[liveSession]
 
 	// claimed is set once the lead has been given the final result (by
 	// check_task, wait_for_task or the wake-up), so it is given once.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/tools"
 )
 
@@ -81,8 +81,8 @@ func (t *TaskTool) spec(call tools.Call) (Spec, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return Spec{}, fmt.Errorf("task: prompt is empty; say what the agent should do")
 	}
-	if in.Isolation != "" && in.Isolation != agenttype.Worktree {
-		return Spec{}, fmt.Errorf("task: isolation %q is not supported; use %q or leave it out", in.Isolation, agenttype.Worktree)
+	if in.Isolation != "" && in.Isolation != spawn.Worktree {
+		return Spec{}, fmt.Errorf("task: isolation %q is not supported; use %q or leave it out", in.Isolation, spawn.Worktree)
 	}
 	return Spec{
 		ToolCallID: call.ID, ParentID: call.AgentID, Description: in.Description,

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -37,7 +36,7 @@ type Config struct {
 	Provider  provider.Provider
 	// Model is the lead's model, inherited by agent types that name none.
 	Model string
-	Types *agenttype.Registry
+	Types *spawn.Registry
 	// Tools is every tool a teammate may draw from (no orchestration
 	// tools): general-purpose gets all of it, other types a subset by
 	// name. The messaging tools are added to every teammate.
@@ -141,7 +140,7 @@ func New(cfg Config) *Manager {
 		cfg.MaxTeammates = DefaultMaxTeammates
 	}
 	if cfg.Types == nil {
-		cfg.Types = agenttype.NewRegistry()
+		cfg.Types = spawn.NewRegistry()
 	}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.NewSet()
@@ -521,7 +520,7 @@ func (m *Manager) lookup(name string) (*mate, error) {
 func (m *Manager) setStatus(t *mate, st Status, errText string) {
 	e := event.Event{Type: event.TeammateStatus, Time: m.cfg.Now(), SessionID: t.sessionID,
 		AgentID: t.id, ParentAgentID: event.LeadID,
-		Data: event.TeammateStatusData{Name: t.name, Role: t.role, Status: string(st), Error: errText}}
+		Data: event.TeammateStatusData{Name: t.name, Role: t.role, Type: t.typ.Name, Status: string(st), Error: errText}}
 	m.emitMu.Lock()
 	cur, known := m.cfg.Agents.Teammate(t.name)
 	_, changed := lifecycle.StepTeammate(cur, known, e)

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
+	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
 // systemPrompt tells a teammate who it is, who it works with and how to
 // talk to them. Custom agent types add their own prompt; the built-in
 // types' prompts speak of one-shot sub-agents and are left out.
-func systemPrompt(workspace, team, name, role string, typ agenttype.Type, memory string) string {
+func systemPrompt(workspace, team, name, role string, typ spawn.Type, memory string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `You are %s, a teammate in team %q of Atomic, a terminal coding agent. Your role: %s.`, name, team, role)
 	if workspace != "" {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
 // stopKind says why a teammate's context was cancelled.
@@ -28,7 +28,7 @@ const (
 type mate struct {
 	name, role, id, team string
 	sessionID            string
-	typ                  agenttype.Type
+	typ                  spawn.Type
 	prompt               string
 	session              backend.Session
 	// cli is set for a teammate an external CLI runs: it cannot call the

@@ -32,6 +32,20 @@ const bashSchema = `{
   "additionalProperties": false
 }`
 
+const bashBackgroundSchema = `{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string"},
+    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Default 120000"},
+    "description": {"type": "string", "description": "What it does, in 5-10 words"},
+    "run_in_background": {"type": "boolean", "description": "Return a shell id at once"}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`
+
+const bashBackgroundNote = ` run_in_background returns a shell id at once: bash_output reads its new output, kill_shell stops it; you are told when it exits (do not poll). It stops when you finish.`
+
 // Bash limits.
 const (
 	bashDefaultTimeout = 120 * time.Second
@@ -62,13 +76,17 @@ func (*bashTool) Name() string { return "bash" }
 // Description tells the model about the sandbox when there is one, so
 // that it expects refusals rather than retrying them.
 func (t *bashTool) Description() string {
+	d := bashDescription
+	if t.ws.Shells != nil {
+		d += bashBackgroundNote
+	}
 	switch t.ws.Sandbox.Mode() {
 	case sandbox.WorkspaceWrite:
-		return bashDescription + " Commands run in a sandbox: they may write only in the workspace, the extra folders and $TMPDIR, not read secrets such as ~/.ssh" + t.networkNote()
+		return d + " Commands run in a sandbox: they may write only in the workspace, the extra folders and $TMPDIR, not read secrets such as ~/.ssh" + t.networkNote()
 	case sandbox.ReadOnly:
-		return bashDescription + " Commands run in a read-only sandbox: they may write only in $TMPDIR, not read secrets such as ~/.ssh" + t.networkNote()
+		return d + " Commands run in a read-only sandbox: they may write only in $TMPDIR, not read secrets such as ~/.ssh" + t.networkNote()
 	}
-	return bashDescription
+	return d
 }
 
 func (t *bashTool) networkNote() string {
@@ -77,13 +95,22 @@ func (t *bashTool) networkNote() string {
 	}
 	return " and have no network access."
 }
-func (*bashTool) Schema() json.RawMessage { return json.RawMessage(bashSchema) }
-func (*bashTool) Kind() Kind              { return Exec }
+
+// Schema offers run_in_background only where background shells run.
+func (t *bashTool) Schema() json.RawMessage {
+	if t.ws.Shells != nil {
+		return json.RawMessage(bashBackgroundSchema)
+	}
+	return json.RawMessage(bashSchema)
+}
+func (*bashTool) Kind() Kind { return Exec }
 
 type bashInput struct {
 	Command     string `json:"command"`
 	TimeoutMS   *int64 `json:"timeout_ms"`
 	Description string `json:"description"`
+	// Background is Claude Code's run_in_background.
+	Background bool `json:"run_in_background"`
 }
 
 // Subject is the command, which permission patterns like bash(go test:*)
@@ -122,23 +149,13 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{}, err
 	}
 
-	pr, pw, err := os.Pipe()
+	if in.Background {
+		return t.background(call, in, dir)
+	}
+	cmd, pr, err := startShell(t.ws, dir, in.Command)
 	if err != nil {
-		return Result{}, fmt.Errorf("creating the output pipe: %w", err)
+		return Result{}, err
 	}
-	cmd := exec.Command("/bin/bash", "-c", in.Command)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = pw, pw // one *os.File: no copying goroutines in exec
-	cmd.Env = append(append(toolEnv(os.Environ()), toolEnv(t.ws.Env)...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.SysProcAttr = procgroup.CommandAttr() // no controlling terminal, a group of its own
-	// Here, not on the sandboxed thread Start uses: the watchdog is not confined.
-	reaper.Guard(cmd)
-	if err := t.ws.Sandbox.Start(cmd); err != nil {
-		pr.Close()
-		pw.Close()
-		return Result{}, fmt.Errorf("starting /bin/bash in %s: %w", dir, err)
-	}
-	pw.Close() // the children hold their own copies
 
 	out := newHeadTail(t.maxOutput)
 	copied := make(chan struct{})
@@ -198,6 +215,33 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Result{Content: msg, IsError: true}, nil
 	}
 	return Result{Content: output}, nil
+}
+
+// startShell starts command with /bin/bash -c in dir, in a process group
+// of its own (and a session of its own when Atomic has a terminal), with
+// no controlling terminal, stdin /dev/null, ws's environment and sandbox,
+// and the watchdog guarding it; it returns the pipe its stdout and stderr
+// both write to. The foreground and background bash share it, so a
+// background command is confined exactly as a foreground one.
+func startShell(ws Workspace, dir, command string) (*exec.Cmd, *os.File, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating the output pipe: %w", err)
+	}
+	cmd := exec.Command("/bin/bash", "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = pw, pw // one *os.File: no copying goroutines in exec
+	cmd.Env = append(append(toolEnv(os.Environ()), toolEnv(ws.Env)...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.SysProcAttr = procgroup.CommandAttr() // no controlling terminal, a group of its own
+	// Here, not on the sandboxed thread Start uses: the watchdog is not confined.
+	reaper.Guard(cmd)
+	if err := ws.Sandbox.Start(cmd); err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, nil, fmt.Errorf("starting /bin/bash in %s: %w", dir, err)
+	}
+	pw.Close() // the children hold their own copies
+	return cmd, pr, nil
 }
 
 // stopRunning ends the process group of a running command and returns the

@@ -37,6 +37,10 @@ type Workspace struct {
 	// Atomic's own, so they win; provider keys are dropped as from
 	// Atomic's own environment.
 	Env []string
+	// Shells, when set, runs bash's run_in_background commands (and
+	// bash_output and kill_shell read and stop them); nil: bash runs
+	// every command in the foreground.
+	Shells *Shells
 }
 
 // hidden reports whether Hidden forbids abs.

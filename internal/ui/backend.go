@@ -1,10 +1,14 @@
 package ui
 
 import (
-	"github.com/atomic-agent/atomic/internal/agenttype"
+	"context"
+
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/mcp"
+	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/runtime"
+	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
 // Backend is what the UI asks of a run: the subset of *runtime.Runtime the
@@ -14,14 +18,28 @@ type Backend interface {
 	Submit(prompt string)
 	// Interrupt stops the lead's turn and every sub-agent.
 	Interrupt(reason string)
+	// InterruptTurn stops the lead's turn, keeping background agents and
+	// teammates running when KeepsBackground says it can.
+	InterruptTurn(reason string)
+	// KeepsBackground reports whether InterruptTurn keeps background work
+	// (a lead in an external CLI is interrupted whole).
+	KeepsBackground() bool
 	// Reset clears the conversation (/clear).
 	Reset(reason string)
 	// SwitchModel changes the lead's model (/model NAME).
 	SwitchModel(model string)
 	// Model is the lead's current model.
 	Model() string
+	// ProviderName names the lead's provider ("demo", "anthropic", …;
+	// "" when the lead runs in an external CLI).
+	ProviderName() string
+	// ListModels lists the provider's models (/model NAME checks the
+	// name); an error when it cannot.
+	ListModels(ctx context.Context) ([]string, error)
+	// Reducer is the run's bus, whose reducer views read (/cost).
+	Reducer() *bus.Bus
 	// AgentTypes lists the agent types and where each was defined.
-	AgentTypes() []agenttype.Type
+	AgentTypes() []spawn.Type
 	// CancelTask stops one sub-agent by id (/tasks).
 	CancelTask(id string) error
 	// ResumeTask continues a background sub-agent that Atomic's exit
@@ -65,12 +83,25 @@ func (b runBackend) Submit(p string) { b.run.Submit(p) }
 
 func (b rtBackend) Submit(p string)                        { b.rt.Submit(p) }
 func (b rtBackend) Interrupt(reason string)                { b.rt.Interrupt(reason) }
+func (b rtBackend) InterruptTurn(reason string)            { b.rt.InterruptTurn(reason) }
+func (b rtBackend) KeepsBackground() bool                  { return b.rt.KeepsBackground() }
 func (b rtBackend) Reset(reason string)                    { b.rt.Reset(reason) }
 func (b rtBackend) SwitchModel(m string)                   { b.rt.SwitchModel(m) }
 func (b rtBackend) Model() string                          { return b.rt.Model() }
-func (b rtBackend) AgentTypes() []agenttype.Type           { return b.rt.Manager().Types().All() }
+func (b rtBackend) AgentTypes() []spawn.Type               { return b.rt.Manager().Types().All() }
 func (b rtBackend) CancelTask(id string) error             { return b.rt.CancelTask(id) }
 func (b rtBackend) ResumeTask(id string) error             { return b.rt.ResumeTask(id) }
 func (b rtBackend) MCP() []mcp.Status                      { return b.rt.MCP() }
 func (b rtBackend) Compact(instr string, done func(error)) { b.rt.Compact(instr, done) }
 func (b rtBackend) Lead() (lifecycle.Record, bool)         { return b.rt.Bus().Lead() }
+func (b rtBackend) Reducer() *bus.Bus                      { return b.rt.Bus() }
+func (b rtBackend) ListModels(ctx context.Context) ([]string, error) {
+	return provider.ListModels(ctx, b.rt.Provider())
+}
+
+func (b rtBackend) ProviderName() string {
+	if p := b.rt.Provider(); p != nil {
+		return p.Name()
+	}
+	return ""
+}

@@ -49,8 +49,10 @@ type assistantEntry struct {
 	text      string
 	sb        strings.Builder // backs text (see append)
 	streaming bool
-	version   int
-	cache     lineCache
+	// interrupted marks a message the user cut off.
+	interrupted bool
+	version     int
+	cache       lineCache
 
 	settled int       // bytes of text in blocks
 	blocks  []mdBlock // finished blocks while streaming
@@ -88,8 +90,20 @@ func (e *assistantEntry) lines(rc *renderCtx) []string {
 		return e.streamLines(rc)
 	}
 	return e.cache.get(cacheKey{width: rc.Width, version: e.version}, func() []string {
-		return withDot(rc, rc.md.render(e.text, rc.Width-2))
+		out := withDot(rc, rc.md.render(e.text, rc.Width-2))
+		if e.interrupted && len(out) > 0 {
+			out = append(out, indent+rc.Theme.muted().Render("(interrupted)"))
+		}
+		return out
 	})
+}
+
+// markInterrupted marks the message as cut off by the user.
+func (e *assistantEntry) markInterrupted() {
+	if !e.interrupted {
+		e.interrupted = true
+		e.version++
+	}
 }
 
 // streamLines renders the finished blocks from cache and the open one anew.

@@ -37,6 +37,7 @@ func (m *Model) applyEvent(e event.Event) {
 	if m.thinking != nil && isLead(e) && endsThinking(e.Type) {
 		m.endThinking()
 	}
+	m.noteChange(e)
 	if m.routeToTree(e) {
 		return
 	}
@@ -61,12 +62,22 @@ func (m *Model) applyEvent(e event.Event) {
 			return
 		}
 		d, _ := event.Payload[event.MessageCompleteData](e.Data)
+		cutOff := d.StopReason == event.StopInterrupted
+		if m.streaming == nil && cutOff && m.cut != nil {
+			// The interrupt ended this message's entry already: its
+			// complete (the partial text) belongs there, not in a second.
+			m.streaming = m.cut
+		}
+		m.cut = nil
 		if m.streaming == nil && strings.TrimSpace(d.Text) != "" {
 			m.stream()
 		}
 		if m.streaming != nil {
-			if d.Text != "" || d.StopReason != event.StopInterrupted {
+			if d.Text != "" || !cutOff {
 				m.streaming.set(d.Text)
+			}
+			if cutOff {
+				m.streaming.markInterrupted()
 			}
 			m.streaming.streaming = false
 			m.streaming = nil
@@ -108,13 +119,20 @@ func (m *Model) applyEvent(e event.Event) {
 	case event.TurnEnd:
 		if isLead(e) {
 			m.busy = false
-			m.streaming = nil
+			m.streaming, m.cut = nil, nil
 		}
 	case event.Error:
 		if d, ok := event.Payload[event.ErrorData](e.Data); ok && isLead(e) {
 			m.note(noteError, "Error: "+d.Message)
 		}
 	case event.Interrupt:
+		if m.streaming != nil {
+			// The lead's message stops here; its complete, which follows
+			// with the partial text, updates this entry.
+			m.streaming.markInterrupted()
+			m.streaming.streaming = false
+			m.cut = m.streaming
+		}
 		m.streaming = nil
 		for _, t := range m.tools {
 			t.state, t.result = toolCancelled, "interrupted"
@@ -196,6 +214,11 @@ func (m *Model) routeToTree(e event.Event) bool {
 			m.treeByAgent[e.AgentID] = t
 		}
 		return true
+	case event.ShellStart:
+		m.shellTree(e)
+		return true
+	case event.ShellOutput, event.ShellEnd:
+		return true // the shell's record follows as agent.status
 	case event.SubagentUpdate, event.SubagentComplete:
 		return true // the agent's record follows as agent.status
 	case event.ToolComplete:
@@ -217,6 +240,20 @@ func (m *Model) routeToTree(e event.Event) bool {
 		return true
 	}
 	return false
+}
+
+// shellTree places a background shell's row: under its agent's row when
+// that agent is in a tree, else in the lead's open tree or a new one.
+func (m *Model) shellTree(e event.Event) {
+	t := m.treeByAgent[e.ParentAgentID]
+	if t == nil {
+		t = m.openTree
+		if t == nil || m.openSeq != m.leadSeq {
+			t = m.newTree()
+			m.openTree, m.openSeq = t, m.leadSeq
+		}
+	}
+	m.treeByAgent[e.AgentID] = t
 }
 
 // treeOf is the tree of task call callID, else of agent id.

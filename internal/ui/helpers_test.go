@@ -15,11 +15,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/mcp"
+	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
 // t0 is the fixed start of every scripted scenario.
@@ -51,6 +51,9 @@ type fakeBackend struct {
 	mu         sync.Mutex
 	submitted  []string
 	interrupts []string
+	turnStops  []string
+	// cliLead: the lead's interrupt cannot keep background work.
+	cliLead    bool
 	resets     []string
 	switched   []string
 	cancelled  []string
@@ -62,6 +65,11 @@ type fakeBackend struct {
 	compactErr error
 	// bus is the bus the test feeds the model through (nil: none).
 	bus *bus.Bus
+	// provider, models and listErr answer ProviderName and ListModels
+	// (commands_more_test.go).
+	provider string
+	models   []string
+	listErr  error
 }
 
 func (b *fakeBackend) MCP() []mcp.Status { return b.mcp }
@@ -91,7 +99,13 @@ func (b *fakeBackend) Interrupt(r string) {
 	b.interrupts = append(b.interrupts, r)
 	b.mu.Unlock()
 }
-func (b *fakeBackend) Reset(r string) { b.mu.Lock(); b.resets = append(b.resets, r); b.mu.Unlock() }
+func (b *fakeBackend) InterruptTurn(r string) {
+	b.mu.Lock()
+	b.turnStops = append(b.turnStops, r)
+	b.mu.Unlock()
+}
+func (b *fakeBackend) KeepsBackground() bool { return !b.cliLead }
+func (b *fakeBackend) Reset(r string)        { b.mu.Lock(); b.resets = append(b.resets, r); b.mu.Unlock() }
 func (b *fakeBackend) SwitchModel(m string) {
 	b.mu.Lock()
 	b.switched = append(b.switched, m)
@@ -106,8 +120,8 @@ func (b *fakeBackend) Model() string {
 	}
 	return b.model
 }
-func (b *fakeBackend) AgentTypes() []agenttype.Type {
-	return agenttype.NewRegistry(agenttype.Type{Name: "reviewer", Description: "Reviews diffs.", Source: ".atomic/agents/reviewer.md"}).All()
+func (b *fakeBackend) AgentTypes() []spawn.Type {
+	return spawn.NewRegistry(spawn.Type{Name: "reviewer", Description: "Reviews diffs.", Source: ".atomic/agents/reviewer.md"}).All()
 }
 func (b *fakeBackend) CancelTask(id string) error {
 	b.mu.Lock()

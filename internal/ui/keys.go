@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -36,9 +38,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch s {
 	case "esc":
-		if m.working() || m.activeAgents() > 0 {
-			m.interrupt("the user pressed Esc")
-		}
+		m.esc()
 		return nil
 	case "ctrl+d":
 		if m.in.empty() {
@@ -71,6 +71,57 @@ func (m *Model) ctrlC() tea.Cmd {
 	}
 	m.hint, m.waits.hintUntil = "Press Ctrl+C again to quit", m.now.Add(quitWindow)
 	return nil
+}
+
+// esc stops the lead's turn. Background agents and teammates keep
+// running, as Claude Code keeps background work: the hint says so, and a
+// second Esc within quitWindow stops them too. With no background work,
+// or a lead whose interrupt cannot keep it (an external CLI), Esc stops
+// everything that runs.
+func (m *Model) esc() {
+	bg := 0
+	if m.cfg.Backend != nil && m.cfg.Backend.KeepsBackground() {
+		bg = m.backgroundWork()
+	}
+	again := !m.lastEsc.IsZero() && m.now.Sub(m.lastEsc) <= quitWindow
+	m.lastEsc = time.Time{}
+	switch {
+	case bg == 0:
+		if m.working() || m.activeAgents() > 0 {
+			m.interrupt("the user pressed Esc")
+		}
+		return
+	case again:
+		m.interrupt("the user pressed Esc twice")
+		return
+	case m.working() || m.activeAgents() > bg:
+		if m.cfg.Backend != nil {
+			m.cfg.Backend.InterruptTurn("the user pressed Esc")
+		}
+	}
+	m.lastEsc = m.now
+	them := "them"
+	if bg == 1 {
+		them = "it"
+	}
+	m.hint = fmt.Sprintf("%s running · Esc again stops %s (or /tasks)", plural(bg, "background agent keeps", "background agents keep"), them)
+	m.waits.hintUntil = m.now.Add(quitWindow)
+}
+
+// backgroundWork counts the background agents and teammates at work.
+func (m *Model) backgroundWork() int {
+	n := 0
+	for _, t := range m.trees {
+		for _, r := range t.recs.Records() {
+			if r.Background && r.Status.Active() {
+				n++
+			}
+		}
+	}
+	if m.team != nil {
+		n += m.team.active()
+	}
+	return n
 }
 
 // interrupt stops the lead's turn and the sub-agents.

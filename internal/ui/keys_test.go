@@ -97,8 +97,12 @@ func TestEscInterruptsOnlyWhenSomethingRuns(t *testing.T) {
 		subStart(at(0), "explore-1", "c1", "explore", "Look around", true),
 	)
 	press(m, "esc")
+	if len(b.interrupts) != 0 {
+		t.Fatalf("a first esc stopped the background agent (%d interrupts)", len(b.interrupts))
+	}
+	press(m, "esc")
 	if len(b.interrupts) != 1 {
-		t.Fatalf("esc during a background agent made %d interrupts, want 1", len(b.interrupts))
+		t.Fatalf("a second esc during a background agent made %d interrupts, want 1", len(b.interrupts))
 	}
 	feedEvents(m, interrupt(at(3)))
 	if !strings.Contains(frame(m), "╰ Interrupted") {
@@ -220,5 +224,63 @@ func TestEscInterruptsALeadWokenByBackgroundWorkUntilItsRecordSaysItCompleted(t 
 	}
 	if got := frame(m); strings.Contains(got, "esc to interrupt") {
 		t.Errorf("the completed lead is still shown at work:\n%s", got)
+	}
+}
+
+func TestEscStopsTheLeadsTurnAndKeepsBackgroundAgentsUntilASecondEscWithinTwoSeconds(t *testing.T) {
+	m, b, c := newTestModel(t, 80, 14)
+	userAsk(m, "survey the repo")
+	feedEvents(m,
+		taskStart(at(0), "c1", "explore", "Look around", "background"),
+		subStart(at(0), "explore-1", "c1", "explore", "Look around", true),
+		taskReturn(at(0.1), "c1", "Started background task explore-1", true),
+	)
+	press(m, "esc")
+	if len(b.turnStops) != 1 || len(b.interrupts) != 0 {
+		t.Fatalf("esc while the lead works beside a background agent: %d turn stops, %d interrupts; want the turn stopped alone", len(b.turnStops), len(b.interrupts))
+	}
+	golden(t, "esc_keeps_background", frame(m))
+
+	c.Set(t0.Add(3 * time.Second)) // too late for a second Esc
+	press(m, "esc")
+	if len(b.interrupts) != 0 {
+		t.Fatal("an esc 3 s after the first stopped the background agent")
+	}
+	c.Set(t0.Add(4 * time.Second))
+	press(m, "esc")
+	if len(b.interrupts) != 1 {
+		t.Fatalf("a second esc within 2 s made %d interrupts, want 1 (stopping the background agent)", len(b.interrupts))
+	}
+	if strings.Contains(frame(m), "keeps running") {
+		t.Errorf("the hint stayed after the background agent was stopped:\n%s", frame(m))
+	}
+}
+
+func TestEscWithNoBackgroundWorkStopsEverythingAtOnce(t *testing.T) {
+	m, b, _ := newTestModel(t, 80, 14)
+	userAsk(m, "survey the repo")
+	feedEvents(m,
+		taskStart(at(0), "c1", "explore", "Look around", ""),
+		subStart(at(0), "explore-1", "c1", "explore", "Look around", false),
+	)
+	press(m, "esc")
+	if len(b.interrupts) != 1 || len(b.turnStops) != 0 {
+		t.Fatalf("esc with a sync agent only: %d interrupts, %d turn stops; want one interrupt", len(b.interrupts), len(b.turnStops))
+	}
+	if strings.Contains(frame(m), "Esc again") {
+		t.Errorf("a hint about background work with none:\n%s", frame(m))
+	}
+}
+
+func TestEscWithAnExternalCLILeadStopsItsBackgroundAgentsAtOnce(t *testing.T) {
+	m, b, _ := newTestModel(t, 80, 14)
+	b.cliLead = true
+	feedEvents(m,
+		taskStart(at(0), "c1", "explore", "Look around", "background"),
+		subStart(at(0), "explore-1", "c1", "explore", "Look around", true),
+	)
+	press(m, "esc")
+	if len(b.interrupts) != 1 || strings.Contains(frame(m), "keeps running") {
+		t.Fatalf("esc with a CLI lead: %d interrupts, want 1 and no hint that anything keeps running:\n%s", len(b.interrupts), frame(m))
 	}
 }

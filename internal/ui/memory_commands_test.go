@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -71,5 +74,71 @@ func TestCustomCommandSendsItsExpansionAndShowsWhatWasTyped(t *testing.T) {
 	userAsk(m, "/nosuch thing")
 	if len(b.submitted) != 1 || !strings.Contains(frame(m), "Unknown command /nosuch") {
 		t.Errorf("an unknown command was sent (%q) or not reported:\n%s", b.submitted, frame(m))
+	}
+}
+
+// awaitMsg runs cmd's commands (each on its own goroutine: a tick sleeps)
+// and returns the first message of type T.
+func awaitMsg[T tea.Msg](t *testing.T, cmd tea.Cmd) T {
+	t.Helper()
+	found := make(chan T, 1)
+	var run func(c tea.Cmd)
+	run = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			for _, c := range msg {
+				go run(c)
+			}
+		case T:
+			select {
+			case found <- msg:
+			default:
+			}
+		}
+	}
+	go run(cmd)
+	select {
+	case msg := <-found:
+		return msg
+	case <-time.After(5 * time.Second):
+		t.Fatal("no such message from the update's commands")
+	}
+	var zero T
+	return zero
+}
+
+func TestACustomCommandThatRunsCommandsSendsItsPromptOnceTheyRanOrSaysWhyNot(t *testing.T) {
+	m, b, _ := newProjectModel(t, map[string]string{
+		".claude/commands/st.md": "---\nallowed-tools: Bash(git status:*)\n---\nStatus: !`git status`",
+		".claude/commands/no.md": "Push: !`git push`",
+	})
+	var rendered []string
+	m.cfg.RenderCommand = func(_ context.Context, c commands.Command, args string) (string, error) {
+		rendered = append(rendered, c.Name)
+		if c.Name == "no" {
+			return "", errors.New("/no: !`git push`: permission denied")
+		}
+		return "Status: clean", nil
+	}
+	m.in.ta.SetValue("/st")
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if len(b.submitted) != 0 {
+		t.Fatalf("submitted %q before the commands ran", b.submitted)
+	}
+	m.Update(awaitMsg[commandReadyMsg](t, cmd))
+	if len(b.submitted) != 1 || b.submitted[0] != "Status: clean" || !strings.Contains(frame(m), "/st") {
+		t.Fatalf("submitted %q, want the rendered prompt, the transcript showing /st:\n%s", b.submitted, frame(m))
+	}
+	m.in.ta.SetValue("/no")
+	_, cmd = m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	m.Update(awaitMsg[commandReadyMsg](t, cmd))
+	if len(b.submitted) != 1 || !strings.Contains(frame(m), "/no: !`git push`: permission denied") {
+		t.Fatalf("submitted %q; the denial should be shown and nothing sent:\n%s", b.submitted, frame(m))
+	}
+	if strings.Join(rendered, ",") != "st,no" {
+		t.Errorf("rendered %q", rendered)
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
@@ -36,6 +37,13 @@ type Config struct {
 	Memory *memory.Memory
 	// Commands are the custom slash commands (nil: none).
 	Commands *commands.Set
+	// RenderCommand makes a command file's prompt, running its !`commands`
+	// and reading its @paths (they may ask for approval, so it runs off
+	// the UI's loop); nil: the prompt is Expand's.
+	RenderCommand func(ctx context.Context, c commands.Command, args string) (string, error)
+	// Info is what /status, /export and /diff say of the session (nil:
+	// nothing beyond the run).
+	Info func() SessionInfo
 }
 
 // tickInterval is how often elapsed times are refreshed while agents run.
@@ -64,6 +72,9 @@ type Model struct {
 	tr        transcript
 	in        input
 	streaming *assistantEntry
+	// cut is the lead's message an interrupt ended, until its complete
+	// (which carries the partial text) or the turn's end.
+	cut *assistantEntry
 	// thinking is the lead's thinking still streaming, nil when none.
 	thinking *thinkingEntry
 	tools    map[string]*toolEntry
@@ -77,6 +88,8 @@ type Model struct {
 	team        *teamEntry
 
 	usage usageInfo
+	// changed are the files each sub-agent's edit tools touched (/diff).
+	changed map[string][]string
 	// later is a command a slash command left for Update to return.
 	later tea.Cmd
 	// busy is set from a prompt's submission to its turn's end: it covers
@@ -95,8 +108,9 @@ type Model struct {
 	tasks       *tasksPanel
 
 	lastCtrlC time.Time
-	hint      string // a one-line notice above the input
-	waits     waits  // retry countdowns and the hint's expiry (waits.go)
+	lastEsc   time.Time // an Esc that left background work running
+	hint      string    // a one-line notice above the input
+	waits     waits     // retry countdowns and the hint's expiry (waits.go)
 	quitting  bool
 }
 
@@ -151,6 +165,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note(noteWarning, string(msg))
 	case compactDoneMsg:
 		m.compactDone(msg)
+	case commandReadyMsg:
+		m.commandReady(msg)
+	case modelListedMsg:
+		m.modelListed(msg)
+	case diffMsg:
+		m.diffReady(msg)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	case tea.PasteMsg:

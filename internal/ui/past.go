@@ -47,7 +47,7 @@ func (m *Model) replay(p Past) {
 		t.version++
 	}
 	clear(m.tools)
-	m.busy, m.streaming = false, nil
+	m.busy, m.streaming, m.cut = false, nil, nil
 	if p.Note != "" {
 		m.note(noteInfo, p.Note)
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
 
-// tasksPanel is the /tasks list: the background agents of the session with
+// tasksPanel is the /tasks list: the background agents and shells of the session with
 // status and elapsed time, one selected; x cancels it, esc closes.
 type tasksPanel struct {
 	sel int
@@ -45,8 +45,12 @@ func (p *tasksPanel) view(m *Model) []string {
 		if i == p.sel {
 			mark = th.accent().Render(userMarker)
 		}
+		what := r.Description
+		if r.IsShell() {
+			what = "$ " + oneLine(r.Command)
+		}
 		line := fmt.Sprintf("%s%s %s · %s · %s · %s", mark, th.StatusStyle(r.Status).Render(dot), th.bold().Render(r.ID),
-			r.Description, r.Status, lifecycle.FormatDuration(r.Elapsed(m.now)))
+			what, r.Status, lifecycle.FormatDuration(r.Elapsed(m.now)))
 		out = append(out, fit(line, m.width))
 	}
 	return out

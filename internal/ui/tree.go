@@ -191,6 +191,10 @@ func nestRows(recs []lifecycle.Record) []treeRow {
 // dot, type (its backend and worker where they matter), description, tool
 // uses and elapsed time.
 func agentRow(r lifecycle.Record, v treeView) string {
+	if r.IsShell() { // "$ sleep 5 · 3s"; its last output line is the sub-line
+		return v.Theme.StatusStyle(r.Status).Render(dot) + " " + v.Theme.bold().Render("$ "+oneLine(r.Command)) +
+			v.Theme.muted().Render(" · "+lifecycle.FormatDuration(r.Elapsed(v.Now)))
+	}
 	var b strings.Builder
 	b.WriteString(v.Theme.StatusStyle(r.Status).Render(dot))
 	b.WriteByte(' ')

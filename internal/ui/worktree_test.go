@@ -9,9 +9,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/atomic-agent/atomic/internal/agenttype"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/subagent"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
@@ -45,7 +45,7 @@ rules:
 	mgr := subagent.New(subagent.Config{SessionID: "s", Provider: p, Model: "test-model", Workspace: repo,
 		Tools: tools.Core(tools.Workspace{Root: repo}), Gate: testkit.AllowAll(t)})
 	t.Cleanup(mgr.Close)
-	if r := mgr.SpawnParallel(context.Background(), []subagent.Spec{{Prompt: "edit", Description: "edit a", Isolation: agenttype.Worktree}})[0]; r.Status != lifecycle.Completed {
+	if r := mgr.SpawnParallel(context.Background(), []subagent.Spec{{Prompt: "edit", Description: "edit a", Isolation: spawn.Worktree}})[0]; r.Status != lifecycle.Completed {
 		t.Fatalf("agent: %+v %v", r.Record, r.Err)
 	}
 	m := New(Config{Backend: &fakeBackend{}, Worktrees: mgr, Now: (&clock{now: t0}).Now})

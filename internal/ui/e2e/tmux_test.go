@@ -272,11 +272,15 @@ func TestFanOutShowsRunningThenFinishedHeaderAndCtrlOTogglesTheTree(t *testing.T
 	})
 }
 
-func TestEscDuringABackgroundAgentShowsItInterrupted(t *testing.T) {
+func TestEscTwiceDuringABackgroundAgentShowsItInterrupted(t *testing.T) {
 	srv := startServer(t, scenario)
 	s := startAtomic(t, srv.URL())
 	s.typeLine("start the background job")
 	s.waitFor("● Running 1 Explore agent…", "╰ Running in background…", "It is running; I will report when it finishes.")
+	// The first Esc keeps the background agent (the lead is idle: nothing
+	// else stops) and says a second one stops it.
+	s.keys("Escape")
+	s.waitFor("1 background agent keeps running · Esc again stops it (or /tasks)", "╰ Running in background…")
 	s.keys("Escape")
 	s.waitFor("● 1 Explore agent finished · 1 interrupted", "╰ Interrupted")
 	// The input is still usable afterwards.
