@@ -21,6 +21,7 @@ go test -run '^$' -bench 'CodexAdapterThroughBus' ./internal/backend/codex >>"$o
 go test -run '^$' -bench 'Reducer' ./internal/lifecycle >>"$out"
 go test -run '^$' -bench 'BusThroughput' ./internal/bus >>"$out"
 go test -run '^$' -bench 'AppendEvents' -benchtime 100000x ./internal/store >>"$out"
+go test -run '^$' -bench '^BenchmarkFirstRunIntoANewStore$' -benchtime 200x ./internal/store >>"$out"
 go test -run '^$' -bench 'ClaudeAdapter' ./internal/backend/claudecode >>"$out"
 go test -run '^$' -bench 'WorktreeCreate' -benchtime 10x ./internal/worktree >>"$out"
 # Every backend on the same one-answer prompt (those whose CLI is installed;
@@ -152,6 +153,7 @@ figure GitGuardCheck ms/check '<' 1 "git guard after each command (Atomic not ro
 info BashSandboxed ns/op "bash call running true, sandboxed"
 info BashUnsandboxed ns/op "bash call running true, unsandboxed"
 info AppendEvents KB-per-1000-events "session store: size per 1,000 events"
+info FirstRunIntoANewStore ms/run "session store, first run: from a new store to the answer committed"
 
 info ClaudeBackendOwnTime ms-to-cli-spawn "Claude Code backend, Atomic's own time: start to the CLI's spawn"
 info ClaudeBackendOwnTime ms-answer-to-exit "Claude Code backend, Atomic's own time: answer to exit"
