@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/atomic-agent/atomic/internal/acp"
 	"github.com/atomic-agent/atomic/internal/backend"
@@ -44,7 +43,7 @@ func runACP(ctx context.Context, args []string, ios IOStreams) int {
 	ios.Err = &lockedWriter{w: ios.Err}
 	err := acp.Serve(ctx, acp.Config{
 		Open:    func(ctx context.Context, spec acp.Spec) (*acp.Run, error) { return c.openACP(ctx, ios, spec) },
-		CanLoad: func() bool { return !c.noPersistence && storeExists(ios) },
+		CanLoad: func() bool { return !c.noPersistence && storeOn(ios) },
 		Version: Version,
 		Images:  c.promptImages(ios),
 	}, ios.In, ios.Out)
@@ -70,6 +69,11 @@ func (c common) openACP(ctx context.Context, ios IOStreams, spec acp.Spec) (*acp
 		return nil, err
 	}
 	run := &acp.Run{ID: o.rt.SessionID(), Runtime: o.rt, Gate: o.s.gate, Close: o.close}
+	if k, ok := o.journal.(interface{ Keep() }); ok && o.res == nil {
+		// Saved now, not at its first prompt: an editor may load a
+		// session it created but never prompted (acpx sessions new).
+		k.Keep()
+	}
 	if o.res != nil {
 		run.Past = o.res.run.Events
 		for _, p := range o.res.prompts {
@@ -96,12 +100,10 @@ func (c common) promptImages(ios IOStreams) bool {
 	return err == nil && provider.TakesImages(ps.Provider)
 }
 
-// storeExists reports whether the session store has been created.
-func storeExists(ios IOStreams) bool {
-	path, err := store.Path(ios.Getenv)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(path)
+// storeOn reports whether sessions are saved: the store has a place,
+// whether or not atomic.db exists yet. Clients cache the capabilities
+// (acpx does), so loadSession is offered before the first session is.
+func storeOn(ios IOStreams) bool {
+	_, err := store.Path(ios.Getenv)
 	return err == nil
 }
