@@ -62,6 +62,10 @@ func (c common) openACP(ctx context.Context, ios IOStreams, spec acp.Spec) (*acp
 		c.resume = resumeFlag{id: spec.LoadID, set: true}
 	}
 	c.extraMCP, c.files = spec.MCPServers, spec.Files
+	// A lead's turn is the answer to a prompt: what wakes it between
+	// prompts joins the next one (the background call's own tool call
+	// update says it ended meanwhile).
+	c.holdWakes = true
 	warn := func(w string) { fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w) }
 	// The run outlives the request that opens it.
 	o, err := c.open(context.WithoutCancel(ctx), ios, spec.Asker, warn)

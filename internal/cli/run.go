@@ -182,7 +182,7 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(), Skills: s.skills,
 		NestedMemory: func(read tools.Tool) tools.Tool { return memory.WithNested(read, s.workspace.Root, s.getenv("HOME")) },
 		MaxSubagents: c.maxSubagents, MaxDepth: c.maxDepth, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns, Effort: c.level,
-		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
+		CancelOnLeadError: headlessMode, HoldWakes: c.holdWakes, NewLead: newLead, Backends: tree,
 		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,
 		Context: contextPolicy(s.file), Hooks: s.hooks,
 	})
