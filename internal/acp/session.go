@@ -66,6 +66,8 @@ type session struct {
 	// (background agents), by id: said again when the next prompt
 	// starts, for clients that keep only what comes during a prompt.
 	late map[sdk.ToolCallId]sdk.SessionUpdate
+	// notes are warnings said between prompts, shown as the next starts.
+	notes []sdk.SessionUpdate
 }
 
 // start queues the replay of run's past (a loaded session's), has ask
@@ -259,11 +261,14 @@ func (s *session) prompt(ctx context.Context, text string, images []provider.Ima
 	w := make(chan turnEnd, 1)
 	s.mu.Lock()
 	s.waiter, s.cancelled = w, false
-	late := s.late
-	s.late = map[sdk.ToolCallId]sdk.SessionUpdate{}
+	late, notes := s.late, s.notes
+	s.late, s.notes = map[sdk.ToolCallId]sdk.SessionUpdate{}, nil
 	s.mu.Unlock()
 	for _, id := range slices.Sorted(maps.Keys(late)) {
 		s.push(late[id]) // before the turn, whose answer the lead may base on them
+	}
+	for _, u := range notes {
+		s.push(u)
 	}
 	turn := s.lr.Submit(text, images...)
 	ended := turn.Done()

@@ -66,13 +66,31 @@ func (c common) openACP(ctx context.Context, ios IOStreams, spec acp.Spec) (*acp
 	// prompts joins the next one (the background call's own tool call
 	// update says it ended meanwhile).
 	c.holdWakes = true
-	warn := func(w string) { fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w) }
+	warn := func(w string) {
+		fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w)
+		if spec.Warn != nil {
+			spec.Warn(w)
+		}
+	}
 	// The run outlives the request that opens it.
 	o, err := c.open(context.WithoutCancel(ctx), ios, spec.Asker, warn)
 	if err != nil {
 		return nil, err
 	}
 	run := &acp.Run{ID: o.rt.SessionID(), Runtime: o.rt, Gate: o.s.gate, Close: o.close}
+	for _, cmd := range o.s.commands.All() {
+		run.Commands = append(run.Commands, acp.Command{Name: cmd.Name, Description: cmd.Description, Hint: cmd.ArgumentHint})
+	}
+	run.Expand = func(ctx context.Context, text string) (string, bool, error) {
+		cmd, args, ok := o.s.commands.Resolve(text)
+		if !ok {
+			return "", false, nil
+		}
+		// As the chat does: its !`commands` go through the gate, whose
+		// asker is the client (session/request_permission).
+		p, err := renderCommand(ctx, o.s, cmd, args, warn)
+		return p, true, err
+	}
 	if k, ok := o.journal.(interface{ Keep() }); ok && o.res == nil {
 		// Saved now, not at its first prompt: an editor may load a
 		// session it created but never prompted (acpx sessions new).

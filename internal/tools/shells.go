@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -112,6 +113,18 @@ type shell struct {
 	ended    bool
 	exitCode int
 	claimed  bool // the end was told (bash_output or the notification)
+}
+
+// Taken marks shell id as used (a resumed session's): new shells are
+// numbered after it, so none takes an old one's id.
+func (s *Shells) Taken(id string) {
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "shell-"))
+	if err != nil || !strings.HasPrefix(id, "shell-") {
+		return
+	}
+	s.mu.Lock()
+	s.next = max(s.next, n)
+	s.mu.Unlock()
 }
 
 // start runs command in dir for agent parent (its bash call callID) and
