@@ -68,6 +68,9 @@ type session struct {
 	late map[sdk.ToolCallId]sdk.SessionUpdate
 	// notes are warnings said between prompts, shown as the next starts.
 	notes []sdk.SessionUpdate
+	// prompted is set once a prompt ran: the first says the commands
+	// again, for clients that drop what a session/load sends (acpx).
+	prompted bool
 }
 
 // start queues the replay of run's past (a loaded session's), has ask
@@ -261,9 +264,12 @@ func (s *session) prompt(ctx context.Context, text string, images []provider.Ima
 	w := make(chan turnEnd, 1)
 	s.mu.Lock()
 	s.waiter, s.cancelled = w, false
-	late, notes := s.late, s.notes
-	s.late, s.notes = map[sdk.ToolCallId]sdk.SessionUpdate{}, nil
+	late, notes, first := s.late, s.notes, !s.prompted
+	s.late, s.notes, s.prompted = map[sdk.ToolCallId]sdk.SessionUpdate{}, nil, true
 	s.mu.Unlock()
+	if first {
+		s.push(commandsUpdate(s.run.Commands))
+	}
 	for _, id := range slices.Sorted(maps.Keys(late)) {
 		s.push(late[id]) // before the turn, whose answer the lead may base on them
 	}
