@@ -73,6 +73,9 @@ type common struct {
 	extraMCP []mcp.Server
 	// files is an ACP client's file access, used by the file tools.
 	files tools.Files
+	// holdWakes keeps the lead asleep between an ACP client's prompts
+	// (runtime.Config.HoldWakes).
+	holdWakes bool
 	// nats sends task sub-agents to remote workers (natsAll: every type,
 	// else those whose file says runs_on: workers).
 	nats natsFlags

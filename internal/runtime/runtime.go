@@ -12,8 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -76,6 +74,12 @@ type Config struct {
 	// Effort is the lead's thinking level, inherited by every agent whose
 	// file says no effort: (--effort, config effort).
 	Effort provider.Effort
+	// HoldWakes keeps Atomic's own lead asleep between prompts: what
+	// arrives for it (a background task's result, a teammate's message)
+	// joins the next prompt's turn instead of starting one of its own,
+	// for clients that show a turn only as the answer to a prompt (ACP).
+	// An external CLI lead's own turns are the CLI's and are not held.
+	HoldWakes bool
 	// CancelOnLeadError cancels all sub-agents when a lead turn fails, so
 	// a headless run can end; the TUI leaves them running.
 	CancelOnLeadError bool
@@ -408,42 +412,6 @@ func (r *Runtime) TakesImages() bool {
 	return ok && r.cfg.Provider != nil && provider.TakesImages(r.cfg.Provider.Name())
 }
 
-// withImageNote is a prompt's text as the journal keeps it: with a note
-// of its images, if any. SplitImageNote undoes it.
-func withImageNote(prompt string, n int) string {
-	switch n {
-	case 0:
-		return prompt
-	case 1:
-		return strings.TrimSpace(prompt + " [1 image]")
-	}
-	return strings.TrimSpace(fmt.Sprintf("%s [%d images]", prompt, n))
-}
-
-// SplitImageNote splits a saved prompt into its text and the number of
-// images its note counts (0 without a note), so a replay can put the
-// images from the lead's history back in its place.
-func SplitImageNote(saved string) (text string, n int) {
-	rest, ok := strings.CutSuffix(saved, "]")
-	if !ok {
-		return saved, 0
-	}
-	i := strings.LastIndex(rest, "[")
-	if i < 0 {
-		return saved, 0
-	}
-	count, unit, _ := strings.Cut(rest[i+1:], " ")
-	n, err := strconv.Atoi(count)
-	want := "images"
-	if n == 1 {
-		want = "image"
-	}
-	if err != nil || n < 1 || unit != want || (i > 0 && rest[i-1] != ' ') {
-		return saved, 0
-	}
-	return strings.TrimSuffix(rest[:i], " "), n
-}
-
 // Busy reports whether the lead is in a turn.
 func (r *Runtime) Busy() bool {
 	r.mu.Lock()
@@ -505,7 +473,7 @@ func (r *Runtime) Serve(ctx context.Context) error {
 			}
 			r.turn(ctx, in.prompt, in.images, &in.gen, in.turn)
 		case <-r.wake:
-			if r.lead.Pending() {
+			if r.wakes() {
 				r.turn(ctx, "", nil, nil, nil)
 			}
 		case <-ctx.Done():
@@ -516,6 +484,12 @@ func (r *Runtime) Serve(ctx context.Context) error {
 		}
 		r.settle()
 	}
+}
+
+// wakes reports whether the lead has something to do without a prompt
+// and may do it now (see Config.HoldWakes).
+func (r *Runtime) wakes() bool {
+	return r.lead.Pending() && !(r.cfg.HoldWakes && r.cfg.NewLead == nil)
 }
 
 // turn runs the lead once. A user prompt's turn (gen set) does not run when
@@ -611,10 +585,10 @@ func (r *Runtime) settle() {
 	if busy || len(r.inputs) > 0 || !dirty {
 		return
 	}
-	if n := len(r.owners.Unsettled(r.bus.Holds)); n > 0 || r.lead.Pending() {
+	if n := len(r.owners.Unsettled(r.bus.Holds)); n > 0 || r.wakes() {
 		// The bus fills in the lead's usage and the run's total.
 		r.Emit(event.UsageUpdate, event.UsageUpdateData{Active: n, Delta: true})
-		if r.lead.Pending() {
+		if r.wakes() {
 			r.signal()
 		}
 		return

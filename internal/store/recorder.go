@@ -106,6 +106,8 @@ type op struct {
 	history []provider.Message
 	// cliSession: the op sets the session's CLI conversation id.
 	cliSession string
+	// keep: the op only has the session's row written (Keep).
+	keep bool
 }
 
 // Record starts recording session meta into the database at path. The
@@ -150,6 +152,14 @@ func (r *Recorder) History(agentID string, msgs []provider.Message) {
 // CLISession queues the lead's conversation id in its external CLI, for a
 // later resume to continue.
 func (r *Recorder) CLISession(id string) { r.push(op{cliSession: id}) }
+
+// Keep writes the session's row now, before anything happened in it, and
+// returns once it is in the store (or persistence stopped): a session an
+// editor created (ACP session/new) can be loaded before its first prompt.
+func (r *Recorder) Keep() {
+	r.push(op{keep: true})
+	r.Wait(r.Mark())
+}
 
 func (r *Recorder) push(o op) {
 	r.mu.Lock()
@@ -433,6 +443,7 @@ func (r *Recorder) write(batch []op, closing bool) error {
 			if err := r.insertEvent(ctx, ins, *o.ev); err != nil {
 				return err
 			}
+		case o.keep:
 		case o.cliSession != "":
 			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET cli_session = ? WHERE id = ?`, o.cliSession, r.meta.ID); err != nil {
 				return fmt.Errorf("saving the CLI's session id: %w", err)
@@ -462,8 +473,12 @@ func (r *Recorder) write(batch []op, closing bool) error {
 	}
 	var ended sql.NullInt64
 	if closing {
-		// A session still running at its end was interrupted.
-		if r.status == StatusRunning {
+		// A session still running at its end was interrupted; one never
+		// prompted (kept open by an editor) ended with nothing cut off.
+		switch {
+		case r.status == StatusRunning && r.pseq == 0:
+			r.status = StatusCompleted
+		case r.status == StatusRunning:
 			r.status = StatusInterrupted
 		}
 		ended = sql.NullInt64{Int64: time.Now().UnixNano(), Valid: true}
