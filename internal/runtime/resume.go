@@ -85,13 +85,19 @@ func sub(u, v event.Usage) event.Usage {
 }
 
 // offerResumable lets ResumeTask continue each native background
-// sub-agent the crash interrupted whose history was saved, and reports
-// whether there is one.
+// sub-agent the crash interrupted, and reports whether there is one.
 func (r *Runtime) offerResumable(old *resumed, histories map[string][]provider.Message) bool {
 	found := false
 	for _, rec := range old.state.Records() {
 		crashed := rec.Status.Active() || rec.Session == lifecycle.SessionOpen
 		h, saved := histories[rec.ID]
+		if !saved && rec.Prompt != "" {
+			// Killed before its first message reached the store (queued
+			// for a slot, or its goroutine not yet run while the lead's
+			// turn was committed): it did nothing yet, so its task is
+			// all there is to continue.
+			h, saved = []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: rec.Prompt}}}}, true
+		}
 		if !crashed || !rec.Background || !saved || (rec.Backend != "" && rec.Backend != backend.Native) {
 			continue
 		}
