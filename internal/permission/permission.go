@@ -99,7 +99,7 @@ type Gate struct {
 	// allowedFrom and disallowedFrom name where each flag pattern came
 	// from (Options); /permissions lists them.
 	allowedFrom, disallowedFrom []string
-	asker      Asker // nil: headless
+	asker                       Asker // nil: headless
 	// claude are the rules of Claude Code settings files (claude_gate.go).
 	claude []ClaudeRule
 
@@ -122,7 +122,7 @@ type Options struct {
 	// AllowedFrom and DisallowedFrom name where each of Allowed and
 	// Disallowed came from (a config file); missing ones are the flags.
 	AllowedFrom, DisallowedFrom []string
-	Asker      Asker
+	Asker                       Asker
 	// Root is the workspace root: relative paths of file tools and path
 	// rules resolve against it. Empty means the working directory.
 	Root string
