@@ -44,6 +44,9 @@ type Config struct {
 	// Info is what /status, /export and /diff say of the session (nil:
 	// nothing beyond the run).
 	Info func() SessionInfo
+	// Session answers /permissions, /config, /resume, /add-dir and
+	// /doctor (nil: no session to ask).
+	Session Session
 }
 
 // tickInterval is how often elapsed times are refreshed while agents run.
@@ -171,6 +174,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.modelListed(msg)
 	case diffMsg:
 		m.diffReady(msg)
+	case resumeListedMsg:
+		m.resumeListed(msg)
+	case doctorMsg:
+		m.doctorDone(msg)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	case tea.PasteMsg:
