@@ -40,7 +40,9 @@ func (t *tuiSession) Doctor(ctx context.Context) []ui.Check {
 		if r.Binary == "" {
 			continue
 		}
-		c := ui.Check{Name: r.Name + " CLI", OK: r.Found && r.Error == ""}
+		// A CLI the lead does not run in is optional: agent files may
+		// still name it, and then it is needed.
+		c := ui.Check{Name: r.Name + " CLI", OK: r.Found && r.Error == "", Optional: r.Name != t.c.backendName(t.s)}
 		switch {
 		case !r.Found:
 			c.Detail, c.Fix = r.Binary+" is not on PATH", "npm install -g "+r.Package+" to use --backend "+r.Name
@@ -75,9 +77,12 @@ func (t *tuiSession) reachable(ctx context.Context) ui.Check {
 	case errors.Is(err, context.DeadlineExceeded):
 		c.Detail, c.Fix = fmt.Sprintf("%s did not list its models within %s", p.Name(), doctorListTimeout), "check the network and the base URL"
 	case err != nil:
-		c.Detail, c.Fix = fmt.Sprintf("%s: %v", p.Name(), err), "check the key, the base URL and the network"
+		c.Detail, c.Fix = brief(err.Error()), "check the key, the base URL and the network"
 	default:
 		c.OK, c.Detail = true, fmt.Sprintf("%s listed %d models", p.Name(), len(ids))
+		if len(ids) == 1 {
+			c.Detail = fmt.Sprintf("%s listed its model %s", p.Name(), ids[0])
+		}
 	}
 	return c
 }
@@ -198,4 +203,14 @@ func (t *tuiSession) mcpUp() []ui.Check {
 		out = append(out, c)
 	}
 	return out
+}
+
+// brief is an error's first line, cut to a line of the chat: SDK errors
+// carry the whole response body.
+func brief(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:160]) + "…"
+	}
+	return s
 }

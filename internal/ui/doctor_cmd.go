@@ -38,7 +38,10 @@ func (m *Model) doctorDone(msg doctorMsg) {
 	b.WriteString("Doctor:")
 	for _, c := range msg.checks {
 		mark := "✓"
-		if !c.OK {
+		switch {
+		case !c.OK && c.Optional:
+			mark = "·"
+		case !c.OK:
 			mark = "✗"
 			failed++
 		}

@@ -32,8 +32,11 @@ type Setting struct{ Name, Value, From string }
 // Check is one line of /doctor: what was checked, whether it passed,
 // what was found and, when it failed, what to do.
 type Check struct {
-	Name   string
-	OK     bool
-	Detail string
-	Fix    string
+	Name string
+	OK   bool
+	// Optional: a failure is shown (·) but not counted (a CLI the
+	// session does not use).
+	Optional bool
+	Detail   string
+	Fix      string
 }

@@ -149,10 +149,11 @@ func TestDoctorShowsOneLinePerCheckWithWhatToDo(t *testing.T) {
 	m.cfg.Session = &gateSession{checks: []Check{
 		{Name: "provider", OK: true, Detail: "anthropic listed 3 models"},
 		{Name: "git", OK: false, Detail: "not found", Fix: "install git"},
+		{Name: "codex CLI", Optional: true, Detail: "codex is not on PATH", Fix: "npm install -g @openai/codex"},
 	}}
 	runLater(t, m, ask(m, "/doctor"))
 	f := frame(m)
-	for _, want := range []string{"✓ provider: anthropic listed 3 models", "✗ git: not found → install git", "1 of 2 checks failed"} {
+	for _, want := range []string{"✓ provider: anthropic listed 3 models", "✗ git: not found → install git", "· codex CLI: codex is not on PATH → npm install -g @openai/codex", "1 of 3 checks failed"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("/doctor lacks %q:\n%s", want, f)
 		}
