@@ -50,6 +50,9 @@ func (t *translator) updates(e event.Event) []sdk.SessionUpdate {
 		return t.leadUpdates(e)
 	}
 	old, found := t.recs.Put(r)
+	if r.IsShell() {
+		return t.shellUpdates(old, found, r)
+	}
 	id := string(agentCallID(r))
 	switch {
 	case !found || !t.tasks[id] || old.Status != r.Status:

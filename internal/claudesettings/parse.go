@@ -16,6 +16,8 @@ import (
 type file struct {
 	path  string
 	scope Scope
+	// data is the file's content as read.
+	data []byte
 	// allow, deny and ask are the permission rules as written.
 	allow, deny, ask []string
 	// defaultMode is "" when the file does not set it.
@@ -72,7 +74,7 @@ func readFile(path string, scope Scope) (f file, ok bool, err error) {
 		}
 		return f, false, fmt.Errorf("Claude Code settings %s: %w", path, err)
 	}
-	f = file{path: path, scope: scope}
+	f = file{path: path, scope: scope, data: data}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return f, true, nil
 	}

@@ -111,6 +111,21 @@ type Settings struct {
 	// unsupported are the keys each file has that Atomic ignores, said
 	// in one warning once every file is read.
 	unsupported []string
+	// Contents are the bytes of every file Load looked for, by path (nil:
+	// it does not exist), so that what else a run reads of the same files
+	// (the MCP approval keys) reads what Load did, without reading them
+	// again (Content).
+	Contents map[string][]byte
+}
+
+// Content is the content of the settings file at path as Load read it;
+// known is false for a path Load did not look for (or s nil).
+func (s *Settings) Content(path string) (data []byte, exists, known bool) {
+	if s == nil {
+		return nil, false, false
+	}
+	data, known = s.Contents[path]
+	return data, known && data != nil, known
 }
 
 // Load reads the settings files of p. A file that exists but cannot be
@@ -140,7 +155,7 @@ func Load(p Places) (*Settings, error) {
 			places = append(places, place{user, User, p.Home})
 		}
 	}
-	s := &Settings{ProcessEnv: map[string]string{}, CommandEnv: map[string]string{}}
+	s := &Settings{ProcessEnv: map[string]string{}, CommandEnv: map[string]string{}, Contents: map[string][]byte{}}
 	for _, pl := range places {
 		f, ok, err := readFile(pl.path, pl.scope)
 		if err != nil {
@@ -148,6 +163,12 @@ func Load(p Places) (*Settings, error) {
 		}
 		if !ok && pl.scope == Flag {
 			return nil, fmt.Errorf("--settings %s: no such file", pl.path)
+		}
+		if pl.scope != Flag { // a --settings value may be JSON, not a path
+			s.Contents[pl.path] = nil
+			if ok {
+				s.Contents[pl.path] = append([]byte{}, f.data...) // exists, maybe empty
+			}
 		}
 		if !ok {
 			continue

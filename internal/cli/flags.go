@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/claudesettings"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
 	"github.com/atomic-agent/atomic/internal/dotdirs"
@@ -214,6 +215,9 @@ type setup struct {
 	// hooks are the Claude Code settings files' hooks (the project's
 	// only when trusted).
 	hooks hooks.Config
+	// claude is what the Claude Code settings files said (read once: the
+	// MCP trust reads its keys from it).
+	claude *claudesettings.Settings
 }
 
 // configFile loads --config, else the user's config.json if there is one.
@@ -238,6 +242,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.claude = cs
 	f, err := c.configFile(io)
 	if err != nil {
 		return nil, err

@@ -86,7 +86,7 @@ func mcpList(c *common, ios IOStreams) int {
 	for _, err := range errs {
 		fmt.Fprintf(ios.Err, "atomic mcp: warning: %v\n", err)
 	}
-	trust, terrs := c.mcpTrust(ios)
+	trust, terrs := c.mcpTrust(ios, nil)
 	for _, err := range terrs {
 		fmt.Fprintf(ios.Err, "atomic mcp: warning: %v\n", err)
 	}

@@ -139,6 +139,13 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		RenderCommand: func(ctx context.Context, c commands.Command, args string) (string, error) {
 			return renderCommand(ctx, s, c, args, note)
 		},
+		Workspace: s.workspace.Root,
+		Files: func(ctx context.Context, limit int) ([]string, error) {
+			return tools.ListFiles(ctx, s.workspace, limit)
+		},
+		Attach: func(ctx context.Context, p string) (string, error) { return attachFile(ctx, s, p) },
+		Shell:  func(ctx context.Context, cmd string) (string, error) { return userShell(ctx, s, cmd) },
+		Modes:  s.gate, LoadHistory: func() []string { return folderPrompts(ctx, ios) },
 	})
 	if err != nil {
 		return fail(err)

@@ -241,7 +241,7 @@ func Open(cfg Config) (*Runtime, error) {
 		Tools: core, Gate: cfg.Gate, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
-		Memory: cfg.Memory, Owners: r.owners, Hooks: hooked,
+		Memory: cfg.Memory, Owners: r.owners, Hooks: hooked, Shells: r.shells,
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {

@@ -81,6 +81,34 @@ func BenchmarkOpenExisting(b *testing.B) {
 	}
 }
 
+// BenchmarkFirstRunIntoANewStore: a one-answer run's store work when no
+// store exists yet (a user's first run; every run of the e2e benchmarks,
+// each in a fresh home), from Begin (the first request written) to Exit
+// having committed: the model answers at once, so the exit waits for all
+// of it. It creates the directories, the session's lock, the database
+// and its schema, and commits the run's prompt, events and end.
+func BenchmarkFirstRunIntoANewStore(b *testing.B) {
+	b.StopTimer()
+	dir := b.TempDir()
+	evs := answerEvents("first")
+	for i := 0; i < b.N; i++ {
+		path := filepath.Join(dir, fmt.Sprint(i), "state", "atomic", FileName)
+		m := meta("first")
+		m.OpenAtBegin = true
+		r := Record(path, Options{}, m, nil)
+		r.Prompt("hi")
+		for _, e := range evs {
+			r.Emit(e)
+		}
+		b.StartTimer()
+		r.Begin()
+		r.Exit()
+		b.StopTimer()
+		r.st.db.Close() // the process's exit closes it, untimed as in BenchmarkEndOfAnswer
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/run")
+}
+
 // BenchmarkRecordAFanOut: what the store costs per sub-agent of a fan-out,
 // from the first Emit to Close having written it all: for each of 1,000
 // agents ten events and its history (a task and a one-word answer).

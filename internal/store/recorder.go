@@ -254,14 +254,25 @@ func (r *Recorder) run(hold func() (*Hold, error), open func() (*Store, error)) 
 	defer close(r.done)
 	r.settle()
 	// The session is held from before its row says running to after its
-	// end is written: running means a live process holds it.
-	h, err := hold()
-	if err != nil {
-		r.fail(err)
+	// end is written: running means a live process holds it. Taking the
+	// hold and opening the database are each a few files made on a first
+	// run, which a one-answer run's exit waits for: they go side by side.
+	var h *Hold
+	held := make(chan error, 1)
+	go func() {
+		var err error
+		h, err = hold()
+		held <- err
+	}()
+	st, err := open()
+	if herr := <-held; herr != nil {
+		if err == nil {
+			st.Close()
+		}
+		r.fail(herr)
 		return
 	}
 	defer h.Release()
-	st, err := open()
 	if err != nil {
 		r.fail(err)
 		return

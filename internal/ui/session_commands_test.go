@@ -170,3 +170,11 @@ func TestHelpListsPermissionsConfigResumeAddDirAndDoctor(t *testing.T) {
 		}
 	}
 }
+
+func TestSlashMenuCompletesPermissionsAllowAndDeny(t *testing.T) {
+	m, _, _ := newTestModel(t, 100, 14)
+	typeText(m, "/permissions d")
+	if len(m.menu.items) != 1 || m.menu.items[0].insert != "deny" {
+		t.Fatalf("menu for /permissions d: %+v", m.menu.items)
+	}
+}
