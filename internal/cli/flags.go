@@ -287,7 +287,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	gate, err := permission.NewGate(permission.Options{
 		Mode: permission.Mode(mode), Allowed: append(append([]string{}, f.AllowedTools...), c.allowed...),
 		Disallowed: append(append([]string{}, f.DisallowedTools...), c.disallowed...), Asker: asker, Root: io.Dir,
-		Settings: cs.Rules,
+		Settings: cs.Rules, AllowedFrom: c.fromConfig(io, len(f.AllowedTools)), DisallowedFrom: c.fromConfig(io, len(f.DisallowedTools)),
 	})
 	if err != nil {
 		return nil, err

@@ -30,6 +30,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	if code, ok := c.parse(fs, args, ios, usage); !ok {
 		return code
 	}
+	given := givenFlags(fs) // /config names the flags a setting came from
 	fail := func(err error) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		if errors.As(err, new(*store.HeldError)) {
@@ -134,6 +135,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
 		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out, Notes: notes,
 		Memory: s.memory, Commands: s.commands, Info: sessionInfo(&c, s, ios, id, &stored),
+		Session: &tuiSession{c: &c, s: s, ios: ios, given: given, stored: &stored, run: rt},
 		RenderCommand: func(ctx context.Context, c commands.Command, args string) (string, error) {
 			return renderCommand(ctx, s, c, args, note)
 		},

@@ -30,6 +30,11 @@ const helpText = `Commands:
   /review             review the working tree's diff with reviewer sub-agents
   /init               write an AGENTS.md from a look at the repository by explore agents
   /export [file]      write the conversation as Markdown
+  /permissions [allow RULE | deny RULE]  the rules in force and where each comes from; add one for this session
+  /config             the effective settings and the file or flag each comes from
+  /resume [ID]        this folder's sessions; how to continue one
+  /add-dir PATH       check a folder to add, and how to add it
+  /doctor             check the provider, key, store, sandbox, git, CLIs and MCP servers
   /quit, /exit        quit (cancels every agent)
 Keys:
   enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
@@ -39,7 +44,7 @@ Keys:
 // BuiltinCommands are the names of the built-in slash commands: a custom
 // command may not take one.
 func BuiltinCommands() []string {
-	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/worktrees", "/memory", "/mcp", "/compact", "/context", "/cost", "/status", "/diff", "/review", "/init", "/export"}
+	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/worktrees", "/memory", "/mcp", "/compact", "/context", "/cost", "/status", "/diff", "/review", "/init", "/export", "/permissions", "/config", "/resume", "/add-dir", "/doctor"}
 }
 
 // command runs a slash command typed in the input.
@@ -83,6 +88,16 @@ func (m *Model) command(text string) {
 		m.send("/init", initPrompt)
 	case "/export":
 		m.exportCommand(args)
+	case "/permissions":
+		m.permissionsCommand(args)
+	case "/config":
+		m.configCommand()
+	case "/resume":
+		m.resumeCommand(args)
+	case "/add-dir":
+		m.addDirCommand(args)
+	case "/doctor":
+		m.doctorCommand()
 	default:
 		if c, args, ok := m.cfg.Commands.Resolve(text); ok {
 			m.customCommand(text, c, args)

@@ -46,6 +46,8 @@ func subcommands(name string) []suggestion {
 		return []suggestion{{"send", "message a teammate: /team send NAME TEXT"}, {"stop", "stop a teammate: /team stop NAME"}}
 	case "/worktrees":
 		return []suggestion{{"merge", "apply an isolated agent's worktree: /worktrees merge ID"}, {"discard", "drop one: /worktrees discard ID"}}
+	case "/permissions":
+		return []suggestion{{"allow", "allow a rule for this session: /permissions allow RULE"}, {"deny", "deny a rule for this session: /permissions deny RULE"}}
 	}
 	return nil
 }

@@ -44,6 +44,9 @@ type Config struct {
 	// Info is what /status, /export and /diff say of the session (nil:
 	// nothing beyond the run).
 	Info func() SessionInfo
+	// Session answers /permissions, /config, /resume, /add-dir and
+	// /doctor (nil: no session to ask).
+	Session Session
 	// Input features (prefixes.go, complete.go, search.go); each nil or
 	// empty turns its feature off. Workspace is the root @ paths resolve
 	// in and # adds memory to; Files lists it for @ completion; Attach
@@ -191,6 +194,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.modelListed(msg)
 	case diffMsg:
 		m.diffReady(msg)
+	case resumeListedMsg:
+		m.resumeListed(msg)
+	case doctorMsg:
+		m.doctorDone(msg)
 	case shellDoneMsg:
 		m.shellDone(msg)
 	case mentionsReadyMsg:

@@ -34,6 +34,8 @@ type Options struct {
 	Commands *commands.Set
 	// Info is Config.Info.
 	Info func() SessionInfo
+	// Session is Config.Session.
+	Session Session
 	// RenderCommand is Config.RenderCommand.
 	RenderCommand func(ctx context.Context, c commands.Command, args string) (string, error)
 	// Input features: Config's fields of the same names.
@@ -82,7 +84,7 @@ func Run(ctx context.Context, o Options) error {
 	run := rt.Start(context.WithoutCancel(ctx))
 	m := New(Config{Backend: runBackend{rtBackend{rt}, run}, Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
 		Memory: o.Memory, Commands: o.Commands, RenderCommand: o.RenderCommand, Info: o.Info,
-		Workspace: o.Workspace, Files: o.Files, Attach: o.Attach, Shell: o.Shell, Modes: o.Modes, LoadHistory: o.LoadHistory})
+		Workspace: o.Workspace, Files: o.Files, Attach: o.Attach, Shell: o.Shell, Modes: o.Modes, LoadHistory: o.LoadHistory, Session: o.Session})
 	f := newFeed()
 	// The trees render the reducer's records (Records), and the view may
 	// lose streamed text under a flood and resync from them (Coalesce).
