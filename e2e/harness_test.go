@@ -54,9 +54,44 @@ func TestMain(m *testing.M) {
 }
 
 // server starts a loopback model server with a YAML scenario.
+// When the test fails, the server's request log is printed, so a rule that
+// did not match shows what the client actually asked.
 func server(t testing.TB, scenario string) *loopback.Server {
 	t.Helper()
-	return testkit.Loopback(t, scenario)
+	srv := testkit.Loopback(t, scenario)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log("loopback request log:\n" + requestLog(srv.Log()))
+		}
+	})
+	return srv
+}
+
+// requestLog is a compact view of log entries: per request its rule or
+// outcome, then each message's role, text, tool calls and results.
+func requestLog(log []loopback.LogEntry) string {
+	var b strings.Builder
+	clip := func(s string) string {
+		if len(s) > 200 {
+			return s[:200] + "…"
+		}
+		return s
+	}
+	for _, e := range log {
+		fmt.Fprintf(&b, "#%d %s rule=%q outcome=%q start=%s dur=%s tools=%v\n", e.Seq, e.API, e.Rule, e.Outcome,
+			e.Start.Format("15:04:05.000"), e.Duration(), e.Tools)
+		for i, m := range e.Messages {
+			fmt.Fprintf(&b, "  [%d] %s %q", i, m.Role, clip(m.Text))
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(&b, " call %s(%s)", c.Name, clip(string(c.Input)))
+			}
+			for _, r := range m.ToolResults {
+				fmt.Fprintf(&b, " result %q", clip(r.Content))
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // providers lists both wire protocols; tests run once per provider.

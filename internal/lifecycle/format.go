@@ -41,8 +41,8 @@ func header(recs []Record, c Counts) string {
 	}
 	what := strconv.Itoa(n) + " " + noun
 	if shells := countShells(recs); shells > 0 && shells < n {
-		// A nested tree mixes agents and their shells: each by its name.
-		what = counted(n-shells, "agent") + ", " + counted(shells, "shell")
+		// A shell is not an agent: a mixed tree counts each.
+		what = plural(n-shells, "agent") + ", " + plural(shells, "shell")
 	}
 	if c.Active() > 0 {
 		return "Running " + what + "…"
@@ -58,7 +58,6 @@ func header(recs []Record, c Counts) string {
 	return b.String()
 }
 
-// countShells is how many of recs are shells.
 func countShells(recs []Record) int {
 	n := 0
 	for i := range recs {
@@ -69,8 +68,8 @@ func countShells(recs []Record) int {
 	return n
 }
 
-// counted is "1 shell" or "N shells".
-func counted(n int, noun string) string {
+// plural is "1 agent", "3 agents".
+func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
@@ -113,7 +112,7 @@ func FormatDuration(d time.Duration) string {
 // background agent, else its current tool, else "Initializing…".
 func SubLine(r Record) string {
 	if r.IsShell() {
-		return shellSubLine(r)
+		return ShellLine(r)
 	}
 	switch r.Status {
 	case Error:

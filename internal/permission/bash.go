@@ -35,25 +35,26 @@ type bashVerdict struct {
 func (g *Gate) bash(req Request) bashVerdict {
 	const flagsHint = "no one can answer a prompt in headless mode"
 	scopedDeny := false
-	for _, p := range g.disallowed {
+	denied := g.denyRules()
+	for _, p := range denied {
 		if !strings.EqualFold(p.Tool, "bash") {
 			continue
 		}
 		if !p.HasArg || p.Wildcard && p.Prefix == "" || p.Match("bash", req.Subject) {
-			return deniedBy(req, "", p)
+			return g.deniedBy(req, "", p)
 		}
 		scopedDeny = true
 	}
 	cmds, err := splitCommands(req.Subject)
 	if err == nil {
 		for _, c := range cmds {
-			for _, p := range g.disallowed {
+			for _, p := range denied {
 				if !strings.EqualFold(p.Tool, "bash") {
 					continue
 				}
 				for _, text := range append([]string{c.Text}, c.DenyAlso...) {
 					if p.Match("bash", text) {
-						return deniedBy(req, c.Text, p)
+						return g.deniedBy(req, c.Text, p)
 					}
 				}
 			}
@@ -139,12 +140,12 @@ func explain(c command) string {
 	return "`" + c.Text + "` (" + c.Why + ")"
 }
 
-func deniedBy(req Request, cmd string, p Pattern) bashVerdict {
+func (g *Gate) deniedBy(req Request, cmd string, p Pattern) bashVerdict {
 	what := describe(req)
 	if cmd != "" && cmd != req.Subject {
 		what += fmt.Sprintf(" runs `%s`, which", cmd)
 	}
-	return bashVerdict{decision: Decision{Reason: fmt.Sprintf("permission denied: %s is disallowed by --disallowed-tools %q", what, p.String())}, decided: true}
+	return bashVerdict{decision: Decision{Reason: fmt.Sprintf("permission denied: %s is disallowed by %s %q", what, g.denySource(p), p.String())}, decided: true}
 }
 
 // coversAllBash: bash, bash(*), bash(:*).

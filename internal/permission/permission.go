@@ -109,7 +109,10 @@ type Gate struct {
 	root       string       // where relative paths in subjects and rules resolve; "" is the working directory
 	allowed    []Pattern
 	disallowed []Pattern
-	asker      Asker // nil: headless
+	// allowedFrom and disallowedFrom name where each flag pattern came
+	// from (Options); /permissions lists them.
+	allowedFrom, disallowedFrom []string
+	asker                       Asker // nil: headless
 	// claude are the rules of Claude Code settings files (claude_gate.go).
 	claude []ClaudeRule
 
@@ -119,6 +122,9 @@ type Gate struct {
 	mu      sync.Mutex
 	session []Pattern // allowed for this session by a human
 	refused []Pattern // denied for this session by a human
+	// denied are deny rules added for this session (/permissions deny),
+	// applied as --disallowed-tools are (session_rules.go).
+	denied []Pattern
 	// grants are allowed per agent until Revoke (a skill's allowed-tools
 	// while that agent's turn lasts: grant.go).
 	grants map[string][]Pattern
@@ -129,7 +135,10 @@ type Options struct {
 	Mode       Mode
 	Allowed    []string // e.g. "read", "bash(go test:*)"
 	Disallowed []string
-	Asker      Asker
+	// AllowedFrom and DisallowedFrom name where each of Allowed and
+	// Disallowed came from (a config file); missing ones are the flags.
+	AllowedFrom, DisallowedFrom []string
+	Asker                       Asker
 	// Root is the workspace root: relative paths of file tools and path
 	// rules resolve against it. Empty means the working directory.
 	Root string
@@ -144,7 +153,7 @@ func NewGate(o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{asker: o.Asker, root: o.Root}
+	g := &Gate{asker: o.Asker, root: o.Root, allowedFrom: o.AllowedFrom, disallowedFrom: o.DisallowedFrom}
 	g.mode.Store(mode)
 	for _, s := range o.Allowed {
 		p, err := ParsePattern(s)
@@ -211,9 +220,9 @@ func (g *Gate) check(req Request) (d Decision, decided bool) {
 		v := g.bash(req)
 		return v.decision, v.decided
 	}
-	for _, p := range g.disallowed {
+	for _, p := range g.denyRules() {
 		if g.match(p, req, true) {
-			return Decision{Reason: fmt.Sprintf("permission denied: %s is disallowed by --disallowed-tools %q", describe(req), p.String())}, true
+			return Decision{Reason: fmt.Sprintf("permission denied: %s is disallowed by %s %q", describe(req), g.denySource(p), p.String())}, true
 		}
 	}
 	if req.Kind == tools.ReadOnly || req.Kind == tools.Orchestrate {

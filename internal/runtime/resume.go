@@ -57,6 +57,10 @@ func replay(evs []event.Event) *resumed {
 // a new agent never takes an old one's id.
 func (r *Runtime) restore(old *resumed) {
 	for _, rec := range old.state.Records() {
+		if rec.IsShell() {
+			r.shells.Taken(rec.ID)
+			continue
+		}
 		r.mgr.Taken(rec.ID)
 	}
 	for id, t := range old.state.Tallies() {
@@ -81,13 +85,19 @@ func sub(u, v event.Usage) event.Usage {
 }
 
 // offerResumable lets ResumeTask continue each native background
-// sub-agent the crash interrupted whose history was saved, and reports
-// whether there is one.
+// sub-agent the crash interrupted, and reports whether there is one.
 func (r *Runtime) offerResumable(old *resumed, histories map[string][]provider.Message) bool {
 	found := false
 	for _, rec := range old.state.Records() {
 		crashed := rec.Status.Active() || rec.Session == lifecycle.SessionOpen
 		h, saved := histories[rec.ID]
+		if !saved && rec.Prompt != "" {
+			// Killed before its first message reached the store (queued
+			// for a slot, or its goroutine not yet run while the lead's
+			// turn was committed): it did nothing yet, so its task is
+			// all there is to continue.
+			h, saved = []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: rec.Prompt}}}}, true
+		}
 		if !crashed || !rec.Background || !saved || (rec.Backend != "" && rec.Backend != backend.Native) {
 			continue
 		}
@@ -120,6 +130,10 @@ func (r *Runtime) interruptStale(old *resumed) {
 		done := event.Event{Type: event.SubagentComplete, Time: now, SessionID: rec.SessionID, AgentID: rec.ID,
 			ParentAgentID: rec.ParentID, ToolCallID: rec.ToolCallID,
 			Data: event.SubagentCompleteData{Cancelled: true, Error: InterruptedReason, ToolUses: rec.ToolUses, Usage: rec.Usage}}
+		if rec.IsShell() {
+			// No process of this run owns it: it cannot be waited for.
+			done.Type, done.Data = event.ShellEnd, event.ShellEndData{ExitCode: -1, Interrupted: true, Reason: InterruptedReason}
+		}
 		if done.SessionID == "" {
 			done.SessionID = r.cfg.SessionID
 		}

@@ -141,3 +141,42 @@ func TestResumeTaskOfAnUnknownTaskNamesTheResumableOnes(t *testing.T) {
 		t.Fatalf("error %v; want plan-1 named and explore-1 offered", err)
 	}
 }
+
+// A background task killed before its first message reached the store
+// (its goroutine had not run, or it waited for a slot) has no saved
+// history: it is still resumable, from the prompt its subagent.start
+// recorded.
+func TestResumeTaskContinuesABackgroundTaskKilledBeforeItsHistoryWasSavedFromItsPrompt(t *testing.T) {
+	res := crashed()
+	for i, e := range res.Events {
+		if e.Type == event.SubagentStart && e.AgentID == "explore-1" {
+			res.Events[i].Data = event.SubagentStartData{AgentType: "Explore", Description: "look", Prompt: "SLOW LOOK around", Background: true}
+		}
+	}
+	h := start(t, `
+rules:
+  - {name: notified, match: {last_user_contains: "found it after all"}, respond: {text: "final: found it after all"}}
+  - {name: sub, match: {first_user_contains: "SLOW LOOK", last_user_contains: "Atomic was restarted"}, respond: {text: "found it after all"}}
+  - {name: ack, match: {tools_include: [resume_task], has_tool_results: true}, respond: {text: "resumed it"}}
+  - {name: resume, match: {tools_include: [resume_task], last_user_contains: "pick it up"}, respond: {tool_calls: [{name: resume_task, input: {task_id: explore-1}}]}}
+  - {name: other, respond: {text: "unexpected request"}}
+`, Config{SessionID: "s-old", Resume: res})
+	h.rt.Submit("pick it up")
+	out := h.await(t)
+	if out.Err != nil || out.Result != "final: found it after all" {
+		t.Fatalf("outcome %+v; want the lead to get the resumed task's result", out)
+	}
+	r, ok := h.rt.Bus().Agent("explore-2")
+	if !ok || r.Status != lifecycle.Completed || r.Result != "found it after all" || r.Description != "look (resumed explore-1)" {
+		t.Fatalf("explore-2: %+v, %v; want the task resumed from its prompt, completed", r, ok)
+	}
+}
+
+// Without a saved history or a recorded prompt there is nothing to
+// continue: resume_task is not offered.
+func TestAnInterruptedBackgroundTaskWithNeitherHistoryNorPromptIsNotResumable(t *testing.T) {
+	h := start(t, `rules: [{respond: {text: "hi"}}]`, Config{SessionID: "s-old", Resume: crashed()})
+	if err := h.rt.ResumeTask("explore-1"); err == nil || !strings.Contains(err.Error(), "nothing of this session can be resumed") {
+		t.Fatalf("error %v; want nothing resumable", err)
+	}
+}

@@ -1,0 +1,180 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/tools"
+)
+
+// gateSession answers the session commands from a real permission gate
+// and fixed rows.
+type gateSession struct {
+	gate     *permission.Gate
+	settings []Setting
+	sessions []PickerSession
+	listErr  error
+	checks   []Check
+	dirs     map[string]string // path → absolute; others are missing
+}
+
+func (s *gateSession) Permissions() (string, []permission.RuleInForce) {
+	return string(s.gate.Mode()), s.gate.Rules()
+}
+func (s *gateSession) AllowRule(r string) error { return s.gate.AllowForSession(r) }
+func (s *gateSession) DenyRule(r string) error  { return s.gate.DenyForSession(r) }
+func (s *gateSession) Settings() []Setting      { return s.settings }
+func (s *gateSession) Sessions(context.Context) ([]PickerSession, error) {
+	return s.sessions, s.listErr
+}
+func (s *gateSession) Doctor(context.Context) []Check { return s.checks }
+func (s *gateSession) AddDir(p string) (string, error) {
+	if abs, ok := s.dirs[p]; ok {
+		return abs, nil
+	}
+	return "", errors.New("--add-dir " + p + ": no such folder")
+}
+
+func newGateSession(t *testing.T) *gateSession {
+	t.Helper()
+	g, err := permission.NewGate(permission.Options{Mode: permission.Default, Root: "/w", Disallowed: []string{"bash(rm:*)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &gateSession{gate: g}
+}
+
+func TestPermissionsListsTheRulesInForceAndAddsOnesForTheSession(t *testing.T) {
+	m, _, _ := newTestModel(t, 120, 40)
+	s := newGateSession(t)
+	m.cfg.Session = s
+	userAsk(m, "/permissions allow Bash(go test:*)")
+	userAsk(m, "/permissions deny web_fetch")
+	userAsk(m, "/permissions allow NotebookEdit")
+	userAsk(m, "/permissions")
+	f := frame(m)
+	for _, want := range []string{
+		"Allowed Bash(go test:*) for this session (deny rules and plan mode still hold).",
+		"Denied web_fetch for this session.",
+		`Could not allow NotebookEdit: "NotebookEdit" names no tool Atomic has`,
+		"Permissions · mode default",
+		"deny  bash(rm:*) · --disallowed-tools",
+		"deny  web_fetch · /permissions deny (this session)",
+		"allow bash(go test:*) · allowed for this session",
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("/permissions lacks %q:\n%s", want, f)
+		}
+	}
+	req := permission.Request{AgentID: "lead", Tool: "bash", Kind: tools.Exec, Subject: "go test ./..."}
+	if d, decided := s.gate.Check(req); !decided || !d.Allow {
+		t.Errorf("the session allow did not reach the gate: %+v", d)
+	}
+	req.Subject = "go test ./... && rm -rf /"
+	if d, _ := s.gate.Check(req); d.Allow {
+		t.Error("/permissions allow widened past --disallowed-tools")
+	}
+	userAsk(m, "/permissions allow")
+	if !strings.Contains(frame(m), "Usage: /permissions") {
+		t.Errorf("a rule-less allow is not answered with the usage:\n%s", frame(m))
+	}
+}
+
+func TestConfigShowsEachSettingAndWhereItComesFrom(t *testing.T) {
+	m, _, _ := newTestModel(t, 120, 30)
+	m.cfg.Session = &gateSession{settings: []Setting{
+		{"model", "claude-sonnet-4-5", "--model"},
+		{"max depth", "3", "/home/u/.config/atomic/config.json"},
+		{"sandbox", "workspace-write", "default"},
+	}}
+	userAsk(m, "/config")
+	f := frame(m)
+	for _, want := range []string{
+		"Config (value · where it comes from):",
+		"model     claude-sonnet-4-5 · --model",
+		"max depth 3 · /home/u/.config/atomic/config.json",
+		"sandbox   workspace-write · default",
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("/config lacks %q:\n%s", want, f)
+		}
+	}
+}
+
+func TestResumeListsThisFoldersOtherSessionsAndSaysHowToContinueOne(t *testing.T) {
+	m, _, _ := newTestModel(t, 140, 30)
+	m.cfg.Info = func() SessionInfo { return SessionInfo{SessionID: "atomic-now"} }
+	m.cfg.Session = &gateSession{sessions: []PickerSession{
+		{ID: "atomic-now", Title: "this one", Status: "running", Started: time.Now()},
+		{ID: "atomic-old", Title: "fix the parser", Status: "done", Started: time.Now().Add(-2 * time.Hour), Agents: 4},
+	}}
+	runLater(t, m, ask(m, "/resume"))
+	f := frame(m)
+	if !strings.Contains(f, "atomic-old · done · 2h ago · 4 agents · fix the parser") || strings.Contains(f, "this one") {
+		t.Errorf("/resume does not list the folder's other sessions alone:\n%s", f)
+	}
+	runLater(t, m, ask(m, "/resume atomic-old"))
+	f = frame(m)
+	for _, want := range []string{"quit (/exit) and run: atomic --resume atomic-old", "atomic --resume atomic-now comes back to it"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("/resume ID lacks %q:\n%s", want, f)
+		}
+	}
+	runLater(t, m, ask(m, "/resume atomic-elsewhere"))
+	if !strings.Contains(frame(m), "No session atomic-elsewhere in this folder") {
+		t.Errorf("an unknown id is not refused:\n%s", frame(m))
+	}
+}
+
+func TestAddDirNamesAMissingFolderAndSaysHowToAddAnExistingOne(t *testing.T) {
+	m, _, _ := newTestModel(t, 160, 30)
+	m.cfg.Info = func() SessionInfo { return SessionInfo{SessionID: "atomic-3"} }
+	m.cfg.Session = &gateSession{dirs: map[string]string{"../lib": "/work/lib dir"}}
+	userAsk(m, "/add-dir /nonexistent")
+	userAsk(m, "/add-dir ../lib")
+	f := frame(m)
+	for _, want := range []string{"--add-dir /nonexistent: no such folder", "Quit (/exit) and run: atomic --resume atomic-3 --add-dir '/work/lib dir'"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("/add-dir lacks %q:\n%s", want, f)
+		}
+	}
+}
+
+func TestDoctorShowsOneLinePerCheckWithWhatToDo(t *testing.T) {
+	m, _, _ := newTestModel(t, 140, 30)
+	m.cfg.Session = &gateSession{checks: []Check{
+		{Name: "provider", OK: true, Detail: "anthropic listed 3 models"},
+		{Name: "git", OK: false, Detail: "not found", Fix: "install git"},
+		{Name: "codex CLI", Optional: true, Detail: "codex is not on PATH", Fix: "npm install -g @openai/codex"},
+	}}
+	runLater(t, m, ask(m, "/doctor"))
+	f := frame(m)
+	for _, want := range []string{"✓ provider: anthropic listed 3 models", "✗ git: not found → install git", "· codex CLI: codex is not on PATH → npm install -g @openai/codex", "1 of 3 checks failed"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("/doctor lacks %q:\n%s", want, f)
+		}
+	}
+}
+
+func TestHelpListsPermissionsConfigResumeAddDirAndDoctor(t *testing.T) {
+	m, _, _ := newTestModel(t, 140, 70)
+	userAsk(m, "/help")
+	f := frame(m)
+	for _, want := range []string{"/permissions [allow RULE | deny RULE]", "/config", "/resume [ID]", "/add-dir PATH", "/doctor"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("/help lacks %q", want)
+		}
+	}
+}
+
+func TestSlashMenuCompletesPermissionsAllowAndDeny(t *testing.T) {
+	m, _, _ := newTestModel(t, 100, 14)
+	typeText(m, "/permissions d")
+	if len(m.menu.items) != 1 || m.menu.items[0].insert != "deny" {
+		t.Fatalf("menu for /permissions d: %+v", m.menu.items)
+	}
+}
