@@ -158,19 +158,19 @@ func TestACPApprovalsOfTheLeadAndASubagentGoToTheClientLabelledAndAreObeyed(t *t
 			srv := server(t, `
 rules:
   - name: lead-final
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond: {text: "done"}
   - name: lead-start
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: bash, input: {command: "touch allowed.txt", description: "make a file"}}
         - {name: task, input: {description: "Make another file", prompt: "SUB-MAKE", subagent_type: general-purpose}}
   - name: sub-after
-    match: {tools_exclude: [task], has_tool_results: true}
+    match: {system_contains: "You are a sub-agent", has_tool_results: true}
     respond: {text: "it was refused"}
   - name: sub-start
-    match: {tools_exclude: [task]}
+    match: {system_contains: "You are a sub-agent"}
     respond:
       tool_calls:
         - {name: bash, input: {command: "touch rejected.txt", description: "make a file"}}
@@ -228,20 +228,20 @@ func TestACPCancelMidFanOutEndsEverySubagentToolCallAndLeavesNoProcess(t *testin
 			srv := server(t, `
 rules:
   - name: lead-after
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond: {text: "after"}
   - name: lead-fanout
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "Sleep one", prompt: "S1", subagent_type: general-purpose}}
         - {name: task, input: {description: "Sleep two", prompt: "S2", subagent_type: general-purpose}}
         - {name: task, input: {description: "Sleep three", prompt: "S3", subagent_type: general-purpose}}
   - name: sub-after
-    match: {tools_exclude: [task], has_tool_results: true}
+    match: {system_contains: "You are a sub-agent", has_tool_results: true}
     respond: {text: "slept"}
   - name: sub
-    match: {tools_exclude: [task]}
+    match: {system_contains: "You are a sub-agent"}
     respond:
       tool_calls:
         - {name: bash, input: {command: "sleep 37.5", description: "sleep"}}

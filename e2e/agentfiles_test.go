@@ -21,10 +21,10 @@ rules:
   - {name: svc-planner, match: {system_contains: PLANNER-OF-SVC}, respond: {text: "svc planner done"}}
   - {name: root-planner, match: {system_contains: PLANNER-OF-ROOT}, respond: {text: "the root's planner ran"}}
   - name: lead-done
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond: {text: "All three reported."}
   - name: lead-fan
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: audit, prompt: AUDIT, subagent_type: auditor}}

@@ -20,7 +20,7 @@ func TestBackgroundCompanionToolsReportTasksAndRefuseUnknownIDs(t *testing.T) {
 	srv := server(t, `
 rules:
   - name: lead
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     sequence:
       - tool_calls:
           - {name: task, input: {description: "slow one", prompt: "SLOW", subagent_type: explore, mode: background}}
@@ -83,18 +83,18 @@ func TestSubagentNeedingApprovalInHeadlessModeIsDeniedClearlyAndTheRunEnds(t *te
 	srv := server(t, `
 rules:
   - name: lead-final
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond: {text: "the helper could not run it"}
   - name: lead
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "Clean the build", prompt: "CLEAN the build folder"}}
   - name: sub-after
-    match: {tools_exclude: [task], has_tool_results: true}
+    match: {system_contains: "You are a sub-agent", has_tool_results: true}
     respond: {text: "I was not allowed to run rm"}
   - name: sub
-    match: {tools_exclude: [task]}
+    match: {system_contains: "You are a sub-agent"}
     respond:
       tool_calls:
         - {name: bash, input: {command: "rm -rf build"}}

@@ -68,8 +68,8 @@ func cacheFanOutScenario(n, turns int) string {
 		}
 		fmt.Fprintf(&b, "      - {text: \"sub %d done\"}\n", i)
 	}
-	b.WriteString("  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: done}}\n")
-	b.WriteString("  - name: fanout\n    match: {tools_include: [task]}\n    respond:\n      tool_calls:\n")
+	b.WriteString("  - {name: final, match: {system_contains: \"You are Atomic\", has_tool_results: true}, respond: {text: done}}\n")
+	b.WriteString("  - name: fanout\n    match: {system_contains: \"You are Atomic\"}\n    respond:\n      tool_calls:\n")
 	for i := range n {
 		fmt.Fprintf(&b, "        - {name: task, input: {description: \"task %d\", prompt: \"TASK-%d look\"}}\n", i, i)
 	}

@@ -132,8 +132,8 @@ func TestASubAgentReadingFilesSeveralTimesItsWindowCompactsAndFinishes(t *testin
 	const n = 18
 	srv := server(t, `context_window: `+fmt.Sprint(compactWindow)+`
 rules:
-`+summaryRule+`  - {name: told, match: {tools_include: [task], has_tool_results: true}, respond: {text: "lead done"}}
-`+readsRule("sub", "{system_contains: \"You are a sub-agent of Atomic\"}", "s", n, "sub done")+`  - {name: spawn, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "read all", prompt: "read every file", subagent_type: explore}}]}}
+`+summaryRule+`  - {name: told, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "lead done"}}
+`+readsRule("sub", "{system_contains: \"You are a sub-agent of Atomic\"}", "s", n, "sub done")+`  - {name: spawn, match: {system_contains: "You are Atomic"}, respond: {tool_calls: [{name: task, input: {description: "read all", prompt: "read every file", subagent_type: explore}}]}}
 `)
 	state, dir := t.TempDir(), bigWorkspace(t, "s", n)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

@@ -58,8 +58,7 @@ var conformBackends = []conformBackend{
 	{name: "native", api: "anthropic", model: "claude-test-model", fanOut: nativeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel.",
 		spawn:   `{name: task, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose}}`,
 		spawnBG: `{name: task, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, mode: background}}`,
-		bash:    `{name: bash, input: {command: "COMMAND"}}`, spawnTool: "task", bashTool: "bash",
-		noNest: "Atomic's own sub-agents are given no orchestration tools (no task tool)"},
+		bash:    `{name: bash, input: {command: "COMMAND"}}`, spawnTool: "task", bashTool: "bash"},
 	{name: "claude-code", cli: testkit.ClaudeCLI, api: "anthropic", model: "claude-test-model", fanOut: claudeFanOut, fanOutPrompt: "FANOUT: start three sub-agents in parallel.",
 		spawnBG: `{name: Agent, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, run_in_background: true}}`,
 		spawn:   `{name: Agent, input: {description: "Slow part", prompt: "PROMPT", subagent_type: general-purpose, run_in_background: false}}`,
@@ -213,9 +212,9 @@ func fanOutScenario(n int, delayMS int) string {
 	}
 	return fmt.Sprintf(`
 rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "done"}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "done"}}
   - name: fanout
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
 %s  - {name: sub, respond: {text: "ok", delay_ms: %d}}

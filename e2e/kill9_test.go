@@ -32,9 +32,9 @@ rules:
   - {name: restarted, match: {last_user_contains: "what happened"}, respond: {text: "back after the kill"}}
   - {name: bg, match: {first_user_contains: "BG WORK"}, respond: {text: "bg work finally done", delay_ms: 600}}
   - {name: sync, match: {first_user_contains: "SYNC"}, respond: {text: "sync part done, in a few words", delay_ms: 40}}
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "the sync parts are done; the background one is still at work"}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "the sync parts are done; the background one is still at work"}}
   - name: spawn
-    match: {tools_include: [task], last_user_contains: "fan out"}
+    match: {system_contains: "You are Atomic", last_user_contains: "fan out"}
     respond:
       tool_calls:
         - {name: task, input: {description: "sync a", prompt: "SYNC A"}}

@@ -202,13 +202,13 @@ func leadRepo(t testing.TB, n int) (string, []string) {
 func natsFanOut(n, delayMS int) string {
 	var b strings.Builder
 	b.WriteString("rules:\n")
-	b.WriteString("  - {name: lead-final, match: {tools_include: [task], has_tool_results: true}, respond: {text: \"all reported\"}}\n")
-	b.WriteString("  - name: lead-fanout\n    match: {tools_include: [task]}\n    respond:\n      tool_calls:\n")
+	b.WriteString("  - {name: lead-final, match: {system_contains: \"You are Atomic\", has_tool_results: true}, respond: {text: \"all reported\"}}\n")
+	b.WriteString("  - name: lead-fanout\n    match: {system_contains: \"You are Atomic\"}\n    respond:\n      tool_calls:\n")
 	for i := range n {
 		fmt.Fprintf(&b, "        - {name: task, input: {description: \"part %d\", prompt: \"<TASK-%03d> do it\"}}\n", i, i)
 	}
 	for i := range n {
-		fmt.Fprintf(&b, "  - {name: sub-%03d, match: {tools_exclude: [task], first_user_contains: \"<TASK-%03d>\"}, respond: {text: \"result %d\", delay_ms: %d}}\n", i, i, i, delayMS)
+		fmt.Fprintf(&b, "  - {name: sub-%03d, match: {system_contains: \"You are a sub-agent\", first_user_contains: \"<TASK-%03d>\"}, respond: {text: \"result %d\", delay_ms: %d}}\n", i, i, i, delayMS)
 	}
 	return b.String()
 }

@@ -282,15 +282,15 @@ func TestAWorkerCutOffFromTheLeadShowsAsWaitingThenEndsInAClearError(t *testing.
 func TestARemoteAgentSeesTheLeadsUncommittedChangesAndItsOwnComeBackAsABranch(t *testing.T) {
 	r := newRig(t, `
 rules:
-  - {name: lead-final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "all reported"}}
+  - {name: lead-final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "all reported"}}
   - name: lead-fanout
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "write the notes", prompt: "<EDIT> write out.txt", isolation: worktree}}
-  - {name: sub-done, match: {tools_exclude: [task], has_tool_results: true}, respond: {text: "wrote it"}}
+  - {name: sub-done, match: {system_contains: "You are a sub-agent", has_tool_results: true}, respond: {text: "wrote it"}}
   - name: sub-edit
-    match: {tools_exclude: [task], first_user_contains: "<EDIT>"}
+    match: {system_contains: "You are a sub-agent", first_user_contains: "<EDIT>"}
     respond:
       tool_calls:
         - {name: read, input: {file_path: "draft.txt"}}
@@ -321,21 +321,21 @@ rules:
 func TestATaskSentAfterTheLeadEditedAFileCarriesTheEdit(t *testing.T) {
 	r := newRig(t, `
 rules:
-  - {name: lead-final, match: {tools_include: [task], tool_result_contains: "saw it"}, respond: {text: "all reported"}}
+  - {name: lead-final, match: {system_contains: "You are Atomic", tool_result_contains: "saw it"}, respond: {text: "all reported"}}
   - name: lead-task
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond:
       tool_calls:
         - {name: task, input: {description: "read the fresh file", prompt: "<READ> read fresh.txt"}}
   - name: lead-write
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       delay_ms: 300
       tool_calls:
         - {name: write, input: {file_path: "fresh.txt", content: "written by the lead just now\n"}}
-  - {name: sub-done, match: {tools_exclude: [task], has_tool_results: true}, respond: {text: "saw it"}}
+  - {name: sub-done, match: {system_contains: "You are a sub-agent", has_tool_results: true}, respond: {text: "saw it"}}
   - name: sub-read
-    match: {tools_exclude: [task], first_user_contains: "<READ>"}
+    match: {system_contains: "You are a sub-agent", first_user_contains: "<READ>"}
     respond:
       tool_calls:
         - {name: read, input: {file_path: "fresh.txt"}}

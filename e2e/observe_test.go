@@ -93,16 +93,16 @@ func TestEveryRunLogsEachAgentsStartAndEndToTheStateDir(t *testing.T) {
 const oneFailsScenario = `
 rules:
   - name: lead-final
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond: {text: "One of two."}
   - name: lead-fanout
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "ok", prompt: "TASK-OK", subagent_type: explore}}
         - {name: task, input: {description: "bad", prompt: "TASK-BAD", subagent_type: explore}}
-  - {name: bad, match: {tools_exclude: [task], first_user_contains: TASK-BAD}, respond: {error: {status: 400, message: "bad request"}}}
-  - {name: ok, match: {tools_exclude: [task]}, respond: {text: "fine", delay_ms: 100}}
+  - {name: bad, match: {system_contains: "You are a sub-agent", first_user_contains: TASK-BAD}, respond: {error: {status: 400, message: "bad request"}}}
+  - {name: ok, match: {system_contains: "You are a sub-agent"}, respond: {text: "fine", delay_ms: 100}}
 `
 
 func TestStatsAfterAMixOfRunsCountsSpawnsAndErrorsPerTypeAndBackend(t *testing.T) {

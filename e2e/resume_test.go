@@ -25,9 +25,9 @@ rules:
   - {name: resume, match: {tools_include: [resume_task], last_user_contains: "pick the slow one up"}, respond: {tool_calls: [{name: resume_task, input: {task_id: explore-1}}]}}
   - {name: resumed, match: {any_user_contains: "start the slow one", last_user_contains: "what happened"}, respond: {text: "resumed with my history"}}
   - {name: slow, match: {first_user_contains: "SLOW WORK"}, respond: {text: "never", delay_ms: 60000}}
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started it"}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "started it"}}
   - name: spawn
-    match: {tools_include: [task], last_user_contains: "start the slow one"}
+    match: {system_contains: "You are Atomic", last_user_contains: "start the slow one"}
     respond:
       tool_calls: [{name: task, input: {description: "slow", prompt: "SLOW WORK", subagent_type: explore, mode: background}}]
 `

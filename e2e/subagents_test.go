@@ -43,18 +43,18 @@ func index(evs []event.Raw, pred func(event.Raw) bool) int {
 const threeExploreAgents = `
 rules:
   - name: lead-final
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond: {text: "All three reported."}
   - name: lead-fanout
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "Find auth code", prompt: "TASK-A find the auth code", subagent_type: explore}}
         - {name: task, input: {description: "Find db code", prompt: "TASK-B find the db code", subagent_type: explore}}
         - {name: task, input: {description: "Find ui code", prompt: "TASK-C find the ui code", subagent_type: explore}}
-  - {name: sub-a, match: {tools_exclude: [task], first_user_contains: TASK-A}, respond: {text: "auth is in auth.go", delay_ms: 700}}
-  - {name: sub-b, match: {tools_exclude: [task], first_user_contains: TASK-B}, respond: {text: "db is in db.go", delay_ms: 700}}
-  - {name: sub-c, match: {tools_exclude: [task], first_user_contains: TASK-C}, respond: {text: "ui is in ui.go", delay_ms: 700}}
+  - {name: sub-a, match: {system_contains: "You are a sub-agent", first_user_contains: TASK-A}, respond: {text: "auth is in auth.go", delay_ms: 700}}
+  - {name: sub-b, match: {system_contains: "You are a sub-agent", first_user_contains: TASK-B}, respond: {text: "db is in db.go", delay_ms: 700}}
+  - {name: sub-c, match: {system_contains: "You are a sub-agent", first_user_contains: TASK-C}, respond: {text: "ui is in ui.go", delay_ms: 700}}
 `
 
 // backgroundAnalysis: the lead spawns one background agent (rule sub,
@@ -62,18 +62,18 @@ rules:
 const backgroundAnalysis = `
 rules:
   - name: lead-notified
-    match: {tools_include: [task], last_user_contains: "background result 42"}
+    match: {system_contains: "You are Atomic", last_user_contains: "background result 42"}
     respond: {text: "The background task said 42."}
   - name: lead-ack
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond: {text: "Spawned it; carrying on."}
   - name: lead-spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "Slow analysis", prompt: "BG-TASK analyse slowly", mode: background}}
   - name: sub
-    match: {tools_exclude: [task]}
+    match: {system_contains: "You are a sub-agent"}
     respond: {text: "background result 42", delay_ms: 2000}
 `
 
@@ -175,10 +175,10 @@ func TestCapTwoRunsFiveTasksAtMostTwoAtATimeInFIFOOrder(t *testing.T) {
 	srv := server(t, `
 rules:
   - name: lead-final
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond: {text: "done"}
   - name: lead-fanout
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "one", prompt: "TASK-1"}}
@@ -191,7 +191,7 @@ rules:
   - {name: sub, match: {first_user_contains: TASK-1}, respond: {text: "ok", delay_ms: 100}}
   - {name: sub, match: {first_user_contains: TASK-2}, respond: {text: "ok", delay_ms: 400}}
   - {name: sub, match: {first_user_contains: TASK-3}, respond: {text: "ok", delay_ms: 150}}
-  - {name: sub, match: {tools_exclude: [task]}, respond: {text: "ok", delay_ms: 100}}
+  - {name: sub, match: {system_contains: "You are a sub-agent"}, respond: {text: "ok", delay_ms: 100}}
 `)
 	r := atomic(t, srv, "anthropic", t.TempDir(), "-p", "go", "--max-subagents", "2", "--output-format", "stream-json")
 	if r.code != 0 {
@@ -237,17 +237,17 @@ func TestOneFailingSubagentDoesNotTouchItsSiblings(t *testing.T) {
 	srv := server(t, `
 rules:
   - name: lead-final
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond: {text: "two of three worked"}
   - name: lead-fanout
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "first", prompt: "TASK-A"}}
         - {name: task, input: {description: "broken", prompt: "TASK-B"}}
         - {name: task, input: {description: "third", prompt: "TASK-C"}}
-  - {name: sub-b, match: {tools_exclude: [task], first_user_contains: TASK-B}, respond: {error: {status: 500, type: api_error, message: "boom"}}}
-  - {name: sub, match: {tools_exclude: [task]}, respond: {text: "fine", delay_ms: 300}}
+  - {name: sub-b, match: {system_contains: "You are a sub-agent", first_user_contains: TASK-B}, respond: {error: {status: 500, type: api_error, message: "boom"}}}
+  - {name: sub, match: {system_contains: "You are a sub-agent"}, respond: {text: "fine", delay_ms: 300}}
 `)
 	r := atomic(t, srv, "anthropic", t.TempDir(), "-p", "go", "--output-format", "json")
 	if r.code != 0 {
@@ -284,16 +284,16 @@ func TestSIGINTWithSyncAndBackgroundAgentsInterruptsAllAndEnds(t *testing.T) {
 	srv := server(t, `
 rules:
   - name: lead-spawn
-    match: {tools_include: [task], has_tool_results: false}
+    match: {system_contains: "You are Atomic", has_tool_results: false}
     respond:
       tool_calls:
         - {name: task, input: {description: "background work", prompt: "BG", mode: background}}
         - {name: task, input: {description: "sync work", prompt: "SYNC"}}
   - name: lead-after
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond: {text: "after"}
   - name: sub
-    match: {tools_exclude: [task]}
+    match: {system_contains: "You are a sub-agent"}
     respond: {text: "slow", delay_ms: 30000}
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -13,10 +13,10 @@ import (
 const thinkingFanOut = `
 rules:
   - name: lead-done
-    match: {tools_include: [task], has_tool_results: true}
+    match: {system_contains: "You are Atomic", has_tool_results: true}
     respond: {text: "Both reported.", thinking: "LEAD-THOUGHT-2 both are in."}
   - name: lead-fan
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       thinking: "LEAD-THOUGHT-1 two helpers."
       tool_calls:

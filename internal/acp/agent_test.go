@@ -251,9 +251,9 @@ func TestAPromptSentWhileTheLeadIsWokenByBackgroundWorkAnswersAfterItsOwnTurn(t 
 rules:
   - {name: ping, match: {last_user_contains: PING}, respond: {text: "pong"}}
   - {name: woken, match: {last_user_contains: "background result 42"}, respond: {text: "woken answer", delay_ms: 1500}}
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "spawned"}}
-  - {name: spawn, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "Slow analysis", prompt: "BG", mode: background}}]}}
-  - {name: sub, match: {tools_exclude: [task]}, respond: {text: "background result 42", delay_ms: 200}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "spawned"}}
+  - {name: spawn, match: {system_contains: "You are Atomic"}, respond: {tool_calls: [{name: task, input: {description: "Slow analysis", prompt: "BG", mode: background}}]}}
+  - {name: sub, match: {system_contains: "You are a sub-agent"}, respond: {text: "background result 42", delay_ms: 200}}
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -37,7 +37,8 @@ func (k *asker) Ask(ctx context.Context, req permission.Request) (permission.Ans
 		call = sdk.ToolCallId(req.ID)
 	}
 	k.s.flush(ctx) // the client knows the tool call before it is asked about it
-	agent := req.AgentName
+	// A nested agent by its place in the tree.
+	agent := req.Who()
 	if req.Backend != "" {
 		agent += " (" + req.Backend + ")"
 	}
@@ -50,7 +51,7 @@ func (k *asker) Ask(ctx context.Context, req permission.Request) (permission.Ans
 		kind = sdk.ToolKindRead
 	}
 	update := sdk.ToolCallUpdate{ToolCallId: call, Title: &title, Kind: &kind,
-		Meta: map[string]any{"agent": req.AgentName, "agentId": req.AgentID, "tool": req.Tool}}
+		Meta: map[string]any{"agent": req.AgentName, "agentId": req.AgentID, "path": req.Path, "tool": req.Tool}}
 	if len(req.Input) > 0 {
 		update.RawInput = req.Input
 	}

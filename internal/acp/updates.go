@@ -116,7 +116,7 @@ func (t *translator) agentUpdate(r lifecycle.Record) sdk.SessionUpdate {
 	if !t.tasks[string(id)] {
 		t.tasks[string(id)] = true
 		return sdk.StartToolCall(id, agentTitle(r), sdk.WithStartKind(sdk.ToolKindOther),
-			sdk.WithStartStatus(agentStatus(r.Status)), sdk.WithStartContent(agentContent(r)))
+			sdk.WithStartStatus(agentStatus(r.Status)), sdk.WithStartContent(agentContent(r)), t.attach(r))
 	}
 	opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(agentStatus(r.Status)), sdk.WithUpdateContent(agentContent(r)),
 		sdk.WithUpdateTitle(agentTitle(r))}
@@ -131,6 +131,19 @@ func (t *translator) agentUpdate(r lifecycle.Record) sdk.SessionUpdate {
 		opts = append(opts, sdk.WithUpdateRawOutput(out))
 	}
 	return sdk.UpdateToolCall(id, opts...)
+}
+
+// attach ties the tool call of a sub-agent's own sub-agent to its
+// parent's (ACP has no nesting of tool calls): its _meta names the
+// parent's tool call and both agents.
+func (t *translator) attach(r lifecycle.Record) sdk.ToolCallStartOpt {
+	return func(tc *sdk.SessionUpdateToolCall) {
+		p, ok := t.recs.Get(r.ParentID)
+		if r.ParentID == "" || r.ParentID == event.LeadID || !ok {
+			return
+		}
+		tc.Meta = map[string]any{"agentId": r.ID, "parentAgentId": r.ParentID, "parentToolCallId": string(agentCallID(p))}
+	}
 }
 
 // agentCallID is the tool call that shows sub-agent r: the task call that
@@ -185,6 +198,8 @@ func contentText(r lifecycle.Record) string {
 		lines = append(lines, "Interrupted")
 	case r.Status == lifecycle.Pending:
 		lines = append(lines, "Waiting for a slot…")
+	case r.Status == lifecycle.Waiting:
+		lines = append(lines, "Waiting for the work it started…")
 	case r.CurrentTool != "":
 		lines = append(lines, fmt.Sprintf("%s · %d tool uses", r.CurrentTool, r.ToolUses))
 	case r.Background:

@@ -221,3 +221,33 @@ func TestTheLeadsThinkingReachesTheClientAsThoughtChunksApartFromTheAnswer(t *te
 		t.Errorf("updates (-want +got):\n%s", diff)
 	}
 }
+
+func TestASubagentsOwnSubagentsToolCallIsAttachedToItsParentsAndAWaitingParentSaysSo(t *testing.T) {
+	in, _ := json.Marshal(map[string]string{"description": "check", "prompt": "p", "mode": "background"})
+	sent := sentFor(t, nil, join(
+		ev(event.SessionStart, 0, event.LeadID, "", "", event.SessionStartData{Model: "m"}),
+		task(1, "general-purpose-1", "c1", "audit", true, false),
+		ev(event.ToolStart, 2, "general-purpose-1", event.LeadID, "c5", event.ToolStartData{Name: "task", Input: in, SubagentID: "general-purpose-2"}),
+		ev(event.SubagentStart, 2, "general-purpose-2", "general-purpose-1", "c5",
+			event.SubagentStartData{AgentType: "general-purpose", Description: "check", Backend: "native", Background: true}),
+		ev(event.SubagentUpdate, 3, "general-purpose-1", event.LeadID, "c1", event.SubagentUpdateData{Idle: true}),
+	))
+	var child struct {
+		Meta map[string]string `json:"_meta"`
+	}
+	for _, s := range sent {
+		if strings.Contains(s, `"sessionUpdate":"tool_call"`) && strings.Contains(s, `"toolCallId":"c5"`) {
+			if err := json.Unmarshal([]byte(s), &child); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := map[string]string{"agentId": "general-purpose-2", "parentAgentId": "general-purpose-1", "parentToolCallId": "c1"}
+	if diff := cmp.Diff(want, child.Meta); diff != "" {
+		t.Errorf("the nested agent's tool call _meta (-want +got):\n%s", diff)
+	}
+	calls := agentCalls(t, sent)
+	if last := calls[len(calls)-1]; last != `tool_call_update c1 in_progress "audit\nWaiting for the work it started…"` {
+		t.Errorf("the waiting parent's last update is %s", last)
+	}
+}

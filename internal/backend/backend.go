@@ -201,7 +201,8 @@ func Decide(ctx context.Context, gate *permission.Gate, sink event.Sink, base ev
 	now := time.Now
 	e := base
 	e.Type, e.Time = event.PermissionRequested, now()
-	e.Data = event.PermissionRequestedData{RequestID: req.ID, AgentName: req.AgentName, Tool: req.Tool,
+	req.Path = gate.Path(req.AgentID)
+	e.Data = event.PermissionRequestedData{RequestID: req.ID, AgentName: req.AgentName, Path: req.Path, Tool: req.Tool,
 		Subject: req.Subject, Input: req.Input, SessionRules: gate.SessionRules(req)}
 	sink.Emit(e)
 	d := gate.Ask(ctx, req)

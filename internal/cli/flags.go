@@ -115,7 +115,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.effort, "effort", "", "how hard the model thinks first: low, medium, high or max (Anthropic extended thinking, OpenAI reasoning effort; sub-agents inherit it unless their file says effort:; default none)")
 	fs.IntVar(&c.maxTurns, "max-turns", 0, "model turns per agent turn (default 100)")
 	fs.IntVar(&c.maxSubagents, "max-subagents", 0, "local sub-agents running at once (default 5)")
-	fs.IntVar(&c.maxDepth, "max-depth", 0, "levels of sub-agents below the lead: a sub-agent may start its own up to this depth (default 1: only the lead starts sub-agents)")
+	fs.IntVar(&c.maxDepth, "max-depth", 0, "levels of sub-agents below the lead: a sub-agent may start its own up to this depth (default 3; 1: only the lead starts sub-agents)")
 	fs.IntVar(&c.maxRemote, "max-remote-tasks", 0, "sub-agents on NATS workers at once (default 0: as many as the workers run; they take none of --max-subagents' slots)")
 	fs.IntVar(&c.maxTeammates, "max-teammates", 0, "teammates at once (default 10; setting it enables teams)")
 	fs.BoolVar(&c.teams, "teams", false, "offer the lead agent teams: long-lived teammates it messages (config teams; on with --demo or --max-teammates)")

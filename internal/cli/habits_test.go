@@ -290,8 +290,8 @@ func TestStreamJSONInputRunsEachUserMessageAsATurnOfOneSession(t *testing.T) {
 
 func TestAgentsJSONAddsClaudeCodeShapedAgentTypesForTheRun(t *testing.T) {
 	srv := modelServer(t, `rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "reviewed"}}
-  - {name: fan, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "review", prompt: "REVIEW-IT", subagent_type: reviewer}}]}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "reviewed"}}
+  - {name: fan, match: {system_contains: "You are Atomic"}, respond: {tool_calls: [{name: task, input: {description: "review", prompt: "REVIEW-IT", subagent_type: reviewer}}]}}
   - {name: reviewer, match: {first_user_contains: REVIEW-IT}, respond: {text: "looks fine"}}
 `)
 	agents := `{"reviewer": {"description": "Reviews code", "prompt": "You are a strict reviewer.", "tools": ["Read", "Grep"], "model": "inherit", "color": "red", "memory": "project"}}`

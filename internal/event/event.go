@@ -260,11 +260,14 @@ type SubagentCompleteData struct {
 
 // PermissionRequestedData: an agent asks for approval.
 type PermissionRequestedData struct {
-	RequestID string          `json:"request_id"`
-	AgentName string          `json:"agent_name,omitempty"`
-	Tool      string          `json:"tool"`
-	Subject   string          `json:"subject,omitempty"`
-	Input     json.RawMessage `json:"input,omitempty"`
+	RequestID string `json:"request_id"`
+	AgentName string `json:"agent_name,omitempty"`
+	// Path is the chain from the lead to the asking agent, "lead ›
+	// reviewer-1 › explore-3"; empty for the lead.
+	Path    string          `json:"path,omitempty"`
+	Tool    string          `json:"tool"`
+	Subject string          `json:"subject,omitempty"`
+	Input   json.RawMessage `json:"input,omitempty"`
 	// SessionRules are the rules "allow for this session" would add
 	// (bash(go test:*)), one per command not yet allowed.
 	SessionRules []string `json:"session_rules,omitempty"`

@@ -173,9 +173,9 @@ var subOnly = []string{"agent_id", "subagent_type", "task_description", "parent_
 func TestClaudeStreamJSONHasClaudeCodesShapeFieldByField(t *testing.T) {
 	rt := newRuntime(t, `
 rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "all done"}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "all done"}}
   - name: fan
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       text: "Splitting it up."
       tool_calls:

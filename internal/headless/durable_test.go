@@ -50,9 +50,9 @@ func TestStreamJSONPrintsAnEventOnlyOnceTheStoreHoldsIt(t *testing.T) {
 	defer rec.Close()
 	p, _ := testkit.Model(t, `
 rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "both done"}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "both done"}}
   - name: fan
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "one", prompt: "ONE"}}

@@ -29,9 +29,9 @@ func newRuntime(t *testing.T, scenario string) *runtime.Runtime {
 func TestJSONResultListsEveryAgentWithItsOutcome(t *testing.T) {
 	rt := newRuntime(t, `
 rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "summary"}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "summary"}}
   - name: fan
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "good", prompt: "GOOD"}}

@@ -93,9 +93,9 @@ func stalled(t *testing.T) stalledWriter {
 
 const fanOut = `
 rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "summary"}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "summary"}}
   - name: fan
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "one", prompt: "ONE"}}

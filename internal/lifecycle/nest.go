@@ -1,6 +1,11 @@
 package lifecycle
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/event"
+)
 
 // Nesting (SPEC §2, depth and shells): a record whose ParentID names
 // another record is part of that record's work. The reducer counts, for
@@ -117,4 +122,30 @@ func (s *State) withMore(changed []Record) []Record {
 		}
 	}
 	return changed
+}
+
+// PathSep joins the agents of a Path where people read it.
+const PathSep = " › "
+
+// Path is the chain of agent ids from the lead down to agent id by the
+// records' parent links, lead first ("lead", "reviewer-1", "explore-3"):
+// what an approval names. A parent the records do not hold (a teammate,
+// the lead) is named as it is and the walk ends at the lead; a loop in
+// the links ends it too.
+func Path(id string, get func(id string) (Record, bool)) []string {
+	var up []string
+	for p := id; p != ""; {
+		if p == event.LeadID || slices.Contains(up, p) {
+			break
+		}
+		up = append(up, p)
+		r, ok := get(p)
+		if !ok {
+			break
+		}
+		p = r.ParentID
+	}
+	up = append(up, event.LeadID)
+	slices.Reverse(up)
+	return up
 }

@@ -46,6 +46,9 @@ type Request struct {
 	ID        string
 	AgentID   string
 	AgentName string // "lead", "explore-1", a teammate's name
+	// Path is the chain from the lead to the agent, "lead › reviewer-1 ›
+	// explore-3" (Gate.Path), "" for the lead: what a prompt names.
+	Path string
 	// Backend is the external CLI the asking agent runs in ("" for
 	// Atomic's own loop), named beside the agent in prompts and denials.
 	Backend string
@@ -62,6 +65,16 @@ type Request struct {
 	// call cannot be remembered (a command whose name is a variable):
 	// then "allow for this session" allows this call only.
 	SessionRules []string
+}
+
+// Who names the asking agent in a prompt: its path when it is nested
+// below another sub-agent ("lead › reviewer-1 › explore-3"), else its
+// name ("explore-1"; the lead's own requests name "lead").
+func (r Request) Who() string {
+	if strings.Count(r.Path, " › ") > 1 {
+		return r.Path
+	}
+	return r.AgentName
 }
 
 // Decision answers a Request.
@@ -102,6 +115,9 @@ type Gate struct {
 	asker                       Asker // nil: headless
 	// claude are the rules of Claude Code settings files (claude_gate.go).
 	claude []ClaudeRule
+
+	// pathOf names an agent's place in the tree (SetPathOf); nil: none.
+	pathOf atomic.Pointer[func(agentID string) string]
 
 	mu      sync.Mutex
 	session []Pattern // allowed for this session by a human
@@ -265,6 +281,20 @@ func planDenial(req Request) Decision {
 	return Decision{Reason: fmt.Sprintf("permission denied: %s is not allowed in plan mode (read-only); leave plan mode to make changes", describe(req))}
 }
 
+// SetPathOf tells the gate how to name an agent's place in the tree
+// (the run's reducer): prompts then carry the path (Request.Path).
+func (g *Gate) SetPathOf(f func(agentID string) string) { g.pathOf.Store(&f) }
+
+// Path is agent id's place in the tree, "lead › reviewer-1 › explore-3";
+// "" for the lead, or when the gate was told no tree.
+func (g *Gate) Path(agentID string) string {
+	f := g.pathOf.Load()
+	if f == nil || agentID == "" || agentID == event.LeadID {
+		return ""
+	}
+	return (*f)(agentID)
+}
+
 // Ask puts req to the human through the Asker, with the rules "allow for
 // this session" would add; with no Asker (headless) it denies with a
 // message naming the flags that would allow the call. It returns when ctx
@@ -275,6 +305,9 @@ func (g *Gate) Ask(ctx context.Context, req Request) Decision {
 	}
 	rules := g.proposedRules(req)
 	req.SessionRules = ruleStrings(rules)
+	if req.Path == "" {
+		req.Path = g.Path(req.AgentID)
+	}
 	ans, err := g.asker.Ask(ctx, req)
 	if err != nil {
 		return Decision{Reason: fmt.Sprintf("permission denied: %s: no answer (%v)", describe(req), err)}

@@ -66,8 +66,8 @@ func TestJournalGetsEachSubagentsOwnHistory(t *testing.T) {
 	j := &journal{}
 	h := start(t, `
 rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "done"}}
-  - {name: fanout, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "look around", prompt: "SUB-TASK look", subagent_type: explore}}]}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "done"}}
+  - {name: fanout, match: {system_contains: "You are Atomic"}, respond: {tool_calls: [{name: task, input: {description: "look around", prompt: "SUB-TASK look", subagent_type: explore}}]}}
   - {name: sub, respond: {text: "found it"}}
 `, Config{Journal: j})
 	h.rt.Submit("go")

@@ -42,7 +42,7 @@ rules:
   - {name: sub-final, match: {first_user_contains: "SUB", tool_result_contains: "echo: from sub"}, respond: {text: "sub saw echo: from sub"}}
   - {name: sub-call, match: {first_user_contains: "SUB", tools_include: [mcp__s__echo], tools_exclude: [bash, task]}, respond: {tool_calls: [{name: mcp__s__echo, input: {text: from sub}}]}}
   - name: lead-call
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "echo", prompt: "SUB echo please", subagent_type: echoer}}

@@ -9,12 +9,12 @@ func TestLeadAndSubagentSystemPromptsCarryTheProjectMemory(t *testing.T) {
 	const memory = "# Project memory\n\nContents of /repo/AGENTS.md (project instructions):\n\nAlways run gofmt."
 	h, srv := startWith(t, `
 rules:
-  - {name: lead-final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "done"}}
+  - {name: lead-final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "done"}}
   - name: lead-spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls: [{name: task, input: {description: "look around", prompt: "LOOK", subagent_type: explore}}]
-  - {name: sub, match: {tools_exclude: [task]}, respond: {text: "looked"}}
+  - {name: sub, match: {system_contains: "You are a sub-agent"}, respond: {text: "looked"}}
 `, Config{Memory: memory})
 	h.rt.Submit("go")
 	if out := h.await(t); out.Err != nil || out.Result != "done" {

@@ -38,12 +38,12 @@ func TestMergeWorktreeIsOfferedOnlyOnceAWorktreeExists(t *testing.T) {
 	repo := testkit.GitRepo(t, map[string]string{"a.txt": "a\n"})
 	h, srv := startWith(t, `
 rules:
-  - {name: final, match: {tools_include: [task], tool_result_contains: "merge_worktree(task_id"}, respond: {text: "done"}}
+  - {name: final, match: {system_contains: "You are Atomic", tool_result_contains: "merge_worktree(task_id"}, respond: {text: "done"}}
   - name: isolated
-    match: {tools_include: [task], tool_result_contains: "plain done"}
+    match: {system_contains: "You are Atomic", tool_result_contains: "plain done"}
     respond: {tool_calls: [{name: task, input: {description: "edit apart", prompt: "ISO", isolation: worktree}}]}
   - name: plain
-    match: {tools_include: [task], has_tool_results: false}
+    match: {system_contains: "You are Atomic", has_tool_results: false}
     respond: {tool_calls: [{name: task, input: {description: "look", prompt: "PLAIN"}}]}
   - {name: plain-sub, match: {first_user_contains: PLAIN}, respond: {text: "plain done"}}
   - {name: iso-done, match: {first_user_contains: ISO, has_tool_results: true}, respond: {text: "iso done"}}
@@ -57,22 +57,24 @@ rules:
 	checkOffered(t, "after a task without a worktree", offered(t, srv, "isolated"), false, "merge_worktree")
 	checkOffered(t, "after an isolated task", offered(t, srv, "final"), true, "merge_worktree")
 	for _, rule := range []string{"plain-sub", "iso-edit", "iso-done"} {
-		checkOffered(t, "sub-agent "+rule, offered(t, srv, rule), false, "merge_worktree", "task")
+		checkOffered(t, "sub-agent "+rule, offered(t, srv, rule), false, "merge_worktree")
+		// Below the default depth limit a general-purpose sub-agent nests.
+		checkOffered(t, "sub-agent "+rule, offered(t, srv, rule), true, "task")
 	}
 }
 
 func TestBackgroundTaskCompanionsAreOfferedOnlyOnceABackgroundTaskExists(t *testing.T) {
 	h, srv := startWith(t, `
 rules:
-  - {name: final, match: {tools_include: [task], tool_result_contains: "bg done"}, respond: {text: "done"}}
+  - {name: final, match: {system_contains: "You are Atomic", tool_result_contains: "bg done"}, respond: {text: "done"}}
   - name: wait
-    match: {tools_include: [task], tool_result_contains: "wait_for_task with task_id"}
+    match: {system_contains: "You are Atomic", tool_result_contains: "wait_for_task with task_id"}
     respond: {tool_calls: [{name: wait_for_task, input: {task_id: general-purpose-2}}]}
   - name: background
-    match: {tools_include: [task], tool_result_contains: "sync done"}
+    match: {system_contains: "You are Atomic", tool_result_contains: "sync done"}
     respond: {tool_calls: [{name: task, input: {description: "slow part", prompt: "BG", mode: background}}]}
   - name: sync
-    match: {tools_include: [task], has_tool_results: false}
+    match: {system_contains: "You are Atomic", has_tool_results: false}
     respond: {tool_calls: [{name: task, input: {description: "quick part", prompt: "SYNC"}}]}
   - {name: sync-sub, match: {first_user_contains: SYNC}, respond: {text: "sync done"}}
   - {name: bg-sub, match: {first_user_contains: BG}, respond: {text: "bg done", delay_ms: 100}}

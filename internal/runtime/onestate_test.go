@@ -43,7 +43,7 @@ rules:
     respond:
       tool_calls: [{name: wait_for_task, input: {task_id: general-purpose-1}}]
   - name: spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
   - {name: sub, respond: {text: "bg result", delay_ms: 300}}
@@ -96,7 +96,7 @@ rules:
   - {name: woken, match: {any_user_contains: "task-notification"}, respond: {text: "late", delay_ms: 30000}}
   - {name: ack, match: {tool_result_contains: "Started background task"}, respond: {text: "started"}}
   - name: spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
   - {name: sub, respond: {text: "bg done", delay_ms: 100}}

@@ -12,9 +12,9 @@ import (
 // general-purpose sub-agent plans its own work before answering.
 const planScenario = `
 rules:
-  - {name: lead-done, match: {tools_include: [task], has_tool_results: true}, respond: {text: "all done"}}
+  - {name: lead-done, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "all done"}}
   - name: lead-plan
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: todo_write, id: lead-plan, input: {todos: [{content: "Delegate the search", status: in_progress, activeForm: "Delegating the search"}, {content: "Report", status: pending}]}}
@@ -81,9 +81,9 @@ func TestLeadAndSubagentEachKeepTheirOwnPlanAnnouncedAsPlanUpdate(t *testing.T) 
 func TestTodoWriteIsOfferedToTheLeadAndGeneralPurposeButNotExplore(t *testing.T) {
 	h := start(t, `
 rules:
-  - {name: lead-done, match: {tools_include: [task], has_tool_results: true}, respond: {text: "done"}}
+  - {name: lead-done, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "done"}}
   - name: spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
         - {name: task, input: {description: "look", prompt: "A", subagent_type: explore}}

@@ -45,10 +45,10 @@ func TestCompleteComesOnceAndOnlyWhenNothingIsActive(t *testing.T) {
 		}
 		scenario := fmt.Sprintf(`
 rules:
-  - {name: woken, match: {tools_include: [task], last_user_contains: "task-notification"}, respond: {text: "noted"}}
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "final"}}
+  - {name: woken, match: {system_contains: "You are Atomic", last_user_contains: "task-notification"}, respond: {text: "noted"}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "final"}}
   - name: fanout
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls:
 %s%s`, calls.String(), subs.String())

@@ -87,8 +87,8 @@ rules:
 func TestAResumedSessionsNewAgentsNeverReuseAnOldId(t *testing.T) {
 	h := start(t, `
 rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "done"}}
-  - {name: fanout, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "again", prompt: "SUB", subagent_type: explore}}]}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "done"}}
+  - {name: fanout, match: {system_contains: "You are Atomic"}, respond: {tool_calls: [{name: task, input: {description: "again", prompt: "SUB", subagent_type: explore}}]}}
   - {name: sub, respond: {text: "found"}}
 `, Config{SessionID: "s-old", Resume: crashed()})
 	h.rt.Submit("go")

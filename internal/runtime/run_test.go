@@ -70,9 +70,9 @@ func (c *cancelling) CancelAgent(id string) error { return c.cancel(id) }
 
 const backgroundStuck = `
 rules:
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started"}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "started"}}
   - name: spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls: [{name: task, input: {description: "stuck", prompt: "S", subagent_type: stuck, mode: background}}]
 `
@@ -203,9 +203,9 @@ func TestStopHasTheWorkersCancelOnTheServerBeforeItReturns(t *testing.T) {
 	}
 	rt, run := openRun(t, `
 rules:
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "sent"}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "sent"}}
   - name: spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls: [{name: task, input: {description: "far", prompt: "F", mode: background}}]
 `, Config{Remote: d})
@@ -296,9 +296,9 @@ func TestStartSubmitStopAndCloseLeaveNoGoroutine(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, before) })
 	p, _ := testkit.Model(t, `
 rules:
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started"}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "started"}}
   - name: spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
   - {name: sub, respond: {text: "slow", delay_ms: 30000}}

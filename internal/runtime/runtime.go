@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/hooks"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/permission"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -224,6 +226,10 @@ func Open(cfg Config) (*Runtime, error) {
 		}
 	}
 	hooked := hookRunner(cfg)
+	if cfg.Gate != nil {
+		// Prompts name the asking agent's place in the tree.
+		cfg.Gate.SetPathOf(func(id string) string { return strings.Join(lifecycle.Path(id, r.bus.Agent), lifecycle.PathSep) })
+	}
 	r.mgr = subagent.New(subagent.Config{
 		SessionID: cfg.SessionID, Provider: cfg.Provider, Model: cfg.Model, Types: cfg.Types,
 		Tools: core, Gate: cfg.Gate, Sink: r.bus,
@@ -246,6 +252,10 @@ func Open(cfg Config) (*Runtime, error) {
 		MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
 		Memory: cfg.Memory, Owners: r.owners, Hooks: hooked, Shells: r.shells,
+		Nest: func(ctx context.Context, id string, set *tools.Set, wake chan struct{}) (func(backend.Session), func()) {
+			a := r.mgr.Adopt(ctx, id, set, wake)
+			return a.Attach, a.Release
+		},
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {

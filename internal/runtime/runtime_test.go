@@ -115,9 +115,9 @@ func TestLeadIsWokenWithTheBackgroundResultBeforeCompleting(t *testing.T) {
 	h := start(t, `
 rules:
   - {name: notified, match: {last_user_contains: "bg says hi"}, respond: {text: "final: bg says hi"}}
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started"}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "started"}}
   - name: spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
   - {name: sub, respond: {text: "bg says hi", delay_ms: 300}}
@@ -134,12 +134,12 @@ func TestInterruptEndsEveryAgentInterruptedAndTheRunStillCompletes(t *testing.T)
 	p, srv := testkit.Model(t, `
 rules:
   - name: spawn
-    match: {tools_include: [task], has_tool_results: false}
+    match: {system_contains: "You are Atomic", has_tool_results: false}
     respond:
       tool_calls:
         - {name: task, input: {description: "bg", prompt: "BG", mode: background}}
         - {name: task, input: {description: "sync", prompt: "SYNC"}}
-  - {name: after, match: {tools_include: [task]}, respond: {text: "after"}}
+  - {name: after, match: {system_contains: "You are Atomic"}, respond: {text: "after"}}
   - {name: sub, respond: {text: "slow", delay_ms: 30000}}
 `)
 	gate, _ := permission.NewGate(permission.Options{})
@@ -188,10 +188,10 @@ func TestLeadFailureInHeadlessModeCancelsSubagentsAndCompletesWithTheError(t *te
 	h := start(t, `
 rules:
   - name: spawn
-    match: {tools_include: [task], has_tool_results: false}
+    match: {system_contains: "You are Atomic", has_tool_results: false}
     respond:
       tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
-  - {name: broken, match: {tools_include: [task]}, respond: {error: {status: 401, type: authentication_error, message: "invalid x-api-key"}}}
+  - {name: broken, match: {system_contains: "You are Atomic"}, respond: {error: {status: 401, type: authentication_error, message: "invalid x-api-key"}}}
   - {name: sub, respond: {text: "slow", delay_ms: 30000}}
 `, Config{CancelOnLeadError: true})
 	h.rt.Submit("go")
@@ -214,9 +214,9 @@ rules:
 func TestResetCancelsBackgroundWorkAndClearsHistory(t *testing.T) {
 	h := start(t, `
 rules:
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started"}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "started"}}
   - name: spawn
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond:
       tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
   - {name: sub, respond: {text: "slow", delay_ms: 30000}}
@@ -243,8 +243,8 @@ rules:
 func TestARunAndItsSubagentCarryOnWhileOneSubscriberIsStuck(t *testing.T) {
 	h := start(t, `
 rules:
-  - {name: final, match: {tools_include: [task], has_tool_results: true}, respond: {text: "all done"}}
-  - {name: fanout, match: {tools_include: [task]}, respond: {tool_calls: [{name: task, input: {description: "look", prompt: "SUB"}}]}}
+  - {name: final, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "all done"}}
+  - {name: fanout, match: {system_contains: "You are Atomic"}, respond: {tool_calls: [{name: task, input: {description: "look", prompt: "SUB"}}]}}
   - {name: sub, respond: {text: "found"}}
 `, Config{})
 	release := make(chan struct{})
@@ -294,16 +294,16 @@ rules:
 func TestInterruptTurnStopsTheLeadAndItsSyncAgentButTheBackgroundAgentFinishes(t *testing.T) {
 	p, srv := testkit.Model(t, `
 rules:
-  - {name: woken, match: {tools_include: [task], any_user_contains: "bg done"}, respond: {text: "the background agent said bg done"}}
+  - {name: woken, match: {system_contains: "You are Atomic", any_user_contains: "bg done"}, respond: {text: "the background agent said bg done"}}
   - name: spawn
-    match: {tools_include: [task], has_tool_results: false}
+    match: {system_contains: "You are Atomic", has_tool_results: false}
     respond:
       tool_calls:
         - {name: task, input: {description: "bg", prompt: "BG", mode: background}}
         - {name: task, input: {description: "sync", prompt: "SYNC"}}
-  - {name: after, match: {tools_include: [task]}, respond: {text: "after"}}
-  - {name: bg, match: {tools_exclude: [task], first_user_contains: BG}, respond: {text: "bg done", delay_ms: 1500}}
-  - {name: sync, match: {tools_exclude: [task]}, respond: {text: "slow", delay_ms: 30000}}
+  - {name: after, match: {system_contains: "You are Atomic"}, respond: {text: "after"}}
+  - {name: bg, match: {system_contains: "You are a sub-agent", first_user_contains: BG}, respond: {text: "bg done", delay_ms: 1500}}
+  - {name: sync, match: {system_contains: "You are a sub-agent"}, respond: {text: "slow", delay_ms: 30000}}
 `)
 	gate, _ := permission.NewGate(permission.Options{})
 	h := &harness{rt: New(Config{Provider: p, Gate: gate, Workspace: tools.Workspace{Root: t.TempDir()}})}
@@ -342,12 +342,12 @@ func TestWithHoldWakesABackgroundResultWaitsForTheNextPromptsTurn(t *testing.T) 
 	h, srv := startWith(t, `
 rules:
   - {name: next, match: {last_user_contains: "bg says hi"}, respond: {text: "next, and bg says hi"}}
-  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started"}}
+  - {name: ack, match: {system_contains: "You are Atomic", has_tool_results: true}, respond: {text: "started"}}
   - name: spawn
-    match: {tools_include: [task], last_user_contains: "go"}
+    match: {system_contains: "You are Atomic", last_user_contains: "go"}
     respond:
       tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
-  - {name: sub, match: {tools_exclude: [task]}, respond: {text: "bg says hi", delay_ms: 200}}
+  - {name: sub, match: {system_contains: "You are a sub-agent"}, respond: {text: "bg says hi", delay_ms: 200}}
 `, Config{HoldWakes: true})
 	h.rt.Submit("go")
 	if out := h.await(t); out.Err != nil || out.Result != "started" {

@@ -21,15 +21,15 @@ func TestTwoIsolatedAgentsEditingOneFileMergeOnceAndConflictOnceWithNothingHalfA
 	leadFile := filepath.Join(repo, "shared.txt")
 	h := start(t, `
 rules:
-  - {name: done, match: {tools_include: [task], tool_result_contains: "does not apply"}, respond: {text: "second merge conflicted"}}
+  - {name: done, match: {system_contains: "You are Atomic", tool_result_contains: "does not apply"}, respond: {text: "second merge conflicted"}}
   - name: merge-second
-    match: {tools_include: [task], tool_result_contains: "Merged branch"}
+    match: {system_contains: "You are Atomic", tool_result_contains: "Merged branch"}
     respond: {tool_calls: [{name: merge_worktree, input: {task_id: general-purpose-2}}]}
   - name: merge-first
-    match: {tools_include: [task], tool_result_contains: "merge_worktree(task_id"}
+    match: {system_contains: "You are Atomic", tool_result_contains: "merge_worktree(task_id"}
     respond: {tool_calls: [{name: merge_worktree, input: {task_id: general-purpose-1}}]}
   - name: spawn
-    match: {tools_include: [task], has_tool_results: false}
+    match: {system_contains: "You are Atomic", has_tool_results: false}
     respond:
       tool_calls:
         - {name: task, input: {description: "edit as one", prompt: "EDIT-ONE", isolation: worktree}}

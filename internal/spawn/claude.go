@@ -21,6 +21,8 @@ func claudeTool(low string) (string, bool) {
 		return "web_fetch", true
 	case "todowrite":
 		return "todo_write", true
+	case "task", "agent": // Claude Code's sub-agent tool, under both its names
+		return "task", true
 	}
 	return "", false
 }
@@ -45,7 +47,8 @@ func mapTool(entry string, known []string) (name, scope string, ok bool) {
 			return k, scope, true
 		}
 	}
-	if n, found := claudeTool(low); found && (known == nil || contains(known, n)) {
+	// task is not among the known tools: the sub-agent manager adds it.
+	if n, found := claudeTool(low); found && (known == nil || contains(known, n) || n == "task") {
 		return n, scope, true
 	}
 	return "", scope, false

@@ -39,7 +39,7 @@ func TestClaudeCodeAgentFilesLoadUnchanged(t *testing.T) {
 			[]string{"Bash(git status:*), Bash(git diff:*)", "permission rules still apply"}},
 		{"no-frontmatter.md", "no-frontmatter", []string{"Security reviewer"}, nil, "", "# Security reviewer", []string{"no YAML front matter"}},
 		{"no-name.md", "no-name", []string{"Writes and fixes Go table-driven tests."}, []string{"read", "write", "edit", "bash"}, "", "You write Go tests.", []string{"no-name.md:1:", "no name"}},
-		{"task-and-todo.md", "planner", []string{"Breaks a large change"}, []string{"read", "grep", "glob", "todo_write", "ls"}, "haiku", "You plan.", []string{"tools Task, NotebookRead, BashOutput, KillShell"}},
+		{"task-and-todo.md", "planner", []string{"Breaks a large change"}, []string{"task", "read", "grep", "glob", "todo_write", "ls"}, "haiku", "You plan.", []string{"tools NotebookRead, BashOutput, KillShell"}},
 	}
 	dir := filepath.Join("testdata", "claude")
 	reg, problems := LoadTypes([]string{dir}, known)
@@ -114,7 +114,8 @@ func TestClaudeToolNamesMapToAtomicTools(t *testing.T) {
 		{"WebSearch", "", "", false},
 		{"mcp__github__create_issue", "mcp__github__create_issue", "", true},
 		{"mcp__GitHub", "mcp__GitHub", "", true},
-		{"Task(explore)", "", "explore", false},
+		{"Task(explore)", "task", "explore", true}, // given whole, with the scope warning
+		{"Agent", "task", "", true},
 	}
 	for _, c := range cases {
 		name, scope, ok := mapTool(c.entry, known)

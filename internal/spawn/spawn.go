@@ -10,6 +10,7 @@ package spawn
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -152,7 +153,10 @@ func (o *Opener) Resolve(typ Type) (Plan, error) {
 	}
 	p.Tools = o.cfg.Tools
 	if typ.Tools != nil {
-		names, missing := resolveMCP(o.cfg.Tools, typ.Tools)
+		// task and its companions are the sub-agent manager's to add,
+		// bounded by the depth limit (Nests).
+		own := slices.DeleteFunc(slices.Clone(typ.Tools), Orchestration)
+		names, missing := resolveMCP(o.cfg.Tools, own)
 		set, err := o.cfg.Tools.Only(names...)
 		if err != nil {
 			return Plan{}, fmt.Errorf("agent type %s (%s): %w", typ.Name, typ.Source, err)
@@ -164,6 +168,22 @@ func (o *Opener) Resolve(typ Type) (Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// Orchestration reports whether tool name is task or one of its
+// companions: not in Config.Tools, added per agent by whoever starts it.
+func Orchestration(name string) bool {
+	switch name {
+	case "task", "check_task", "wait_for_task", "list_background_tasks", "cancel_task":
+		return true
+	}
+	return false
+}
+
+// Nests reports whether agents of typ may start sub-agents (within the
+// depth limit): a native type that keeps every tool, or lists task.
+func Nests(typ Type) bool {
+	return (typ.Backend == "" || typ.Backend == backend.Native) && (typ.Tools == nil || slices.Contains(typ.Tools, "task"))
 }
 
 // isClaudeAlias reports Claude Code's model aliases, which agent files

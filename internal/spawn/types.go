@@ -74,7 +74,7 @@ func Builtins() []Type {
 	return []Type{
 		{
 			Name:        GeneralPurpose,
-			Description: "Research, code search and multi-step work, with every tool but task.",
+			Description: "Research, code search and multi-step work, with every tool.",
 			Source:      "built-in",
 			Prompt:      "You are a general-purpose sub-agent: do the task, then report concisely what you did and found.",
 		},

@@ -119,9 +119,9 @@ func (w *WaitForTask) Run(ctx context.Context, call tools.Call) (res tools.Resul
 		return tools.Result{}, err
 	}
 	if caller := w.m.blockOn(call.AgentID); caller != nil {
-		caller.nest.block()
+		caller.block()
 		defer func() {
-			if uerr := caller.nest.unblock(ctx); uerr != nil && err == nil {
+			if uerr := caller.unblock(ctx); uerr != nil && err == nil {
 				err = uerr
 			}
 		}()

@@ -139,9 +139,12 @@ type Manager struct {
 	// wtMu keeps merges and discards of worktrees one at a time.
 	wtMu sync.Mutex
 
-	mu       sync.Mutex
-	closed   bool
-	tasks    map[string]*Task
+	mu     sync.Mutex
+	closed bool
+	tasks  map[string]*Task
+	// adopted are agents this manager did not start that may start
+	// sub-agents through it (teammates; adopt.go).
+	adopted  map[string]*nesting
 	order    []*Task
 	counts   map[string]int
 	taken    map[string]bool         // ids of a resumed session's agents
@@ -507,14 +510,14 @@ func (m *Manager) finish(ctx context.Context, t *Task, res *backend.Result, err 
 	parent := m.parentOf(t)
 	switch {
 	case parent != nil:
-		parent.nest.notify(t, out) // its parent, not the lead, is told
+		parent.notify(t, out) // its parent, not the lead, is told
 	case m.cfg.OnFinish != nil:
 		m.cfg.OnFinish(t, out)
 	}
 	m.emit(t, event.SubagentComplete, out)
 	t.end()
 	if parent != nil {
-		parent.nest.wakeUp()
+		parent.wakeUp()
 	}
 }
 

@@ -14,11 +14,9 @@ import (
 )
 
 // DefaultMaxDepth is how many levels of sub-agents may be below the lead
-// by default: the lead's sub-agents are level 1, so by default they start
-// none of their own. Issue 24 asks for 3; it stays 1 until the scripted
-// tests (some 150 loopback rules that tell the lead from a sub-agent by
-// whether the task tool is offered) say who they answer another way.
-const DefaultMaxDepth = 1
+// by default (issue 24): the lead's sub-agents are level 1, and an agent
+// at level 3 starts none of its own.
+const DefaultMaxDepth = 3
 
 // nesting is what a task needs to start sub-agents of its own and to wait
 // for them: its depth, its tool set (whose companions are offered as its
@@ -43,40 +41,49 @@ type nesting struct {
 // its parent (the lead and agents the manager did not start are level 0).
 // At the limit it is an error the caller's model reads. m.mu is held.
 func (m *Manager) depthLocked(parentID string) (int, error) {
-	p := m.tasks[parentID]
+	p := m.nestOfLocked(parentID)
 	if p == nil {
 		return 1, nil
 	}
-	if p.nest.depth >= m.cfg.MaxDepth {
+	if p.depth >= m.cfg.MaxDepth {
 		return 0, fmt.Errorf("task: %s is %d levels below the lead, the depth limit (max_depth %d): it cannot start sub-agents; do the work yourself",
-			parentID, p.nest.depth, m.cfg.MaxDepth)
+			parentID, p.depth, m.cfg.MaxDepth)
 	}
-	return p.nest.depth + 1, nil
+	return p.depth + 1, nil
+}
+
+// nestOfLocked is the nesting of agent id: a task of this manager's or an
+// adopted agent (a teammate); nil for the lead. m.mu is held.
+func (m *Manager) nestOfLocked(id string) *nesting {
+	if p := m.tasks[id]; p != nil {
+		return &p.nest
+	}
+	return m.adopted[id]
 }
 
 // baseOfLocked is the context a task started by parentID lives under:
 // its parent task's, so that stopping an agent stops its subtree, else
 // the manager's. m.mu is held.
 func (m *Manager) baseOfLocked(parentID string) context.Context {
-	if p := m.tasks[parentID]; p != nil && p.nest.ctx != nil {
-		return p.nest.ctx
+	if p := m.nestOfLocked(parentID); p != nil && p.ctx != nil {
+		return p.ctx
 	}
 	return m.base
 }
 
-// parentOf is the task that started t, nil when the lead (or an agent
-// the manager did not start) did.
-func (m *Manager) parentOf(t *Task) *Task {
+// parentOf is the nesting of the agent that started t (a task or an
+// adopted teammate), nil when the lead did.
+func (m *Manager) parentOf(t *Task) *nesting {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.tasks[t.Spec.ParentID]
+	return m.nestOfLocked(t.Spec.ParentID)
 }
 
 // nests reports whether agents of t's type may start sub-agents: a
 // native type that keeps every tool (general-purpose, a file naming no
-// tools); explore and other types that list their tools stay as listed.
+// tools) or lists task; explore and other types stay as listed.
 func nests(t *Task, plan spawn.Plan) bool {
-	return plan.Backend == backend.Native && t.Type.Tools == nil
+	return plan.Backend == backend.Native && spawn.Nests(t.Type)
 }
 
 // nestTools is t's tool set: plan's, plus, below the depth limit, the task
@@ -105,8 +112,8 @@ func (m *Manager) nestTools(t *Task, plan spawn.Plan) *tools.Set {
 func (m *Manager) offerSet(t *Task) *tools.Set {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p := m.tasks[t.Spec.ParentID]; p != nil {
-		return p.nest.offer
+	if p := m.nestOfLocked(t.Spec.ParentID); p != nil {
+		return p.offer
 	}
 	return m.offer
 }
@@ -207,12 +214,13 @@ func (n *nesting) leave() {
 	n.mu.Unlock()
 }
 
-// blockOn is the task caller (nil for the lead) whose slot a blocking
-// call of caller's gives back while it waits.
-func (m *Manager) blockOn(caller string) *Task {
+// blockOn is the nesting of agent caller (nil for the lead) whose slot
+// a blocking call of caller's gives back while it waits (an adopted
+// teammate holds none).
+func (m *Manager) blockOn(caller string) *nesting {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.tasks[caller]
+	return m.nestOfLocked(caller)
 }
 
 // below reports whether agent id is beneath agent caller in the tree (the

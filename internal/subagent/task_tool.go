@@ -137,12 +137,12 @@ func (t *TaskTool) StartNotify(ctx context.Context, call tools.Call, ready func(
 	task.whenDone(ready)
 	caller := t.m.blockOn(call.AgentID)
 	if caller != nil {
-		caller.nest.block() // its child may need the slot it holds
+		caller.block() // its child may need the slot it holds
 	}
 	return func() (tools.Result, error) {
 		<-task.Done() // ends promptly when ctx does: the task is tied to it
 		if caller != nil {
-			if err := caller.nest.unblock(ctx); err != nil {
+			if err := caller.unblock(ctx); err != nil {
 				return tools.Result{}, err
 			}
 		}

@@ -85,7 +85,16 @@ type Config struct {
 	// Shells are the run's background shells: a teammate's that still
 	// run when it ends are stopped (nil: none).
 	Shells *tools.Shells
+	// Nest lets a native teammate whose type nests start sub-agents (the
+	// run's sub-agent manager); nil: teammates start none.
+	Nest Nester
 }
+
+// Nester adds task and its companions to set for teammate id, whose
+// sub-agents live under ctx and wake it through wake. attach gives it
+// the teammate's session (told of its background sub-agents' ends);
+// release forgets the teammate once it ended.
+type Nester func(ctx context.Context, id string, set *tools.Set, wake chan struct{}) (attach func(backend.Session), release func())
 
 // Agents reads the lifecycle reducer's teammates.
 type Agents interface {
@@ -327,6 +336,11 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	t := &mate{name: spec.Name, role: spec.Role, id: id, sessionID: m.cfg.SessionID + "/" + id, typ: typ, team: team, prompt: spec.Prompt,
 		cancel: cancel, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	ss := spawn.Spec{SessionID: t.sessionID, AgentID: id, ParentID: event.LeadID, Name: spec.Name, Sink: m.cfg.Sink}
+	attach, release := func(backend.Session) {}, func() {}
+	if m.cfg.Nest != nil && !plan.External() && spawn.Nests(typ) {
+		attach, release = m.cfg.Nest(ctx, id, plan.Tools, t.wake)
+	}
+	t.release = release
 	if t.cli = plan.External(); t.cli {
 		t.prompt = cliAssignment(t)
 		ss.Sink = childSink{m, t} // the CLI's own sub-agents are registered as it announces them
@@ -335,14 +349,17 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 	}
 	if t.session, err = m.open.Open(plan, ss); err != nil {
 		cancel()
+		release()
 		return Info{}, err
 	}
+	attach(t.session)
 	m.mu.Lock()
 	if m.closed {
 		// Close ran meanwhile: it must not return with this teammate
 		// running, so the closed check and wg.Add share one lock.
 		m.mu.Unlock()
 		cancel()
+		release()
 		t.session.Close()
 		return Info{}, ErrClosed
 	}

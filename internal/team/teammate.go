@@ -35,8 +35,10 @@ type mate struct {
 	// messaging tools, so each turn's answer goes to the lead.
 	cli    bool
 	cancel context.CancelFunc
-	wake   chan struct{} // buffered 1: a message or a shutdown request
-	done   chan struct{} // closed after the final status
+	// release forgets it as a parent of sub-agents (Config.Nest).
+	release func()
+	wake    chan struct{} // buffered 1: a message, a shutdown request, a sub-agent's end
+	done    chan struct{} // closed after the final status
 
 	mu       sync.Mutex
 	shutdown bool // finish the current turn, then end
@@ -109,6 +111,7 @@ func (m *Manager) run(ctx context.Context, t *mate) {
 	defer m.wg.Done()
 	defer close(t.done)
 	defer t.session.Close()
+	defer t.release()
 	defer t.cancel()
 	final, errText := m.loop(ctx, t)
 	// Nothing it started outlives it: its shells end interrupted before

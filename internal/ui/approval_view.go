@@ -28,7 +28,7 @@ var approvalChoices = []struct {
 func (m *Model) approvalView() []string {
 	r := m.approval
 	th := m.theme
-	who := r.AgentName
+	who := r.Who() // a nested agent by its place in the tree
 	if who == "" || who == event.LeadID {
 		who = "Atomic"
 	}

@@ -3,10 +3,12 @@ package ui
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/permission"
+	"github.com/atomic-agent/atomic/internal/tools"
 )
 
 func TestAskReturnsTheAnswerGiven(t *testing.T) {
@@ -102,4 +104,22 @@ func TestApprovalQueueIsAnsweredInOrderThroughTheModel(t *testing.T) {
 	if m.approval != nil {
 		t.Error("prompt still shown with an empty queue")
 	}
+}
+
+func TestTheApprovalPromptNamesANestedAgentByItsPathFromTheLead(t *testing.T) {
+	q := NewApprovals(nil)
+	m := New(Config{Backend: &fakeBackend{}, Approvals: q, Now: func() time.Time { return t0 }})
+	answered := make(chan struct{})
+	go func() {
+		_, _ = q.Ask(context.Background(), permission.Request{ID: "p1", AgentID: "explore-3", AgentName: "explore-3",
+			Path: "lead › reviewer-1 › explore-3", Tool: "bash", Kind: tools.Exec, Subject: "make"})
+		close(answered)
+	}()
+	waitFor(t, func() bool { return q.Len() == 1 })
+	m.Update(eventsMsg{Approvals: true})
+	if f := frame(m); !strings.Contains(f, "lead › reviewer-1 › explore-3 wants to run:") {
+		t.Fatalf("the prompt does not name the path:\n%s", f)
+	}
+	press(m, "y")
+	<-answered
 }

@@ -205,3 +205,45 @@ func TestTeamEventsDrawATeamTreeAndNotifyMessagesToTheLead(t *testing.T) {
 		t.Error("teammate colours do not follow the agent rule")
 	}
 }
+
+func TestTasksListsANestedBackgroundAgentAndShellUnderTheirAncestorAndStopsTheSelectedNode(t *testing.T) {
+	m, b, c := newTestModel(t, 100, 24)
+	shell := ev(event.ShellStart, at(2), "shell-1", "b1", event.ShellStartData{Command: "go test ./..."})
+	shell.ParentAgentID = "general-purpose-2"
+	feedEvents(m,
+		taskStart(at(0), "c1", "general-purpose", "Audit", "background"),
+		subStart(at(0), "general-purpose-1", "c1", "general-purpose", "Audit", true),
+		taskStart(at(0), "c9", "explore", "Other", "background"),
+		subStart(at(0), "explore-1", "c9", "explore", "Other", true),
+		nestedTaskStart("general-purpose-1", "c2", "general-purpose-2", "Check Login"),
+		nestedSubStart("general-purpose-2", "general-purpose-1", "c2", "Check Login"),
+		shell,
+	)
+	// The nested agent runs in the background of its parent.
+	bg := ev(event.SubagentStart, at(1.2), "general-purpose-2", "c2", event.SubagentStartData{AgentType: "general-purpose", Description: "Check Login", Background: true})
+	bg.ParentAgentID = "general-purpose-1"
+	feedEvents(m, bg)
+	c.Set(at(5))
+	userAsk(m, "/tasks")
+	var got []string
+	for _, l := range m.tasks.view(m)[1:] {
+		got = append(got, strings.TrimSpace(ansi.Strip(l)))
+	}
+	want := []string{
+		"❯ ● general-purpose-1 · Audit · background · 5s",
+		"● general-purpose-2 · Check Login · background · 4s",
+		"● shell-1 · $ go test ./... · running · 3s",
+		"● explore-1 · Other · background · 5s",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("/tasks rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if lines := m.tasks.view(m); !strings.Contains(ansi.Strip(lines[3]), "    ● shell-1") {
+		t.Errorf("the shell is not indented two levels: %q", ansi.Strip(lines[3]))
+	}
+	press(m, "down")
+	press(m, "x")
+	if len(b.cancelled) != 1 || b.cancelled[0] != "general-purpose-2" {
+		t.Errorf("cancelled %q, want the nested general-purpose-2", b.cancelled)
+	}
+}

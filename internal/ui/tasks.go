@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
@@ -12,20 +13,38 @@ type tasksPanel struct {
 	sel int
 }
 
-// taskRow is one background agent and the tree that tracks it.
+// taskRow is one background agent and the tree that tracks it; depth is
+// how many of the rows listed above it are its ancestors.
 type taskRow struct {
-	rec  lifecycle.Record
-	tree *treeEntry
+	rec   lifecycle.Record
+	tree  *treeEntry
+	depth int
 }
 
-// backgroundTasks lists the background agents of every tree, oldest first.
+// backgroundTasks lists the background agents and shells of every tree,
+// oldest tree first, each tree in its drawn order: a nested one under its
+// ancestors, so stopping a row visibly stops what is listed under it.
 func (m *Model) backgroundTasks() []taskRow {
 	var out []taskRow
 	for _, t := range m.trees {
-		for _, r := range t.recs.Records() {
-			if r.Background {
-				out = append(out, taskRow{r, t})
+		recs := t.recs.Records()
+		parent := make(map[string]string, len(recs))
+		for _, r := range recs {
+			parent[r.ID] = r.ParentID
+		}
+		listed := map[string]bool{}
+		for _, row := range nestRows(recs) {
+			if !row.rec.Background {
+				continue
 			}
+			depth := 0
+			for p, n := parent[row.rec.ID], 0; p != "" && n < len(recs); p, n = parent[p], n+1 {
+				if listed[p] {
+					depth++
+				}
+			}
+			listed[row.rec.ID] = true
+			out = append(out, taskRow{row.rec, t, depth})
 		}
 	}
 	return out
@@ -49,7 +68,7 @@ func (p *tasksPanel) view(m *Model) []string {
 		if r.IsShell() {
 			what = "$ " + oneLine(r.Command)
 		}
-		line := fmt.Sprintf("%s%s %s · %s · %s · %s", mark, th.StatusStyle(r.Status).Render(dot), th.bold().Render(r.ID),
+		line := fmt.Sprintf("%s%s%s %s · %s · %s · %s", mark, strings.Repeat("  ", row.depth), th.StatusStyle(r.Status).Render(dot), th.bold().Render(r.ID),
 			what, r.Status, lifecycle.FormatDuration(r.Elapsed(m.now)))
 		out = append(out, fit(line, m.width))
 	}

@@ -104,6 +104,9 @@ func renderAgentTree(st *lifecycle.View, v treeView) []string {
 	lines = append(lines, fit(header, v.Width))
 
 	rows := nestRows(st.Sorted())
+	if !v.Expanded {
+		rows = collapse(rows) // each top row says what its subtree hides
+	}
 	shown := rows
 	more := 0
 	if len(rows) > limit {
@@ -115,7 +118,7 @@ func renderAgentTree(st *lifecycle.View, v treeView) []string {
 			branch, cont = branchMid, contMid // "+N more" follows at this level
 		}
 		lines = append(lines, fit(th.muted().Render(branch)+agentRow(r, v), v.Width))
-		sub := lifecycle.SubLine(r)
+		sub := lifecycle.SubLine(r) + row.hidden
 		subStyle := th.muted()
 		if r.Status == lifecycle.Error {
 			subStyle = th.danger()
@@ -140,6 +143,44 @@ type treeRow struct {
 	rec          lifecycle.Record
 	branch, cont string
 	depth        int
+	// hidden says what of its subtree a collapsed row hides: " · +3
+	// agents, 1 shell" (collapse).
+	hidden string
+}
+
+// collapse keeps the top rows of rows (nestRows' order), each counting the
+// agents and shells beneath it that it hides.
+func collapse(rows []treeRow) []treeRow {
+	out := rows[:0:0]
+	for i := 0; i < len(rows); {
+		top := rows[i]
+		agents, shells := 0, 0
+		for i++; i < len(rows) && rows[i].depth > top.depth; i++ {
+			if rows[i].rec.IsShell() {
+				shells++
+			} else {
+				agents++
+			}
+		}
+		top.hidden = hiddenCount(agents, shells)
+		out = append(out, top)
+	}
+	return out
+}
+
+// hiddenCount is " · +3 agents, 1 shell", "" for nothing hidden.
+func hiddenCount(agents, shells int) string {
+	var parts []string
+	if agents > 0 {
+		parts = append(parts, plural(agents, "agent", "agents"))
+	}
+	if shells > 0 {
+		parts = append(parts, plural(shells, "shell", "shells"))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " · +" + strings.Join(parts, ", ")
 }
 
 // nestRows lays recs (in the reducer's order) out as a tree: an agent

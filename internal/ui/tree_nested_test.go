@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/atomic-agent/atomic/internal/event"
@@ -24,7 +25,7 @@ func nestedSubStart(agent, parent, call, desc string) event.Event {
 	return e
 }
 
-func TestGoldenASubagentsOwnSubagentsRenderNestedUnderItsRow(t *testing.T) {
+func TestGoldenASubagentsOwnSubagentsAreCountedOnItsCollapsedRowAndRenderNestedUnderItExpanded(t *testing.T) {
 	m, _, c := newTestModel(t, 90, 24)
 	userAsk(m, "Refactor the auth package.")
 	feedEvents(m,
@@ -44,6 +45,9 @@ func TestGoldenASubagentsOwnSubagentsRenderNestedUnderItsRow(t *testing.T) {
 	c.Set(at(10))
 	m.Update(tickMsg(at(10)))
 	golden(t, "nested_subagents", frame(m))
+	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	m.Update(tea.WindowSizeMsg{Width: 90, Height: 40})
+	golden(t, "nested_subagents_expanded", frame(m))
 }
 
 func TestNestRowsHangsEachAgentUnderItsParentInTheReducersOrder(t *testing.T) {
@@ -68,12 +72,14 @@ func TestNestRowsHangsEachAgentUnderItsParentInTheReducersOrder(t *testing.T) {
 }
 
 // depthThreeModel is a tree three levels deep: the lead's background
-// agent waits for its own, which runs a sync agent of its own, beside an
-// Explore agent of the lead that finished.
+// agent waits for its own, which runs a sync agent of its own, and for its
+// background shell, beside an Explore agent of the lead that finished.
 func depthThreeModel(t *testing.T) *Model {
 	m, _, c := newTestModel(t, 90, 30)
 	userAsk(m, "Audit the auth package.")
 	idle := ev(event.SubagentUpdate, at(3), "general-purpose-1", "c1", event.SubagentUpdateData{Idle: true})
+	shell := ev(event.ShellStart, at(2.8), "shell-1", "b1", event.ShellStartData{Command: "go test ./auth/..."})
+	shell.ParentAgentID = "general-purpose-1"
 	feedEvents(m,
 		leadText(at(0), "Two parts."),
 		taskStart(at(0), "c1", "general-purpose", "Audit the handlers", "background"),
@@ -86,6 +92,8 @@ func depthThreeModel(t *testing.T) *Model {
 		nestedSubStart("general-purpose-3", "general-purpose-2", "c4", "Read the tokens"),
 		subUpdate(at(2), "general-purpose-2", "c3", "task", 1),
 		subUpdate(at(2.5), "general-purpose-3", "c4", "read auth/token.go", 1),
+		shell,
+		ev(event.ShellOutput, at(2.9), "shell-1", "", event.ShellOutputData{Line: "=== RUN   TestLogin"}),
 		idle,
 		subUpdate(at(4), "explore-1", "c2", `grep "Login(" .`, 3),
 		taskReturn(at(5), "c2", "3 callers", true),
@@ -96,9 +104,13 @@ func depthThreeModel(t *testing.T) *Model {
 	return m
 }
 
-func TestGoldenADepthThreeTreeIndentsEachLevelAndShowsTheWaitingAgent(t *testing.T) {
+func TestGoldenADepthThreeTreeCollapsedCountsWhatItHidesAndExpandedIndentsEachLevelWithTheShell(t *testing.T) {
 	m := depthThreeModel(t)
-	golden(t, "nested_depth3_compact", frame(m))
+	compact := frame(m)
+	golden(t, "nested_depth3_compact", compact)
+	if !strings.Contains(compact, "Running 4 agents, 1 shell…") || !strings.Contains(compact, "Waiting for the work it started… · +2 agents, 1 shell") {
+		t.Fatalf("the header or the waiting agent's collapsed row does not count agents and shells apart:\n%s", compact)
+	}
 	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	m.Update(tea.WindowSizeMsg{Width: 90, Height: 60})
 	golden(t, "nested_depth3_expanded", frame(m))

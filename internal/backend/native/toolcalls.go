@@ -275,8 +275,9 @@ func (s *Session) decide(ctx context.Context, callID string, req permission.Requ
 func (s *Session) ask(ctx context.Context, callID string, req permission.Request) permission.Decision {
 	notified := s.notify(ctx, callID, req)
 	defer notified()
+	req.Path = s.cfg.Gate.Path(req.AgentID)
 	s.emit(event.PermissionRequested, callID, event.PermissionRequestedData{
-		RequestID: req.ID, AgentName: req.AgentName, Tool: req.Tool, Subject: req.Subject, Input: req.Input,
+		RequestID: req.ID, AgentName: req.AgentName, Path: req.Path, Tool: req.Tool, Subject: req.Subject, Input: req.Input,
 		SessionRules: s.cfg.Gate.SessionRules(req),
 	})
 	d := s.cfg.Gate.Ask(ctx, req)

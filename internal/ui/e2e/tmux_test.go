@@ -207,7 +207,7 @@ func startServer(t *testing.T, yaml string) *loopback.Server {
 const scenario = `
 rules:
   - name: lead-fanout
-    match: {tools_include: [task], last_user_contains: "fan out", has_tool_results: false}
+    match: {system_contains: "You are Atomic", last_user_contains: "fan out", has_tool_results: false}
     respond:
       text: "Fanning out to three Explore agents."
       tool_calls:
@@ -215,42 +215,42 @@ rules:
         - {name: task, input: {description: "Find the docs", prompt: "find-docs", subagent_type: explore}}
         - {name: task, input: {description: "Count the sources", prompt: "count-sources", subagent_type: explore}}
   - name: lead-fanout-final
-    match: {tools_include: [task], last_user_contains: "fan out", has_tool_results: true}
+    match: {system_contains: "You are Atomic", last_user_contains: "fan out", has_tool_results: true}
     respond: {text: "All three agents reported back."}
   - name: lead-background
-    match: {tools_include: [task], last_user_contains: "background job", has_tool_results: false}
+    match: {system_contains: "You are Atomic", last_user_contains: "background job", has_tool_results: false}
     respond:
       text: "Starting it in the background."
       tool_calls:
         - {name: task, input: {description: "Run the slow job", prompt: "slow-job", subagent_type: explore, mode: background}}
   - name: lead-background-ack
-    match: {tools_include: [task], last_user_contains: "background job", has_tool_results: true}
+    match: {system_contains: "You are Atomic", last_user_contains: "background job", has_tool_results: true}
     respond: {text: "It is running; I will report when it finishes."}
   - name: lead-delegate-bash
-    match: {tools_include: [task], last_user_contains: "delegate a command", has_tool_results: false}
+    match: {system_contains: "You are Atomic", last_user_contains: "delegate a command", has_tool_results: false}
     respond:
       text: "Delegating."
       tool_calls:
         - {name: task, input: {description: "Run a command", prompt: "sub-bash", subagent_type: general-purpose}}
   - name: lead-delegate-bash-final
-    match: {tools_include: [task], last_user_contains: "delegate a command", has_tool_results: true}
+    match: {system_contains: "You are Atomic", last_user_contains: "delegate a command", has_tool_results: true}
     respond: {text: "The sub-agent ran the command."}
   - name: lead-other
-    match: {tools_include: [task]}
+    match: {system_contains: "You are Atomic"}
     respond: {text: "Noted."}
   - name: sub-slow
-    match: {tools_exclude: [task], first_user_contains: "slow-job"}
+    match: {system_contains: "You are a sub-agent", first_user_contains: "slow-job"}
     respond: {delay_ms: 60000, text: "slow job done"}
   - name: sub-bash
-    match: {tools_exclude: [task], first_user_contains: "sub-bash", has_tool_results: false}
+    match: {system_contains: "You are a sub-agent", first_user_contains: "sub-bash", has_tool_results: false}
     respond:
       tool_calls:
         - {name: bash, input: {command: "echo approved-by-the-user"}}
   - name: sub-bash-final
-    match: {tools_exclude: [task], first_user_contains: "sub-bash", has_tool_results: true}
+    match: {system_contains: "You are a sub-agent", first_user_contains: "sub-bash", has_tool_results: true}
     respond: {text: "Ran it."}
   - name: sub
-    match: {tools_exclude: [task]}
+    match: {system_contains: "You are a sub-agent"}
     respond: {delay_ms: 2500, text: "Found what I was asked for."}
 `
 
