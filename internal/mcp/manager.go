@@ -173,6 +173,13 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) { m.refresh(ctx, s, req.Session) },
 	})
 	tr, cmd, err := transport(s.cfg)
+	var tail *stderrTail
+	if cmd != nil {
+		tail = &stderrTail{}
+		cmd.Stderr = tail
+		// A grandchild holding stderr open must not hold up the reaping.
+		cmd.WaitDelay = 2 * time.Second
+	}
 	var sess *sdk.ClientSession
 	var ts []*Tool
 	if err == nil {
@@ -182,6 +189,9 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		defer cancel()
 		timer := time.AfterFunc(m.opts.handshakeTimeout(), cancel)
 		sess, ts, err = connect(cctx, client, tr, s.cfg.Name, m.opts.toolTimeout())
+		if err != nil {
+			err = startFailure(err, cmd, tail)
+		}
 		if !timer.Stop() && err == nil {
 			err = fmt.Errorf("handshake: not done within %s", m.opts.handshakeTimeout())
 			_ = sess.Close()

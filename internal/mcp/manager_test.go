@@ -282,3 +282,25 @@ func TestHTTPServersGetTheConfiguredHeaders(t *testing.T) {
 		t.Errorf("the server without the header: %+v, warnings %q", st[1], w.All())
 	}
 }
+
+func TestAServerThatExitsWhileStartingIsReportedWithItsExitStatusAndLastStderrLines(t *testing.T) {
+	m, _, w := start(t, mcptest.FailingStdio(t, "db", 3))
+	m.Ready(context.Background(), 10*time.Second)
+	st := m.Statuses()
+	if st[0].State != mcp.Failed {
+		t.Fatalf("status = %+v, want failed", st[0])
+	}
+	for _, want := range []string{"mcp server db: exited during start with status 3", "mcptest: fatal: cannot open the database", "start-up line 8", "start-up line 5"} {
+		if !strings.Contains(st[0].Err, want) {
+			t.Errorf("error %q does not say %q", st[0].Err, want)
+		}
+	}
+	for _, not := range []string{"EOF", "client is closing", "start-up line 4"} {
+		if strings.Contains(st[0].Err, not) {
+			t.Errorf("error %q says %q", st[0].Err, not)
+		}
+	}
+	if ws := w.All(); len(ws) != 1 || ws[0] != st[0].Err {
+		t.Errorf("warnings = %q, want the error once", ws)
+	}
+}

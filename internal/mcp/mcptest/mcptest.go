@@ -25,9 +25,12 @@ import (
 
 // stdioEnv set to 1 makes the test binary serve MCP on stdio (ServeStdio);
 // delayEnv (milliseconds) makes it wait that long first.
+// exitEnv makes it write a few stderr lines and exit with that status
+// before answering anything.
 const (
 	stdioEnv = "ATOMIC_MCPTEST_STDIO"
 	delayEnv = "ATOMIC_MCPTEST_DELAY_MS"
+	exitEnv  = "ATOMIC_MCPTEST_EXIT"
 )
 
 // TinyPNG is the image the "picture" tool returns.
@@ -137,6 +140,13 @@ func ServeStdio() {
 	if os.Getenv(stdioEnv) != "1" {
 		return
 	}
+	if code, err := strconv.Atoi(os.Getenv(exitEnv)); err == nil {
+		for i := 1; i <= 8; i++ {
+			fmt.Fprintf(os.Stderr, "mcptest: start-up line %d\n", i)
+		}
+		fmt.Fprintln(os.Stderr, "mcptest: fatal: cannot open the database")
+		os.Exit(code)
+	}
 	if ms, _ := strconv.Atoi(os.Getenv(delayEnv)); ms > 0 {
 		time.Sleep(time.Duration(ms) * time.Millisecond) // a server slow to come up
 	}
@@ -164,6 +174,16 @@ func SlowStdio(t testing.TB, name string, delay time.Duration) mcp.Server {
 	t.Helper()
 	s := Stdio(t, name)
 	s.Env[delayEnv] = strconv.Itoa(int(delay.Milliseconds()))
+	return s
+}
+
+// FailingStdio is Stdio for a server that writes nine lines to stderr,
+// the last "mcptest: fatal: cannot open the database", and exits with
+// code before the handshake.
+func FailingStdio(t testing.TB, name string, code int) mcp.Server {
+	t.Helper()
+	s := Stdio(t, name)
+	s.Env[exitEnv] = strconv.Itoa(code)
 	return s
 }
 
