@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -154,6 +155,9 @@ func (m *Manager) AddTo(sets ...*tools.Set) {
 	if m == nil {
 		return
 	}
+	for _, set := range sets {
+		set.AddAwaiter(m.await)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sets = append(m.sets, sets...)
@@ -164,6 +168,40 @@ func (m *Manager) AddTo(sets ...*tools.Set) {
 			}
 		}
 	}
+}
+
+// await is the sets' tools.Awaiter: a call naming mcp__<server>__<tool>
+// of a server still starting waits for the server's start to end, which
+// its handshake timeout bounds (DefaultHandshakeTimeout, 30 s, counted
+// from its start), then gets that tool if the server offers it. Tools of
+// a starting server are not offered before they are listed (as in Claude
+// Code); only a call that names one waits.
+func (m *Manager) await(ctx context.Context, name string) (tools.Tool, bool) {
+	m.mu.Lock()
+	var s *server
+	for _, c := range m.servers {
+		if c.state == Starting && strings.HasPrefix(name, ToolName(c.cfg.Name, "")) {
+			s = c
+			break
+		}
+	}
+	m.mu.Unlock()
+	if s == nil {
+		return nil, false
+	}
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return nil, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, t := range s.tools {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	return nil, false
 }
 
 // run connects s and keeps its session until ctx ends.

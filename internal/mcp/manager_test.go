@@ -304,3 +304,26 @@ func TestAServerThatExitsWhileStartingIsReportedWithItsExitStatusAndLastStderrLi
 		t.Errorf("warnings = %q, want the error once", ws)
 	}
 }
+
+func TestAwaitingAToolWaitsOnlyForAServerStillStartingAndOnlyUntilItsStartEnds(t *testing.T) {
+	m, set, _ := start(t, mcptest.SlowStdio(t, "slow", 700*time.Millisecond), mcptest.FailingStdio(t, "broken", 1))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	begin := time.Now()
+	if _, ok := set.Await(ctx, "read_everything"); ok || time.Since(begin) > 100*time.Millisecond {
+		t.Errorf("a name no server offers: found %v after %v, want none at once", ok, time.Since(begin))
+	}
+	tool, ok := set.Await(ctx, "mcp__slow__echo")
+	if !ok {
+		t.Fatalf("the slow server's echo was not waited for; status %+v", m.Statuses())
+	}
+	if res, err := tool.Run(ctx, tools.Call{ID: "c1", Input: json.RawMessage(`{"text":"late"}`)}); err != nil || res.Content != "echo: late" {
+		t.Errorf("echo = %+v, %v", res, err)
+	}
+	if _, ok := set.Await(ctx, "mcp__broken__echo"); ok {
+		t.Error("a tool of a server that failed to start was found")
+	}
+	if _, ok := set.Await(ctx, "mcp__slow__nosuch"); ok {
+		t.Error("a tool the server does not offer was found")
+	}
+}

@@ -142,3 +142,25 @@ func lastToolResults(srv *loopback.Server) []loopback.LogToolResult {
 	}
 	return nil
 }
+
+// The model's first call names a tool of a server still starting (npx on
+// a cold cache): the call waits for the server instead of failing as an
+// unknown tool, and its result reaches the model.
+func TestACallToAToolOfAServerStillStartingWaitsForItInsteadOfFailing(t *testing.T) {
+	const scenario = `
+rules:
+  - {name: final, match: {has_tool_results: true}, respond: {text: "done"}}
+  - {name: call, match: {tools_exclude: [mcp__slow__echo]}, respond: {tool_calls: [{name: mcp__slow__echo, input: {text: cold}}]}}
+`
+	w := &mcptest.Warnings{}
+	m := mcpRun(t, w.Add, mcptest.SlowStdio(t, "slow", 1500*time.Millisecond))
+	h, srv := startWith(t, scenario, Config{MCP: m, MCPStartupBudget: 100 * time.Millisecond})
+	h.rt.Submit("remember this")
+	if out := h.await(t); out.Err != nil || out.Result != "done" {
+		t.Fatalf("outcome = %+v; log %+v", out, srv.Log())
+	}
+	results := lastToolResults(srv)
+	if len(results) != 1 || results[0].IsError || results[0].Content != "echo: cold" {
+		t.Fatalf("tool results = %+v, want the slow server's echo", results)
+	}
+}

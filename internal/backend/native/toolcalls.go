@@ -169,6 +169,12 @@ func (s *Session) runTool(ctx context.Context, c provider.ToolCall) provider.Too
 	t, _ := s.cfg.Tools.Get(c.Name)
 	subject := subjectOf(t, c.Input)
 	s.announce(c, event.ToolStartData{Name: c.Name, Input: c.Input}, subject)
+	if t == nil {
+		// A tool of an MCP server still starting: the call waits for the
+		// server (bounded by its start timeout), shown as started.
+		t, _ = s.cfg.Tools.Await(ctx, c.Name)
+		subject = subjectOf(t, c.Input)
+	}
 	res, ok := s.admit(ctx, c, t, subject)
 	if ok {
 		res = tools.Execute(ctx, t, tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID})
