@@ -6,6 +6,7 @@ package event
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -56,6 +57,10 @@ const (
 	// HookRun: a settings hook ran (HookRunData). It is not a lifecycle
 	// event.
 	HookRun Type = "hook.run"
+	// ToolProgress: a running tool call reported progress (an MCP
+	// server's notifications/progress); ToolProgressData, under the call's
+	// tool_call_id. It is not a lifecycle event.
+	ToolProgress Type = "tool.progress"
 )
 
 // LeadID is the lead agent's id: the agent_id of everything the lead emits
@@ -164,6 +169,27 @@ type HookRunData struct {
 	Tool       string `json:"tool,omitempty"`
 	Message    string `json:"message,omitempty"`
 	Source     string `json:"source,omitempty"`
+}
+
+// ToolProgressData: how far a running tool call is. Progress rises with
+// each report; Total is 0 when unknown.
+type ToolProgressData struct {
+	Name     string  `json:"name"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// Line is the progress in a few words: "3/10 · indexing", "42 · indexing".
+func (d ToolProgressData) Line() string {
+	n := strconv.FormatFloat(d.Progress, 'f', -1, 64)
+	if d.Total > 0 {
+		n += "/" + strconv.FormatFloat(d.Total, 'f', -1, 64)
+	}
+	if d.Message == "" {
+		return n
+	}
+	return n + " · " + d.Message
 }
 
 // MessageCompleteData: the assistant message ended; Text is all of it.

@@ -104,8 +104,9 @@ type Manager struct {
 }
 
 type server struct {
-	cfg   Server
-	ready chan struct{} // closed when no longer starting
+	cfg      Server
+	ready    chan struct{} // closed when no longer starting
+	progress progressRoutes
 
 	// under Manager.mu
 	state     State
@@ -209,6 +210,9 @@ func (m *Manager) run(ctx context.Context, s *server) {
 	begin := time.Now()
 	client := sdk.NewClient(&sdk.Implementation{Name: "atomic", Version: m.opts.Version}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) { m.refresh(ctx, s, req.Session) },
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			s.progress.notify(req.Params)
+		},
 	})
 	tr, cmd, err := transport(s.cfg)
 	var tail *stderrTail
@@ -226,7 +230,7 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		timer := time.AfterFunc(m.opts.handshakeTimeout(), cancel)
-		sess, ts, err = connect(cctx, client, tr, s.cfg.Name, m.opts.toolTimeout())
+		sess, ts, err = connect(cctx, client, tr, s, m.opts.toolTimeout())
 		if err != nil {
 			err = startFailure(err, cmd, tail)
 		}
@@ -269,7 +273,7 @@ func waitDone(sess *sdk.ClientSession) <-chan struct{} {
 	return done
 }
 
-func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name string, timeout time.Duration) (*sdk.ClientSession, []*Tool, error) {
+func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, s *server, timeout time.Duration) (*sdk.ClientSession, []*Tool, error) {
 	sess, err := client.Connect(ctx, tr, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("handshake: %w", err)
@@ -281,7 +285,7 @@ func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name str
 				_ = sess.Close()
 				return nil, nil, fmt.Errorf("listing tools: %w", err)
 			}
-			ts = append(ts, newTool(name, t, sess, timeout))
+			ts = append(ts, newTool(s, t, sess, timeout))
 		}
 	}
 	return sess, ts, nil
@@ -332,7 +336,7 @@ func (m *Manager) refresh(ctx context.Context, s *server, sess *sdk.ClientSessio
 			if err != nil {
 				return // the next change, or a call, says more
 			}
-			ts = append(ts, newTool(s.cfg.Name, t, sess, m.opts.toolTimeout()))
+			ts = append(ts, newTool(s, t, sess, m.opts.toolTimeout()))
 		}
 		m.mu.Lock()
 		defer m.mu.Unlock()

@@ -64,8 +64,8 @@ func TestServersOverEveryTransportOfferTheirToolsUnderMcpNames(t *testing.T) {
 				t.Errorf("echo = %+v", res)
 			}
 			st := m.Statuses()
-			if len(st) != 1 || st[0].State != mcp.Ready || st[0].Tools != 9 || st[0].Transport != srv.Type {
-				t.Errorf("status = %+v, want ready with 9 tools over %s", st, srv.Type)
+			if len(st) != 1 || st[0].State != mcp.Ready || st[0].Tools != 10 || st[0].Transport != srv.Type {
+				t.Errorf("status = %+v, want ready with 10 tools over %s", st, srv.Type)
 			}
 			if len(w.All()) > 0 {
 				t.Errorf("warnings: %v", w.All())

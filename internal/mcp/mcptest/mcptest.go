@@ -41,8 +41,8 @@ var TinyPNG = []byte("\x89PNG\r\n\x1a\n-mcptest-")
 // document (an embedded text resource and a resource link), grow (adds a
 // tool, so the server announces a changed tool list), fail (an error
 // result), env (the value of a variable in the serving process's
-// environment, or "unset") and hang (never answers until the call is
-// cancelled).
+// environment, or "unset"), hang (never answers until the call is
+// cancelled) and steps (reports progress: "step 1" of n …).
 func NewServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
@@ -100,6 +100,23 @@ func NewServer() *sdk.Server {
 		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 			<-ctx.Done()
 			return nil, nil, ctx.Err()
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "steps", Description: "Reports progress step by step (when the call carries a progressToken), then says how many."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in struct {
+			Steps  int `json:"steps"`
+			HoldMS int `json:"hold_ms,omitempty"`
+		}) (*sdk.CallToolResult, any, error) {
+			token := req.Params.GetProgressToken()
+			for i := 1; i <= in.Steps && token != nil; i++ {
+				if err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
+					Progress: float64(i), Total: float64(in.Steps), Message: fmt.Sprintf("step %d", i)}); err != nil {
+					return nil, nil, err
+				}
+			}
+			// A long tool's last report comes well before its answer; the
+			// client handles notifications apart from responses.
+			time.Sleep(time.Duration(in.HoldMS) * time.Millisecond)
+			return text(fmt.Sprintf("%d steps, token %v", in.Steps, token != nil)), nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Always fails."},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
