@@ -223,3 +223,31 @@ rules:
 		t.Errorf("the sub-agent's row showed %q, want %q", rows, want)
 	}
 }
+
+// The built-in explore type gets the MCP tools their server marks
+// read-only (echo), never the others (add), beside its own four.
+func TestTheExploreTypeGetsTheMCPToolsMarkedReadOnlyAndNoOthers(t *testing.T) {
+	const scenario = `
+rules:
+  - {name: lead-final, match: {first_user_contains: "go", has_tool_results: true}, respond: {text: "lead saw the explore result"}}
+  - {name: sub-right, match: {first_user_contains: "SUB", has_tool_results: true}, respond: {text: "explore answered"}}
+  - {name: sub-call, match: {first_user_contains: "SUB", tools_include: [read, mcp__s__echo, mcp__s__pid], tools_exclude: [mcp__s__add, mcp__s__hang, bash, write]}, respond: {tool_calls: [{name: mcp__s__echo, input: {text: read-only}}]}}
+  - {name: sub-wrong, match: {first_user_contains: "SUB"}, respond: {text: "explore had the wrong tools"}}
+  - {name: lead-task, match: {first_user_contains: "go"}, respond: {tool_calls: [{name: task, input: {description: "look", prompt: "SUB look around", subagent_type: explore}}]}}
+`
+	m := mcpRun(t, nil, mcp.Server{Name: "s", Type: mcp.HTTP, URL: mcptest.HTTP(t)})
+	h, srv := startWith(t, scenario, Config{MCP: m})
+	h.rt.Submit("go")
+	if out := h.await(t); out.Err != nil || out.Result != "lead saw the explore result" {
+		t.Fatalf("outcome = %+v; log %+v", out, srv.Log())
+	}
+	var subResults []loopback.LogToolResult
+	for _, e := range srv.Log() {
+		if e.Rule == "sub-right" {
+			subResults = append(subResults, e.LastToolResults()...)
+		}
+	}
+	if len(subResults) != 1 || subResults[0].IsError || subResults[0].Content != "echo: read-only" {
+		t.Fatalf("explore's tool results = %+v, want the echo", subResults)
+	}
+}
