@@ -313,6 +313,19 @@ type UsageUpdateData struct {
 	// answer; after a compaction, the estimate of the next request); the
 	// window is Usage.ContextWindow. 0: not reported (external CLIs).
 	Context int64 `json:"context_tokens,omitempty"`
+	// Call is the model request a delta reports (Atomic's own loop), for
+	// its trace span; the bus keeps it as the delta becomes a total.
+	Call *ModelCall `json:"call,omitempty"`
+}
+
+// ModelCall is one model request: its model and provider, when it was
+// sent, why the answer stopped and what that request alone used.
+type ModelCall struct {
+	Model      string     `json:"model"`
+	Provider   string     `json:"provider,omitempty"`
+	Start      time.Time  `json:"start"`
+	StopReason StopReason `json:"stop_reason,omitempty"`
+	Usage      Usage      `json:"usage"`
 }
 
 // Compaction triggers (ContextCompactData.Trigger).
