@@ -61,6 +61,15 @@ const (
 	// server's notifications/progress); ToolProgressData, under the call's
 	// tool_call_id. It is not a lifecycle event.
 	ToolProgress Type = "tool.progress"
+	// MessageDelivered: a message that was not the user's prompt went into
+	// the agent's conversation as its user turn (MessageDeliveredData): a
+	// background task's result, a teammate's message. It is not a
+	// lifecycle event.
+	MessageDelivered Type = "message.delivered"
+	// UserPrompt is a user's prompt as "atomic sessions export" writes it
+	// among the events (UserPromptData); the bus never carries it (the
+	// store keeps prompts apart).
+	UserPrompt Type = "user.prompt"
 )
 
 // LeadID is the lead agent's id: the agent_id of everything the lead emits
@@ -169,6 +178,16 @@ type HookRunData struct {
 	Tool       string `json:"tool,omitempty"`
 	Message    string `json:"message,omitempty"`
 	Source     string `json:"source,omitempty"`
+}
+
+// MessageDeliveredData: the text an agent was given.
+type MessageDeliveredData struct {
+	Text string `json:"text"`
+}
+
+// UserPromptData: what the user typed.
+type UserPromptData struct {
+	Text string `json:"text"`
 }
 
 // ToolProgressData: how far a running tool call is. Progress rises with

@@ -305,6 +305,8 @@ func (s *Session) takeInbox() []provider.Part {
 	var parts []provider.Part
 	for _, text := range s.inbox.Take() {
 		parts = append(parts, provider.Part{Text: text})
+		// The conversation's record (the store, stream-json) holds it too.
+		s.emit(event.MessageDelivered, "", event.MessageDeliveredData{Text: text})
 	}
 	return parts
 }
