@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -214,14 +213,8 @@ func (m *Manager) run(ctx context.Context, s *server) {
 			s.progress.notify(req.Params)
 		},
 	})
-	tr, cmd, err := transport(s.cfg)
-	var tail *stderrTail
-	if cmd != nil {
-		tail = &stderrTail{}
-		cmd.Stderr = tail
-		// A grandchild holding stderr open must not hold up the reaping.
-		cmd.WaitDelay = 2 * time.Second
-	}
+	tr, err := transport(s.cfg)
+	stdio, _ := tr.(*stdioTransport)
 	var sess *sdk.ClientSession
 	var ts []*Tool
 	if err == nil {
@@ -232,7 +225,7 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		timer := time.AfterFunc(m.opts.handshakeTimeout(), cancel)
 		sess, ts, err = connect(cctx, client, tr, s, m.opts.toolTimeout())
 		if err != nil {
-			err = startFailure(err, cmd, tail)
+			err = startFailure(err, stdio)
 		}
 		if !timer.Stop() && err == nil {
 			err = fmt.Errorf("handshake: not done within %s", m.opts.handshakeTimeout())
@@ -243,7 +236,7 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		}
 	}
 	if err != nil {
-		killGroup(cmd)
+		stdio.end()
 		if ctx.Err() != nil {
 			err = errors.Join(err, ctx.Err())
 		}
@@ -260,7 +253,7 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		}
 		m.mu.Unlock()
 	}
-	killGroup(cmd) // first: Close then reaps the process at once
+	stdio.end() // first: Close then reaps the process at once
 	_ = sess.Close()
 }
 
@@ -352,8 +345,8 @@ func (m *Manager) refresh(ctx context.Context, s *server, sess *sdk.ClientSessio
 	}()
 }
 
-// transport builds s's transport; cmd is its process (nil over HTTP).
-func transport(s Server) (sdk.Transport, *exec.Cmd, error) {
+// transport builds s's transport.
+func transport(s Server) (sdk.Transport, error) {
 	switch s.Type {
 	case Stdio:
 		cmd := exec.Command(s.Command, s.Args...)
@@ -362,14 +355,14 @@ func transport(s Server) (sdk.Transport, *exec.Cmd, error) {
 		// node wrappers).
 		cmd.SysProcAttr = procgroup.Attr()
 		reaper.Guard(cmd)
-		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 500 * time.Millisecond}, cmd, nil
+		return newStdioTransport(cmd), nil
 	case HTTP:
 		return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers),
-			MaxRetries: -1}, nil, nil
+			MaxRetries: -1}, nil
 	case SSE:
-		return &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers)}, nil, nil
+		return &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers)}, nil
 	}
-	return nil, nil, fmt.Errorf("unknown transport %q", s.Type)
+	return nil, fmt.Errorf("unknown transport %q", s.Type)
 }
 
 // serverEnv is a stdio server's environment: Atomic's without any
@@ -385,14 +378,6 @@ func serverEnv(environ []string, own map[string]string) []string {
 	return env
 }
 
-// killGroup ends a stdio server's process group; the SDK's Close of the
-// session reaps the process itself.
-func killGroup(cmd *exec.Cmd) {
-	if cmd == nil || cmd.Process == nil {
-		return
-	}
-	_ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
-}
 
 // headerClient sends headers with every request.
 func headerClient(h map[string]string) *http.Client {

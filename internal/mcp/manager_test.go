@@ -252,8 +252,8 @@ func TestToolsAServerAddsLaterJoinTheSets(t *testing.T) {
 			if res := run(t, set, "mcp__s__sprout", `{}`); res.Content != "I am sprout" {
 				t.Errorf("sprout = %+v", res)
 			}
-			if st := m.Statuses(); st[0].Tools != 10 {
-				t.Errorf("tool count %d, want 10", st[0].Tools)
+			if st := m.Statuses(); st[0].Tools != 11 {
+				t.Errorf("tool count %d, want 11", st[0].Tools)
 			}
 		})
 	}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // tailBytes bounds what is kept of a stdio server's stderr: enough for
@@ -53,18 +53,22 @@ func (t *stderrTail) last(n int) []string {
 }
 
 // startFailure explains a stdio server's failed start: its exit status
-// when it has exited (the SDK's Close reaped it) and its last stderr
-// lines, in place of the handshake's own error when that is only the
-// closed pipe's EOF.
-func startFailure(err error, cmd *exec.Cmd, tail *stderrTail) error {
-	if cmd == nil || tail == nil {
+// when it has exited and its last stderr lines, in place of the
+// handshake's own error when that is only the closed pipe's EOF.
+func startFailure(err error, t *stdioTransport) error {
+	if t == nil {
 		return err
 	}
+	// A closed pipe means the server is exiting: give the reaping a moment.
+	wait := time.Duration(0)
+	if isEOF(err) {
+		wait = time.Second
+	}
 	var why string
-	if st := cmd.ProcessState; st != nil {
+	if st, ok := t.exitStatus(wait); ok && st != nil {
 		why = "exited during start with " + exitStatus(st)
 	}
-	lines := tail.last(tailLines)
+	lines := t.tail.last(tailLines)
 	if why == "" && len(lines) == 0 {
 		return err
 	}
