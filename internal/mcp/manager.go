@@ -378,7 +378,6 @@ func serverEnv(environ []string, own map[string]string) []string {
 	return env
 }
 
-
 // headerClient sends headers with every request.
 func headerClient(h map[string]string) *http.Client {
 	if len(h) == 0 {
