@@ -84,7 +84,7 @@ func Builtins() []Type {
 		},
 		{
 			Name:        Explore,
-			Description: "Fast and read-only (read, glob, grep, ls, and MCP tools marked read-only): finds files and code, answers questions about them.",
+			Description: "Fast and read-only (read, glob, grep, ls): finds files and code, answers questions about them.",
 			Tools:       []string{"read", "glob", "grep", "ls"},
 			ReadOnlyMCP: true,
 			Source:      "built-in",
