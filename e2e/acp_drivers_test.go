@@ -33,6 +33,12 @@ type acpFlow struct {
 	WaitText string            `json:"waitText,omitempty"`
 	Load     bool              `json:"load,omitempty"`
 	FS       map[string]string `json:"fs,omitempty"`
+	// WaitCall: after the prompt, wait until a tool call whose title
+	// holds it has ended; then After's prompts are sent, each answered.
+	WaitCall string   `json:"waitCall,omitempty"`
+	After    []string `json:"after,omitempty"`
+	// LoadPrompt is sent once the session is loaded (Load).
+	LoadPrompt string `json:"loadPrompt,omitempty"`
 	// beforeCancel runs (Go client only) with the agent's pid before the
 	// cancel is sent.
 	beforeCancel func(pid int) `json:"-"`
@@ -46,8 +52,13 @@ type acpRun struct {
 	err      string
 	returned time.Time // when the prompt answered
 	writes   map[string]string
-	// replayed are the updates of the second agent's session/load.
+	// replayed are the updates of the second agent's session/load (and
+	// of its LoadPrompt).
 	replayed []seenUpdate
+	// sent is when the first of After's prompts was sent.
+	sent time.Time
+	// loadStop answers LoadPrompt.
+	loadStop sdk.StopReason
 }
 
 // acpDriver runs a flow with one client library.
@@ -75,7 +86,10 @@ func runGoClient(t *testing.T, srv *loopback.Server, home string, f acpFlow, arg
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	caps := sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: f.FS != nil, WriteTextFile: f.FS != nil}}
-	_, s := a.session(t, ctx, f.Cwd, caps)
+	init, s := a.session(t, ctx, f.Cwd, caps)
+	if !init.AgentCapabilities.LoadSession {
+		t.Errorf("initialize: %+v; want loadSession, as sessions are saved (atomic.db or not)", init.AgentCapabilities)
+	}
 	type answer struct {
 		resp sdk.PromptResponse
 		err  error
@@ -84,6 +98,12 @@ func runGoClient(t *testing.T, srv *loopback.Server, home string, f acpFlow, arg
 		if _, err := a.prompt(ctx, s.SessionId, p); err != nil {
 			t.Fatalf("session/prompt %q: %v", p, err)
 		}
+	}
+	if f.Prompt == "" { // created, never prompted
+		if f.Load {
+			return loadGoClient(t, ctx, srv, home, f, a, s.SessionId, args...)
+		}
+		return acpRun{}
 	}
 	got := make(chan answer, 1)
 	go func() {
@@ -115,23 +135,59 @@ func runGoClient(t *testing.T, srv *loopback.Server, home string, f acpFlow, arg
 	if f.WaitText != "" {
 		testkit.WaitFor(t, 20*time.Second, f.WaitText, func() bool { return strings.Contains(agentText(client.seen()), f.WaitText) })
 	}
+	if f.WaitCall != "" {
+		testkit.WaitFor(t, 20*time.Second, "tool call "+f.WaitCall+" ended", func() bool {
+			byID, _ := calls(client.seen())
+			for _, c := range byID {
+				if strings.Contains(c.title, f.WaitCall) && (c.status() == sdk.ToolCallStatusCompleted || c.status() == sdk.ToolCallStatusFailed) {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	for i, p := range f.After {
+		if i == 0 {
+			run.sent = time.Now()
+		}
+		if _, err := a.prompt(ctx, s.SessionId, p); err != nil {
+			t.Fatalf("session/prompt %q: %v", p, err)
+		}
+	}
 	if f.Load {
-		a.stop(t)
-		again := &acpClient{}
-		b := startACP(t, srv, home, again, args...)
-		init, err := b.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
-		if err != nil || !init.AgentCapabilities.LoadSession {
-			t.Fatalf("initialize: %+v, %v; want loadSession, as a session is saved", init.AgentCapabilities, err)
-		}
-		if _, err := b.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: s.SessionId, Cwd: f.Cwd, McpServers: []sdk.McpServer{}}); err != nil {
-			t.Fatalf("session/load: %v", err)
-		}
-		run.replayed = again.seen()
+		l := loadGoClient(t, ctx, srv, home, f, a, s.SessionId, args...)
+		run.replayed, run.loadStop = l.replayed, l.loadStop
 	}
 	client.mu.Lock()
 	run.asked, run.writes = client.asked, client.writes
 	client.mu.Unlock()
 	run.updates = client.seen()
+	return run
+}
+
+// loadGoClient stops a, loads session id in a new agent on the same home,
+// and sends f.LoadPrompt there.
+func loadGoClient(t *testing.T, ctx context.Context, srv *loopback.Server, home string, f acpFlow, a *acpAgent, id sdk.SessionId, args ...string) acpRun {
+	t.Helper()
+	a.stop(t)
+	again := &acpClient{answer: allowLead}
+	b := startACP(t, srv, home, again, args...)
+	init, err := b.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	if err != nil || !init.AgentCapabilities.LoadSession {
+		t.Fatalf("initialize: %+v, %v; want loadSession, as sessions are saved", init.AgentCapabilities, err)
+	}
+	if _, err := b.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: f.Cwd, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	var run acpRun
+	if f.LoadPrompt != "" {
+		r, err := b.prompt(ctx, id, f.LoadPrompt)
+		if err != nil {
+			t.Fatalf("session/prompt after load: %v", err)
+		}
+		run.loadStop = r.StopReason
+	}
+	run.replayed = again.seen()
 	return run
 }
 
@@ -144,6 +200,9 @@ type tsLine struct {
 	Error    *string                       `json:"error"`
 	Wrote    *sdk.WriteTextFileRequest     `json:"wrote"`
 	Loading  bool                          `json:"loading"`
+	Sent     *string                       `json:"sent"`
+	Reinit   *sdk.InitializeResponse       `json:"reinitialized"`
+	Init     *sdk.InitializeResponse       `json:"initialized"`
 }
 
 func runTSClient(t *testing.T, srv *loopback.Server, home string, f acpFlow, args ...string) acpRun {
@@ -189,8 +248,16 @@ func runTSClient(t *testing.T, srv *loopback.Server, home string, f acpFlow, arg
 			run.updates = append(run.updates, seenUpdate{at: time.UnixMilli(l.At), n: *l.Update})
 		case l.Asked != nil:
 			run.asked = append(run.asked, *l.Asked)
+		case l.Response != nil && loading:
+			run.loadStop = l.Response.StopReason
 		case l.Response != nil:
 			run.stop, run.returned = l.Response.StopReason, time.UnixMilli(l.At)
+		case l.Sent != nil && run.sent.IsZero():
+			run.sent = time.UnixMilli(l.At)
+		case l.Init != nil && !l.Init.AgentCapabilities.LoadSession:
+			t.Errorf("initialize: %+v; want loadSession, as sessions are saved (atomic.db or not)", l.Init.AgentCapabilities)
+		case l.Reinit != nil && !l.Reinit.AgentCapabilities.LoadSession:
+			t.Errorf("initialize: %+v; want loadSession, as sessions are saved", l.Reinit.AgentCapabilities)
 		case l.Error != nil:
 			run.err, run.returned = *l.Error, time.UnixMilli(l.At)
 		case l.Wrote != nil:

@@ -78,23 +78,32 @@ func callTitled(t *testing.T, byID map[sdk.ToolCallId]*call, s string) *call {
 	return found
 }
 
-func TestACPBackgroundSubagentStaysInProgressAfterTheTurnAndCompletesWithItsOwnUpdate(t *testing.T) {
+func TestACPBackgroundResultCompletesItsToolCallAndTheLeadsFollowUpWaitsForTheNextPrompt(t *testing.T) {
 	for _, d := range acpDrivers {
 		t.Run(d.name, func(t *testing.T) {
 			srv := server(t, backgroundAnalysis)
-			r := d.run(t, srv, t.TempDir(), acpFlow{Cwd: t.TempDir(), Prompt: "start the analysis", WaitText: "The background task said 42."})
+			r := d.run(t, srv, t.TempDir(), acpFlow{Cwd: t.TempDir(), Prompt: "start the analysis", WaitCall: "Slow analysis",
+				After: []string{"what did it say?"}})
 			if r.err != "" || r.stop != sdk.StopReasonEndTurn {
 				t.Fatalf("session/prompt: stop %q, error %q", r.stop, r.err)
 			}
-			var atReturn []seenUpdate
+			var atReturn, between, next []seenUpdate
 			for _, u := range r.updates {
-				if !u.at.After(r.returned) {
+				switch {
+				case !u.at.After(r.returned):
 					atReturn = append(atReturn, u)
+				case u.at.Before(r.sent):
+					between = append(between, u)
+				default:
+					next = append(next, u)
 				}
 			}
 			before, _ := calls(atReturn)
 			if c := callTitled(t, before, "Slow analysis"); c != nil && c.status() != sdk.ToolCallStatusInProgress {
 				t.Errorf("when the turn returned the background sub-agent was %v, want in_progress (its spawn acknowledgement is not its end)", c.statuses)
+			}
+			if text := agentText(between); text != "" {
+				t.Errorf("between prompts the client got the lead's text %q: no prompt was pending", text)
 			}
 			after, _ := calls(r.updates)
 			c := callTitled(t, after, "Slow analysis")
@@ -104,14 +113,40 @@ func TestACPBackgroundSubagentStaysInProgressAfterTheTurnAndCompletesWithItsOwnU
 			if c.status() != sdk.ToolCallStatusCompleted {
 				t.Fatalf("background sub-agent ended %v, want completed", c.statuses)
 			}
-			if c.doneAt.Before(r.returned) {
-				t.Errorf("completed at %s, before the turn returned at %s", c.doneAt, r.returned)
-			}
 			if end := loopback.ByRule(srv.Log(), "sub")[0].End.Truncate(time.Millisecond); c.doneAt.Before(end) {
 				t.Errorf("completed before its model answered")
 			}
 			if all := strings.Join(c.content, "\n"); !strings.Contains(all, "background result 42") {
 				t.Errorf("content %q lacks the result", all)
+			}
+			// Said again as the next prompt starts: clients that keep only
+			// a prompt's updates (acpx) learn it ended.
+			again, _ := calls(next)
+			if c := callTitled(t, again, "Slow analysis"); c != nil && c.status() != sdk.ToolCallStatusCompleted {
+				t.Errorf("the next prompt's updates end the background call %v, want completed", c.statuses)
+			}
+			if got := agentText(next); got != "The background task said 42." {
+				t.Errorf("the next prompt's answer %q, want only the lead's follow-up on the result", got)
+			}
+			woke := loopback.ByRule(srv.Log(), "lead-notified")
+			if len(woke) != 1 {
+				t.Fatalf("%d requests carried the result, want 1 (the next prompt's)", len(woke))
+			}
+			if last := woke[0].Messages[len(woke[0].Messages)-1].Text; !strings.Contains(last, "what did it say?") || !strings.Contains(last, "<task-notification>") {
+				t.Errorf("the next prompt's message %q should carry the prompt and the held result", last)
+			}
+		})
+	}
+}
+
+func TestACPSessionCreatedButNeverPromptedLoadsInANewAgentAndContinues(t *testing.T) {
+	for _, d := range acpDrivers {
+		t.Run(d.name, func(t *testing.T) {
+			srv := server(t, `rules: [{name: answer, respond: {text: "answered in the loaded session"}}]`)
+			// A fresh home: no atomic.db yet when the first agent starts.
+			r := d.run(t, srv, t.TempDir(), acpFlow{Cwd: t.TempDir(), Load: true, LoadPrompt: "FIRST question"})
+			if r.loadStop != sdk.StopReasonEndTurn || !strings.Contains(agentText(r.replayed), "answered in the loaded session") {
+				t.Fatalf("after loading the unprompted session: stop %q, text %q", r.loadStop, agentText(r.replayed))
 			}
 		})
 	}

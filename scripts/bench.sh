@@ -21,6 +21,7 @@ go test -run '^$' -bench 'CodexAdapterThroughBus' ./internal/backend/codex >>"$o
 go test -run '^$' -bench 'Reducer' ./internal/lifecycle >>"$out"
 go test -run '^$' -bench 'BusThroughput' ./internal/bus >>"$out"
 go test -run '^$' -bench 'AppendEvents' -benchtime 100000x ./internal/store >>"$out"
+go test -run '^$' -bench '^BenchmarkFirstRunIntoANewStore$' -benchtime 200x ./internal/store >>"$out"
 go test -run '^$' -bench 'ClaudeAdapter' ./internal/backend/claudecode >>"$out"
 go test -run '^$' -bench 'WorktreeCreate' -benchtime 10x ./internal/worktree >>"$out"
 # Every backend on the same one-answer prompt (those whose CLI is installed;
@@ -35,8 +36,8 @@ if [ -z "${ATOMIC_TEST_COPILOT:-}" ] && [ -x "$cp_bin" ]; then export ATOMIC_TES
 # Issue 22's one-answer figures (S1): medians of 21 runs.
 go test -run '^$' -bench '^Benchmark(OneAnswer|OneAnswerFloor|RunHelp)$' -benchtime 21x ./e2e >>"$out"
 # The fan-outs take seconds each: medians of 3 runs.
-go test -run '^$' -bench '^Benchmark(FanOut3x2s|100Subagents|1000Subagents|NATSFanOut1000x1s)$' -benchtime 3x ./e2e >>"$out"
-go test -run '^$' -bench . -skip 'OneAnswer|RunHelp|FanOut3x2s|100Subagents|1000Subagents|NATSFanOut1000x1s|ClaudeOverhead|CodexAddedWallTime|StoreStartCost' -benchtime 5x ./e2e >>"$out"
+go test -run '^$' -bench '^Benchmark(FanOut3x2s|100Subagents|1000Subagents|Nested1000As10x100|NATSFanOut1000x1s)$' -benchtime 3x ./e2e >>"$out"
+go test -run '^$' -bench . -skip 'OneAnswer|RunHelp|FanOut3x2s|100Subagents|1000Subagents|Nested1000As10x100|NATSFanOut1000x1s|ClaudeOverhead|CodexAddedWallTime|StoreStartCost' -benchtime 5x ./e2e >>"$out"
 # The stripped binary's size.
 go build -ldflags='-s -w' -o "$bin/atomic" ./cmd/atomic
 echo "BenchmarkStrippedBinary 1 $(stat -c %s "$bin/atomic" | awk '{ printf "%.1f", $1 / 1048576 }') MB-stripped" >>"$out"
@@ -93,8 +94,12 @@ figure 100Subagents MB-peak-RSS '<' 40 "100 sub-agents x 1 s: peak RSS (Atomic's
 figure 1000Subagents s-wall '<' 1.6 "1,000 sub-agents x 1 s, in process: whole run"
 figure 1000Subagents MB-peak-RSS '<' 160 "1,000 sub-agents x 1 s: peak RSS (Atomic's process)"
 figure 1000Subagents ms-CPU-per-agent '<' 0.8 "CPU per sub-agent (1,000-agent run, whole tree)"
+# Issue 24: nesting and shells within 10% of the flat runs' budgets.
+figure Nested1000As10x100 s-wall '<' 1.815 "1,000 agents as 10 parents x 100 children, 1 s: whole run"
+info Nested1000As10x100 MB-peak-RSS "  its peak RSS (Atomic's process)"
+info Nested1000As10x100 ms-CPU-per-agent "  its CPU per agent, whole tree (ms)"
 figure BackgroundShells100x1s ms-wake-latency '<' 50 "a background shell's end to its agent's woken request"
-info BackgroundShells100x1s s-wall "100 background shells (sleep 1): whole run (s)"
+figure BackgroundShells100x1s s-wall '<' 1.21 "100 background shells (sleep 1): whole run (s)"
 info BackgroundShells100x1s MB-peak-RSS "100 background shells: peak RSS (Atomic's process)"
 info BackgroundShells100x1s ms-CPU-per-shell "100 background shells: CPU per shell, whole tree (ms)"
 info StrippedBinary MB-stripped "binary, stripped (each dependency's cost: not measured yet)"
@@ -148,6 +153,7 @@ figure GitGuardCheck ms/check '<' 1 "git guard after each command (Atomic not ro
 info BashSandboxed ns/op "bash call running true, sandboxed"
 info BashUnsandboxed ns/op "bash call running true, unsandboxed"
 info AppendEvents KB-per-1000-events "session store: size per 1,000 events"
+info FirstRunIntoANewStore ms/run "session store, first run: from a new store to the answer committed"
 
 info ClaudeBackendOwnTime ms-to-cli-spawn "Claude Code backend, Atomic's own time: start to the CLI's spawn"
 info ClaudeBackendOwnTime ms-answer-to-exit "Claude Code backend, Atomic's own time: answer to exit"

@@ -38,6 +38,9 @@ type Spec struct {
 	// Files reads and writes through the client (its unsaved buffers
 	// included); nil when the client offers neither.
 	Files Files
+	// Warn shows a warning to the client (as the agent's message, see
+	// notices): an MCP server that failed, a problem in the settings.
+	Warn func(string)
 }
 
 // Prompt is a user prompt of a stored session, with its images when the
@@ -61,6 +64,12 @@ type Run struct {
 	Prompts []Prompt
 	// Close ends the run (after the session has stopped it).
 	Close func()
+	// Commands are the custom slash commands offered to the client;
+	// Expand turns a prompt "/name args" into the prompt the lead gets
+	// (ok false: not one of them; err: it could not, e.g. a !`command`
+	// refused). Nil Expand: none.
+	Commands []Command
+	Expand   func(ctx context.Context, text string) (prompt string, ok bool, err error)
 }
 
 // Config configures the agent.
@@ -187,8 +196,8 @@ func (a *agent) open(ctx context.Context, loadID, cwd string, servers []sdk.McpS
 	if closing {
 		return nil, sdk.NewInternalError(map[string]any{"error": "the agent is shutting down"})
 	}
-	ask := &asker{conn: conn}
-	spec := Spec{LoadID: loadID, Cwd: filepath.Clean(cwd), MCPServers: mcps, Asker: ask}
+	ask, notes := &asker{conn: conn}, &notices{}
+	spec := Spec{LoadID: loadID, Cwd: filepath.Clean(cwd), MCPServers: mcps, Asker: ask, Warn: notes.warn}
 	if caps.Fs.ReadTextFile || caps.Fs.WriteTextFile {
 		spec.Files = newClientFiles(conn, a.large, caps.Fs.ReadTextFile, caps.Fs.WriteTextFile)
 	}
@@ -204,7 +213,8 @@ func (a *agent) open(ctx context.Context, loadID, cwd string, servers []sdk.McpS
 		f.session, ed = sdk.SessionId(run.ID), f
 	}
 	s := start(sdk.SessionId(run.ID), conn, run, spec.Cwd, ed, ask)
-	s.push(commandsUpdate())
+	s.push(commandsUpdate(run.Commands))
+	notes.attach(s)
 	a.mu.Lock()
 	a.sessions[s.id] = s
 	a.mu.Unlock()
@@ -240,7 +250,7 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	var stop sdk.StopReason
 	if instr, ok := compactArgs(text); ok {
 		stop, err = s.compact(ctx, instr)
-	} else {
+	} else if stop, ok, err = s.command(ctx, text, images); !ok {
 		stop, err = s.prompt(ctx, text, images)
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/provider"
 )
 
 // The slash commands a client may offer: a prompt that starts with one
@@ -18,9 +19,51 @@ var availableCommands = []sdk.AvailableCommand{{
 	Input:       &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "instructions for the summary (optional)"}},
 }}
 
-// commandsUpdate is the available_commands_update of availableCommands.
-func commandsUpdate() sdk.SessionUpdate {
-	return sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: availableCommands}}
+// Command is a custom slash command of the session (a command file of
+// .claude/commands or .atomic/commands), offered beside /compact.
+type Command struct {
+	Name, Description, Hint string
+}
+
+// commandsUpdate is the available_commands_update of availableCommands
+// and the session's own commands.
+func commandsUpdate(own []Command) sdk.SessionUpdate {
+	all := append([]sdk.AvailableCommand(nil), availableCommands...)
+	for _, c := range own {
+		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description}
+		if ac.Description == "" {
+			ac.Description = "/" + c.Name
+		}
+		if c.Hint != "" {
+			ac.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: c.Hint}}
+		}
+		all = append(all, ac)
+	}
+	return sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: all}}
+}
+
+// command runs a prompt that starts with a custom slash command: its
+// prompt, expanded as the chat expands it (the !`commands` asked of the
+// client like any command), is the turn's. ok is false for any other
+// prompt. A command that cannot expand answers with why, as the chat
+// notes it, and no turn runs.
+func (s *session) command(ctx context.Context, text string, images []provider.Image) (stop sdk.StopReason, ok bool, err error) {
+	if s.run.Expand == nil || !strings.HasPrefix(strings.TrimSpace(text), "/") {
+		return "", false, nil
+	}
+	prompt, ok, err := s.run.Expand(ctx, text)
+	switch {
+	case !ok:
+		return "", false, nil
+	case ctx.Err() != nil:
+		return sdk.StopReasonCancelled, true, nil
+	case err != nil:
+		s.push(sdk.UpdateAgentMessageText(err.Error()))
+		s.flush(ctx)
+		return sdk.StopReasonEndTurn, true, nil
+	}
+	stop, err = s.prompt(ctx, prompt, images)
+	return stop, true, err
 }
 
 // compactArgs reports whether text is a /compact command, and its

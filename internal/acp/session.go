@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -60,6 +62,15 @@ type session struct {
 	cancelled bool
 	perms     map[string]sdk.ToolCallId
 	unsub     func()
+	// late are the tool calls that ended while no prompt was pending
+	// (background agents), by id: said again when the next prompt
+	// starts, for clients that keep only what comes during a prompt.
+	late map[sdk.ToolCallId]sdk.SessionUpdate
+	// notes are warnings said between prompts, shown as the next starts.
+	notes []sdk.SessionUpdate
+	// prompted is set once a prompt ran: the first says the commands
+	// again, for clients that drop what a session/load sends (acpx).
+	prompted bool
 }
 
 // start queues the replay of run's past (a loaded session's), has ask
@@ -68,7 +79,7 @@ type session struct {
 func start(id sdk.SessionId, conn notifier, run *Run, root string, ed edits, ask *asker) *session {
 	s := &session{id: id, conn: conn, run: run, tr: newTranslator(root),
 		sent: make(chan struct{}), wake: make(chan struct{}, 1),
-		perms: map[string]sdk.ToolCallId{}}
+		perms: map[string]sdk.ToolCallId{}, late: map[sdk.ToolCallId]sdk.SessionUpdate{}}
 	s.replay(run.Past, run.Prompts)
 	s.tr.edits = ed // the past's edits get no diff: their files changed since
 	ask.s = s
@@ -184,6 +195,7 @@ func (s *session) send() {
 		s.mu.Unlock()
 		for _, it := range batch {
 			if it.update != nil {
+				s.noteLate(*it.update)
 				ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
 				_ = s.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: s.id, Update: *it.update})
 				cancel()
@@ -207,6 +219,21 @@ func (s *session) send() {
 			<-s.wake
 		}
 	}
+}
+
+// noteLate keeps u when it ends a tool call while no prompt is pending:
+// the lead's own calls end within its turns, so this is a background
+// agent's (see session.late).
+func (s *session) noteLate(u sdk.SessionUpdate) {
+	tu := u.ToolCallUpdate
+	if tu == nil || tu.Status == nil || (*tu.Status != sdk.ToolCallStatusCompleted && *tu.Status != sdk.ToolCallStatusFailed) {
+		return
+	}
+	s.mu.Lock()
+	if s.waiter == nil {
+		s.late[tu.ToolCallId] = u
+	}
+	s.mu.Unlock()
 }
 
 // sendTimeout bounds one notification's write, so a client that stopped
@@ -237,7 +264,18 @@ func (s *session) prompt(ctx context.Context, text string, images []provider.Ima
 	w := make(chan turnEnd, 1)
 	s.mu.Lock()
 	s.waiter, s.cancelled = w, false
+	late, notes, first := s.late, s.notes, !s.prompted
+	s.late, s.notes, s.prompted = map[sdk.ToolCallId]sdk.SessionUpdate{}, nil, true
 	s.mu.Unlock()
+	if first {
+		s.push(commandsUpdate(s.run.Commands))
+	}
+	for _, id := range slices.Sorted(maps.Keys(late)) {
+		s.push(late[id]) // before the turn, whose answer the lead may base on them
+	}
+	for _, u := range notes {
+		s.push(u)
+	}
 	turn := s.lr.Submit(text, images...)
 	ended := turn.Done()
 	for {

@@ -1,9 +1,11 @@
 package acp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -50,6 +52,9 @@ func (t *translator) updates(e event.Event) []sdk.SessionUpdate {
 		return t.leadUpdates(e)
 	}
 	old, found := t.recs.Put(r)
+	if r.IsShell() {
+		return t.shellUpdates(old, found, r)
+	}
 	id := string(agentCallID(r))
 	switch {
 	case !found || !t.tasks[id] || old.Status != r.Status:
@@ -245,8 +250,14 @@ func (t *translator) toolComplete(callID string, d event.ToolCompleteData) sdk.S
 		text = firstNonEmpty(d.Error, d.Result)
 	}
 	var content []sdk.ToolCallContent
+	if len(d.Images) > 0 {
+		text = withoutImageLines(text, d.Images)
+	}
 	if text != "" {
 		content = append(content, sdk.ToolContent(sdk.TextBlock(text)))
+	}
+	for _, img := range d.Images {
+		content = append(content, sdk.ToolContent(sdk.ImageBlock(base64.StdEncoding.EncodeToString(img.Data), img.MediaType)))
 	}
 	if path, ok := t.paths[callID]; ok {
 		delete(t.paths, callID)
@@ -261,6 +272,18 @@ func (t *translator) toolComplete(callID string, d event.ToolCompleteData) sdk.S
 	}
 	return sdk.UpdateToolCall(sdk.ToolCallId(callID), sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content),
 		sdk.WithUpdateRawOutput(map[string]any{"result": text}))
+}
+
+// withoutImageLines drops the lines that name the result's images to
+// the model ("[image image/png, 4033 bytes]"): the client gets the
+// images themselves.
+func withoutImageLines(text string, images []event.ToolImage) string {
+	names := map[string]bool{}
+	for _, img := range images {
+		names[fmt.Sprintf("[image %s, %d bytes]", img.MediaType, len(img.Data))] = true
+	}
+	lines := strings.Split(text, "\n")
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return names[l] }), "\n")
 }
 
 func (t *translator) abs(p string) string {

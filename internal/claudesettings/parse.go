@@ -16,6 +16,8 @@ import (
 type file struct {
 	path  string
 	scope Scope
+	// data is the file's content as read.
+	data []byte
 	// allow, deny and ask are the permission rules as written.
 	allow, deny, ask []string
 	// defaultMode is "" when the file does not set it.
@@ -60,14 +62,19 @@ func permissionKey(k string) bool {
 // the wrong kind is an error naming the file (and the line and column of
 // a syntax error): losing a deny rule silently would be unsafe.
 func readFile(path string, scope Scope) (f file, ok bool, err error) {
-	data, err := os.ReadFile(path)
+	var data []byte
+	if scope == Flag && strings.HasPrefix(strings.TrimSpace(path), "{") { // --settings JSON
+		data, path = []byte(path), "--settings"
+	} else {
+		data, err = os.ReadFile(path)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return f, false, nil
 		}
 		return f, false, fmt.Errorf("Claude Code settings %s: %w", path, err)
 	}
-	f = file{path: path, scope: scope}
+	f = file{path: path, scope: scope, data: data}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return f, true, nil
 	}

@@ -31,6 +31,9 @@ const (
 	User    Scope = "user"
 	Project Scope = "project"
 	Local   Scope = "local"
+	// Flag is the file (or JSON) given with --settings, as Claude Code's:
+	// over every file but the managed policy.
+	Flag    Scope = "flag"
 	Managed Scope = "managed"
 )
 
@@ -54,6 +57,9 @@ type Places struct {
 	// (additionalDirectories ["~"] with allow WebFetch) would hand the
 	// user's files to the model with no flag given.
 	TrustProject bool
+	// Flag is --settings: a file, or JSON itself ("": none). Unlike the
+	// others it must exist.
+	Flag string
 }
 
 // ManagedPath is where Claude Code's managed policy lives on goos.
@@ -105,6 +111,21 @@ type Settings struct {
 	// unsupported are the keys each file has that Atomic ignores, said
 	// in one warning once every file is read.
 	unsupported []string
+	// Contents are the bytes of every file Load looked for, by path (nil:
+	// it does not exist), so that what else a run reads of the same files
+	// (the MCP approval keys) reads what Load did, without reading them
+	// again (Content).
+	Contents map[string][]byte
+}
+
+// Content is the content of the settings file at path as Load read it;
+// known is false for a path Load did not look for (or s nil).
+func (s *Settings) Content(path string) (data []byte, exists, known bool) {
+	if s == nil {
+		return nil, false, false
+	}
+	data, known = s.Contents[path]
+	return data, known && data != nil, known
 }
 
 // Load reads the settings files of p. A file that exists but cannot be
@@ -120,6 +141,9 @@ func Load(p Places) (*Settings, error) {
 	if p.Managed != "" {
 		places = append(places, place{p.Managed, Managed, filepath.Dir(p.Managed)})
 	}
+	if p.Flag != "" {
+		places = append(places, place{p.Flag, Flag, p.Dir})
+	}
 	if p.Dir != "" {
 		places = append(places,
 			place{filepath.Join(p.Dir, ".claude", "settings.local.json"), Local, p.Dir},
@@ -131,11 +155,20 @@ func Load(p Places) (*Settings, error) {
 			places = append(places, place{user, User, p.Home})
 		}
 	}
-	s := &Settings{ProcessEnv: map[string]string{}, CommandEnv: map[string]string{}}
+	s := &Settings{ProcessEnv: map[string]string{}, CommandEnv: map[string]string{}, Contents: map[string][]byte{}}
 	for _, pl := range places {
 		f, ok, err := readFile(pl.path, pl.scope)
 		if err != nil {
 			return nil, err
+		}
+		if !ok && pl.scope == Flag {
+			return nil, fmt.Errorf("--settings %s: no such file", pl.path)
+		}
+		if pl.scope != Flag { // a --settings value may be JSON, not a path
+			s.Contents[pl.path] = nil
+			if ok {
+				s.Contents[pl.path] = append([]byte{}, f.data...) // exists, maybe empty
+			}
 		}
 		if !ok {
 			continue

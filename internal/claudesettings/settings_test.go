@@ -375,3 +375,30 @@ func TestHooksOfTheUsersFileRunWhileTheProjectsWaitForTrust(t *testing.T) {
 		t.Fatalf("unknown event not warned: %q", s.Warnings)
 	}
 }
+
+func TestLoadKeepsTheContentOfEveryFileItLookedForAndWhichAreAbsent(t *testing.T) {
+	user := `{"enabledMcpjsonServers": ["db"]}`
+	s, p := load(t, map[Scope]string{User: user, Local: ""})
+	local := filepath.Join(p.Dir, ".claude", "settings.local.json")
+	for path, want := range map[string]struct {
+		exists bool
+		data   string
+	}{
+		filepath.Join(p.Home, ".claude", "settings.json"): {true, user},
+		local: {true, ""},
+		filepath.Join(p.Dir, ".claude", "settings.json"): {false, ""},
+		p.Managed: {false, ""},
+	} {
+		data, exists, known := s.Content(path)
+		if !known || exists != want.exists || string(data) != want.data {
+			t.Errorf("Content(%s) = %q, exists %v, known %v; want %q, exists %v, known", path, data, exists, known, want.data, want.exists)
+		}
+	}
+	if _, _, known := s.Content(filepath.Join(p.Dir, "other.json")); known {
+		t.Error("a file Load never looked for is known")
+	}
+	var none *Settings
+	if _, _, known := none.Content(local); known {
+		t.Error("nil settings know a file")
+	}
+}

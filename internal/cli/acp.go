@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/atomic-agent/atomic/internal/acp"
 	"github.com/atomic-agent/atomic/internal/backend"
@@ -44,7 +43,7 @@ func runACP(ctx context.Context, args []string, ios IOStreams) int {
 	ios.Err = &lockedWriter{w: ios.Err}
 	err := acp.Serve(ctx, acp.Config{
 		Open:    func(ctx context.Context, spec acp.Spec) (*acp.Run, error) { return c.openACP(ctx, ios, spec) },
-		CanLoad: func() bool { return !c.noPersistence && storeExists(ios) },
+		CanLoad: func() bool { return !c.noPersistence && storeOn(ios) },
 		Version: Version,
 		Images:  c.promptImages(ios),
 	}, ios.In, ios.Out)
@@ -63,13 +62,40 @@ func (c common) openACP(ctx context.Context, ios IOStreams, spec acp.Spec) (*acp
 		c.resume = resumeFlag{id: spec.LoadID, set: true}
 	}
 	c.extraMCP, c.files = spec.MCPServers, spec.Files
-	warn := func(w string) { fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w) }
+	// A lead's turn is the answer to a prompt: what wakes it between
+	// prompts joins the next one (the background call's own tool call
+	// update says it ended meanwhile).
+	c.holdWakes = true
+	warn := func(w string) {
+		fmt.Fprintf(ios.Err, "atomic: warning: %s\n", w)
+		if spec.Warn != nil {
+			spec.Warn(w)
+		}
+	}
 	// The run outlives the request that opens it.
 	o, err := c.open(context.WithoutCancel(ctx), ios, spec.Asker, warn)
 	if err != nil {
 		return nil, err
 	}
 	run := &acp.Run{ID: o.rt.SessionID(), Runtime: o.rt, Gate: o.s.gate, Close: o.close}
+	for _, cmd := range o.s.commands.All() {
+		run.Commands = append(run.Commands, acp.Command{Name: cmd.Name, Description: cmd.Description, Hint: cmd.ArgumentHint})
+	}
+	run.Expand = func(ctx context.Context, text string) (string, bool, error) {
+		cmd, args, ok := o.s.commands.Resolve(text)
+		if !ok {
+			return "", false, nil
+		}
+		// As the chat does: its !`commands` go through the gate, whose
+		// asker is the client (session/request_permission).
+		p, err := renderCommand(ctx, o.s, cmd, args, warn)
+		return p, true, err
+	}
+	if k, ok := o.journal.(interface{ Keep() }); ok && o.res == nil {
+		// Saved now, not at its first prompt: an editor may load a
+		// session it created but never prompted (acpx sessions new).
+		k.Keep()
+	}
 	if o.res != nil {
 		run.Past = o.res.run.Events
 		for _, p := range o.res.prompts {
@@ -96,12 +122,10 @@ func (c common) promptImages(ios IOStreams) bool {
 	return err == nil && provider.TakesImages(ps.Provider)
 }
 
-// storeExists reports whether the session store has been created.
-func storeExists(ios IOStreams) bool {
-	path, err := store.Path(ios.Getenv)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(path)
+// storeOn reports whether sessions are saved: the store has a place,
+// whether or not atomic.db exists yet. Clients cache the capabilities
+// (acpx does), so loadSession is offered before the first session is.
+func storeOn(ios IOStreams) bool {
+	_, err := store.Path(ios.Getenv)
 	return err == nil
 }

@@ -35,15 +35,15 @@ func (c *common) leadBackend(s *setup) (func(backend.Config) (backend.Session, e
 	if name == backend.Native {
 		return nil, nil
 	}
+	if _, err := openBackend(name, backend.Config{}, true); err != nil {
+		return nil, err // an unknown name is named first, --demo or not
+	}
 	if c.demo {
 		return nil, errors.New("--demo runs the native backend; drop --backend " + name)
 	}
 	bin := firstNonEmpty(c.backendBin, s.file.BackendBin)
 	model := firstNonEmpty(c.model, s.file.Model)
 	apiKey := s.file.APIKey
-	if _, err := openBackend(name, backend.Config{}, true); err != nil {
-		return nil, err
-	}
 	baseURL, err := config.BaseURLFor(apiOf(name), firstNonEmpty(c.baseURL, s.file.BaseURL))
 	if err != nil {
 		return nil, fmt.Errorf("--backend %s: %w", name, err)

@@ -32,14 +32,9 @@ const versionTimeout = 20 * time.Second
 // supports and the npm package that provides it.
 func runBackends(ctx context.Context, args []string, io IOStreams) int {
 	fs := flag.NewFlagSet("atomic backends", flag.ContinueOnError)
-	fs.SetOutput(io.Err)
 	asJSON := fs.Bool("json", false, "print a JSON array")
-	fs.Usage = func() {
-		fmt.Fprintln(io.Err, "Usage: atomic backends [--json]\n\nLists the backends a lead, sub-agent or teammate can run on (--backend, backend: in agent files).")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, io, "Usage: atomic backends [--json]\n\nLists the backends a lead, sub-agent or teammate can run on (--backend, backend: in agent files)."); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(io.Err, "atomic backends: unexpected argument %q\n", fs.Arg(0))

@@ -17,9 +17,13 @@ import (
 // project's only to the commands the model runs (the workspace's Env).
 // Their warnings join the session's; values are never logged.
 func (c *common) claudeSettings(io IOStreams, s *setup) (*claudesettings.Settings, error) {
+	flagFile := c.settings
+	if flagFile != "" && !strings.HasPrefix(strings.TrimSpace(flagFile), "{") && !filepath.IsAbs(flagFile) {
+		flagFile = filepath.Join(io.Dir, flagFile)
+	}
 	cs, err := claudesettings.Load(claudesettings.Places{
 		Dir: io.Dir, Home: io.Getenv("HOME"), Managed: claudesettings.ManagedPath(goruntime.GOOS),
-		TrustProject: c.trustSettings,
+		TrustProject: c.trustSettings, Flag: flagFile,
 	})
 	if err != nil {
 		return nil, err

@@ -4,13 +4,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/backend"
+	"github.com/atomic-agent/atomic/internal/claudesettings"
 	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/config"
 	"github.com/atomic-agent/atomic/internal/dotdirs"
@@ -23,8 +25,8 @@ import (
 	"github.com/atomic-agent/atomic/internal/remote"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/sandbox"
-	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/skills"
+	"github.com/atomic-agent/atomic/internal/spawn"
 	"github.com/atomic-agent/atomic/internal/tools"
 	"github.com/atomic-agent/atomic/internal/ui"
 )
@@ -71,13 +73,17 @@ type common struct {
 	extraMCP []mcp.Server
 	// files is an ACP client's file access, used by the file tools.
 	files tools.Files
+	// holdWakes keeps the lead asleep between an ACP client's prompts
+	// (runtime.Config.HoldWakes).
+	holdWakes bool
 	// nats sends task sub-agents to remote workers (natsAll: every type,
 	// else those whose file says runs_on: workers).
 	nats natsFlags
+	habits
 }
 
 // resumeFlag is --resume ID; the chat UI also takes a bare --resume
-// (given as --resume=, see bareResume), which opens the session picker.
+// (given as --resume=, see habitArgs), which opens the session picker.
 type resumeFlag struct {
 	id  string
 	set bool
@@ -87,21 +93,6 @@ func (r *resumeFlag) String() string { return r.id }
 func (r *resumeFlag) Set(v string) error {
 	r.id, r.set = v, true
 	return nil
-}
-
-// bareResume rewrites a --resume given without an id (last, or followed
-// by another flag) as --resume=, which the flag package accepts.
-func bareResume(args []string) []string {
-	out := append([]string(nil), args...)
-	for i, a := range out {
-		if a == "--" {
-			break
-		}
-		if (a == "--resume" || a == "-resume") && (i+1 == len(out) || strings.HasPrefix(out[i+1], "-")) {
-			out[i] = "--resume="
-		}
-	}
-	return out
 }
 
 type stringList []string
@@ -141,6 +132,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.trustSettings, "trust-project-settings", false, "apply what the project's .claude/settings*.json loosen (allow rules, additionalDirectories, acceptEdits, env) and run their hooks, for this run; their deny and ask rules always apply")
 	fs.Var(&c.trustMCP, "trust-project-mcp", "start the workspace's .mcp.json servers for this run without 'atomic mcp trust' (all, or =NAME,NAME)")
 	c.nats.register(fs)
+	c.registerHabits(fs)
 	fs.Var(&c.resume, "resume", "continue saved session `ID` (atomic sessions lists them; in the chat UI, without an ID: pick one)")
 }
 
@@ -149,17 +141,11 @@ func (c *common) register(fs *flag.FlagSet) {
 // below 1 is named on stderr. ok is false when the command is to exit now
 // with code.
 func (c *common) parse(fs *flag.FlagSet, args []string, ios IOStreams, synopsis string) (code int, ok bool) {
-	fs.SetOutput(io.Discard) // errors are reported here, in one line
-	fs.Usage = func() {}
-	err := fs.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintf(ios.Out, "%s\nFlags:\n", strings.TrimRight(synopsis, "\n")+"\n")
-		fs.SetOutput(ios.Out)
-		fs.PrintDefaults()
-		return 0, false
-	case err != nil:
-		fmt.Fprintf(ios.Err, "%s: %v (run '%s --help' for the flags)\n", fs.Name(), err, fs.Name())
+	if code, ok := parseFlags(fs, habitArgs(args), ios, synopsis); !ok {
+		return code, false
+	}
+	if err := c.applyHabits(fs); err != nil {
+		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 2, false
 	}
 	if err := c.checkLimits(fs); err != nil {
@@ -232,6 +218,9 @@ type setup struct {
 	// hooks are the Claude Code settings files' hooks (the project's
 	// only when trusted).
 	hooks hooks.Config
+	// claude is what the Claude Code settings files said (read once: the
+	// MCP trust reads its keys from it).
+	claude *claudesettings.Settings
 }
 
 // configFile loads --config, else the user's config.json if there is one.
@@ -240,7 +229,14 @@ func (c *common) configFile(io IOStreams) (config.File, error) {
 	if path == "" {
 		path, optional = filepath.Join(config.UserDir(io.Getenv), "config.json"), true
 	}
-	return config.LoadFile(path, optional)
+	if len(c.sets) == 0 {
+		return config.LoadFile(path, optional)
+	}
+	data, err := readOptional(path, optional)
+	if err != nil {
+		return config.File{}, err
+	}
+	return withOverrides(path, data, c.sets)
 }
 
 func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
@@ -249,6 +245,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.claude = cs
 	f, err := c.configFile(io)
 	if err != nil {
 		return nil, err
@@ -297,6 +294,12 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	}
 	s.gate = gate
 	s.hooks = cs.Hooks
+	if err := checkAddDirs(io.Dir, c.addDirs); err != nil {
+		return nil, err
+	}
+	if err := c.checkMCPFiles(io); err != nil {
+		return nil, err
+	}
 	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files, Hidden: gate.ReadDenied, Env: envList(cs.CommandEnv)}
 	for _, d := range append(append([]string{}, c.addDirs...), cs.Dirs...) {
 		if !filepath.IsAbs(d) {
@@ -314,6 +317,16 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 			continue
 		}
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped agent file: %v", p))
+	}
+	if c.agents != "" {
+		inline, warnings, err := inlineAgents(c.agents, runtime.CoreTools(s.workspace).Names())
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range inline {
+			types.Add(t)
+		}
+		s.warnings = append(s.warnings, warnings...)
 	}
 	if !c.trustSettings {
 		if held := untrustedAgentHooks(types, agentDirs); len(held) > 0 {
@@ -404,6 +417,9 @@ func (c *common) buildProvider(io IOStreams, s *setup) error {
 	if s.getenv != nil {
 		getenv = s.getenv
 	}
+	if err := c.demoProvider(); err != nil {
+		return err
+	}
 	ps, err := config.Resolve(config.Flags{Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Demo: c.demo}, s.file, getenv)
 	if err != nil {
 		return err
@@ -417,6 +433,46 @@ func (c *common) buildProvider(io IOStreams, s *setup) error {
 	if err != nil {
 		return err
 	}
+	if c.fallbackModel != "" && ps.Provider != "demo" {
+		if c.fallbackModel == ps.Model {
+			return fmt.Errorf("--fallback-model %s is the model itself: name another", c.fallbackModel)
+		}
+		p = &fallbackProvider{Provider: p, fallback: c.fallbackModel}
+	}
 	s.ps, s.prov = ps, p
+	return nil
+}
+
+// demoProvider refuses a --provider given with --demo, which would be
+// ignored: an unknown one is named as such, a known one is in the way.
+func (c *common) demoProvider() error {
+	switch p := strings.ToLower(c.provider); {
+	case !c.demo || p == "" || p == "demo":
+		return nil
+	case p == "anthropic" || p == "openai":
+		return fmt.Errorf("--demo uses the built-in demo model: drop --provider %s", c.provider)
+	default:
+		return fmt.Errorf("unknown provider %q: want anthropic, openai or demo", c.provider)
+	}
+}
+
+// checkAddDirs names an --add-dir folder that does not exist (or is no
+// folder), before the sandbox would fail on it in its own words.
+func checkAddDirs(root string, dirs []string) error {
+	for _, d := range dirs {
+		p := d
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		fi, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("--add-dir %s: no such folder", d)
+		case err != nil:
+			return fmt.Errorf("--add-dir %s: %w", d, err)
+		case !fi.IsDir():
+			return fmt.Errorf("--add-dir %s: not a folder", d)
+		}
+	}
 	return nil
 }

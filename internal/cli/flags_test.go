@@ -113,7 +113,7 @@ func TestBadConfigFileStopsTheRunNamingTheField(t *testing.T) {
 
 func TestUnknownFlagIsNamedWithWhereToFindTheFlags(t *testing.T) {
 	code, out, errOut := run(t, "run", "--max-subagent", "3", "-p", "hi")
-	if code != 2 || !strings.Contains(errOut, "-max-subagent") || !strings.Contains(errOut, "atomic run --help") {
+	if code != 2 || !strings.Contains(errOut, "--max-subagent") || !strings.Contains(errOut, "atomic run --help") {
 		t.Errorf("exit %d, stderr %q; want 2 naming the flag and pointing at --help", code, errOut)
 	}
 	if out != "" {

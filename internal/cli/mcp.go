@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/atomic-agent/atomic/internal/claudesettings"
 	"github.com/atomic-agent/atomic/internal/config"
 	"github.com/atomic-agent/atomic/internal/mcp"
 )
@@ -116,7 +120,7 @@ func mcpToolTimeout(getenv func(string) string, f config.File) (time.Duration, e
 // (the runtime does, once it has it).
 func (c *common) startMCP(ctx context.Context, ios IOStreams, s *setup, warn func(string)) {
 	servers, errs := mcp.Load(c.mcpSources(ios, s.file), envLookup(ios))
-	trust, terrs := c.mcpTrust(ios)
+	trust, terrs := c.mcpTrust(ios, s.claude)
 	for _, err := range terrs {
 		s.warnings = append(s.warnings, err.Error())
 	}
@@ -144,8 +148,9 @@ func (c *common) startMCP(ctx context.Context, ios IOStreams, s *setup, warn fun
 // mcpTrust gathers what approves the workspace's project MCP servers:
 // the remembered approvals, ~/.claude/settings.json and
 // --trust-project-mcp. Problems reading them are returned; nothing
-// unreadable approves anything.
-func (c *common) mcpTrust(ios IOStreams) (mcp.Trust, []error) {
+// unreadable approves anything. The Claude Code settings files cs read
+// (nil: none yet) are not read again.
+func (c *common) mcpTrust(ios IOStreams, cs *claudesettings.Settings) (mcp.Trust, []error) {
 	t := mcp.Trust{Workspace: mcp.Workspace(ios.Dir), FlagAll: c.trustMCP.all, FlagNames: c.trustMCP.names}
 	var errs []error
 	// What the file tools can write (Atomic run in the home folder, or
@@ -168,7 +173,15 @@ func (c *common) mcpTrust(ios IOStreams) (mcp.Trust, []error) {
 		t.Unused = append(t.Unused, filepath.Join(claudeDir, "settings.json")+" is inside the workspace, where the model can write it, so it approves nothing")
 		claudeDir = ""
 	}
-	claude, cerrs := mcp.ReadClaudeSettings(claudeDir, ios.Dir)
+	claude, cerrs := mcp.ClaudeSettingsOf(claudeDir, ios.Dir, func(path string) ([]byte, error) {
+		if data, exists, known := cs.Content(path); known {
+			if !exists {
+				return nil, fs.ErrNotExist
+			}
+			return data, nil
+		}
+		return os.ReadFile(path)
+	})
 	for _, err := range cerrs {
 		errs = append(errs, fmt.Errorf("claude settings %w", err))
 	}
@@ -249,4 +262,27 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// checkMCPFiles fails on an --mcp-config file that cannot be read: one
+// given by name on the command line is meant, not optional.
+func (c *common) checkMCPFiles(ios IOStreams) error {
+	for _, p := range c.mcpConfigs {
+		if strings.HasPrefix(strings.TrimSpace(p), "{") {
+			continue // JSON itself: its problems are reported as it is read
+		}
+		path := p
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(ios.Dir, path)
+		}
+		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("--mcp-config %s: no such file", p)
+		}
+		if err != nil {
+			return fmt.Errorf("--mcp-config %s: %w", p, err)
+		}
+		f.Close()
+	}
+	return nil
 }

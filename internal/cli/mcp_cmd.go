@@ -12,6 +12,7 @@ import (
 )
 
 const mcpSynopsis = `Usage: atomic mcp [list]
+       atomic mcp add|add-json|get|remove ... (see 'atomic mcp add --help')
        atomic mcp trust NAME... | --all
        atomic mcp untrust NAME... | --all
 
@@ -34,6 +35,10 @@ func runMCP(_ context.Context, args []string, ios IOStreams) int {
 	verb := "list"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		verb, args = args[0], args[1:]
+	}
+	switch verb {
+	case "add", "add-json", "get", "remove":
+		return runMCPEdit(verb, args, ios)
 	}
 	if code, ok := c.parse(fs, args, ios, mcpSynopsis); !ok {
 		return code
@@ -66,7 +71,7 @@ func runMCP(_ context.Context, args []string, ios IOStreams) int {
 		}
 		return mcpTrustCmd(ios, verb == "trust", names, all)
 	}
-	return fail("unknown command %q (want list, trust or untrust)", verb)
+	return fail("unknown command %q (want list, add, add-json, get, remove, trust or untrust)", verb)
 }
 
 // mcpList prints every server a run here would configure: name, where it
@@ -81,7 +86,7 @@ func mcpList(c *common, ios IOStreams) int {
 	for _, err := range errs {
 		fmt.Fprintf(ios.Err, "atomic mcp: warning: %v\n", err)
 	}
-	trust, terrs := c.mcpTrust(ios)
+	trust, terrs := c.mcpTrust(ios, nil)
 	for _, err := range terrs {
 		fmt.Fprintf(ios.Err, "atomic mcp: warning: %v\n", err)
 	}

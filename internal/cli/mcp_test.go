@@ -39,8 +39,8 @@ func TestRunReportsEachMCPConfigProblemOnceAndStillAnswers(t *testing.T) {
 			}, nil},
 		{"strict reads only the flag's files",
 			nil,
-			[]string{"--strict-mcp-config", "--mcp-config", filepath.Join(dir, "absent.json")},
-			[]string{"atomic: warning: mcp config " + filepath.Join(dir, "absent.json") + ": open "},
+			[]string{"--strict-mcp-config", "--mcp-config", `{"mcpServers":{"y":{"type":"ftp"}}}`},
+			[]string{`atomic: warning: mcp config --mcp-config: mcpServers.y: unknown type "ftp"`},
 			[]string{"mcp server gone"}},
 	}
 	for _, c := range cases {

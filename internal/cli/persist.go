@@ -33,9 +33,16 @@ func (c *common) record(ios IOStreams, s *setup, res *resumed) (id string, j run
 // be used (the chat says it in its transcript).
 func (c *common) recordWarning(ios IOStreams, s *setup, res *resumed, warn func(error)) (id string, j runtime.Journal, stop func()) {
 	id = runtime.NewSessionID(time.Now())
+	if c.sessionID != "" {
+		id = c.sessionID
+	}
 	var hold *store.Hold
-	if res != nil {
+	forked := res != nil && c.forkSession
+	if res != nil && !forked {
 		id, hold = res.session.ID, res.hold
+	}
+	if forked {
+		res.forkAs(id)
 	}
 	release := func() { hold.Release() }
 	if c.noPersistence {
@@ -56,9 +63,12 @@ func (c *common) recordWarning(ios IOStreams, s *setup, res *resumed, warn func(
 	// start than OpenDelay.
 	native := c.backendName(s) == backend.Native && s.prov != nil
 	rec := store.Record(path, store.Options{}, store.Meta{
-		ID: id, Dir: ios.Dir, Backend: c.backendName(s), Model: model, Secrets: secrets(s), Resume: res != nil, Hold: hold,
+		ID: id, Dir: ios.Dir, Backend: c.backendName(s), Model: model, Secrets: secrets(s), Resume: res != nil && !forked, Hold: hold,
 		OpenAtBegin: native,
 	}, warn)
+	if forked {
+		res.seed(rec)
+	}
 	if native {
 		s.prov = &beginOnRequest{Provider: s.prov, begin: rec.Begin}
 	}
@@ -87,6 +97,9 @@ func (p *beginOnRequest) Stream(ctx context.Context, req provider.Request, on fu
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { p.start() }})
 	return p.Provider.Stream(ctx, req, on)
 }
+
+// Unwrap is the provider wrapped (provider.ListModels looks through it).
+func (p *beginOnRequest) Unwrap() provider.Provider { return p.Provider }
 
 func (p *beginOnRequest) start() {
 	p.begun.Store(true)

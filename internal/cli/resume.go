@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -67,6 +69,14 @@ func (c *common) resumeSession(ctx context.Context, ios IOStreams, s *setup) (*r
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !c.cont && !sameDir(sess.Dir, ios.Dir) {
+		// Its tools, worktrees and memory are that folder's: carried here,
+		// the lead would work on files it has never seen.
+		return nil, fmt.Errorf("session %s ran in %s, not in this folder (%s): cd %s and resume it there", sess.ID, sess.Dir, ios.Dir, sess.Dir)
+	}
+	if c.forkSession && sess.Backend != backend.Native {
+		return nil, fmt.Errorf("--fork-session: session %s ran its lead in %s, whose conversation Atomic cannot copy; resume it without --fork-session", sess.ID, sess.Backend)
 	}
 	if err := resumable(sess, c.backendName(s)); err != nil {
 		return nil, err
@@ -167,3 +177,44 @@ func (c *common) pickSession(ctx context.Context, ios IOStreams) (ok bool, err e
 
 // pickerSessions bounds the sessions the picker lists.
 const pickerSessions = 50
+
+// sameDir reports whether a and b name one folder (a symlink to it too).
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// forkAs makes r the start of a new session id (--fork-session): its
+// events carry the new id, and the original is let go at once, since
+// nothing is written to it.
+func (r *resumed) forkAs(id string) {
+	old := r.session.ID
+	for i, e := range r.run.Events {
+		if e.SessionID == old {
+			r.run.Events[i].SessionID = id
+		} else if rest, ok := strings.CutPrefix(e.SessionID, old+"/"); ok {
+			r.run.Events[i].SessionID = id + "/" + rest
+		}
+	}
+	r.hold.Release()
+	r.hold = nil
+}
+
+// seed copies the forked session into j, the new session's journal: its
+// prompts, events and every agent's history, before the run adds to them.
+func (r *resumed) seed(j runtime.Journal) {
+	for _, p := range r.prompts {
+		j.Prompt(p.Text)
+	}
+	for _, e := range r.run.Events {
+		j.Emit(e)
+	}
+	j.History(event.LeadID, r.run.History)
+	for id, h := range r.run.Subagents {
+		j.History(id, h)
+	}
+}

@@ -97,6 +97,8 @@ func TestResumeFlagsNameWhatIsWrong(t *testing.T) {
 			"session codex-session ran its lead in codex: resume it with --backend codex"},
 		{"a native session in a CLI", dir, []string{"--backend", "claude-code", "--resume", "native-session"},
 			"--backend claude-code: session native-session ran the native lead; resume it without --backend"},
+		{"a session of another folder", t.TempDir(), []string{"--demo", "--resume", "native-session"},
+			"session native-session ran in " + dir + ", not in this folder ("},
 		{"a Claude Code lead that never named its conversation", dir, []string{"--backend", "claude-code", "--resume", "claude-unnamed"},
 			"never named its conversation"},
 	} {
@@ -110,17 +112,28 @@ func TestResumeFlagsNameWhatIsWrong(t *testing.T) {
 	}
 }
 
-func TestABareResumeIsRewrittenForThePickerAndAnIDIsKept(t *testing.T) {
+func TestClaudeAndCodexSpellingsAreRewrittenForTheFlagPackage(t *testing.T) {
 	for _, tc := range []struct{ in, want []string }{
 		{[]string{"--resume"}, []string{"--resume="}},
 		{[]string{"--resume", "--demo"}, []string{"--resume=", "--demo"}},
 		{[]string{"-resume"}, []string{"--resume="}},
+		{[]string{"-r"}, []string{"--resume="}},
+		{[]string{"-r", "atomic-1"}, []string{"-r", "atomic-1"}},
 		{[]string{"--resume", "atomic-1"}, []string{"--resume", "atomic-1"}},
 		{[]string{"--resume=atomic-1"}, []string{"--resume=atomic-1"}},
 		{[]string{"--", "--resume"}, []string{"--", "--resume"}},
+		{[]string{"-c"}, []string{"--continue"}},
+		{[]string{"-c", "--demo"}, []string{"--continue", "--demo"}},
+		{[]string{"-c", "model=gpt-5"}, []string{"--set", "model=gpt-5"}},
+		{[]string{"-c", "context_windows.m=100"}, []string{"--set", "context_windows.m=100"}},
+		{[]string{"-c", "make x=1 work"}, []string{"--continue", "make x=1 work"}},
+		{[]string{"-p", "hi"}, []string{"-p", "hi"}},
+		{[]string{"-p", "--verbose", "hi"}, []string{"--print", "--verbose", "hi"}},
+		{[]string{"--print", "hi"}, []string{"--print", "hi"}},
+		{[]string{"hi", "-p"}, []string{"hi", "--print"}},
 	} {
-		if got := bareResume(tc.in); strings.Join(got, " ") != strings.Join(tc.want, " ") {
-			t.Errorf("bareResume(%q) = %q; want %q", tc.in, got, tc.want)
+		if got := habitArgs(tc.in); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("habitArgs(%q) = %q; want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 )
 
 const runSynopsis = `Usage: atomic run -p PROMPT [flags]
+       atomic -p PROMPT [flags], atomic exec PROMPT [flags]
 
 Runs one prompt without the chat UI (the prompt may also come on stdin) and
 prints the answer as text, a JSON result or a stream of JSON events.
@@ -29,16 +30,27 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	fs.SetOutput(ios.Err)
 	var c common
 	c.register(fs)
-	var prompt, format string
+	var prompt, format, inputFormat string
 	fs.StringVar(&prompt, "p", "", "the prompt (default: read from stdin)")
 	fs.StringVar(&prompt, "prompt", "", "the prompt (default: read from stdin)")
-	fs.StringVar(&format, "output-format", headless.FormatText, "text, json or stream-json")
+	fs.Bool("print", false, "Claude Code's print mode: the prompt is the arguments, else stdin (atomic -p is atomic run)")
+	fs.StringVar(&format, "output-format", headless.FormatText, "text, json, stream-json (Atomic's events) or claude-stream-json (Claude Code's stream-json: system, assistant, user and result messages)")
+	fs.StringVar(&inputFormat, "input-format", "text", "text (one prompt) or stream-json (Claude Code's user messages on stdin, one JSON object a line, each a turn; the run ends with stdin)")
 	if code, ok := c.parse(fs, args, ios, runSynopsis); !ok {
 		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
 		return 2
+	}
+	streamIn := inputFormat == headless.FormatInputStreamJSON
+	switch {
+	case inputFormat != "text" && !streamIn:
+		return fail(fmt.Errorf("unknown --input-format %q (want text or stream-json)", inputFormat))
+	case streamIn && (prompt != "" || fs.NArg() > 0):
+		return fail(errors.New("--input-format stream-json: the prompts come on stdin, give none with -p or as arguments"))
+	case streamIn:
+		prompt = "(stream-json input)" // not read here: the turns come on stdin once the run is open
 	}
 	if fs.NArg() > 0 {
 		if prompt != "" {
@@ -72,6 +84,28 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 		return fail(err)
 	}
 	defer o.close()
+	var input <-chan string
+	if streamIn {
+		ictx, stop := context.WithCancel(ctx)
+		defer stop()
+		input = headless.ClaudeInput(ictx, ios.In, warn)
+		first, ok := <-input
+		if !ok {
+			fmt.Fprintln(ios.Err, "atomic: --input-format stream-json: no user message on stdin")
+			return 2
+		}
+		prompt = first
+		input = expandEach(ictx, input, func(p string) string {
+			if cmd, args, ok := o.s.commands.Resolve(p); ok {
+				if r, err := renderCommand(ictx, o.s, cmd, args, warn); err == nil {
+					return r
+				} else {
+					warn(err.Error() + " (sent as typed)")
+				}
+			}
+			return p
+		})
+	}
 	model := o.s.ps.Model
 	if cmd, args, ok := o.s.commands.Resolve(prompt); ok { // "/name args", as Claude Code's -p does
 		if prompt, err = renderCommand(ctx, o.s, cmd, args, warn); err != nil {
@@ -85,7 +119,7 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	}
 	durable, _ := o.journal.(headless.Durability) // stream-json prints what the store holds
 	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: model,
-		Durable: durable},
+		Durable: durable, Claude: headless.ClaudeInit{Cwd: ios.Dir, PermissionMode: string(o.s.gate.Mode())}, Input: input},
 		headless.Streams{Out: ios.Out, Err: ios.Err})
 }
 
@@ -149,6 +183,9 @@ func (c *common) open(ctx context.Context, ios IOStreams, asker permission.Asker
 		return nil, err
 	}
 	res, err := c.resumeSession(ctx, ios, s)
+	if err == nil {
+		err = c.sessionIDFree(ctx, ios)
+	}
 	if err != nil {
 		release()
 		return nil, err
@@ -180,9 +217,10 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 	return runtime.Open(runtime.Config{
 		SessionID: sessionID, Journal: journal, Resume: resume,
 		Provider: s.prov, Model: s.ps.Model, Workspace: s.workspace, Gate: s.gate, Types: s.types, Memory: s.memory.Prompt(), Skills: s.skills,
+		SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendSystem,
 		NestedMemory: func(read tools.Tool) tools.Tool { return memory.WithNested(read, s.workspace.Root, s.getenv("HOME")) },
 		MaxSubagents: c.maxSubagents, MaxDepth: c.maxDepth, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns, Effort: c.level,
-		CancelOnLeadError: headlessMode, NewLead: newLead, Backends: tree,
+		CancelOnLeadError: headlessMode, HoldWakes: c.holdWakes, NewLead: newLead, Backends: tree,
 		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,
 		Context: contextPolicy(s.file), Hooks: s.hooks,
 	})
@@ -211,4 +249,22 @@ func continueCLI(newLead func(backend.Config) (backend.Session, error), res *res
 		}
 		return newLead(cfg)
 	}
+}
+
+// expandEach relays prompts through expand (a "/name args" one becomes
+// the custom command it names).
+func expandEach(ctx context.Context, in <-chan string, expand func(string) string) <-chan string {
+	out := make(chan string)
+	go func() {
+		defer close(out)
+		for p := range in {
+			p = expand(p)
+			select {
+			case out <- p:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }

@@ -19,7 +19,7 @@ func TestABadSandboxSettingStopsTheRunNamingWhatWasWrong(t *testing.T) {
 	}{
 		{"flag", []string{"run", "--sandbox", "full", "--demo", "-p", "hi"}, `atomic: --sandbox: sandbox mode "full" is not one of read-only, workspace-write, off`},
 		{"config", []string{"run", "--config", cfg, "--demo", "-p", "hi"}, `atomic: config sandbox: sandbox mode "strict" is not one of read-only, workspace-write, off`},
-		{"missing --add-dir", []string{"run", "--add-dir", "/nonexistent/extra", "--demo", "-p", "hi"}, `atomic: the sandbox cannot let commands write under /nonexistent/extra: no such file or directory`},
+		{"missing --add-dir", []string{"run", "--add-dir", "/nonexistent/extra", "--demo", "-p", "hi"}, `atomic: --add-dir /nonexistent/extra: no such folder`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -53,14 +53,9 @@ func runSessions(ctx context.Context, args []string, ios IOStreams) int {
 		return 0
 	}
 	flags := flag.NewFlagSet("atomic sessions", flag.ContinueOnError)
-	flags.SetOutput(ios.Err)
 	asJSON := flags.Bool("json", false, "print a JSON array of objects (id, directory, title, started, agents, status, …)")
-	flags.Usage = func() { fmt.Fprint(ios.Err, sessionsUsage+"\nFlags:\n"); flags.PrintDefaults() }
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(flags, args, ios, sessionsUsage); !ok {
+		return code
 	}
 	if flags.NArg() > 0 {
 		fmt.Fprintf(ios.Err, "atomic sessions: unknown command %q\n\n%s", flags.Arg(0), sessionsUsage)

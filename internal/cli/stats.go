@@ -82,15 +82,10 @@ func storeSource(path string) stats.Source {
 
 func runStats(ctx context.Context, args []string, ios IOStreams) int {
 	fs := flag.NewFlagSet("atomic stats", flag.ContinueOnError)
-	fs.SetOutput(ios.Err)
-	fs.Usage = func() { fmt.Fprint(ios.Err, statsSynopsis); fs.PrintDefaults() }
 	since := fs.String("since", "", "only agents started since: a duration (24h, 7d), a date or an RFC 3339 time")
 	asJSON := fs.Bool("json", false, "print a JSON array of rows")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, ios, statsSynopsis); !ok {
+		return code
 	}
 	fail := func(code int, err error) int {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)

@@ -27,7 +27,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	fs.SetOutput(ios.Err)
 	var c common
 	c.register(fs)
-	if code, ok := c.parse(fs, bareResume(args), ios, usage); !ok {
+	if code, ok := c.parse(fs, args, ios, usage); !ok {
 		return code
 	}
 	fail := func(err error) int {
@@ -105,13 +105,17 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	}
 	defer s.closeNATS()
 	res, err := c.resumeSession(ctx, ios, s)
+	if err == nil {
+		err = c.sessionIDFree(ctx, ios)
+	}
 	if err != nil {
 		return fail(err)
 	}
 	// The alternate screen hides stderr until the chat ends: a store that
 	// cannot be used (corrupt, locked) is said in the transcript, and
 	// opened now, while the user reads and types, so it is said at once.
-	id, journal, stopRecording := c.recordWarning(ios, s, res, func(err error) { note("warning: " + err.Error()) })
+	var stored storeState // what /status says of the store
+	id, journal, stopRecording := c.recordWarning(ios, s, res, func(err error) { stored.fail(err); note("warning: " + err.Error()) })
 	defer stopRecording() // after rt.Close: the last events are kept
 	if b, ok := journal.(interface{ Begin() }); ok {
 		b.Begin()
@@ -129,10 +133,17 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	err = ui.Run(ctx, ui.Options{
 		Runtime: rt, Approvals: approvals, Subject: ui.ToolSubject(toolSet), Team: teamControl{rt.Team()},
 		Welcome: welcome(s, c.backendName(s)), Past: res.past(), In: ios.In, Out: ios.Out, Notes: notes,
-		Memory: s.memory, Commands: s.commands,
+		Memory: s.memory, Commands: s.commands, Info: sessionInfo(&c, s, ios, id, &stored),
 		RenderCommand: func(ctx context.Context, c commands.Command, args string) (string, error) {
 			return renderCommand(ctx, s, c, args, note)
 		},
+		Workspace: s.workspace.Root,
+		Files: func(ctx context.Context, limit int) ([]string, error) {
+			return tools.ListFiles(ctx, s.workspace, limit)
+		},
+		Attach: func(ctx context.Context, p string) (string, error) { return attachFile(ctx, s, p) },
+		Shell:  func(ctx context.Context, cmd string) (string, error) { return userShell(ctx, s, cmd) },
+		Modes:  s.gate, LoadHistory: func() []string { return folderPrompts(ctx, ios) },
 	})
 	if err != nil {
 		return fail(err)

@@ -34,6 +34,13 @@ func LoadFile(path string, optional bool) (File, error) {
 		}
 		return f, fmt.Errorf("config file: %w", err)
 	}
+	return ParseFile(path, data)
+}
+
+// ParseFile checks and decodes a config file's content as LoadFile does;
+// path names it in errors.
+func ParseFile(path string, data []byte) (File, error) {
+	var f File
 	if len(bytes.TrimSpace(data)) == 0 {
 		return f, nil
 	}

@@ -240,6 +240,16 @@ type ToolCompleteData struct {
 	Error   string `json:"error,omitempty"`
 	// Cancelled is set when the call was cut off by cancellation.
 	Cancelled bool `json:"cancelled,omitempty"`
+	// Images are the result's pictures (an MCP tool's screenshot), for
+	// live views that show them (ACP); not stored: the agent's history
+	// keeps them, and Result names each.
+	Images []ToolImage `json:"-"`
+}
+
+// ToolImage is a picture in a tool's result.
+type ToolImage struct {
+	MediaType string
+	Data      []byte // raw bytes, not base64
 }
 
 // SubagentStartData: a sub-agent session exists. The event's AgentID is the

@@ -45,6 +45,11 @@ type Options struct {
 	// Durable, when set, is the session store: stream-json prints an
 	// event only once it holds it.
 	Durable Durability
+	// Claude is what claude-stream-json's system init says of the run.
+	Claude ClaudeInit
+	// Input, when set, brings the prompts of the turns after Prompt's
+	// (--input-format stream-json): the run ends when it is closed.
+	Input <-chan string
 }
 
 // Streams are where output goes.
@@ -93,10 +98,10 @@ const DrainGrace = 5 * time.Second
 // ValidFormat checks an output format name.
 func ValidFormat(f string) error {
 	switch f {
-	case FormatText, FormatJSON, FormatStreamJSON:
+	case FormatText, FormatJSON, FormatStreamJSON, FormatClaudeStreamJSON:
 		return nil
 	}
-	return fmt.Errorf("unknown --output-format %q (want text, json or stream-json)", f)
+	return fmt.Errorf("unknown --output-format %q (want text, json, stream-json or claude-stream-json)", f)
 }
 
 // Run performs the run and returns the process exit code. ctx ending (a
@@ -119,8 +124,12 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 	// flushOut waits until the output's subscriber has every event emitted
 	// so far (complete included): the bus delivers on its own goroutine.
 	flushOut := func(context.Context) error { return nil }
-	if opts.OutputFormat == FormatStreamJSON {
-		stream = newStreamWriter(st.Out, opts.Durable)
+	if opts.OutputFormat == FormatStreamJSON || opts.OutputFormat == FormatClaudeStreamJSON {
+		var enc lineEncoder = event.NewEncoder(st.Out)
+		if opts.OutputFormat == FormatClaudeStreamJSON {
+			enc = newClaudeEncoder(st.Out, opts.Claude)
+		}
+		stream = newStreamWriterWith(enc, opts.Durable)
 		writeFailed = stream.Failed()
 		// After the store's subscription: the store was handed an event
 		// before stream-json takes its Mark for it.
@@ -144,7 +153,6 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 		}
 	}()
 
-	run.Submit(opts.Prompt)
 	var timeout <-chan time.Time
 	if opts.Timeout > 0 {
 		t := time.NewTimer(opts.Timeout)
@@ -154,15 +162,38 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 	var out runtime.Outcome
 	reason := ""
 	code := ExitError
-	select {
-	case out = <-run.Completed():
-	case <-ctx.Done():
-		i := interruption(ctx)
-		reason, code = i.Error(), i.Code
-	case <-writeFailed:
-		reason, code = stdoutClosed.Error(), stdoutClosed.Code
-	case <-timeout:
-		reason = fmt.Sprintf("timeout: the run exceeded --timeout %s", opts.Timeout)
+	prompt, more := opts.Prompt, opts.Input != nil
+	printed := false // the last turn's result (text or json) is out
+	for {
+		run.Submit(prompt)
+		select {
+		case out = <-run.Completed():
+		case <-ctx.Done():
+			i := interruption(ctx)
+			reason, code = i.Error(), i.Code
+		case <-writeFailed:
+			reason, code = stdoutClosed.Error(), stdoutClosed.Code
+		case <-timeout:
+			reason = fmt.Sprintf("timeout: the run exceeded --timeout %s", opts.Timeout)
+		}
+		if reason != "" || !more {
+			break
+		}
+		// A stream of input: each turn's result is printed as it ends, as
+		// Claude Code does (stream-json printed it already).
+		_ = flushOut(ctx)
+		writeTurn(st.Out, opts, rt, out, time.Since(start), "")
+		said.reset()
+		printed = true
+		next, ok := nextInput(ctx, opts.Input)
+		if !ok {
+			if ctx.Err() != nil { // stopped while waiting for input
+				i := interruption(ctx)
+				out.Err, code = i, i.Code
+			}
+			break
+		}
+		prompt, printed = next, false
 	}
 	if reason != "" {
 		rt.Interrupt(reason)
@@ -184,19 +215,15 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 		code = ExitOK
 	}
 	switch opts.OutputFormat {
-	case FormatText:
-		text := out.Result
-		if reason != "" {
-			text = said.String()
+	case FormatText, FormatJSON:
+		if !printed {
+			interrupted := ""
+			if reason != "" {
+				interrupted = said.String()
+			}
+			writeTurn(st.Out, opts, rt, out, dur, interrupted)
 		}
-		if out.Err == nil || reason != "" && text != "" {
-			// The model's text goes to a terminal as text: its escape
-			// sequences (clipboard, title, clear screen) are dropped.
-			fmt.Fprintln(st.Out, termtext.Sanitize(strings.TrimRight(text, "\n")))
-		}
-	case FormatJSON:
-		writeJSON(st.Out, buildResult(rt, out, dur, opts.Model))
-	case FormatStreamJSON:
+	case FormatStreamJSON, FormatClaudeStreamJSON:
 		err := stream.Close(opts.DrainGrace)
 		switch {
 		case err == nil:
@@ -210,6 +237,36 @@ func Run(ctx context.Context, rt *runtime.Runtime, opts Options, st Streams) int
 		fmt.Fprintf(st.Err, "atomic: %s\n", termtext.Sanitize(oneLine(out.Err.Error())))
 	}
 	return code
+}
+
+// writeTurn prints a turn's result as text or JSON; interrupted is what
+// the lead had said when the run was interrupted ("": it was not).
+func writeTurn(w io.Writer, opts Options, rt *runtime.Runtime, out runtime.Outcome, dur time.Duration, interrupted string) {
+	switch opts.OutputFormat {
+	case FormatText:
+		text := out.Result
+		if interrupted != "" {
+			text = interrupted
+		}
+		if out.Err == nil || interrupted != "" {
+			// The model's text goes to a terminal as text: its escape
+			// sequences (clipboard, title, clear screen) are dropped.
+			fmt.Fprintln(w, termtext.Sanitize(strings.TrimRight(text, "\n")))
+		}
+	case FormatJSON:
+		writeJSON(w, buildResult(rt, out, dur, opts.Model))
+	}
+}
+
+// nextInput is the next prompt of a stream of input; false at its end or
+// when ctx ends first.
+func nextInput(ctx context.Context, in <-chan string) (string, bool) {
+	select {
+	case p, ok := <-in:
+		return p, ok
+	case <-ctx.Done():
+		return "", false
+	}
 }
 
 // leadText follows what the lead has said in the run: the text of each of
@@ -241,6 +298,14 @@ func (l *leadText) Emit(e event.Event) {
 		}
 		l.partial.Reset()
 	}
+}
+
+// reset forgets what was said: a new turn begins.
+func (l *leadText) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.said = nil
+	l.partial.Reset()
 }
 
 // String is every message's text, then the text of one still streaming.

@@ -2,7 +2,6 @@ package headless
 
 import (
 	"errors"
-	"io"
 	"sync"
 	"time"
 
@@ -34,7 +33,7 @@ type Durability interface {
 // first write error (EPIPE when the reader went away) stops the writer and
 // closes Failed.
 type streamWriter struct {
-	enc     *event.Encoder
+	enc     lineEncoder
 	durable Durability // nil: print at once
 
 	mu      sync.Mutex
@@ -49,9 +48,16 @@ type streamWriter struct {
 	done     chan struct{} // the writer goroutine ended
 }
 
-func newStreamWriter(w io.Writer, durable Durability) *streamWriter {
+// lineEncoder writes events as lines: Atomic's (event.Encoder) or
+// Claude Code's (claudeEncoder).
+type lineEncoder interface {
+	Encode(event.Event) error
+	Flush() error
+}
+
+func newStreamWriterWith(enc lineEncoder, durable Durability) *streamWriter {
 	s := &streamWriter{
-		enc: event.NewEncoder(w), durable: durable,
+		enc: enc, durable: durable,
 		wake: make(chan struct{}, 1), progress: make(chan struct{}, 1),
 		failed: make(chan struct{}), done: make(chan struct{}),
 	}

@@ -39,11 +39,16 @@ func header(recs []Record, c Counts) string {
 	if n == 1 {
 		noun = strings.TrimSuffix(noun, "s")
 	}
+	what := strconv.Itoa(n) + " " + noun
+	if shells := countShells(recs); shells > 0 && shells < n {
+		// A shell is not an agent: a mixed tree counts each.
+		what = plural(n-shells, "agent") + ", " + plural(shells, "shell")
+	}
 	if c.Active() > 0 {
-		return "Running " + strconv.Itoa(n) + " " + noun + "…"
+		return "Running " + what + "…"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s finished", n, noun)
+	fmt.Fprintf(&b, "%s finished", what)
 	if c.Error > 0 {
 		fmt.Fprintf(&b, " · %d failed", c.Error)
 	}
@@ -51,6 +56,24 @@ func header(recs []Record, c Counts) string {
 		fmt.Fprintf(&b, " · %d interrupted", c.Interrupted)
 	}
 	return b.String()
+}
+
+func countShells(recs []Record) int {
+	n := 0
+	for i := range recs {
+		if recs[i].IsShell() {
+			n++
+		}
+	}
+	return n
+}
+
+// plural is "1 agent", "3 agents".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // sameName reports whether every record's Name is name.
@@ -89,7 +112,7 @@ func FormatDuration(d time.Duration) string {
 // background agent, else its current tool, else "Initializing…".
 func SubLine(r Record) string {
 	if r.IsShell() {
-		return shellSubLine(r)
+		return ShellLine(r)
 	}
 	switch r.Status {
 	case Error:

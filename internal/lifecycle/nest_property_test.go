@@ -1,97 +1,13 @@
 package lifecycle
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle/lifecycletest"
 	"pgregory.net/rapid"
 )
-
-// node is one agent of a random tree: who started it, how, and how it
-// ends.
-type node struct {
-	id, call, parent string
-	depth            int
-	bg               bool
-	// outcome: 0 success, 1 failure, 2 cancelled (a cancel of it or of an
-	// ancestor cascades: every agent below ends cancelled too).
-	outcome int
-	// pre are its events up to its end, end its ending events.
-	pre, end []event.Event
-	children []int
-}
-
-// drawTree draws up to 12 agents in a tree under the lead, at most 4
-// levels deep, each sync or background, with cancels cascading down.
-func drawTree(t *rapid.T) []node {
-	n := rapid.IntRange(1, 12).Draw(t, "agents")
-	nodes := make([]node, n)
-	for i := range nodes {
-		nd := node{id: fmt.Sprintf("agent-%d", i), call: fmt.Sprintf("call-%d", i), parent: lead, depth: 1}
-		if i > 0 {
-			if p := rapid.IntRange(-1, i-1).Draw(t, "parent"); p >= 0 && nodes[p].depth < 4 {
-				nd.parent, nd.depth = nodes[p].id, nodes[p].depth+1
-				nodes[p].children = append(nodes[p].children, i)
-			}
-		}
-		nd.bg = rapid.Bool().Draw(t, "bg")
-		nd.outcome = rapid.IntRange(0, 2).Draw(t, "outcome")
-		nodes[i] = nd
-	}
-	// A cancel stops the subtree: parents come before their children.
-	for i := range nodes {
-		for _, c := range nodes[i].children {
-			if nodes[i].outcome == 2 {
-				nodes[c].outcome = 2
-			}
-		}
-	}
-	for i := range nodes {
-		nodes[i].pre, nodes[i].end = nodeEvents(t, nodes[i])
-	}
-	return nodes
-}
-
-// nodeEvents is nd's own sequence: its task call (emitted by its parent),
-// its start and progress, turn ends and wake-ups while it has children,
-// then its end (subagent.complete, and a sync call's return).
-func nodeEvents(t *rapid.T, nd node) (pre, end []event.Event) {
-	mode := "sync"
-	if nd.bg {
-		mode = "background"
-	}
-	in := fmt.Sprintf(`{"description":"task %s","prompt":"do it","mode":%q}`, nd.id, mode)
-	start := event.Event{Type: event.ToolStart, AgentID: nd.parent, ToolCallID: nd.call,
-		Data: event.ToolStartData{Name: "task", Input: []byte(in), SubagentID: nd.id, SubagentSessionID: "s/" + nd.id}}
-	sub := func(typ event.Type, d any) event.Event {
-		return event.Event{Type: typ, AgentID: nd.id, ParentAgentID: nd.parent, ToolCallID: nd.call, Data: d}
-	}
-	pre = []event.Event{start, sub(event.SubagentStart, event.SubagentStartData{AgentType: "general-purpose", Background: nd.bg})}
-	for range rapid.IntRange(0, 3).Draw(t, "turns") {
-		pre = append(pre, sub(event.SubagentUpdate, event.SubagentUpdateData{CurrentTool: "read"}))
-		if len(nd.children) > 0 && rapid.Bool().Draw(t, "idle") {
-			pre = append(pre, sub(event.SubagentUpdate, event.SubagentUpdateData{Idle: true}))
-		}
-	}
-	d := event.SubagentCompleteData{Success: nd.outcome == 0, Cancelled: nd.outcome == 2, Result: "result of " + nd.id}
-	tc := event.ToolCompleteData{Name: "task", Success: nd.outcome == 0, Cancelled: nd.outcome == 2, Result: d.Result}
-	if nd.outcome == 1 {
-		d.Error, tc.Error = "failed", "failed"
-	}
-	if nd.bg {
-		tc = event.ToolCompleteData{Name: "task", Success: true, Result: "started " + nd.id}
-		// The spawn acknowledgement comes once the spawn has returned.
-		pre = append(pre[:2], append([]event.Event{{Type: event.ToolComplete, AgentID: nd.parent, ToolCallID: nd.call, Data: tc}}, pre[2:]...)...)
-		return pre, []event.Event{sub(event.SubagentComplete, d)}
-	}
-	ret := event.Event{Type: event.ToolComplete, AgentID: nd.parent, ToolCallID: nd.call, Data: tc}
-	if rapid.Bool().Draw(t, "returnFirst") {
-		return pre, []event.Event{ret, sub(event.SubagentComplete, d)}
-	}
-	return pre, []event.Event{sub(event.SubagentComplete, d), ret}
-}
 
 // oracleBusy counts, from the records alone, the records beneath id that
 // are not terminal.
@@ -116,47 +32,22 @@ func oracleBusy(recs []Record, id string) int {
 }
 
 // TestNoAgentCompletesWhileWorkItStartedRunsAtAnyDepth feeds random trees
-// of sync and background agents up to depth 4, with failures, cascading
-// cancels, turn ends and interrupts, in random orders that keep only what
-// causality does (an agent starts its children before it ends; the lead
-// completes once settled). After every event: no record is completed
-// while a record beneath it runs, a record is waiting exactly when its
-// turn ended (or its end came) with work beneath it running, a view fed
-// by the agent.status records agrees with the reducer, and the lead's
-// complete comes last and once; at the end nothing is left active.
+// of sync and background agents up to depth 4 with background shells under
+// any of them (exits 0 and non-zero, kill_shell stops), failures,
+// cascading cancels, turn ends and interrupts, in random orders that keep
+// only what causality does (an agent starts its children before it ends;
+// the lead completes once settled). After every event: no record is
+// completed while a record beneath it (agent or shell) runs, a record is
+// waiting exactly when its turn ended (or its end came) with work beneath
+// it running, a view fed by the agent.status records agrees with the
+// reducer, and the lead's complete comes last and once; at the end nothing
+// is left active and every shell not interrupted ended as it exited.
 func TestNoAgentCompletesWhileWorkItStartedRunsAtAnyDepth(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		nodes := drawTree(t)
-		// Each node's queue: pre, then end once every child has been
-		// spawned (tool.start, subagent.start: a parent starts its
-		// children before it ends).
-		next := make([]int, len(nodes))
-		started := func(i int) bool { return next[i] >= 2 }
-		eligible := func(i int) bool {
-			nd := nodes[i]
-			if next[i] >= len(nd.pre)+len(nd.end) {
-				return false
-			}
-			if next[i] == 0 && nd.parent != lead {
-				// Its task call comes from its parent, once the parent runs.
-				for j := range nodes {
-					if nodes[j].id == nd.parent && next[j] < 2 {
-						return false
-					}
-				}
-			}
-			if next[i] >= len(nd.pre) {
-				for _, c := range nd.children {
-					if !started(c) {
-						return false
-					}
-				}
-			}
-			return true
-		}
+		sched := lifecycletest.NewSchedule(lifecycletest.DrawTree(t))
 		var s State
 		var view View
-		completes := 0
+		completes, interrupted := 0, false
 		leadTurnEnded := false
 		now := t0
 		apply := func(step int, e event.Event) {
@@ -175,28 +66,16 @@ func TestNoAgentCompletesWhileWorkItStartedRunsAtAnyDepth(t *testing.T) {
 			}
 		}
 		for step := 0; ; step++ {
-			var live []int
-			for i := range nodes {
-				if eligible(i) {
-					live = append(live, i)
-				}
-			}
-			if len(live) == 0 {
-				break
-			}
 			if rapid.IntRange(0, 40).Draw(t, "interrupt") == 0 {
 				apply(step, interruptAt(time.Time{}))
+				interrupted = true
 			}
-			i := rapid.SampledFrom(live).Draw(t, "pick")
-			nd := nodes[i]
-			if next[i] < len(nd.pre) {
-				apply(step, nd.pre[next[i]])
-			} else {
-				apply(step, nd.end[next[i]-len(nd.pre)])
+			e, ok := sched.Next(t)
+			if !ok {
+				break
 			}
-			next[i]++
-
-			leadTurnEnded = leadTurnEnded || allLeadCallsOut(nodes, next)
+			apply(step, e)
+			leadTurnEnded = leadTurnEnded || sched.LeadCallsOut()
 			if leadTurnEnded && completes == 0 && s.Settled() {
 				apply(step, event.Event{Type: event.Complete, AgentID: lead, Data: event.CompleteData{Result: "done"}})
 				completes++
@@ -209,18 +88,16 @@ func TestNoAgentCompletesWhileWorkItStartedRunsAtAnyDepth(t *testing.T) {
 		if s.Active() != 0 {
 			t.Fatalf("after everything ended, %d records are still active: %+v", s.Active(), s.Records())
 		}
-	})
-}
-
-// allLeadCallsOut reports whether every agent the lead starts has been
-// spawned: its turn can end.
-func allLeadCallsOut(nodes []node, next []int) bool {
-	for i, nd := range nodes {
-		if nd.parent == lead && next[i] < 2 {
-			return false
+		if interrupted {
+			return
 		}
-	}
-	return true
+		want := [...]Status{lifecycletest.Success: Completed, lifecycletest.Failure: Error, lifecycletest.Cancelled: Interrupted}
+		for _, nd := range sched.Nodes {
+			if r, _ := s.Get(nd.ID); nd.Shell && r.Status != want[nd.Outcome] {
+				t.Fatalf("shell %s ended %s, want %s: %+v", nd.ID, r.Status, want[nd.Outcome], r)
+			}
+		}
+	})
 }
 
 // checkNest checks the nesting invariants of s and that view agrees.

@@ -122,9 +122,9 @@ func LastLine(text string) string {
 	return ""
 }
 
-// shellSubLine is the line under a shell's row: its last output line
-// while it runs, then how it ended with its last line.
-func shellSubLine(r Record) string {
+// ShellLine is the line under a shell's row (the tree, ACP): its last
+// output line while it runs, then how it ended with its last line.
+func ShellLine(r Record) string {
 	var end string
 	switch r.Status {
 	case Completed:

@@ -108,3 +108,25 @@ func TestAnAgentWhoseTurnEndedWithItsShellRunningWaitsAndCompletesOnlyAfterTheSh
 		t.Fatalf("after its shell ended: %s, settled %v; want completed", r.Status, s.Settled())
 	}
 }
+
+func TestATreeOfAgentsAndShellsCountsEachInItsHeader(t *testing.T) {
+	s := applyAll(
+		taskStart("c1", `{"description":"build","prompt":"p","mode":"background"}`, at(0)),
+		subStart("general-purpose-1", "c1", event.SubagentStartData{AgentType: "general-purpose", Background: true}, at(0)),
+		shellStart("shell-1", "general-purpose-1", "make", at(1)),
+		shellStart("shell-2", lead, "make test", at(1)),
+	)
+	if got := s.Header(); got != "Running 1 agent, 2 shells…" {
+		t.Errorf("running: %q", got)
+	}
+	s.Apply(shellEnd("shell-1", event.ShellEndData{ExitCode: 2}, at(2)))
+	s.Apply(shellEnd("shell-2", event.ShellEndData{}, at(2)))
+	s.Apply(subComplete("general-purpose-1", event.SubagentCompleteData{Success: true}, at(3)))
+	if got := s.Header(); got != "1 agent, 2 shells finished · 1 failed" {
+		t.Errorf("finished: %q", got)
+	}
+	only := applyAll(shellStart("shell-1", lead, "make", at(0)))
+	if got := only.Header(); got != "Running 1 background shell…" {
+		t.Errorf("shells only: %q", got)
+	}
+}

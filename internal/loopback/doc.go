@@ -84,6 +84,14 @@
 // adaptive), reasoning_effort and thinking_returned, the number of
 // thinking blocks or reasoning items sent back and verified.
 //
+// Model lists (models.go). GET /v1/models answers with the scenario's
+// models: Anthropic's page shape ({data: [{type: model, id, display_name,
+// created_at}], has_more, first_id, last_id}) when the request carries
+// anthropic-version, else OpenAI's ({object: list, data: [{id, object:
+// model, created, owned_by}]}), so both SDKs' Models.List read it. The
+// key is checked as for the other endpoints; a scenario without models
+// answers 404 (every name is served, there is no list).
+//
 // Every request is recorded in a log (GET /_log, Server.Log) with its
 // timing and the conversation the client sent, so tests can prove what a
 // client did: that requests overlapped, that tool results went back, that

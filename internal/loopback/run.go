@@ -12,18 +12,39 @@ import (
 	"sync"
 )
 
+// RunUsage is `atomic loopback --help`.
+const RunUsage = `Usage: atomic loopback --scenario FILE [--addr HOST:PORT] [--log FILE]
+
+Serves a scripted model on loopback: the Anthropic Messages, OpenAI Chat
+Completions and Responses APIs, answered by the rules of the scenario
+(YAML or JSON; see "Writing a loopback scenario" in the README). Prints
+"listening on URL" once it serves. Give the URL as --base-url to Atomic.
+
+Flags:
+  --scenario FILE
+    	scenario file, YAML or JSON (required)
+  --addr HOST:PORT
+    	loopback address to listen on (default 127.0.0.1:0)
+  --log FILE
+    	write the request log to this file as JSON lines
+`
+
 // Run serves a scenario file as a separate program until ctx is cancelled.
 // Flags: --scenario FILE (required), --addr (default 127.0.0.1:0, loopback
 // only), --log FILE (the request log as JSON lines, each written when its
 // request ends). Once listening it prints exactly one line,
 // "listening on http://127.0.0.1:PORT", to stdout.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("loopback", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := flag.NewFlagSet("atomic loopback", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the caller reports a bad flag in one line
+	fs.Usage = func() {}     // called on every bad flag, not only -h
 	scenarioPath := fs.String("scenario", "", "scenario file, YAML or JSON (required)")
 	addr := fs.String("addr", "127.0.0.1:0", "loopback address to listen on")
 	logPath := fs.String("log", "", "write the request log to this file as JSON lines")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, RunUsage)
+		}
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -28,6 +28,8 @@ type Scenario struct {
 	// bearer token, OpenAI bearer token); other keys get a 401.
 	APIKey string `json:"api_key,omitempty" yaml:"api_key,omitempty"`
 	// Models, when set, lists the only models that exist; others get a 404.
+	// GET /v1/models lists them in the shape of the API asking (unset: 404,
+	// no list).
 	Models []string `json:"models,omitempty" yaml:"models,omitempty"`
 	// ContextWindow, when set, is every model's window in tokens: a
 	// request whose estimated input (EstimateTokens) exceeds it is refused

@@ -244,8 +244,9 @@ func (s *Server) complete(e LogEntry) {
 }
 
 // ServeHTTP answers POST /v1/messages (Anthropic), POST
-// /v1/chat/completions (OpenAI), POST /v1/responses (OpenAI Responses) and
-// GET /_log (the request log as JSON).
+// /v1/chat/completions (OpenAI), POST /v1/responses (OpenAI Responses),
+// GET /v1/models (the scenario's models, models.go) and GET /_log (the
+// request log as JSON).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	if !s.enter() {
@@ -342,6 +343,9 @@ func (x *exchange) serve(r *http.Request) {
 		x.entry.API = APIOpenAI
 	case "/v1/responses":
 		x.entry.API = APIResponses
+	case "/v1/models":
+		x.serveModels(r)
+		return
 	default:
 		x.fail(&apiError{status: http.StatusNotFound, typ: "not_found_error",
 			message: fmt.Sprintf("loopback: no endpoint %s %s (Anthropic is POST /v1/messages, OpenAI is POST /v1/chat/completions or POST /v1/responses)", r.Method, r.URL.Path)},

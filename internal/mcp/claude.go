@@ -55,10 +55,17 @@ func ClaudeUserDir(getenv func(string) string) string {
 // .claude/settings.local.json. A missing file is no settings; a malformed
 // one is an error "path: why" and counts as none.
 func ReadClaudeSettings(userDir, workspace string) (ClaudeSettings, []error) {
+	return ClaudeSettingsOf(userDir, workspace, os.ReadFile)
+}
+
+// ClaudeSettingsOf is ReadClaudeSettings with the files' contents from
+// read (an error satisfying os.ErrNotExist: no file), so a run reads each
+// settings file once (package claudesettings has read them).
+func ClaudeSettingsOf(userDir, workspace string, read func(path string) ([]byte, error)) (ClaudeSettings, []error) {
 	var out ClaudeSettings
 	var errs []error
 	if userDir != "" {
-		k, err := readClaudeKeys(filepath.Join(userDir, "settings.json"))
+		k, err := readClaudeKeys(read, filepath.Join(userDir, "settings.json"))
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -67,7 +74,7 @@ func ReadClaudeSettings(userDir, workspace string) (ClaudeSettings, []error) {
 		out.Disabled = append(out.Disabled, k.Disabled...)
 	}
 	for _, rel := range []string{filepath.Join(".claude", "settings.json"), filepath.Join(".claude", "settings.local.json")} {
-		k, err := readClaudeKeys(filepath.Join(workspace, rel))
+		k, err := readClaudeKeys(read, filepath.Join(workspace, rel))
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -82,9 +89,9 @@ func ReadClaudeSettings(userDir, workspace string) (ClaudeSettings, []error) {
 	return out, errs
 }
 
-func readClaudeKeys(path string) (claudeMCPKeys, error) {
+func readClaudeKeys(read func(string) ([]byte, error), path string) (claudeMCPKeys, error) {
 	var k claudeMCPKeys
-	data, err := os.ReadFile(path)
+	data, err := read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return k, nil
 	}

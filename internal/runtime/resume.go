@@ -57,6 +57,10 @@ func replay(evs []event.Event) *resumed {
 // a new agent never takes an old one's id.
 func (r *Runtime) restore(old *resumed) {
 	for _, rec := range old.state.Records() {
+		if rec.IsShell() {
+			r.shells.Taken(rec.ID)
+			continue
+		}
 		r.mgr.Taken(rec.ID)
 	}
 	for id, t := range old.state.Tallies() {
@@ -120,6 +124,10 @@ func (r *Runtime) interruptStale(old *resumed) {
 		done := event.Event{Type: event.SubagentComplete, Time: now, SessionID: rec.SessionID, AgentID: rec.ID,
 			ParentAgentID: rec.ParentID, ToolCallID: rec.ToolCallID,
 			Data: event.SubagentCompleteData{Cancelled: true, Error: InterruptedReason, ToolUses: rec.ToolUses, Usage: rec.Usage}}
+		if rec.IsShell() {
+			// No process of this run owns it: it cannot be waited for.
+			done.Type, done.Data = event.ShellEnd, event.ShellEndData{ExitCode: -1, Interrupted: true, Reason: InterruptedReason}
+		}
 		if done.SessionID == "" {
 			done.SessionID = r.cfg.SessionID
 		}

@@ -12,8 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +42,10 @@ type Config struct {
 	// Memory is the project memory block (memory.Memory.Prompt) that the
 	// system prompts of the lead, sub-agents and teammates end with.
 	Memory string
+	// SystemPrompt, when set, replaces the lead's own prompt (the memory
+	// still ends it); AppendSystemPrompt ends the lead's prompt. Claude
+	// Code's --system-prompt and --append-system-prompt.
+	SystemPrompt, AppendSystemPrompt string
 	// NestedMemory, when set, wraps the read tool so an agent reading a
 	// file below the workspace gets that folder's CLAUDE.md and AGENTS.md
 	// (memory.WithNested).
@@ -72,6 +74,12 @@ type Config struct {
 	// Effort is the lead's thinking level, inherited by every agent whose
 	// file says no effort: (--effort, config effort).
 	Effort provider.Effort
+	// HoldWakes keeps Atomic's own lead asleep between prompts: what
+	// arrives for it (a background task's result, a teammate's message)
+	// joins the next prompt's turn instead of starting one of its own,
+	// for clients that show a turn only as the answer to a prompt (ACP).
+	// An external CLI lead's own turns are the CLI's and are not held.
+	HoldWakes bool
 	// CancelOnLeadError cancels all sub-agents when a lead turn fails, so
 	// a headless run can end; the TUI leaves them running.
 	CancelOnLeadError bool
@@ -237,7 +245,7 @@ func Open(cfg Config) (*Runtime, error) {
 		Tools: core, Gate: cfg.Gate, Sink: r.bus, MaxTeammates: cfg.MaxTeammates,
 		MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort, Workspace: cfg.Workspace.Root, Now: cfg.Now,
 		DeliverToLead: r.Deliver, Backends: cfg.Backends, NameAgent: r.mgr.Name, History: history,
-		Memory: cfg.Memory, Owners: r.owners, Hooks: hooked,
+		Memory: cfg.Memory, Owners: r.owners, Hooks: hooked, Shells: r.shells,
 	})
 	leadTools := tools.NewSet()
 	for _, n := range core.Names() {
@@ -276,7 +284,7 @@ func Open(cfg Config) (*Runtime, error) {
 	lead, err := spawn.New(spawn.Config{Provider: cfg.Provider, Model: cfg.Model, Gate: cfg.Gate, MaxTurns: cfg.MaxTurns, Context: cfg.Context, Effort: cfg.Effort,
 		Workspace: cfg.Workspace.Root, Now: cfg.Now, History: history, Hooks: hooked}).OpenLead(cfg.NewLead, leadTools, spawn.Spec{
 		SessionID: cfg.SessionID, AgentID: event.LeadID, Name: event.LeadID, Sink: leadOut,
-		System: LeadSystemPrompt(cfg.Workspace, cfg.Teams, cfg.Memory), History: leadHistory})
+		System: leadPrompt(cfg), History: leadHistory})
 	if err != nil {
 		r.mgr.Close()
 		r.team.Close()
@@ -404,42 +412,6 @@ func (r *Runtime) TakesImages() bool {
 	return ok && r.cfg.Provider != nil && provider.TakesImages(r.cfg.Provider.Name())
 }
 
-// withImageNote is a prompt's text as the journal keeps it: with a note
-// of its images, if any. SplitImageNote undoes it.
-func withImageNote(prompt string, n int) string {
-	switch n {
-	case 0:
-		return prompt
-	case 1:
-		return strings.TrimSpace(prompt + " [1 image]")
-	}
-	return strings.TrimSpace(fmt.Sprintf("%s [%d images]", prompt, n))
-}
-
-// SplitImageNote splits a saved prompt into its text and the number of
-// images its note counts (0 without a note), so a replay can put the
-// images from the lead's history back in its place.
-func SplitImageNote(saved string) (text string, n int) {
-	rest, ok := strings.CutSuffix(saved, "]")
-	if !ok {
-		return saved, 0
-	}
-	i := strings.LastIndex(rest, "[")
-	if i < 0 {
-		return saved, 0
-	}
-	count, unit, _ := strings.Cut(rest[i+1:], " ")
-	n, err := strconv.Atoi(count)
-	want := "images"
-	if n == 1 {
-		want = "image"
-	}
-	if err != nil || n < 1 || unit != want || (i > 0 && rest[i-1] != ' ') {
-		return saved, 0
-	}
-	return strings.TrimSuffix(rest[:i], " "), n
-}
-
 // Busy reports whether the lead is in a turn.
 func (r *Runtime) Busy() bool {
 	r.mu.Lock()
@@ -501,7 +473,7 @@ func (r *Runtime) Serve(ctx context.Context) error {
 			}
 			r.turn(ctx, in.prompt, in.images, &in.gen, in.turn)
 		case <-r.wake:
-			if r.lead.Pending() {
+			if r.wakes() {
 				r.turn(ctx, "", nil, nil, nil)
 			}
 		case <-ctx.Done():
@@ -512,6 +484,12 @@ func (r *Runtime) Serve(ctx context.Context) error {
 		}
 		r.settle()
 	}
+}
+
+// wakes reports whether the lead has something to do without a prompt
+// and may do it now (see Config.HoldWakes).
+func (r *Runtime) wakes() bool {
+	return r.lead.Pending() && !(r.cfg.HoldWakes && r.cfg.NewLead == nil)
 }
 
 // turn runs the lead once. A user prompt's turn (gen set) does not run when
@@ -607,10 +585,10 @@ func (r *Runtime) settle() {
 	if busy || len(r.inputs) > 0 || !dirty {
 		return
 	}
-	if n := len(r.owners.Unsettled(r.bus.Holds)); n > 0 || r.lead.Pending() {
+	if n := len(r.owners.Unsettled(r.bus.Holds)); n > 0 || r.wakes() {
 		// The bus fills in the lead's usage and the run's total.
 		r.Emit(event.UsageUpdate, event.UsageUpdateData{Active: n, Delta: true})
-		if r.lead.Pending() {
+		if r.wakes() {
 			r.signal()
 		}
 		return

@@ -337,3 +337,40 @@ rules:
 	}
 	checkGating(t, h.events())
 }
+
+func TestWithHoldWakesABackgroundResultWaitsForTheNextPromptsTurn(t *testing.T) {
+	h, srv := startWith(t, `
+rules:
+  - {name: next, match: {last_user_contains: "bg says hi"}, respond: {text: "next, and bg says hi"}}
+  - {name: ack, match: {tools_include: [task], has_tool_results: true}, respond: {text: "started"}}
+  - name: spawn
+    match: {tools_include: [task], last_user_contains: "go"}
+    respond:
+      tool_calls: [{name: task, input: {description: "bg", prompt: "BG", mode: background}}]
+  - {name: sub, match: {tools_exclude: [task]}, respond: {text: "bg says hi", delay_ms: 200}}
+`, Config{HoldWakes: true})
+	h.rt.Submit("go")
+	if out := h.await(t); out.Err != nil || out.Result != "started" {
+		t.Fatalf("first outcome %+v; want the run settled on the lead's own answer, the background result held", out)
+	}
+	for _, e := range h.events() {
+		if d, ok := event.Payload[event.TurnEndData](e.Data); ok && e.Type == event.TurnEnd && e.AgentID == event.LeadID && d.Woken {
+			t.Fatalf("the lead ran a woken turn with no prompt: %+v", e)
+		}
+	}
+	if n := len(loopback.ByRule(srv.Log(), "next")); n != 0 {
+		t.Fatalf("%d requests carried the background result before the next prompt", n)
+	}
+	h.rt.Submit("and now?")
+	if out := h.await(t); out.Err != nil || out.Result != "next, and bg says hi" {
+		t.Fatalf("second outcome %+v; want the prompt's turn to carry the held result", out)
+	}
+	got := loopback.ByRule(srv.Log(), "next")
+	if len(got) != 1 {
+		t.Fatalf("%d requests with the result, want 1", len(got))
+	}
+	last := got[0].Messages[len(got[0].Messages)-1].Text
+	if !strings.Contains(last, "and now?") || !strings.Contains(last, "<task-notification>") {
+		t.Errorf("the prompt's message %q should hold the prompt and the task notification", last)
+	}
+}

@@ -32,14 +32,15 @@ func shellCompanion(name string) bool { return name == "bash_output" || name == 
 
 // onShellEnd tells a shell's starter that it exited, exactly once (a
 // bash_output that saw the end first makes the notice moot): a sub-agent
-// through its manager, which wakes it where it waits for its shells; the
-// lead in its inbox, waking it if idle. A teammate's shell, or one whose
-// agent has ended, tells nobody (bash_output still reads it).
+// through its manager, which wakes it where it waits for its shells; a
+// teammate through the team, waking it if idle; the lead in its inbox,
+// waking it if idle. One whose agent has ended tells nobody (bash_output
+// still reads it).
 func (r *Runtime) onShellEnd(e tools.ShellEnded) {
-	if e.Parent != event.LeadID && r.mgr.ShellEnded(e) {
-		return
-	}
 	if e.Parent != event.LeadID {
+		if !r.mgr.ShellEnded(e) {
+			r.team.ShellEnded(e)
+		}
 		return
 	}
 	text := e.Notice()

@@ -14,9 +14,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/commands"
 	"github.com/atomic-agent/atomic/internal/dotdirs"
 	"github.com/atomic-agent/atomic/internal/frontmatter"
-	"github.com/atomic-agent/atomic/internal/commands"
 )
 
 // Skill is one skill's front matter; its body is read when it is loaded.

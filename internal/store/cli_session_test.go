@@ -38,10 +38,7 @@ func TestTheLeadsCLISessionIsKeptAcrossResumesAndReplacedWhenTheCLINamesANewOne(
 
 func TestAVersion1StoreGainsTheCLISessionColumnAndKeepsItsSessions(t *testing.T) {
 	path := dbPath(t)
-	raw := rawDB(t, path)
-	if _, err := raw.Exec(migrations[0] + `; PRAGMA user_version = 1`); err != nil {
-		t.Fatal(err)
-	}
+	raw := writeV1Store(t, path)
 	if _, err := raw.Exec(`INSERT INTO sessions(id, dir, backend, model, status, started) VALUES ('old', '/p', 'claude-code', '', 'completed', 1)`); err != nil {
 		t.Fatal(err)
 	}

@@ -106,6 +106,8 @@ type op struct {
 	history []provider.Message
 	// cliSession: the op sets the session's CLI conversation id.
 	cliSession string
+	// keep: the op only has the session's row written (Keep).
+	keep bool
 }
 
 // Record starts recording session meta into the database at path. The
@@ -150,6 +152,14 @@ func (r *Recorder) History(agentID string, msgs []provider.Message) {
 // CLISession queues the lead's conversation id in its external CLI, for a
 // later resume to continue.
 func (r *Recorder) CLISession(id string) { r.push(op{cliSession: id}) }
+
+// Keep writes the session's row now, before anything happened in it, and
+// returns once it is in the store (or persistence stopped): a session an
+// editor created (ACP session/new) can be loaded before its first prompt.
+func (r *Recorder) Keep() {
+	r.push(op{keep: true})
+	r.Wait(r.Mark())
+}
 
 func (r *Recorder) push(o op) {
 	r.mu.Lock()
@@ -254,14 +264,25 @@ func (r *Recorder) run(hold func() (*Hold, error), open func() (*Store, error)) 
 	defer close(r.done)
 	r.settle()
 	// The session is held from before its row says running to after its
-	// end is written: running means a live process holds it.
-	h, err := hold()
-	if err != nil {
-		r.fail(err)
+	// end is written: running means a live process holds it. Taking the
+	// hold and opening the database are each a few files made on a first
+	// run, which a one-answer run's exit waits for: they go side by side.
+	var h *Hold
+	held := make(chan error, 1)
+	go func() {
+		var err error
+		h, err = hold()
+		held <- err
+	}()
+	st, err := open()
+	if herr := <-held; herr != nil {
+		if err == nil {
+			st.Close()
+		}
+		r.fail(herr)
 		return
 	}
 	defer h.Release()
-	st, err := open()
 	if err != nil {
 		r.fail(err)
 		return
@@ -414,12 +435,15 @@ func (r *Recorder) write(batch []op, closing bool) error {
 	defer ins.end()
 	titled := r.title
 	last := lastHistories(batch)
+	hist := &histories{tx: tx}
+	defer hist.close()
 	for i, o := range batch {
 		switch {
 		case o.ev != nil:
 			if err := r.insertEvent(ctx, ins, *o.ev); err != nil {
 				return err
 			}
+		case o.keep:
 		case o.cliSession != "":
 			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET cli_session = ? WHERE id = ?`, o.cliSession, r.meta.ID); err != nil {
 				return fmt.Errorf("saving the CLI's session id: %w", err)
@@ -428,7 +452,7 @@ func (r *Recorder) write(batch []op, closing bool) error {
 			if last[o.agent] != i {
 				continue // replaced later in this batch
 			}
-			if err := saveHistory(ctx, tx, r.red, r.meta.ID, o.agent, o.history, time.Now()); err != nil {
+			if err := hist.save(ctx, r.red, r.meta.ID, o.agent, o.history); err != nil {
 				return err
 			}
 		default:
@@ -449,8 +473,12 @@ func (r *Recorder) write(batch []op, closing bool) error {
 	}
 	var ended sql.NullInt64
 	if closing {
-		// A session still running at its end was interrupted.
-		if r.status == StatusRunning {
+		// A session still running at its end was interrupted; one never
+		// prompted (kept open by an editor) ended with nothing cut off.
+		switch {
+		case r.status == StatusRunning && r.pseq == 0:
+			r.status = StatusCompleted
+		case r.status == StatusRunning:
 			r.status = StatusInterrupted
 		}
 		ended = sql.NullInt64{Int64: time.Now().UnixNano(), Valid: true}
@@ -556,4 +584,34 @@ func Title(prompt string) string {
 	}
 	rs := []rune(t)
 	return strings.TrimSpace(string(rs[:TitleRunes-1])) + "…"
+}
+
+// histories saves a transaction's histories through one statement,
+// prepared at the first: a fan-out saves one per agent, and preparing the
+// upsert anew (SQLite parsing it) was half of what saving one cost.
+type histories struct {
+	tx *sql.Tx
+	st *sql.Stmt
+}
+
+func (h *histories) save(ctx context.Context, red *redact.Redactor, sessionID, agentID string, msgs []provider.Message) error {
+	b, err := historyJSON(red, agentID, msgs)
+	if err != nil {
+		return err
+	}
+	if h.st == nil {
+		if h.st, err = h.tx.PrepareContext(ctx, upsertHistory); err != nil {
+			return fmt.Errorf("saving the history of %s: %w", agentID, err)
+		}
+	}
+	if _, err := h.st.ExecContext(ctx, sessionID, agentID, time.Now().UnixNano(), b); err != nil {
+		return fmt.Errorf("saving the history of %s: %w", agentID, err)
+	}
+	return nil
+}
+
+func (h *histories) close() {
+	if h.st != nil {
+		h.st.Close()
+	}
 }

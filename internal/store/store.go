@@ -362,21 +362,30 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
+// upsertHistory saves an agent's history in place of the one saved.
+const upsertHistory = `INSERT INTO histories(session_id, agent_id, updated, messages) VALUES (?, ?, ?, ?)
+		ON CONFLICT(session_id, agent_id) DO UPDATE SET updated = excluded.updated, messages = excluded.messages`
+
 // saveHistory stores msgs as JSON with red's secrets masked: a key the
 // user typed or a tool printed is in the history as in the events.
 func saveHistory(ctx context.Context, db execer, red *redact.Redactor, sessionID, agentID string, msgs []provider.Message, now time.Time) error {
-	b, err := json.Marshal(msgs)
+	b, err := historyJSON(red, agentID, msgs)
 	if err != nil {
-		return fmt.Errorf("encoding the history of %s: %w", agentID, err)
+		return err
 	}
-	b = red.Bytes(b)
-	_, err = db.ExecContext(ctx, `INSERT INTO histories(session_id, agent_id, updated, messages) VALUES (?, ?, ?, ?)
-		ON CONFLICT(session_id, agent_id) DO UPDATE SET updated = excluded.updated, messages = excluded.messages`,
-		sessionID, agentID, now.UnixNano(), b)
-	if err != nil {
+	if _, err := db.ExecContext(ctx, upsertHistory, sessionID, agentID, now.UnixNano(), b); err != nil {
 		return fmt.Errorf("saving the history of %s: %w", agentID, err)
 	}
 	return nil
+}
+
+// historyJSON is msgs as saved: JSON with red's secrets masked.
+func historyJSON(red *redact.Redactor, agentID string, msgs []provider.Message) ([]byte, error) {
+	b, err := json.Marshal(msgs)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the history of %s: %w", agentID, err)
+	}
+	return red.Bytes(b), nil
 }
 
 // LoadHistory returns agent agentID's saved history in session sessionID;

@@ -507,3 +507,27 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
+
+func TestAKeptSessionHasItsRowBeforeAnythingHappensAndEndsCompletedUnprompted(t *testing.T) {
+	path := dbPath(t)
+	m := meta("s1")
+	m.OpenAtBegin = true // as a native lead's: the store would open only at its first request
+	r := Record(path, Options{}, m, nil)
+	r.Keep()
+	st, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := st.Session(context.Background(), "s1")
+	if err != nil {
+		t.Fatalf("after Keep, before Close: %v; want the session's row", err)
+	}
+	if s.Status != StatusRunning || !s.Ended.IsZero() {
+		t.Fatalf("session %+v; want running, no end", s)
+	}
+	r.Close()
+	if s, err = st.Session(context.Background(), "s1"); err != nil || s.Status != StatusCompleted || s.Ended.IsZero() {
+		t.Fatalf("after Close: %+v, %v; want completed (nothing was cut off) with an end", s, err)
+	}
+}

@@ -82,6 +82,9 @@ type Config struct {
 	Owners *bus.Owners
 	// Hooks are the user's hooks each native teammate runs (nil: none).
 	Hooks *hooks.Runner
+	// Shells are the run's background shells: a teammate's that still
+	// run when it ends are stopped (nil: none).
+	Shells *tools.Shells
 }
 
 // Agents reads the lifecycle reducer's teammates.

@@ -111,6 +111,9 @@ func (m *Manager) run(ctx context.Context, t *mate) {
 	defer t.session.Close()
 	defer t.cancel()
 	final, errText := m.loop(ctx, t)
+	// Nothing it started outlives it: its shells end interrupted before
+	// its own end is reported.
+	m.cfg.Shells.StopOwnedBy(t.id, "its agent ended")
 	if final == Error {
 		// The lead hears of the failure before the count goes down, so
 		// it can never complete without having been told.

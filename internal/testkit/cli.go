@@ -49,6 +49,10 @@ func MCPFilesystem(t testing.TB) string {
 	return ExternalCLI(t, "ATOMIC_TEST_MCP_FILESYSTEM", "@modelcontextprotocol/server-filesystem")
 }
 
+// ACPX is acpx, the headless ACP client from npm, as .ci/run installed it
+// (ATOMIC_TEST_ACPX: its executable).
+func ACPX(t testing.TB) string { return ExternalCLI(t, "ATOMIC_TEST_ACPX", "acpx") }
+
 // ACPSDK is the folder where .ci/run installed the official TypeScript ACP
 // library @agentclientprotocol/sdk (ATOMIC_TEST_ACP_SDK; it holds
 // node_modules).

@@ -43,7 +43,7 @@ func NewEdit(ws Workspace) Tool { return &editTool{fileTool: fileTool{ws: ws}} }
 
 func (*editTool) Name() string            { return "edit" }
 func (*editTool) Description() string     { return editDescription }
-func (*editTool) Schema() json.RawMessage { return json.RawMessage(editSchema) }
+func (*editTool) Schema() json.RawMessage { return editSchemaJSON }
 func (*editTool) Kind() Kind              { return Edit }
 
 type editInput struct {
@@ -295,3 +295,7 @@ func notFoundError(abs, content, old string) error {
 func collapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// editSchemaJSON is laid out by the linker, not built at init nor per call:
+// every request of every agent asks each tool for its schema.
+var editSchemaJSON = json.RawMessage(editSchema)

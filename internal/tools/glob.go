@@ -42,7 +42,7 @@ func NewGlob(ws Workspace) Tool { return &globTool{ws: ws} }
 
 func (*globTool) Name() string            { return "glob" }
 func (*globTool) Description() string     { return globDescription }
-func (*globTool) Schema() json.RawMessage { return json.RawMessage(globSchema) }
+func (*globTool) Schema() json.RawMessage { return globSchemaJSON }
 func (*globTool) Kind() Kind              { return ReadOnly }
 
 type globInput struct {
@@ -187,3 +187,7 @@ func searchDir(ws Workspace, p string) (target, error) {
 	}
 	return ws.target(p)
 }
+
+// globSchemaJSON is laid out by the linker, not built at init nor per call:
+// every request of every agent asks each tool for its schema.
+var globSchemaJSON = json.RawMessage(globSchema)

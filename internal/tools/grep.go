@@ -58,7 +58,7 @@ func NewGrep(ws Workspace) Tool { return &grepTool{ws: ws} }
 
 func (*grepTool) Name() string            { return "grep" }
 func (*grepTool) Description() string     { return grepDescription }
-func (*grepTool) Schema() json.RawMessage { return json.RawMessage(grepSchema) }
+func (*grepTool) Schema() json.RawMessage { return grepSchemaJSON }
 func (*grepTool) Kind() Kind              { return ReadOnly }
 
 type grepInput struct {
@@ -343,3 +343,7 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// grepSchemaJSON is laid out by the linker, not built at init nor per call:
+// every request of every agent asks each tool for its schema.
+var grepSchemaJSON = json.RawMessage(grepSchema)

@@ -34,7 +34,7 @@ func NewLs(ws Workspace) Tool { return &lsTool{ws: ws} }
 
 func (*lsTool) Name() string            { return "ls" }
 func (*lsTool) Description() string     { return lsDescription }
-func (*lsTool) Schema() json.RawMessage { return json.RawMessage(lsSchema) }
+func (*lsTool) Schema() json.RawMessage { return lsSchemaJSON }
 func (*lsTool) Kind() Kind              { return ReadOnly }
 
 type lsInput struct {
@@ -129,3 +129,7 @@ func (t *lsTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	return Result{Content: strings.TrimRight(b.String(), "\n")}, nil
 }
+
+// lsSchemaJSON is laid out by the linker, not built at init nor per call:
+// every request of every agent asks each tool for its schema.
+var lsSchemaJSON = json.RawMessage(lsSchema)

@@ -44,7 +44,7 @@ func NewMultiEdit(ws Workspace) Tool { return &multiEditTool{fileTool: fileTool{
 
 func (*multiEditTool) Name() string            { return "multi_edit" }
 func (*multiEditTool) Description() string     { return multiEditDescription }
-func (*multiEditTool) Schema() json.RawMessage { return json.RawMessage(multiEditSchema) }
+func (*multiEditTool) Schema() json.RawMessage { return multiEditSchemaJSON }
 func (*multiEditTool) Kind() Kind              { return Edit }
 
 type multiEditInput struct {
@@ -141,3 +141,7 @@ func (t *multiEditTool) plan(ctx context.Context, input json.RawMessage) (multiE
 func editFailed(i, n int, err error) error {
 	return fmt.Errorf("edits[%d] (edit %d of %d) failed, so no edit was written: %w", i, i+1, n, err)
 }
+
+// multiEditSchemaJSON is laid out by the linker, not built at init nor per call:
+// every request of every agent asks each tool for its schema.
+var multiEditSchemaJSON = json.RawMessage(multiEditSchema)

@@ -46,7 +46,7 @@ func NewRead(ws Workspace) Tool { return &readTool{ws: ws} }
 
 func (*readTool) Name() string            { return "read" }
 func (*readTool) Description() string     { return readDescription }
-func (*readTool) Schema() json.RawMessage { return json.RawMessage(readSchema) }
+func (*readTool) Schema() json.RawMessage { return readSchemaJSON }
 func (*readTool) Kind() Kind              { return ReadOnly }
 
 // Subject is the path to read, as permission patterns see it.
@@ -249,3 +249,7 @@ func subjectPath(ws Workspace, p string) string {
 	}
 	return ws.display(abs)
 }
+
+// readSchemaJSON is laid out by the linker, not built at init nor per call:
+// every request of every agent asks each tool for its schema.
+var readSchemaJSON = json.RawMessage(readSchema)

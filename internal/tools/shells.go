@@ -1,18 +1,19 @@
 package tools
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/procgroup"
 )
 
@@ -100,6 +101,9 @@ type shell struct {
 	id, parent, command string
 	pgid                int
 	done                chan struct{}
+	// guard puts back a repository's hooks and config the command
+	// changed, as after a foreground command, and says so.
+	guard func() string
 
 	mu       sync.Mutex
 	out      ring
@@ -112,6 +116,18 @@ type shell struct {
 	ended    bool
 	exitCode int
 	claimed  bool // the end was told (bash_output or the notification)
+}
+
+// Taken marks shell id as used (a resumed session's): new shells are
+// numbered after it, so none takes an old one's id.
+func (s *Shells) Taken(id string) {
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "shell-"))
+	if err != nil || !strings.HasPrefix(id, "shell-") {
+		return
+	}
+	s.mu.Lock()
+	s.next = max(s.next, n)
+	s.mu.Unlock()
 }
 
 // start runs command in dir for agent parent (its bash call callID) and
@@ -129,7 +145,7 @@ func (s *Shells) start(ws Workspace, dir, command, description, parent, callID s
 	if err != nil {
 		return "", err
 	}
-	sh := &shell{id: id, parent: parent, command: command, pgid: cmd.Process.Pid, done: make(chan struct{})}
+	sh := &shell{id: id, parent: parent, command: command, pgid: cmd.Process.Pid, done: make(chan struct{}), guard: ws.Sandbox.Check}
 	sh.out.max = ShellOutputKept
 	s.mu.Lock()
 	s.byID[id] = sh
@@ -147,15 +163,17 @@ func (s *Shells) start(ws Workspace, dir, command, description, parent, callID s
 	return id, nil
 }
 
-// copy reads sh's output into its ring until the pipe closes.
+// copy reads sh's output into its ring until the pipe closes. Its buffer
+// is held for the shell's life: 8 KiB, not io.Copy's 32, as most shells
+// are quiet and a chatty one is read in more calls.
 func (s *Shells) copy(sh *shell, pr *os.File) {
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, 8<<10)
 	for {
 		n, err := pr.Read(buf)
 		if n > 0 {
 			sh.mu.Lock()
 			sh.out.write(buf[:n])
-			if line := lifecycle.LastLine(string(buf[:n])); line != "" {
+			if line := lastLine(buf[:n]); line != "" {
 				sh.line = line
 			}
 			s.lineLocked(sh)
@@ -211,6 +229,9 @@ func (s *Shells) wait(sh *shell, cmd *exec.Cmd, pr *os.File, copied <-chan struc
 		sh.timer = nil
 	}
 	tail, _ := sh.out.since(sh.out.total - shellTailBytes)
+	if line := sh.guard(); line != "" {
+		tail = append(tail, "\n"+line...)
+	}
 	end := event.ShellEndData{ExitCode: code, Tail: string(tail)}
 	if sh.stopped != "" {
 		end.Interrupted, end.Reason = true, sh.stopped
@@ -224,6 +245,22 @@ func (s *Shells) wait(sh *shell, cmd *exec.Cmd, pr *os.File, copied <-chan struc
 			Claim: sh.claim, Claimed: sh.isClaimed})
 	}
 	close(sh.done)
+}
+
+// lastLine is lifecycle.LastLine of b, converting only the line it
+// returns: a chatty shell's every read is not copied into a string.
+func lastLine(b []byte) string {
+	for len(b) > 0 {
+		i := bytes.LastIndexByte(b, '\n')
+		if line := bytes.TrimSpace(b[i+1:]); len(line) > 0 {
+			return string(line)
+		}
+		if i < 0 {
+			break
+		}
+		b = b[:i]
+	}
+	return ""
 }
 
 func (sh *shell) claim() bool {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/sandbox"
 )
 
@@ -307,4 +308,12 @@ func waitFor(t *testing.T, ok func() bool) {
 		}
 	}
 	t.Fatal("condition not met within 5s")
+}
+
+func TestAShellsLastLineIsTheReducersLastLineOfTheSameBytes(t *testing.T) {
+	for _, in := range []string{"", "a\nb\n\n  \n", "one", "x\r\n", "\n\n", "  lead  \n\ttail\t", "no newline at end", "ü\nñ \n"} {
+		if got, want := lastLine([]byte(in)), lifecycle.LastLine(in); got != want {
+			t.Errorf("lastLine(%q) = %q, lifecycle.LastLine %q", in, got, want)
+		}
+	}
 }

@@ -57,7 +57,7 @@ func NewTodoWrite() *TodoWrite { return &TodoWrite{plans: map[string][]event.Tod
 
 func (*TodoWrite) Name() string            { return "todo_write" }
 func (*TodoWrite) Description() string     { return todoDescription }
-func (*TodoWrite) Schema() json.RawMessage { return json.RawMessage(todoSchema) }
+func (*TodoWrite) Schema() json.RawMessage { return todoSchemaJSON }
 
 // Kind is ReadOnly: the plan changes no file and runs nothing, so it is
 // allowed in every permission mode (planning included).
@@ -247,3 +247,7 @@ func todoSummary(todos []event.Todo) string {
 	}
 	return s
 }
+
+// todoSchemaJSON is laid out by the linker, not built at init nor per call:
+// every request of every agent asks each tool for its schema.
+var todoSchemaJSON = json.RawMessage(todoSchema)

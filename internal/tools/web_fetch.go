@@ -71,7 +71,7 @@ func NewWebFetch(opts WebFetchOptions) Tool {
 
 func (*webFetchTool) Name() string            { return "web_fetch" }
 func (*webFetchTool) Description() string     { return webFetchDescription }
-func (*webFetchTool) Schema() json.RawMessage { return json.RawMessage(webFetchSchema) }
+func (*webFetchTool) Schema() json.RawMessage { return webFetchSchemaJSON }
 
 // Kind is Exec: a fetch reaches outside the machine (and can carry data
 // out in its URL), so it is asked for like a command, and denied in plan
@@ -329,3 +329,7 @@ func findTitle(n *html.Node) string {
 	}
 	return ""
 }
+
+// webFetchSchemaJSON is laid out by the linker, not built at init nor per call:
+// every request of every agent asks each tool for its schema.
+var webFetchSchemaJSON = json.RawMessage(webFetchSchema)

@@ -30,7 +30,7 @@ func NewWrite(ws Workspace) Tool { return &writeTool{fileTool: fileTool{ws: ws}}
 
 func (*writeTool) Name() string            { return "write" }
 func (*writeTool) Description() string     { return writeDescription }
-func (*writeTool) Schema() json.RawMessage { return json.RawMessage(writeSchema) }
+func (*writeTool) Schema() json.RawMessage { return writeSchemaJSON }
 func (*writeTool) Kind() Kind              { return Edit }
 
 type writeInput struct {
@@ -109,3 +109,7 @@ func fileLockKeys(ws Workspace, p string) []string {
 	}
 	return []string{real}
 }
+
+// writeSchemaJSON is laid out by the linker, not built at init nor per call:
+// every request of every agent asks each tool for its schema.
+var writeSchemaJSON = json.RawMessage(writeSchema)

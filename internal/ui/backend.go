@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"context"
+
+	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/mcp"
+	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/spawn"
 )
@@ -26,6 +30,14 @@ type Backend interface {
 	SwitchModel(model string)
 	// Model is the lead's current model.
 	Model() string
+	// ProviderName names the lead's provider ("demo", "anthropic", …;
+	// "" when the lead runs in an external CLI).
+	ProviderName() string
+	// ListModels lists the provider's models (/model NAME checks the
+	// name); an error when it cannot.
+	ListModels(ctx context.Context) ([]string, error)
+	// Reducer is the run's bus, whose reducer views read (/cost).
+	Reducer() *bus.Bus
 	// AgentTypes lists the agent types and where each was defined.
 	AgentTypes() []spawn.Type
 	// CancelTask stops one sub-agent by id (/tasks).
@@ -82,3 +94,14 @@ func (b rtBackend) ResumeTask(id string) error             { return b.rt.ResumeT
 func (b rtBackend) MCP() []mcp.Status                      { return b.rt.MCP() }
 func (b rtBackend) Compact(instr string, done func(error)) { b.rt.Compact(instr, done) }
 func (b rtBackend) Lead() (lifecycle.Record, bool)         { return b.rt.Bus().Lead() }
+func (b rtBackend) Reducer() *bus.Bus                      { return b.rt.Bus() }
+func (b rtBackend) ListModels(ctx context.Context) ([]string, error) {
+	return provider.ListModels(ctx, b.rt.Provider())
+}
+
+func (b rtBackend) ProviderName() string {
+	if p := b.rt.Provider(); p != nil {
+		return p.Name()
+	}
+	return ""
+}

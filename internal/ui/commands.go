@@ -24,7 +24,13 @@ const helpText = `Commands:
   /mcp                MCP servers: state, transport, tools, last error
   /compact [instructions]  summarise the conversation's older turns to free context
   /context            each agent's context use of its model's window
-  /quit               quit (cancels every agent)
+  /cost               tokens and cost of the session, per agent type
+  /status             model, provider, backend, session, folder, permissions, sandbox, MCP, store
+  /diff               the working tree's diff, with the files sub-agents changed
+  /review             review the working tree's diff with reviewer sub-agents
+  /init               write an AGENTS.md from a look at the repository by explore agents
+  /export [file]      write the conversation as Markdown
+  /quit, /exit        quit (cancels every agent)
 Keys:
   enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
   esc interrupt · ctrl+c interrupt, twice to quit · ctrl+d on empty input quit
@@ -33,7 +39,7 @@ Keys:
 // BuiltinCommands are the names of the built-in slash commands: a custom
 // command may not take one.
 func BuiltinCommands() []string {
-	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/worktrees", "/memory", "/mcp", "/compact", "/context"}
+	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/worktrees", "/memory", "/mcp", "/compact", "/context", "/cost", "/status", "/diff", "/review", "/init", "/export"}
 }
 
 // command runs a slash command typed in the input.
@@ -65,6 +71,18 @@ func (m *Model) command(text string) {
 		m.contextCommand()
 	case "/worktrees":
 		m.worktreesCommand(args)
+	case "/cost":
+		m.costCommand()
+	case "/status":
+		m.statusCommand()
+	case "/diff":
+		m.diffCommand(false)
+	case "/review":
+		m.diffCommand(true)
+	case "/init":
+		m.send("/init", initPrompt)
+	case "/export":
+		m.exportCommand(args)
 	default:
 		if c, args, ok := m.cfg.Commands.Resolve(text); ok {
 			m.customCommand(text, c, args)
@@ -108,19 +126,6 @@ func (m *Model) clear() {
 	m.usage.context = 0               // the conversation is empty again; totals and cost stay
 	clear(m.waits.retries)
 	m.note(noteInfo, "Conversation cleared.")
-}
-
-func (m *Model) modelCommand(args []string) {
-	if len(args) == 0 {
-		m.note(noteInfo, "Model: "+m.model+" · /model NAME switches (and cancels background work)")
-		return
-	}
-	name := args[0]
-	if m.cfg.Backend != nil {
-		m.cfg.Backend.SwitchModel(name)
-	}
-	m.model = name
-	m.note(noteSuccess, "Switched to model "+name)
 }
 
 func (m *Model) agentsCommand() {

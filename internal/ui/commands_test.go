@@ -48,7 +48,8 @@ func TestModelShowsAndSwitches(t *testing.T) {
 	if !strings.Contains(frame(m), "Model: test-model") {
 		t.Errorf("/model does not show the model:\n%s", frame(m))
 	}
-	userAsk(m, "/model other-model")
+	b.models = []string{"other-model"}
+	runLater(t, m, ask(m, "/model other-model"))
 	if len(b.switched) != 1 || b.switched[0] != "other-model" {
 		t.Errorf("switched %q", b.switched)
 	}

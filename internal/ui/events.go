@@ -37,6 +37,7 @@ func (m *Model) applyEvent(e event.Event) {
 	if m.thinking != nil && isLead(e) && endsThinking(e.Type) {
 		m.endThinking()
 	}
+	m.noteChange(e)
 	if m.routeToTree(e) {
 		return
 	}

@@ -65,6 +65,11 @@ type fakeBackend struct {
 	compactErr error
 	// bus is the bus the test feeds the model through (nil: none).
 	bus *bus.Bus
+	// provider, models and listErr answer ProviderName and ListModels
+	// (commands_more_test.go).
+	provider string
+	models   []string
+	listErr  error
 }
 
 func (b *fakeBackend) MCP() []mcp.Status { return b.mcp }

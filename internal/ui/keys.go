@@ -36,7 +36,21 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.tasks.key(m, s)
 		return nil
 	}
+	if m.search != nil {
+		m.searchKey(s, k.Text)
+		m.refreshMenu()
+		return nil
+	}
+	if m.menuKey(s) {
+		return nil
+	}
 	switch s {
+	case "shift+tab":
+		m.cycleMode()
+		return nil
+	case "ctrl+r":
+		m.startSearch()
+		return nil
 	case "esc":
 		m.esc()
 		return nil
@@ -52,7 +66,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.submit(m.in.take())
 		return nil
 	}
-	return m.in.update(k)
+	cmd := m.in.update(k)
+	m.refreshMenu()
+	return cmd
 }
 
 // ctrlC interrupts what is running; a second ctrl+c within quitWindow
@@ -137,17 +153,27 @@ func (m *Model) submit(text string) {
 		return
 	}
 	m.offset = 0
-	if strings.HasPrefix(text, "/") {
+	switch {
+	case strings.HasPrefix(text, "/"):
 		m.command(text)
-		return
+	case strings.HasPrefix(text, "!") && strings.TrimSpace(text[1:]) != "":
+		m.shell(strings.TrimSpace(text[1:]))
+	case strings.HasPrefix(text, "#") && strings.TrimSpace(text[1:]) != "":
+		m.remember(text[1:])
+	default:
+		m.sendWithMentions(text)
 	}
-	m.send(text, text)
 }
 
 // send shows what the user typed and gives the lead prompt (a custom
 // command's expansion, or the text itself).
 func (m *Model) send(typed, prompt string) {
 	m.tr.add(&userEntry{text: typed})
+	if len(m.pending) > 0 {
+		// The user's ! output and # lines of the meantime go first.
+		prompt = strings.Join(m.pending, "\n\n") + "\n\n" + prompt
+		m.pending = nil
+	}
 	m.busy = true
 	if m.cfg.Backend != nil {
 		m.cfg.Backend.Submit(prompt)

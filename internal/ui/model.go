@@ -41,6 +41,24 @@ type Config struct {
 	// and reading its @paths (they may ask for approval, so it runs off
 	// the UI's loop); nil: the prompt is Expand's.
 	RenderCommand func(ctx context.Context, c commands.Command, args string) (string, error)
+	// Info is what /status, /export and /diff say of the session (nil:
+	// nothing beyond the run).
+	Info func() SessionInfo
+	// Input features (prefixes.go, complete.go, search.go); each nil or
+	// empty turns its feature off. Workspace is the root @ paths resolve
+	// in and # adds memory to; Files lists it for @ completion; Attach
+	// reads an @ file, Shell runs a ! command (both behind the permission
+	// gate); Modes is the gate Shift+Tab switches; History the folder's
+	// stored prompts, oldest first, for Ctrl+R.
+	Workspace string
+	Files     func(ctx context.Context, limit int) ([]string, error)
+	Attach    func(ctx context.Context, path string) (string, error)
+	Shell     func(ctx context.Context, command string) (string, error)
+	Modes     Modes
+	History   []string
+	// LoadHistory reads the folder's stored prompts at the first Ctrl+R
+	// (they go before History); nil: none.
+	LoadHistory func() []string
 }
 
 // tickInterval is how often elapsed times are refreshed while agents run.
@@ -66,8 +84,13 @@ type Model struct {
 	// whose rows run elsewhere names each row's backend.
 	leadBackend string
 
-	tr        transcript
-	in        input
+	tr     transcript
+	in     input
+	menu   menu
+	files  []string // the workspace's files, listed at the first @
+	search *search  // Ctrl+R's search, nil when none
+	// pending is context for the next prompt: ! output, # lines.
+	pending   []string
 	streaming *assistantEntry
 	// cut is the lead's message an interrupt ended, until its complete
 	// (which carries the partial text) or the turn's end.
@@ -85,6 +108,8 @@ type Model struct {
 	team        *teamEntry
 
 	usage usageInfo
+	// changed are the files each sub-agent's edit tools touched (/diff).
+	changed map[string][]string
 	// later is a command a slash command left for Update to return.
 	later tea.Cmd
 	// busy is set from a prompt's submission to its turn's end: it covers
@@ -162,11 +187,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.compactDone(msg)
 	case commandReadyMsg:
 		m.commandReady(msg)
+	case modelListedMsg:
+		m.modelListed(msg)
+	case diffMsg:
+		m.diffReady(msg)
+	case shellDoneMsg:
+		m.shellDone(msg)
+	case mentionsReadyMsg:
+		m.send(msg.typed, msg.prompt)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
+		m.refreshMenu()
 	case tea.PasteMsg:
-		if m.approval == nil && m.tasks == nil {
+		if m.approval == nil && m.tasks == nil && m.search == nil {
 			cmd = m.in.update(msg)
+			m.refreshMenu()
 		}
 	}
 	if m.quitting {
@@ -247,8 +282,11 @@ func (m *Model) bottom() []string {
 		out = append(out, m.approvalView()...)
 	case m.tasks != nil:
 		out = append(out, m.tasks.view(m)...)
+	case m.search != nil:
+		out = append(out, m.searchView()...)
 	default:
 		out = append(out, strings.Split(m.in.view(), "\n")...)
+		out = append(out, m.menuView()...)
 	}
 	out = append(out, m.statusLine().render(m.theme, m.width))
 	return out
@@ -260,6 +298,7 @@ func (m *Model) statusLine() statusLine {
 		s.ActiveTeammates = m.team.active()
 	}
 	s.Approvals = m.waiting
+	s.Mode = m.modeLabel()
 	s.Retry = m.retryText()
 	return s
 }

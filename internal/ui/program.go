@@ -32,10 +32,19 @@ type Options struct {
 	// Memory is what /memory shows; Commands the custom slash commands.
 	Memory   *memory.Memory
 	Commands *commands.Set
+	// Info is Config.Info.
+	Info func() SessionInfo
 	// RenderCommand is Config.RenderCommand.
 	RenderCommand func(ctx context.Context, c commands.Command, args string) (string, error)
-	In            io.Reader
-	Out           io.Writer
+	// Input features: Config's fields of the same names.
+	Workspace   string
+	Files       func(ctx context.Context, limit int) ([]string, error)
+	Attach      func(ctx context.Context, path string) (string, error)
+	Shell       func(ctx context.Context, command string) (string, error)
+	Modes       Modes
+	LoadHistory func() []string
+	In          io.Reader
+	Out         io.Writer
 	// QuitTimeout bounds the wait for agents on quit (0: 5s).
 	QuitTimeout time.Duration
 	// ProgramOptions are extra Bubble Tea options (tests set a window size).
@@ -72,7 +81,8 @@ func Run(ctx context.Context, o Options) error {
 	// The run outlives ctx: on the way out it is stopped, with a grace.
 	run := rt.Start(context.WithoutCancel(ctx))
 	m := New(Config{Backend: runBackend{rtBackend{rt}, run}, Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
-		Memory: o.Memory, Commands: o.Commands, RenderCommand: o.RenderCommand})
+		Memory: o.Memory, Commands: o.Commands, RenderCommand: o.RenderCommand, Info: o.Info,
+		Workspace: o.Workspace, Files: o.Files, Attach: o.Attach, Shell: o.Shell, Modes: o.Modes, LoadHistory: o.LoadHistory})
 	f := newFeed()
 	// The trees render the reducer's records (Records), and the view may
 	// lose streamed text under a flood and resync from them (Coalesce).

@@ -75,6 +75,8 @@ type statusLine struct {
 	Expanded        bool
 	// Retry is a provider retry counting down; it leads the line.
 	Retry string
+	// Mode is the permission mode when not default (Shift+Tab cycles it).
+	Mode string
 }
 
 func (s statusLine) render(th Theme, width int) string {
@@ -100,6 +102,9 @@ func (s statusLine) render(th Theme, width int) string {
 		parts = append(parts, plural(s.ActiveTeammates, "teammate", "teammates")+" active")
 	}
 	left := th.muted().Render(strings.Join(parts, " · "))
+	if s.Mode != "" {
+		left = th.fg(th.Warning).Render(s.Mode+" (shift+tab to cycle)") + th.muted().Render(" · ") + left
+	}
 	if s.Retry != "" {
 		left = th.fg(th.Warning).Render(s.Retry) + th.muted().Render(" · ") + left
 	}

@@ -10,7 +10,10 @@
 // Usage: node client.mjs SDK_DIR FLOW_JSON -- ATOMIC_BIN ARGS...
 // FLOW_JSON: {"cwd", "before"?: [prompts answered first], "prompt", "waitText"?, "approve"?: true,
 //             "cancelAt"?: N in-progress tool calls, "load"?: true,
-//             "fs"?: {path: text}}
+//             "fs"?: {path: text}, "waitCall"?: title part of a tool call to see end,
+//             "after"?: [prompts sent then, each printed as {"sent": text, "at": ms}],
+//             "loadPrompt"?: prompt sent after session/load}
+// An empty "prompt" sends none (a session created, never prompted).
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -31,6 +34,7 @@ async function start(step) {
   const exited = new Promise((resolve) => child.on("exit", resolve));
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
   const statuses = new Map();
+  const titles = new Map();
   let text = "";
   let wake = () => {};
   const app = acp
@@ -40,6 +44,9 @@ async function start(step) {
       const u = params.update;
       if ((u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.status) {
         statuses.set(u.toolCallId, u.status);
+      }
+      if ((u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.title) {
+        titles.set(u.toolCallId, u.title);
       }
       if (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text") {
         text += u.content.text;
@@ -67,7 +74,9 @@ async function start(step) {
     });
   const inProgress = () => [...statuses.values()].filter((s) => s === "in_progress").length;
   try {
-    await app.connectWith(stream, (agent) => step(agent, { until, inProgress, text: () => text }));
+    const ended = (part) =>
+      [...titles].some(([id, t]) => t.includes(part) && ["completed", "failed"].includes(statuses.get(id)));
+    await app.connectWith(stream, (agent) => step(agent, { until, inProgress, ended, text: () => text }));
   } finally {
     child.stdin.end();
     await exited;
@@ -84,6 +93,7 @@ await start(async (agent, h) => {
   for (const text of flow.before ?? []) {
     await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
   }
+  if (!flow.prompt) return;
   const prompt = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: flow.prompt }] });
   if (flow.cancelAt) {
     await h.until(() => h.inProgress() >= flow.cancelAt);
@@ -96,12 +106,21 @@ await start(async (agent, h) => {
     out({ error: String(e?.message ?? e), at: Date.now() });
   }
   if (flow.waitText) await h.until(() => h.text().includes(flow.waitText));
+  if (flow.waitCall) await h.until(() => h.ended(flow.waitCall));
+  for (const text of flow.after ?? []) {
+    out({ sent: text, at: Date.now() });
+    await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+  }
 });
 if (flow.load) {
   out({ loading: true });
   await start(async (agent) => {
-    await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: caps });
+    const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: caps });
+    out({ reinitialized: init });
     await agent.request(acp.methods.agent.session.load, { sessionId, cwd: flow.cwd, mcpServers: [] });
     out({ loaded: true });
+    if (flow.loadPrompt) {
+      out({ response: await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: flow.loadPrompt }] }), at: Date.now() });
+    }
   });
 }

@@ -255,11 +255,12 @@ func (s *Session) completeTool(ctx context.Context, c provider.ToolCall, res too
 	if a := res.Announce; a != nil && !res.IsError {
 		s.emit(a.Type, c.ID, a.Data)
 	}
-	s.emit(event.ToolComplete, c.ID, data)
 	out := provider.ToolResult{ToolCallID: c.ID, Content: res.Content, IsError: res.IsError}
 	for _, img := range res.Images {
 		out.Images = append(out.Images, provider.Image{MediaType: img.MediaType, Data: img.Data})
+		data.Images = append(data.Images, event.ToolImage{MediaType: img.MediaType, Data: img.Data})
 	}
+	s.emit(event.ToolComplete, c.ID, data)
 	return out
 }
 

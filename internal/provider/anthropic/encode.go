@@ -14,8 +14,8 @@ import (
 )
 
 // request is what each attempt of a turn sends: the body, encoded once,
-// and the parameters it was made from, for whoever reads them (the SDK's
-// telemetry reads the model, system and messages).
+// and the parameters it was made from, for whoever reads them (read
+// reports the model).
 type request struct {
 	params sdk.MessageNewParams
 	body   []byte // nil: the SDK encodes params itself (and reports why they do not encode)
@@ -40,10 +40,11 @@ func (r *request) send(req *http.Request, next option.MiddlewareNext) (*http.Res
 	return next(req)
 }
 
-// options are the SDK options that send r.
+// options are the SDK options that send r, streamed: without a body of
+// its own the SDK adds the stream flag, as Messages.NewStreaming does.
 func (r *request) options() []option.RequestOption {
 	if r.body == nil {
-		return nil
+		return []option.RequestOption{option.WithJSONSet("stream", true)}
 	}
 	return []option.RequestOption{option.WithMiddleware(r.send)}
 }

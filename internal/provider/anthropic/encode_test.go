@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -210,4 +211,49 @@ func BenchmarkStackOfWaitingStreams(b *testing.B) {
 		perStream = float64(during.StackInuse-before.StackInuse) / n
 	}
 	b.ReportMetric(perStream, "stack-B/stream")
+}
+
+// BenchmarkSubAgentTurns is what the provider allocates per sub-agent of a
+// fan-out: 100 turns at once, each a prompt, a task and ten tools sent, a
+// one-word answer read. The server writes a fixed answer; its own
+// allocations (net/http's per connection and request) are in the figures.
+func BenchmarkSubAgentTurns(b *testing.B) {
+	const n = 100
+	answer := []byte("event: message_start\ndata: " + messageStart + "\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":1}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(answer)
+	}))
+	defer srv.Close()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = n
+	defer tr.CloseIdleConnections()
+	p, err := New(Config{APIKey: "k", BaseURL: srv.URL, Model: "m", HTTPClient: &http.Client{Transport: tr}, Retry: providertest.Fast(1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := provider.Request{System: strings.Repeat("You are a sub-agent. ", 100), Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: "TASK-1"}}}}, Tools: tenTools()}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				if resp, err := p.Stream(context.Background(), req, nil); err != nil || resp.Text != "ok" {
+					b.Error(resp, err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	runtime.ReadMemStats(&after)
+	turns := float64(b.N * n)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/turns, "B/agent")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/turns, "allocs/agent")
 }

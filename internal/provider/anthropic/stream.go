@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -14,22 +15,27 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
-// attempt makes one streamed request. Its errors are classified for the
+// attempt makes one streamed request: the SDK's client sends it and
+// reports a refusal as Messages.NewStreaming does, and its SSE stream
+// frames the answer's events, decoded as wireEvents (not its own event
+// union: see wire.go). What NewStreaming adds beside is not used here:
+// per-request headers of parameters Atomic does not set, an OpenTelemetry
+// span, and a deprecation warning printed on stderr. Its errors are classified for the
 // retry policy: *provider.APIError, *provider.StreamError (AfterToolCall set
 // once a tool call went to on), *provider.ConnError, or ctx's error.
 func (p *Provider) attempt(ctx context.Context, r *request, on func(provider.Chunk)) (*provider.Response, error) {
-	stream := p.client.Messages.NewStreaming(ctx, r.params, r.options()...)
+	var raw *http.Response
+	err := p.client.Post(ctx, "v1/messages", r.params, &raw, r.options()...)
+	stream := ssestream.NewStream[wireEvent](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	return read(ctx, stream, string(r.params.Model), on)
 }
 
-// read reads an answer's stream. Apart from attempt because its frame is
-// large (about 16 KB: the SDK's events and message are big structs): the
-// agent's goroutine waits for the answer's headers in attempt, and with
-// this frame below it that wait needed a 32 KB stack instead of 16 KB.
-func read(ctx context.Context, stream *ssestream.Stream[sdk.MessageStreamEventUnion], model string, on func(provider.Chunk)) (*provider.Response, error) {
+// read reads an answer's stream. Apart from attempt, so that the agent's
+// goroutine waits for the answer's headers without read's frame below.
+func read(ctx context.Context, stream *ssestream.Stream[wireEvent], model string, on func(provider.Chunk)) (*provider.Response, error) {
 	var (
-		msg      sdk.Message
+		msg      answer
 		resp     = &provider.Response{Model: model}
 		text     strings.Builder
 		stopped  bool
@@ -42,7 +48,7 @@ func read(ctx context.Context, stream *ssestream.Stream[sdk.MessageStreamEventUn
 				return nil, &provider.StreamError{Provider: name, AfterToolCall: toolSeen, Err: err}
 			}
 		}
-		if err := msg.Accumulate(ev); err != nil {
+		if err := msg.add(&ev); err != nil {
 			return nil, &provider.StreamError{Provider: name, AfterToolCall: toolSeen, Err: fmt.Errorf("malformed event stream: %w", err)}
 		}
 		switch ev.Type {
@@ -55,14 +61,14 @@ func read(ctx context.Context, stream *ssestream.Stream[sdk.MessageStreamEventUn
 				on(provider.Chunk{Kind: provider.ChunkThinking, Text: ev.Delta.Thinking})
 			}
 		case "content_block_stop":
-			b := msg.Content[ev.Index]
-			switch b.Type {
+			b := &msg.blocks[ev.Index]
+			switch b.typ {
 			case "thinking":
-				resp.Thinking = append(resp.Thinking, provider.Thinking{Text: b.Thinking, Signature: b.Signature})
+				resp.Thinking = append(resp.Thinking, provider.Thinking{Text: b.thinking, Signature: b.sig})
 			case "redacted_thinking":
-				resp.Thinking = append(resp.Thinking, provider.Thinking{Redacted: b.Data})
+				resp.Thinking = append(resp.Thinking, provider.Thinking{Redacted: b.data})
 			case "tool_use":
-				tc := provider.ToolCall{ID: b.ID, Name: b.Name, Input: toolInput(b.Input)}
+				tc := provider.ToolCall{ID: b.id, Name: b.name, Input: toolInput(b.input)}
 				resp.ToolCalls = append(resp.ToolCalls, tc)
 				toolSeen = true
 				on(provider.Chunk{Kind: provider.ChunkToolCall, ToolCall: &tc})
@@ -80,25 +86,25 @@ func read(ctx context.Context, stream *ssestream.Stream[sdk.MessageStreamEventUn
 	if !stopped {
 		return nil, &provider.StreamError{Provider: name, AfterToolCall: toolSeen, Err: errors.New("the stream ended before message_stop")}
 	}
-	if msg.Model != "" {
-		resp.Model = string(msg.Model)
+	if msg.model != "" {
+		resp.Model = msg.model
 	}
 	resp.Text = text.String()
-	resp.StopReason = stopReason(msg.StopReason)
-	resp.Usage = provider.FillCost(resp.Model, usage(msg.Usage))
+	resp.StopReason = stopReason(sdk.StopReason(msg.stopReason))
+	resp.Usage = provider.FillCost(resp.Model, msg.usage.event())
 	return resp, nil
 }
 
 // checkToolInput reports a tool_use block at index whose streamed input is
-// not JSON; it must run before Accumulate sees the block's stop event,
+// not JSON; it must run before the block's stop event is accumulated,
 // which would quietly replace such input with {}.
-func checkToolInput(msg *sdk.Message, index int64) error {
-	if index < 0 || index >= int64(len(msg.Content)) {
-		return nil // Accumulate reports the bad index
+func checkToolInput(msg *answer, index int64) error {
+	if index < 0 || index >= int64(len(msg.blocks)) {
+		return nil // add reports the bad index
 	}
-	b := msg.Content[index]
-	if b.Type == "tool_use" && len(b.Input) > 0 && !json.Valid(b.Input) {
-		return fmt.Errorf("tool call %q (%s) has input that is not valid JSON", b.Name, b.ID)
+	b := &msg.blocks[index]
+	if b.typ == "tool_use" && len(b.input) > 0 && !json.Valid(b.input) {
+		return fmt.Errorf("tool call %q (%s) has input that is not valid JSON", b.name, b.id)
 	}
 	return nil
 }
@@ -125,12 +131,12 @@ func stopReason(r sdk.StopReason) provider.StopReason {
 	}
 }
 
-// usage converts the API's token counts.
-func usage(u sdk.Usage) event.Usage {
+// event is u as Atomic counts tokens.
+func (u usage) event() event.Usage {
 	return event.Usage{
-		InputTokens:         u.InputTokens,
-		OutputTokens:        u.OutputTokens,
-		CacheReadTokens:     u.CacheReadInputTokens,
-		CacheCreationTokens: u.CacheCreationInputTokens,
+		InputTokens:         u.input,
+		OutputTokens:        u.output,
+		CacheReadTokens:     u.cacheRead,
+		CacheCreationTokens: u.cacheCreation,
 	}
 }

@@ -18,7 +18,7 @@ import (
 // once a tool call went to on), *provider.ConnError, or ctx's error.
 func (p *Provider) attempt(ctx context.Context, params sdk.ChatCompletionNewParams, on func(provider.Chunk)) (*provider.Response, error) {
 	x := &exchange{}
-	stream := p.client.Chat.Completions.NewStreaming(ctx, params, x.option())
+	stream := p.client.Chat.Completions.NewStreaming(warmOnRequest(ctx), params, x.option())
 	defer stream.Close()
 
 	t := turn{on: on, resp: provider.Response{Model: string(params.Model)}}
