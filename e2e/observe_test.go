@@ -166,10 +166,18 @@ func TestOTLPExportGetsOneTraceWithASpanPerAgentUnderTheLeadAndTheirMetrics(t *t
 	if bad := col.Bad(); len(bad) > 0 {
 		t.Fatalf("the collector could not decode: %v", bad)
 	}
-	spans := col.Spans()
-	if len(spans) != 4 {
-		t.Fatalf("want 4 spans (the lead and 3 sub-agents), got %d", len(spans))
+	var spans, calls []*tracepb.Span
+	for _, s := range col.Spans() {
+		if strings.HasPrefix(s.Name, "invoke_agent ") {
+			spans = append(spans, s)
+		} else {
+			calls = append(calls, s)
+		}
 	}
+	if len(spans) != 4 {
+		t.Fatalf("want 4 agent spans (the lead and 3 sub-agents), got %d", len(spans))
+	}
+	checkCallSpans(t, spans, calls)
 	var lead *tracepb.Span
 	for _, s := range spans {
 		if s.Name == "invoke_agent lead" {
@@ -225,16 +233,67 @@ func TestOTLPExportGetsOneTraceWithASpanPerAgentUnderTheLeadAndTheirMetrics(t *t
 	}
 }
 
+// checkCallSpans: each of the five model requests (the lead's two, one
+// per sub-agent) is a chat span and each task call an execute_tool span,
+// under its agent's span, with the GenAI conventions' attributes.
+func checkCallSpans(t *testing.T, agents, calls []*tracepb.Span) {
+	t.Helper()
+	byAgent := map[string]*tracepb.Span{}
+	for _, s := range agents {
+		byAgent[testkit.Attr(s.Attributes, "gen_ai.agent.id")] = s
+	}
+	chats, tasks := 0, 0
+	for _, s := range calls {
+		agent := byAgent[testkit.Attr(s.Attributes, "gen_ai.agent.id")]
+		if agent == nil || !bytes.Equal(s.ParentSpanId, agent.SpanId) || !bytes.Equal(s.TraceId, agent.TraceId) {
+			t.Errorf("span %s is not under its agent's span", s.Name)
+			continue
+		}
+		switch testkit.Attr(s.Attributes, "gen_ai.operation.name") {
+		case "chat":
+			chats++
+			model := testkit.Attr(s.Attributes, "gen_ai.request.model")
+			if s.Name != "chat "+model || model == "" || testkit.Attr(s.Attributes, "gen_ai.provider.name") != "anthropic" ||
+				testkit.Attr(s.Attributes, "gen_ai.usage.input_tokens") == "0" || testkit.Attr(s.Attributes, "gen_ai.usage.output_tokens") == "" {
+				t.Errorf("chat span %s: %v", s.Name, s.Attributes)
+			}
+		case "execute_tool":
+			tasks++
+			if s.Name != "execute_tool task" || testkit.Attr(s.Attributes, "gen_ai.tool.name") != "task" ||
+				testkit.Attr(s.Attributes, "gen_ai.tool.call.id") == "" || agent != byAgent["lead"] {
+				t.Errorf("tool span %s: %v", s.Name, s.Attributes)
+			}
+		default:
+			t.Errorf("span %s: operation %q", s.Name, testkit.Attr(s.Attributes, "gen_ai.operation.name"))
+		}
+	}
+	if chats != 5 || tasks != 3 {
+		t.Errorf("%d chat spans and %d tool spans, want 5 (the lead's 2, a sub-agent's 1 each) and 3 task calls", chats, tasks)
+	}
+}
+
 func TestWithoutAnOTLPEndpointNothingIsExported(t *testing.T) {
 	col := testkit.NewCollector(t)
 	// The endpoint's other variables alone start nothing.
 	r := runWithEnv(t, threeSubagents, []string{"XDG_STATE_HOME=" + t.TempDir(),
-		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + col.URL() + "/v1/traces", "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"}, "-p", "survey")
+		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "OTEL_EXPORTER_OTLP_HEADERS=x=" + col.URL()}, "-p", "survey")
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}
 	if n := len(col.Spans()); n != 0 || len(col.Metrics()) != 0 {
-		t.Errorf("without OTEL_EXPORTER_OTLP_ENDPOINT the collector got %d spans and %d metrics", n, len(col.Metrics()))
+		t.Errorf("without an OTLP endpoint the collector got %d spans and %d metrics", n, len(col.Metrics()))
+	}
+}
+
+func TestATracesEndpointAloneExportsTheTraceAndNoMetrics(t *testing.T) {
+	col := testkit.NewCollector(t)
+	r := runWithEnv(t, threeSubagents, []string{"XDG_STATE_HOME=" + t.TempDir(),
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + col.URL() + "/v1/traces"}, "-p", "survey")
+	if r.code != 0 {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	if n := len(col.Spans()); n < 4 || len(col.Metrics()) != 0 {
+		t.Errorf("with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT alone the collector got %d spans and %d metrics, want the trace only", n, len(col.Metrics()))
 	}
 }
 

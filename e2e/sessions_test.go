@@ -95,7 +95,12 @@ func TestARunIsListedBySessionsAndItsExportEqualsItsStreamJSON(t *testing.T) {
 	if exp.code != 0 {
 		t.Fatalf("export: exit %d: %s", exp.code, exp.stderr)
 	}
-	if diff := cmp.Diff(r.stdout, exp.stdout); diff != "" {
+	// The export is the prompt, then what stream-json printed.
+	prompt, rest, _ := strings.Cut(exp.stdout, "\n")
+	if !strings.HasPrefix(prompt, `{"type":"user.prompt",`) || !strings.Contains(prompt, `"agent_id":"lead","data":{"text":"fan out please"}`) {
+		t.Errorf("the export's first line %s is not the user's prompt", prompt)
+	}
+	if diff := cmp.Diff(r.stdout, rest); diff != "" {
 		t.Fatalf("export differs from the run's stream-json (-run +export):\n%s", diff)
 	}
 	text := sessionsCmd(t, state)
@@ -199,5 +204,64 @@ func checkHistories(t *testing.T, state, id string, evs []event.Raw) {
 		if err != nil || !ok || len(h) < 2 || h[len(h)-1].Role != provider.RoleAssistant {
 			t.Errorf("history of %s: %d messages, saved %v, %v; want it saved up to its answer", a, len(h), ok, err)
 		}
+	}
+}
+
+// The export is the whole conversation: the user's prompt, and the
+// message that woke the lead when its background task finished, in order.
+func TestTheExportHoldsTheUsersPromptAndTheBackgroundResultThatWokeTheLeadInOrder(t *testing.T) {
+	srv := server(t, `
+rules:
+  - {name: woken, match: {last_user_contains: "task-notification"}, respond: {text: "the background task reported"}}
+  - {name: sub, match: {first_user_contains: "SLOW"}, respond: {text: "slow result", delay_ms: 200}}
+  - {name: acked, match: {has_tool_results: true}, respond: {text: "started it"}}
+  - name: spawn
+    respond:
+      tool_calls:
+        - {name: task, input: {description: "slow one", prompt: "SLOW", subagent_type: general-purpose, mode: background}}
+`)
+	state := t.TempDir()
+	r := runIn(t, srv, state, t.TempDir(), "-p", "start the slow one", "--output-format", "stream-json")
+	if r.code != 0 {
+		t.Fatalf("atomic run: exit %d, stderr %q", r.code, r.stderr)
+	}
+	list := listSessions(t, state)
+	if len(list) != 1 {
+		t.Fatalf("sessions: %+v", list)
+	}
+	exp := sessionsCmd(t, state, "export", list[0].ID)
+	if exp.code != 0 {
+		t.Fatalf("export: exit %d: %s", exp.code, exp.stderr)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(exp.stdout), "\n") {
+		var e struct {
+			Type    string `json:"type"`
+			AgentID string `json:"agent_id"`
+			Data    struct {
+				Text string `json:"text"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("export line %s: %v", line, err)
+		}
+		switch {
+		case e.Type == "user.prompt", e.Type == "message.delivered",
+			e.Type == "message.complete" && e.AgentID == event.LeadID:
+			got = append(got, e.Type+": "+strings.ReplaceAll(e.Data.Text, "\n", " "))
+		}
+	}
+	want := []string{"user.prompt: start the slow one", "message.complete: ", "message.complete: started it",
+		"message.delivered: <task-notification>", "message.complete: the background task reported"}
+	if len(got) != len(want) {
+		t.Fatalf("the export's conversation:\n%s\nwant the shape of\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("line %d: %q, want %q…", i, got[i], want[i])
+		}
+	}
+	if !strings.Contains(got[3], "slow result") {
+		t.Errorf("the delivered message %q does not carry the task's result", got[3])
 	}
 }

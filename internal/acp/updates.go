@@ -98,6 +98,14 @@ func (t *translator) leadUpdates(e event.Event) []sdk.SessionUpdate {
 			return nil // a sub-agent's tool call follows its record
 		}
 		return []sdk.SessionUpdate{t.toolComplete(e.ToolCallID, d)}
+	case event.ToolProgress:
+		d, ok := event.Payload[event.ToolProgressData](e.Data)
+		if !ok || e.ToolCallID == "" || t.tasks[e.ToolCallID] {
+			return nil
+		}
+		// The call's content is its progress until its result replaces it.
+		return []sdk.SessionUpdate{sdk.UpdateToolCall(sdk.ToolCallId(e.ToolCallID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress),
+			sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(d.Line()))}))}
 	case event.PlanUpdate:
 		d, ok := event.Payload[event.PlanUpdateData](e.Data)
 		if !ok {

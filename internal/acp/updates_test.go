@@ -251,3 +251,15 @@ func TestASubagentsOwnSubagentsToolCallIsAttachedToItsParentsAndAWaitingParentSa
 		t.Errorf("the waiting parent's last update is %s", last)
 	}
 }
+
+func TestALeadToolsProgressReachesTheClientAsItsToolCallsContent(t *testing.T) {
+	got := sentFor(t, nil, []event.Event{
+		ev(event.ToolStart, 0, event.LeadID, "", "m1", event.ToolStartData{Name: "mcp__s__index"}),
+		ev(event.ToolProgress, 1, event.LeadID, "", "m1", event.ToolProgressData{Name: "mcp__s__index", Progress: 3, Total: 10, Message: "files"}),
+		ev(event.ToolProgress, 1, "explore-1", event.LeadID, "m2", event.ToolProgressData{Name: "mcp__s__index", Progress: 1}),
+	})
+	want := `{"content":[{"content":{"text":"3/10 · files","type":"text"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"in_progress","toolCallId":"m1"}`
+	if len(got) != 2 || got[1] != want {
+		t.Errorf("updates = %q, want the start then %s", got, want)
+	}
+}

@@ -123,7 +123,7 @@ func openSessions(ctx context.Context, ios IOStreams) (*store.Store, error) {
 // hold a key.
 func exportSession(ctx context.Context, st *store.Store, id string, ios IOStreams, red *redact.Redactor) error {
 	w := bufio.NewWriterSize(ios.Out, 64<<10)
-	err := st.Events(ctx, id, func(line []byte) error {
+	err := st.Export(ctx, id, func(line []byte) error {
 		if _, err := w.Write(red.Bytes(line)); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ package event
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -56,6 +57,19 @@ const (
 	// HookRun: a settings hook ran (HookRunData). It is not a lifecycle
 	// event.
 	HookRun Type = "hook.run"
+	// ToolProgress: a running tool call reported progress (an MCP
+	// server's notifications/progress); ToolProgressData, under the call's
+	// tool_call_id. It is not a lifecycle event.
+	ToolProgress Type = "tool.progress"
+	// MessageDelivered: a message that was not the user's prompt went into
+	// the agent's conversation as its user turn (MessageDeliveredData): a
+	// background task's result, a teammate's message. It is not a
+	// lifecycle event.
+	MessageDelivered Type = "message.delivered"
+	// UserPrompt is a user's prompt as "atomic sessions export" writes it
+	// among the events (UserPromptData); the bus never carries it (the
+	// store keeps prompts apart).
+	UserPrompt Type = "user.prompt"
 )
 
 // LeadID is the lead agent's id: the agent_id of everything the lead emits
@@ -164,6 +178,37 @@ type HookRunData struct {
 	Tool       string `json:"tool,omitempty"`
 	Message    string `json:"message,omitempty"`
 	Source     string `json:"source,omitempty"`
+}
+
+// MessageDeliveredData: the text an agent was given.
+type MessageDeliveredData struct {
+	Text string `json:"text"`
+}
+
+// UserPromptData: what the user typed.
+type UserPromptData struct {
+	Text string `json:"text"`
+}
+
+// ToolProgressData: how far a running tool call is. Progress rises with
+// each report; Total is 0 when unknown.
+type ToolProgressData struct {
+	Name     string  `json:"name"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// Line is the progress in a few words: "3/10 · indexing", "42 · indexing".
+func (d ToolProgressData) Line() string {
+	n := strconv.FormatFloat(d.Progress, 'f', -1, 64)
+	if d.Total > 0 {
+		n += "/" + strconv.FormatFloat(d.Total, 'f', -1, 64)
+	}
+	if d.Message == "" {
+		return n
+	}
+	return n + " · " + d.Message
 }
 
 // MessageCompleteData: the assistant message ended; Text is all of it.
@@ -300,6 +345,19 @@ type UsageUpdateData struct {
 	// answer; after a compaction, the estimate of the next request); the
 	// window is Usage.ContextWindow. 0: not reported (external CLIs).
 	Context int64 `json:"context_tokens,omitempty"`
+	// Call is the model request a delta reports (Atomic's own loop), for
+	// its trace span; the bus keeps it as the delta becomes a total.
+	Call *ModelCall `json:"call,omitempty"`
+}
+
+// ModelCall is one model request: its model and provider, when it was
+// sent, why the answer stopped and what that request alone used.
+type ModelCall struct {
+	Model      string     `json:"model"`
+	Provider   string     `json:"provider,omitempty"`
+	Start      time.Time  `json:"start"`
+	StopReason StopReason `json:"stop_reason,omitempty"`
+	Usage      Usage      `json:"usage"`
 }
 
 // Compaction triggers (ContextCompactData.Trigger).

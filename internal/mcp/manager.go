@@ -9,8 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,8 +103,9 @@ type Manager struct {
 }
 
 type server struct {
-	cfg   Server
-	ready chan struct{} // closed when no longer starting
+	cfg      Server
+	ready    chan struct{} // closed when no longer starting
+	progress progressRoutes
 
 	// under Manager.mu
 	state     State
@@ -154,6 +155,9 @@ func (m *Manager) AddTo(sets ...*tools.Set) {
 	if m == nil {
 		return
 	}
+	for _, set := range sets {
+		set.AddAwaiter(m.await)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sets = append(m.sets, sets...)
@@ -166,13 +170,51 @@ func (m *Manager) AddTo(sets ...*tools.Set) {
 	}
 }
 
+// await is the sets' tools.Awaiter: a call naming mcp__<server>__<tool>
+// of a server still starting waits for the server's start to end, which
+// its handshake timeout bounds (DefaultHandshakeTimeout, 30 s, counted
+// from its start), then gets that tool if the server offers it. Tools of
+// a starting server are not offered before they are listed (as in Claude
+// Code); only a call that names one waits.
+func (m *Manager) await(ctx context.Context, name string) (tools.Tool, bool) {
+	m.mu.Lock()
+	var s *server
+	for _, c := range m.servers {
+		if c.state == Starting && strings.HasPrefix(name, ToolName(c.cfg.Name, "")) {
+			s = c
+			break
+		}
+	}
+	m.mu.Unlock()
+	if s == nil {
+		return nil, false
+	}
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return nil, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, t := range s.tools {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
 // run connects s and keeps its session until ctx ends.
 func (m *Manager) run(ctx context.Context, s *server) {
 	begin := time.Now()
 	client := sdk.NewClient(&sdk.Implementation{Name: "atomic", Version: m.opts.Version}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) { m.refresh(ctx, s, req.Session) },
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			s.progress.notify(req.Params)
+		},
 	})
-	tr, cmd, err := transport(s.cfg)
+	tr, err := transport(s.cfg)
+	stdio, _ := tr.(*stdioTransport)
 	var sess *sdk.ClientSession
 	var ts []*Tool
 	if err == nil {
@@ -181,7 +223,10 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		timer := time.AfterFunc(m.opts.handshakeTimeout(), cancel)
-		sess, ts, err = connect(cctx, client, tr, s.cfg.Name, m.opts.toolTimeout())
+		sess, ts, err = connect(cctx, client, tr, s, m.opts.toolTimeout())
+		if err != nil {
+			err = startFailure(err, stdio)
+		}
 		if !timer.Stop() && err == nil {
 			err = fmt.Errorf("handshake: not done within %s", m.opts.handshakeTimeout())
 			_ = sess.Close()
@@ -191,7 +236,7 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		}
 	}
 	if err != nil {
-		killGroup(cmd)
+		stdio.end()
 		if ctx.Err() != nil {
 			err = errors.Join(err, ctx.Err())
 		}
@@ -208,7 +253,7 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		}
 		m.mu.Unlock()
 	}
-	killGroup(cmd) // first: Close then reaps the process at once
+	stdio.end() // first: Close then reaps the process at once
 	_ = sess.Close()
 }
 
@@ -221,7 +266,7 @@ func waitDone(sess *sdk.ClientSession) <-chan struct{} {
 	return done
 }
 
-func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name string, timeout time.Duration) (*sdk.ClientSession, []*Tool, error) {
+func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, s *server, timeout time.Duration) (*sdk.ClientSession, []*Tool, error) {
 	sess, err := client.Connect(ctx, tr, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("handshake: %w", err)
@@ -233,7 +278,7 @@ func connect(ctx context.Context, client *sdk.Client, tr sdk.Transport, name str
 				_ = sess.Close()
 				return nil, nil, fmt.Errorf("listing tools: %w", err)
 			}
-			ts = append(ts, newTool(name, t, sess, timeout))
+			ts = append(ts, newTool(s, t, sess, timeout))
 		}
 	}
 	return sess, ts, nil
@@ -284,7 +329,7 @@ func (m *Manager) refresh(ctx context.Context, s *server, sess *sdk.ClientSessio
 			if err != nil {
 				return // the next change, or a call, says more
 			}
-			ts = append(ts, newTool(s.cfg.Name, t, sess, m.opts.toolTimeout()))
+			ts = append(ts, newTool(s, t, sess, m.opts.toolTimeout()))
 		}
 		m.mu.Lock()
 		defer m.mu.Unlock()
@@ -300,8 +345,8 @@ func (m *Manager) refresh(ctx context.Context, s *server, sess *sdk.ClientSessio
 	}()
 }
 
-// transport builds s's transport; cmd is its process (nil over HTTP).
-func transport(s Server) (sdk.Transport, *exec.Cmd, error) {
+// transport builds s's transport.
+func transport(s Server) (sdk.Transport, error) {
 	switch s.Type {
 	case Stdio:
 		cmd := exec.Command(s.Command, s.Args...)
@@ -310,14 +355,14 @@ func transport(s Server) (sdk.Transport, *exec.Cmd, error) {
 		// node wrappers).
 		cmd.SysProcAttr = procgroup.Attr()
 		reaper.Guard(cmd)
-		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 500 * time.Millisecond}, cmd, nil
+		return newStdioTransport(cmd), nil
 	case HTTP:
 		return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers),
-			MaxRetries: -1}, nil, nil
+			MaxRetries: -1}, nil
 	case SSE:
-		return &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers)}, nil, nil
+		return &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: headerClient(s.Headers)}, nil
 	}
-	return nil, nil, fmt.Errorf("unknown transport %q", s.Type)
+	return nil, fmt.Errorf("unknown transport %q", s.Type)
 }
 
 // serverEnv is a stdio server's environment: Atomic's without any
@@ -331,15 +376,6 @@ func serverEnv(environ []string, own map[string]string) []string {
 		env = append(env, k+"="+own[k])
 	}
 	return env
-}
-
-// killGroup ends a stdio server's process group; the SDK's Close of the
-// session reaps the process itself.
-func killGroup(cmd *exec.Cmd) {
-	if cmd == nil || cmd.Process == nil {
-		return
-	}
-	_ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
 }
 
 // headerClient sends headers with every request.

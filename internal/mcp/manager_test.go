@@ -64,8 +64,8 @@ func TestServersOverEveryTransportOfferTheirToolsUnderMcpNames(t *testing.T) {
 				t.Errorf("echo = %+v", res)
 			}
 			st := m.Statuses()
-			if len(st) != 1 || st[0].State != mcp.Ready || st[0].Tools != 9 || st[0].Transport != srv.Type {
-				t.Errorf("status = %+v, want ready with 9 tools over %s", st, srv.Type)
+			if len(st) != 1 || st[0].State != mcp.Ready || st[0].Tools != 10 || st[0].Transport != srv.Type {
+				t.Errorf("status = %+v, want ready with 10 tools over %s", st, srv.Type)
 			}
 			if len(w.All()) > 0 {
 				t.Errorf("warnings: %v", w.All())
@@ -252,8 +252,8 @@ func TestToolsAServerAddsLaterJoinTheSets(t *testing.T) {
 			if res := run(t, set, "mcp__s__sprout", `{}`); res.Content != "I am sprout" {
 				t.Errorf("sprout = %+v", res)
 			}
-			if st := m.Statuses(); st[0].Tools != 10 {
-				t.Errorf("tool count %d, want 10", st[0].Tools)
+			if st := m.Statuses(); st[0].Tools != 11 {
+				t.Errorf("tool count %d, want 11", st[0].Tools)
 			}
 		})
 	}
@@ -280,5 +280,50 @@ func TestHTTPServersGetTheConfiguredHeaders(t *testing.T) {
 	st := m.Statuses()
 	if st[1].State != mcp.Failed || len(w.All()) != 1 || !strings.Contains(w.All()[0], "mcp server without:") {
 		t.Errorf("the server without the header: %+v, warnings %q", st[1], w.All())
+	}
+}
+
+func TestAServerThatExitsWhileStartingIsReportedWithItsExitStatusAndLastStderrLines(t *testing.T) {
+	m, _, w := start(t, mcptest.FailingStdio(t, "db", 3))
+	m.Ready(context.Background(), 10*time.Second)
+	st := m.Statuses()
+	if st[0].State != mcp.Failed {
+		t.Fatalf("status = %+v, want failed", st[0])
+	}
+	for _, want := range []string{"mcp server db: exited during start with status 3", "mcptest: fatal: cannot open the database", "start-up line 8", "start-up line 5"} {
+		if !strings.Contains(st[0].Err, want) {
+			t.Errorf("error %q does not say %q", st[0].Err, want)
+		}
+	}
+	for _, not := range []string{"EOF", "client is closing", "start-up line 4"} {
+		if strings.Contains(st[0].Err, not) {
+			t.Errorf("error %q says %q", st[0].Err, not)
+		}
+	}
+	if ws := w.All(); len(ws) != 1 || ws[0] != st[0].Err {
+		t.Errorf("warnings = %q, want the error once", ws)
+	}
+}
+
+func TestAwaitingAToolWaitsOnlyForAServerStillStartingAndOnlyUntilItsStartEnds(t *testing.T) {
+	m, set, _ := start(t, mcptest.SlowStdio(t, "slow", 700*time.Millisecond), mcptest.FailingStdio(t, "broken", 1))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	begin := time.Now()
+	if _, ok := set.Await(ctx, "read_everything"); ok || time.Since(begin) > 100*time.Millisecond {
+		t.Errorf("a name no server offers: found %v after %v, want none at once", ok, time.Since(begin))
+	}
+	tool, ok := set.Await(ctx, "mcp__slow__echo")
+	if !ok {
+		t.Fatalf("the slow server's echo was not waited for; status %+v", m.Statuses())
+	}
+	if res, err := tool.Run(ctx, tools.Call{ID: "c1", Input: json.RawMessage(`{"text":"late"}`)}); err != nil || res.Content != "echo: late" {
+		t.Errorf("echo = %+v, %v", res, err)
+	}
+	if _, ok := set.Await(ctx, "mcp__broken__echo"); ok {
+		t.Error("a tool of a server that failed to start was found")
+	}
+	if _, ok := set.Await(ctx, "mcp__slow__nosuch"); ok {
+		t.Error("a tool the server does not offer was found")
 	}
 }

@@ -44,15 +44,18 @@ type Tool struct {
 	schema  json.RawMessage
 	sess    *sdk.ClientSession
 	timeout time.Duration
+	// progress routes the server's progress notifications to the call.
+	progress *progressRoutes
 }
 
 // newTool adapts t; a schema that does not marshal becomes an open object.
-func newTool(server string, t *sdk.Tool, sess *sdk.ClientSession, timeout time.Duration) *Tool {
+func newTool(srv *server, t *sdk.Tool, sess *sdk.ClientSession, timeout time.Duration) *Tool {
+	server := srv.cfg.Name
 	schema, err := json.Marshal(t.InputSchema)
 	if err != nil || t.InputSchema == nil {
 		schema = json.RawMessage(`{"type":"object"}`)
 	}
-	return &Tool{name: ToolName(server, t.Name), server: server, remote: t, schema: schema, sess: sess, timeout: timeout}
+	return &Tool{name: ToolName(server, t.Name), server: server, remote: t, schema: schema, sess: sess, timeout: timeout, progress: &srv.progress}
 }
 
 // Name implements tools.Tool.
@@ -99,7 +102,14 @@ func (t *Tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	}
 	cctx, cancel := context.WithTimeoutCause(ctx, t.timeout, errToolTimeout)
 	defer cancel()
-	res, err := t.sess.CallTool(cctx, &sdk.CallToolParams{Name: t.remote.Name, Arguments: args})
+	params := &sdk.CallToolParams{Name: t.remote.Name, Arguments: args}
+	if call.Progress != nil {
+		// A progressToken asks the server for notifications/progress.
+		token, done := t.progress.open(call.Progress)
+		defer done()
+		params.SetProgressToken(token)
+	}
+	res, err := t.sess.CallTool(cctx, params)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errToolTimeout) {
 		return tools.Result{IsError: true, Content: fmt.Sprintf(
 			"mcp server %s: tool %s did not answer within %s and was cancelled; if it needs longer, raise MCP_TOOL_TIMEOUT (milliseconds) or mcp_tool_timeout (seconds) in the config file",

@@ -43,6 +43,8 @@ type Observer struct {
 	red   *redact.Redactor
 	now   func() time.Time
 	unsub func()
+	// calls: a sink takes calls (CallSink), so tool ends are queued too.
+	calls bool
 
 	mu     sync.Mutex
 	queue  []event.Event
@@ -56,6 +58,11 @@ type Observer struct {
 // masks the secrets in the spans' text (nil: key-shaped text only).
 func Watch(b Subscriber, now func() time.Time, red *redact.Redactor, sinks ...SpanSink) *Observer {
 	o := &Observer{sinks: sinks, rd: b, now: now, red: red, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	for _, k := range sinks {
+		if _, ok := k.(CallSink); ok {
+			o.calls = true
+		}
+	}
 	o.unsub = b.Subscribe(o.push)
 	go o.loop()
 	return o
@@ -64,7 +71,7 @@ func Watch(b Subscriber, now func() time.Time, red *redact.Redactor, sinks ...Sp
 // push queues e when the tracker looks at its type; it never blocks on
 // anything but the queue's own lock.
 func (o *Observer) push(e event.Event) {
-	if !Relevant(e.Type) {
+	if !Relevant(e.Type) && !(o.calls && callRelevant(e.Type)) {
 		return
 	}
 	o.mu.Lock()
@@ -81,6 +88,7 @@ func (o *Observer) push(e event.Event) {
 func (o *Observer) loop() {
 	defer close(o.done)
 	t := NewTracker(o.rd)
+	ct := newCallTracker()
 	var batch []event.Event
 	var flush <-chan time.Time
 	var timer *time.Timer
@@ -101,6 +109,12 @@ func (o *Observer) loop() {
 			started, ended := t.Apply(e)
 			o.send(started, ended)
 			sent = sent || len(started)+len(ended) > 0
+			if o.calls {
+				// After the agent's span opened: the call goes under it.
+				if c, ok := ct.apply(e); ok {
+					o.sendCall(c)
+				}
+			}
 		}
 		clear(batch)
 		if closed {
@@ -137,6 +151,17 @@ func (o *Observer) send(started, ended []Span) {
 		s = o.redact(s)
 		for _, k := range o.sinks {
 			o.keep(k.Ended(s))
+		}
+	}
+}
+
+func (o *Observer) sendCall(c Call) {
+	for _, f := range []*string{&c.Error, &c.Name, &c.AgentID, &c.ID} {
+		*f = o.red.String(*f)
+	}
+	for _, k := range o.sinks {
+		if cs, ok := k.(CallSink); ok {
+			o.keep(cs.Call(c))
 		}
 	}
 }

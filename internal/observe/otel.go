@@ -13,10 +13,15 @@ import (
 const scope = "github.com/atomic-agent/atomic"
 
 // OTelEnabled reports whether OpenTelemetry export is asked for:
-// OTEL_EXPORTER_OTLP_ENDPOINT is set (and OTEL_SDK_DISABLED is not true).
+// OTEL_EXPORTER_OTLP_ENDPOINT, or the endpoint of one signal
+// (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, _METRICS_ENDPOINT), is set and
+// OTEL_SDK_DISABLED is not true. A signal with no endpoint of its own
+// nor the base one is not exported.
 // When it is not, nothing of OpenTelemetry is started.
 func OTelEnabled(getenv func(string) string) bool {
-	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" && !strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true")
+	set := getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" ||
+		getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != ""
+	return set && !strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true")
 }
 
 // OTel is a SpanSink that exports each agent as a span of the run's one
@@ -100,6 +105,50 @@ func (o *OTel) Started(s Span) error {
 	if s.Kind == KindLead && o.lead == nil {
 		o.lead = sp
 	}
+	return nil
+}
+
+// Call records c as a span under its agent's (the lead's when that is
+// unknown), with the GenAI conventions' attributes: a model request is
+// "chat MODEL", a tool call "execute_tool TOOL".
+func (o *OTel) Call(c Call) error {
+	if err := o.start(); err != nil {
+		return err
+	}
+	parent := o.spans[c.AgentID]
+	if parent == nil {
+		parent = o.lead
+	}
+	attrs := []kv{attrStr("gen_ai.operation.name", c.Kind), attrStr("gen_ai.agent.id", c.AgentID)}
+	switch c.Kind {
+	case CallModel:
+		attrs = append(attrs,
+			attrStr("gen_ai.provider.name", c.Provider),
+			attrStr("gen_ai.system", c.Provider), // the name before semconv 1.37
+			attrStr("gen_ai.request.model", c.Name),
+			attrInt("gen_ai.usage.input_tokens", c.Usage.InputTokens),
+			attrInt("gen_ai.usage.output_tokens", c.Usage.OutputTokens))
+		if n := c.Usage.CacheReadTokens; n > 0 {
+			attrs = append(attrs, attrInt("gen_ai.usage.cache_read.input_tokens", n))
+		}
+		if n := c.Usage.CacheCreationTokens; n > 0 {
+			attrs = append(attrs, attrInt("gen_ai.usage.cache_creation.input_tokens", n))
+		}
+		if c.StopReason != "" {
+			attrs = append(attrs, kv{"gen_ai.response.finish_reasons", []string{c.StopReason}})
+		}
+	case CallTool:
+		attrs = append(attrs, attrStr("gen_ai.tool.name", c.Name), attrStr("gen_ai.tool.call.id", c.ID))
+	}
+	sp := newSpan(c.Kind+" "+c.Name, c.Start, parent, o.p.sample, attrs)
+	sp.end = c.End
+	if sp.end.Before(sp.start) {
+		sp.end = sp.start
+	}
+	if c.Failed {
+		sp.failed, sp.statusMsg = true, c.Error
+	}
+	o.p.ended(sp)
 	return nil
 }
 

@@ -3,8 +3,11 @@ package observe
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/event"
@@ -83,6 +86,9 @@ func TestOTelParentsACLIsOwnSubagentsUnderItsSpanAndMarksFailures(t *testing.T) 
 	byName := map[string][]byte{}
 	parent := map[string][]byte{}
 	for _, s := range col.Spans() {
+		if !strings.HasPrefix(s.Name, "invoke_agent ") {
+			continue // the task calls' spans
+		}
 		byName[s.Name] = s.SpanId
 		parent[s.Name] = s.ParentSpanId
 		if s.Name == "invoke_agent Explore" && (s.Status.GetCode() != 2 || s.Status.GetMessage() != "boom") {
@@ -121,5 +127,138 @@ func TestOTelWithAnUnsupportedProtocolReportsItAndExportsNothing(t *testing.T) {
 	}
 	if len(col.Spans()) != 0 {
 		t.Errorf("spans were exported: %v", col.Spans())
+	}
+}
+
+// Each model request of Atomic's loop and each tool call is a span under
+// its agent's span, with the GenAI conventions' attributes.
+func TestOTelExportsASpanPerModelCallAndPerToolCallUnderItsAgentsSpan(t *testing.T) {
+	col := testkit.NewCollector(t)
+	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": col.URL()}
+	sink := NewOTel(func(k string) string { return env[k] })
+	b := bus.New()
+	obs := Watch(b, func() time.Time { return at(9) }, nil, sink)
+	call := func(sec float64, agent string, in, out int64, stop event.StopReason) event.Event {
+		return ev(event.UsageUpdate, sec, agent, "", "", event.UsageUpdateData{Delta: true, Usage: event.Usage{InputTokens: in, OutputTokens: out},
+			Call: &event.ModelCall{Model: "claude-x", Provider: "anthropic", Start: at(sec - 0.5), StopReason: stop,
+				Usage: event.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: 40}}})
+	}
+	for _, e := range flat(leadStart(0), call(1, "lead", 100, 10, event.StopToolUse),
+		spawn(1, "lead", "general-purpose-1", "c1", "general-purpose", "native", false),
+		ev(event.UsageUpdate, 1.8, "general-purpose-1", "lead", "", event.UsageUpdateData{Delta: true, Usage: event.Usage{InputTokens: 7},
+			Call: &event.ModelCall{Model: "claude-x", Provider: "anthropic", Start: at(1.2)}}),
+		ev(event.ToolStart, 2, "general-purpose-1", "lead", "r1", event.ToolStartData{Name: "read"}),
+		ev(event.ToolComplete, 2.5, "general-purpose-1", "lead", "r1", event.ToolCompleteData{Name: "read", Success: false, Error: "no such file\nmore"}),
+		finish(3, "lead", "general-purpose-1", "c1", true, 0, event.Usage{}),
+		call(4, "lead", 200, 20, event.StopEndTurn), leadComplete(5, false)) {
+		b.Emit(e)
+	}
+	if err := obs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if bad := col.Bad(); len(bad) > 0 {
+		t.Fatalf("the collector could not decode: %v", bad)
+	}
+	ids := map[string][]byte{}
+	var chats, tools []*tracepb.Span
+	for _, s := range col.Spans() {
+		switch {
+		case strings.HasPrefix(s.Name, "invoke_agent "):
+			ids[testkit.Attr(s.Attributes, "gen_ai.agent.id")] = s.SpanId
+		case s.Name == "chat claude-x":
+			chats = append(chats, s)
+		case strings.HasPrefix(s.Name, "execute_tool "):
+			tools = append(tools, s)
+		default:
+			t.Errorf("unexpected span %q", s.Name)
+		}
+	}
+	if len(chats) != 3 || len(tools) != 2 {
+		t.Fatalf("%d chat and %d tool spans, want 3 and 2", len(chats), len(tools))
+	}
+	for _, s := range chats {
+		agent := testkit.Attr(s.Attributes, "gen_ai.agent.id")
+		if !bytes.Equal(s.ParentSpanId, ids[agent]) || len(s.ParentSpanId) == 0 {
+			t.Errorf("chat span of %s is not under its agent's span", agent)
+		}
+		for k, want := range map[string]string{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic", "gen_ai.system": "anthropic", "gen_ai.request.model": "claude-x"} {
+			if got := testkit.Attr(s.Attributes, k); got != want {
+				t.Errorf("chat span of %s: %s = %q, want %q", agent, k, got, want)
+			}
+		}
+	}
+	first := chats[0]
+	if testkit.Attr(first.Attributes, "gen_ai.usage.input_tokens") != "100" || testkit.Attr(first.Attributes, "gen_ai.usage.output_tokens") != "10" ||
+		testkit.Attr(first.Attributes, "gen_ai.usage.cache_read.input_tokens") != "40" {
+		t.Errorf("the first request's usage attributes: %v", first.Attributes)
+	}
+	if d := time.Duration(first.EndTimeUnixNano - first.StartTimeUnixNano); d != 500*time.Millisecond {
+		t.Errorf("the first request's span lasts %v, want the 500ms from its send to its usage", d)
+	}
+	var reasons []string
+	for _, kv := range first.Attributes {
+		if kv.Key == "gen_ai.response.finish_reasons" {
+			for _, v := range kv.Value.GetArrayValue().GetValues() {
+				reasons = append(reasons, v.GetStringValue())
+			}
+		}
+	}
+	if len(reasons) != 1 || reasons[0] != string(event.StopToolUse) {
+		t.Errorf("finish reasons %q, want [%s]", reasons, event.StopToolUse)
+	}
+	for _, s := range tools {
+		agent := testkit.Attr(s.Attributes, "gen_ai.agent.id")
+		if !bytes.Equal(s.ParentSpanId, ids[agent]) {
+			t.Errorf("tool span %s of %s is not under its agent's span", s.Name, agent)
+		}
+		switch s.Name {
+		case "execute_tool read":
+			if testkit.Attr(s.Attributes, "gen_ai.tool.call.id") != "r1" || s.Status.GetCode() != 2 || s.Status.GetMessage() != "no such file" {
+				t.Errorf("the failed read's span: %v, status %v", s.Attributes, s.Status)
+			}
+		case "execute_tool task":
+			if agent != "lead" || testkit.Attr(s.Attributes, "gen_ai.tool.name") != "task" || testkit.Attr(s.Attributes, "gen_ai.tool.call.id") != "c1" {
+				t.Errorf("the task call's span: %v", s.Attributes)
+			}
+		default:
+			t.Errorf("unexpected tool span %s", s.Name)
+		}
+	}
+}
+
+// A signal's own endpoint alone turns that signal on, and only it.
+func TestASignalsOwnEndpointAloneExportsThatSignalOnly(t *testing.T) {
+	for _, signal := range []string{"TRACES", "METRICS"} {
+		t.Run(signal, func(t *testing.T) {
+			col := testkit.NewCollector(t)
+			env := map[string]string{"OTEL_EXPORTER_OTLP_" + signal + "_ENDPOINT": col.URL() + "/v1/" + strings.ToLower(signal)}
+			getenv := func(k string) string { return env[k] }
+			if !OTelEnabled(getenv) {
+				t.Fatalf("OTelEnabled is false with %v", env)
+			}
+			sink := NewOTel(getenv)
+			b := bus.New()
+			obs := Watch(b, func() time.Time { return at(9) }, nil, sink)
+			for _, e := range flat(leadStart(0), spawn(1, "lead", "explore-1", "c1", "explore", "native", false),
+				finish(2, "lead", "explore-1", "c1", true, 1, event.Usage{InputTokens: 3}), leadComplete(3, false)) {
+				b.Emit(e)
+			}
+			if err := obs.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := sink.Shutdown(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			spans, metrics := len(col.Spans()), len(col.Metrics())
+			if signal == "TRACES" && (spans == 0 || metrics != 0) || signal == "METRICS" && (spans != 0 || metrics == 0) {
+				t.Errorf("with only %v: %d spans and %d metrics exported", env, spans, metrics)
+			}
+		})
+	}
+	if OTelEnabled(func(k string) string { return map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"}[k] }) {
+		t.Error("OTelEnabled is true with no endpoint at all")
 	}
 }

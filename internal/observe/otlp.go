@@ -45,6 +45,9 @@ func newOTLPClient(getenv func(string) string, signal string) (*otlpClient, erro
 	if p, k := env("PROTOCOL"); p != "" && p != "http/protobuf" {
 		return nil, fmt.Errorf("%s=%s is not supported: Atomic exports OTLP over http/protobuf only", k, p)
 	}
+	if getenv("OTEL_EXPORTER_OTLP_"+strings.ToUpper(signal)+"_ENDPOINT") == "" && getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" {
+		return nil, nil // this signal is not asked for
+	}
 	c := &otlpClient{headers: http.Header{}, agent: "atomic-otlp"}
 	if v := getenv("OTEL_EXPORTER_OTLP_" + strings.ToUpper(signal) + "_ENDPOINT"); v != "" {
 		c.url = v // a signal's own endpoint is used as given
@@ -184,6 +187,12 @@ func valuePB(v any) pb {
 		return pb(nil).doubleAlways(4, v)
 	case string:
 		return pb(nil).strAlways(1, v)
+	case []string: // an ArrayValue
+		arr := pb(nil)
+		for _, s := range v {
+			arr = arr.msg(1, valuePB(s))
+		}
+		return pb(nil).msg(5, arr)
 	}
 	return pb(nil).strAlways(1, fmt.Sprint(v))
 }

@@ -62,7 +62,7 @@ func newPipeline(getenv func(string) string, now time.Time) (*pipeline, error) {
 
 // ended queues s for export (when its trace is sampled).
 func (p *pipeline) ended(s *span) {
-	if !s.sampled {
+	if !s.sampled || p.traces == nil {
 		return
 	}
 	p.mu.Lock()
@@ -122,7 +122,7 @@ func (p *pipeline) flushSpans(ctx context.Context) error {
 // exportMetrics sends every instrument's cumulative points as of now.
 func (p *pipeline) exportMetrics(ctx context.Context, now time.Time) error {
 	snaps := p.meter.collect()
-	if len(snaps) == 0 {
+	if len(snaps) == 0 || p.metrics == nil {
 		return nil
 	}
 	return p.metrics.post(ctx, metricsRequest(p.resource, snaps, p.meter.start, now))
@@ -145,7 +145,10 @@ func (p *pipeline) shutdown(ctx context.Context) error {
 		return fmt.Errorf("waiting for an export in flight: %w", ctx.Err())
 	}
 	err := errors.Join(p.bgErr, p.flushSpans(ctx), p.exportMetrics(ctx, time.Now()))
-	p.traces.http.CloseIdleConnections()
-	p.metrics.http.CloseIdleConnections()
+	for _, c := range []*otlpClient{p.traces, p.metrics} {
+		if c != nil {
+			c.http.CloseIdleConnections()
+		}
+	}
 	return err
 }

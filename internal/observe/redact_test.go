@@ -31,6 +31,9 @@ func TestNeitherTheLifecycleLogNorTheOTelExportHoldsASecret(t *testing.T) {
 	d := failed[end].Data.(event.SubagentCompleteData)
 	d.Error = "401 Unauthorized: x-api-key " + known + " / " + typed
 	failed[end].Data = d
+	tc := failed[end+1].Data.(event.ToolCompleteData) // the task call's span carries its error
+	tc.Error = "sub-agent failed: " + known
+	failed[end+1].Data = tc
 	lead := leadComplete(4, true)
 	ld := lead.Data.(event.CompleteData)
 	ld.Error = "provider said: invalid key " + typed
@@ -63,8 +66,8 @@ func TestNeitherTheLifecycleLogNorTheOTelExportHoldsASecret(t *testing.T) {
 		b, _ := proto.Marshal(m)
 		exported = append(exported, b...)
 	}
-	if len(col.Spans()) != 2 {
-		t.Fatalf("%d spans exported; want the lead's and explore-1's", len(col.Spans()))
+	if len(col.Spans()) != 3 {
+		t.Fatalf("%d spans exported; want the lead's, explore-1's and its task call's", len(col.Spans()))
 	}
 	for _, k := range []string{known, typed} {
 		if strings.Contains(string(log), k) {

@@ -1,6 +1,7 @@
 package spawn
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -31,4 +32,26 @@ func resolveMCP(set *tools.Set, names []string) (resolved, missing []string) {
 		}
 	}
 	return resolved, missing
+}
+
+// readOnlyMCP adds to set the MCP tools on offer in from that their
+// server marks read-only (their Kind), and lets set await one of a server
+// still starting under the same rule; others stay out, since they may act.
+func readOnlyMCP(from, set *tools.Set) {
+	readOnly := func(t tools.Tool) bool { return strings.HasPrefix(t.Name(), "mcp__") && t.Kind() == tools.ReadOnly }
+	for _, n := range from.Names() {
+		if t, ok := from.Get(n); ok && readOnly(t) {
+			set.Add(t)
+		}
+	}
+	set.AddAwaiter(func(ctx context.Context, name string) (tools.Tool, bool) {
+		if !strings.HasPrefix(name, "mcp__") {
+			return nil, false
+		}
+		t, ok := from.Await(ctx, name)
+		if !ok || !readOnly(t) {
+			return nil, false
+		}
+		return t, true
+	})
 }

@@ -161,6 +161,9 @@ func (o *Opener) Resolve(typ Type) (Plan, error) {
 		if err != nil {
 			return Plan{}, fmt.Errorf("agent type %s (%s): %w", typ.Name, typ.Source, err)
 		}
+		if typ.ReadOnlyMCP {
+			readOnlyMCP(o.cfg.Tools, set)
+		}
 		p.Tools = set
 		if len(missing) > 0 {
 			o.warnOnce(fmt.Sprintf("agent type %s: MCP tools %s are not available (server not up or failed); the agent starts without them",

@@ -39,6 +39,10 @@ type Type struct {
 	// to remote workers when the run has a NATS server; empty runs here
 	// unless the run sends every task to workers.
 	RunsOn string
+	// ReadOnlyMCP gives the agent, beside Tools, the MCP tools whose
+	// server marks them read-only (annotations readOnlyHint): the
+	// built-in explore type's, whose work changes nothing.
+	ReadOnlyMCP bool
 	// Prompt is added to the sub-agent's system prompt.
 	Prompt string
 	// Skills are the skills (skills: in the file) whose bodies are
@@ -82,6 +86,7 @@ func Builtins() []Type {
 			Name:        Explore,
 			Description: "Fast and read-only (read, glob, grep, ls): finds files and code, answers questions about them.",
 			Tools:       []string{"read", "glob", "grep", "ls"},
+			ReadOnlyMCP: true,
 			Source:      "built-in",
 			Prompt:      "You are an Explore sub-agent, read-only: search and read, then sum up your findings citing file paths.",
 		},

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,10 +19,16 @@ import (
 // that calls it anyway (a script, a model that knows the name) still
 // reaches it, through the gate like any other call.
 type Set struct {
-	mu    sync.RWMutex
-	tools []Tool
-	held  []Tool
+	mu     sync.RWMutex
+	tools  []Tool
+	held   []Tool
+	awaits []Awaiter
 }
+
+// Awaiter finds a tool whose source is still starting (an MCP server):
+// it blocks until that source is up or has failed, or ctx ends, and
+// reports false at once for a name no starting source could offer.
+type Awaiter func(ctx context.Context, name string) (Tool, bool)
 
 // NewSet returns a set holding tools in order; a later tool with the same
 // name as an earlier one replaces it.
@@ -91,6 +98,31 @@ func (s *Set) Get(name string) (Tool, bool) {
 	return nil, false
 }
 
+// AddAwaiter makes Await ask a for the tools this set does not have yet.
+func (s *Set) AddAwaiter(a Awaiter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.awaits = append(s.awaits, a)
+}
+
+// Await is Get, except that a tool whose source is still starting is
+// waited for (AddAwaiter): a model that names a tool of an MCP server
+// still coming up gets it once the server is up, not "unknown tool".
+func (s *Set) Await(ctx context.Context, name string) (Tool, bool) {
+	if t, ok := s.Get(name); ok || s == nil {
+		return t, ok
+	}
+	s.mu.RLock()
+	awaits := slices.Clone(s.awaits)
+	s.mu.RUnlock()
+	for _, a := range awaits {
+		if t, ok := a(ctx, name); ok {
+			return t, true
+		}
+	}
+	return s.Get(name)
+}
+
 // Offer offers the held tools called names, in that order; a name that
 // is not held (offered already, or unknown) is left as it is.
 func (s *Set) Offer(names ...string) {
@@ -154,12 +186,22 @@ func (s *Set) Specs() []provider.ToolSpec {
 
 // Without returns a new set of the tools not named; unknown names are
 // ignored, since removing what is absent is already done.
+// The new set waits for starting tools as this one does, but never for
+// those named.
 func (s *Set) Without(names ...string) *Set {
 	out := &Set{}
 	for _, t := range s.list() {
 		if !slices.Contains(names, t.Name()) {
 			out.tools = append(out.tools, t)
 		}
+	}
+	if s.awaiting() {
+		out.awaits = []Awaiter{func(ctx context.Context, name string) (Tool, bool) {
+			if slices.Contains(names, name) {
+				return nil, false
+			}
+			return s.Await(ctx, name)
+		}}
 	}
 	return out
 }
@@ -189,6 +231,15 @@ func (s *Set) Only(names ...string) (*Set, error) {
 		}
 	}
 	return out, nil
+}
+
+func (s *Set) awaiting() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.awaits) > 0
 }
 
 // list returns a snapshot of the tools.

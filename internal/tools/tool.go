@@ -46,6 +46,10 @@ type Call struct {
 	Input json.RawMessage
 	// AgentID is the agent making the call.
 	AgentID string
+	// Progress, when set, is told how far a long call is (an MCP server's
+	// progress notifications); it may be called from any goroutine while
+	// Run runs.
+	Progress func(event.ToolProgressData)
 }
 
 // Result is what the model gets back.

@@ -305,6 +305,8 @@ func (s *Session) takeInbox() []provider.Part {
 	var parts []provider.Part
 	for _, text := range s.inbox.Take() {
 		parts = append(parts, provider.Part{Text: text})
+		// The conversation's record (the store, stream-json) holds it too.
+		s.emit(event.MessageDelivered, "", event.MessageDeliveredData{Text: text})
 	}
 	return parts
 }
@@ -335,12 +337,16 @@ func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
 			return nil, fmt.Errorf("interrupted: %w", ctx.Err())
 		}
 	}
+	begin := s.cfg.Now()
 	resp, n, partial, err := s.request(ctx, specs)
 	if err != nil && ctx.Err() == nil && provider.IsContextTooLong(err) {
 		if cerr := s.compact(ctx, "", event.CompactTooLong); cerr != nil {
 			err = fmt.Errorf("the conversation does not fit the model's context window, and compacting it failed (%v): %w", cerr, err)
-		} else if resp, n, partial, err = s.request(ctx, specs); err != nil && provider.IsContextTooLong(err) {
-			err = fmt.Errorf("the conversation does not fit the model's context window even after compaction: %w", err)
+		} else {
+			begin = s.cfg.Now()
+			if resp, n, partial, err = s.request(ctx, specs); err != nil && provider.IsContextTooLong(err) {
+				err = fmt.Errorf("the conversation does not fit the model's context window even after compaction: %w", err)
+			}
 		}
 	}
 	if err != nil {
@@ -365,7 +371,8 @@ func (s *Session) turn(ctx context.Context) (*provider.Response, error) {
 	if w := s.window(); w > 0 {
 		u.ContextWindow = w
 	}
-	s.emit(event.UsageUpdate, "", event.UsageUpdateData{Usage: u, Delta: true, Context: s.measured(n, u)})
+	call := &event.ModelCall{Model: s.Model(), Provider: s.cfg.Provider.Name(), Start: begin, StopReason: resp.StopReason, Usage: u}
+	s.emit(event.UsageUpdate, "", event.UsageUpdateData{Usage: u, Delta: true, Context: s.measured(n, u), Call: call})
 	return resp, nil
 }
 

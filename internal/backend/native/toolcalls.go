@@ -169,12 +169,48 @@ func (s *Session) runTool(ctx context.Context, c provider.ToolCall) provider.Too
 	t, _ := s.cfg.Tools.Get(c.Name)
 	subject := subjectOf(t, c.Input)
 	s.announce(c, event.ToolStartData{Name: c.Name, Input: c.Input}, subject)
+	if t == nil {
+		// A tool of an MCP server still starting: the call waits for the
+		// server (bounded by its start timeout), shown as started.
+		t, _ = s.cfg.Tools.Await(ctx, c.Name)
+		subject = subjectOf(t, c.Input)
+	}
 	res, ok := s.admit(ctx, c, t, subject)
 	if ok {
-		res = tools.Execute(ctx, t, tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID})
+		progress, stop := s.progress(c, subject)
+		res = tools.Execute(ctx, t, tools.Call{ID: c.ID, Input: c.Input, AgentID: s.cfg.ID, Progress: progress})
+		stop()
 		res = s.postToolUse(ctx, c, res)
 	}
 	return s.completeTool(ctx, c, res)
+}
+
+// progress reports call c's progress as tool.progress and, for a
+// sub-agent, as its row's current tool ("mcp__s__index · 3/10 · files");
+// a report after stop (a late notification) is dropped, so none follows
+// the call's tool.complete.
+func (s *Session) progress(c provider.ToolCall, subject string) (report func(event.ToolProgressData), stop func()) {
+	var mu sync.Mutex
+	done := false
+	report = func(d event.ToolProgressData) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done {
+			return
+		}
+		d.Name = c.Name
+		s.emit(event.ToolProgress, c.ID, d)
+		if s.cfg.TaskCallID != "" {
+			cur := strings.TrimSpace(c.Name + " " + subject)
+			s.emit(event.SubagentUpdate, s.cfg.TaskCallID, event.SubagentUpdateData{CurrentTool: cur + " · " + d.Line()})
+		}
+	}
+	stop = func() {
+		mu.Lock()
+		done = true
+		mu.Unlock()
+	}
+	return report, stop
 }
 
 // announce announces call c: tool.start, and for a sub-agent its progress

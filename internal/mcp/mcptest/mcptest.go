@@ -25,9 +25,12 @@ import (
 
 // stdioEnv set to 1 makes the test binary serve MCP on stdio (ServeStdio);
 // delayEnv (milliseconds) makes it wait that long first.
+// exitEnv makes it write a few stderr lines and exit with that status
+// before answering anything.
 const (
 	stdioEnv = "ATOMIC_MCPTEST_STDIO"
 	delayEnv = "ATOMIC_MCPTEST_DELAY_MS"
+	exitEnv  = "ATOMIC_MCPTEST_EXIT"
 )
 
 // TinyPNG is the image the "picture" tool returns.
@@ -38,8 +41,8 @@ var TinyPNG = []byte("\x89PNG\r\n\x1a\n-mcptest-")
 // document (an embedded text resource and a resource link), grow (adds a
 // tool, so the server announces a changed tool list), fail (an error
 // result), env (the value of a variable in the serving process's
-// environment, or "unset") and hang (never answers until the call is
-// cancelled).
+// environment, or "unset"), hang (never answers until the call is
+// cancelled) and steps (reports progress: "step 1" of n …).
 func NewServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
@@ -98,6 +101,23 @@ func NewServer() *sdk.Server {
 			<-ctx.Done()
 			return nil, nil, ctx.Err()
 		})
+	sdk.AddTool(s, &sdk.Tool{Name: "steps", Description: "Reports progress step by step (when the call carries a progressToken), then says how many."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in struct {
+			Steps  int `json:"steps"`
+			HoldMS int `json:"hold_ms,omitempty"`
+		}) (*sdk.CallToolResult, any, error) {
+			token := req.Params.GetProgressToken()
+			for i := 1; i <= in.Steps && token != nil; i++ {
+				if err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
+					Progress: float64(i), Total: float64(in.Steps), Message: fmt.Sprintf("step %d", i)}); err != nil {
+					return nil, nil, err
+				}
+			}
+			// A long tool's last report comes well before its answer; the
+			// client handles notifications apart from responses.
+			time.Sleep(time.Duration(in.HoldMS) * time.Millisecond)
+			return text(fmt.Sprintf("%d steps, token %v", in.Steps, token != nil)), nil, nil
+		})
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Always fails."},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "it failed on purpose"}}}, nil, nil
@@ -137,6 +157,13 @@ func ServeStdio() {
 	if os.Getenv(stdioEnv) != "1" {
 		return
 	}
+	if code, err := strconv.Atoi(os.Getenv(exitEnv)); err == nil {
+		for i := 1; i <= 8; i++ {
+			fmt.Fprintf(os.Stderr, "mcptest: start-up line %d\n", i)
+		}
+		fmt.Fprintln(os.Stderr, "mcptest: fatal: cannot open the database")
+		os.Exit(code)
+	}
 	if ms, _ := strconv.Atoi(os.Getenv(delayEnv)); ms > 0 {
 		time.Sleep(time.Duration(ms) * time.Millisecond) // a server slow to come up
 	}
@@ -164,6 +191,16 @@ func SlowStdio(t testing.TB, name string, delay time.Duration) mcp.Server {
 	t.Helper()
 	s := Stdio(t, name)
 	s.Env[delayEnv] = strconv.Itoa(int(delay.Milliseconds()))
+	return s
+}
+
+// FailingStdio is Stdio for a server that writes nine lines to stderr,
+// the last "mcptest: fatal: cannot open the database", and exits with
+// code before the handshake.
+func FailingStdio(t testing.TB, name string, code int) mcp.Server {
+	t.Helper()
+	s := Stdio(t, name)
+	s.Env[exitEnv] = strconv.Itoa(code)
 	return s
 }
 
