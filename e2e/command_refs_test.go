@@ -19,7 +19,7 @@ rules:
 // runs a script its allowed-tools allow and inlines a file, one whose
 // command nothing allows, and one that points outside the workspace.
 var commandFiles = map[string]string{
-	".claude/commands/review.md": "---\ndescription: Review the plan\nallowed-tools: Bash(sh status.sh:*)\n---\n" +
+	".claude/commands/plan-review.md": "---\ndescription: Review the plan\nallowed-tools: Bash(sh status.sh:*)\n---\n" +
 		"## Context\n- Status: !`sh status.sh now`\n\nReview @notes/plan.md for $ARGUMENTS; ping @alice.\n",
 	".claude/commands/ship.md": "---\ndescription: Ship it\n---\nState: !`sh status.sh`\nShip.\n",
 	".claude/commands/leak.md": "Summarise @../outside.txt\n",
@@ -32,7 +32,7 @@ func TestACommandFileRunsItsAllowedCommandAndInlinesItsFile(t *testing.T) {
 		t.Run(prov, func(t *testing.T) {
 			srv := server(t, answerOnce)
 			ws := workspace(t, commandFiles)
-			r := atomic(t, srv, prov, ws, "-p", "/review the migration")
+			r := atomic(t, srv, prov, ws, "-p", "/plan-review the migration")
 			if r.code != 0 {
 				t.Fatalf("code %d: %s", r.code, r.stderr)
 			}

@@ -43,8 +43,10 @@ exit 0
 
 // logScript appends each event's JSON, one line each, and what it saw of
 // the environment.
+// One write per line: hooks of parallel tool calls run at once.
 const logScript = `#!/bin/bash
-{ tr -d '\n' ; echo " key=${ANTHROPIC_API_KEY:-none}"; } >> "$CLAUDE_PROJECT_DIR/hooks.log"
+line=$(tr -d '\n')
+printf '%s key=%s\n' "$line" "${ANTHROPIC_API_KEY:-none}" >> "$CLAUDE_PROJECT_DIR/hooks.log"
 `
 
 func hooksWorkspace(t *testing.T) string {

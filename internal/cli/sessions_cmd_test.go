@@ -29,8 +29,10 @@ func TestARunIsSavedAndSessionsListsExportsAndRemovesIt(t *testing.T) {
 	if sessions[0]["title"] != "hi" || sessions[0]["status"] != "completed" || !strings.Contains(out, `"session_id":"`+id+`"`) {
 		t.Fatalf("session %v; want the run's id, titled hi, completed", sessions[0])
 	}
-	if code, exp, _ := runEnv(t, env, "sessions", "export", id); code != 0 || exp != out {
-		t.Fatalf("export: exit %d; differs from the run's stream-json", code)
+	// The export is the user's prompt, then the run's stream-json.
+	if code, exp, _ := runEnv(t, env, "sessions", "export", id); code != 0 || !strings.HasPrefix(exp, `{"type":"user.prompt"`) ||
+		!strings.Contains(exp, `"data":{"text":"hi"}}`) || exp[strings.IndexByte(exp, '\n')+1:] != out {
+		t.Fatalf("export: exit %d; not the prompt then the run's stream-json:\n%s", code, exp)
 	}
 	if code, _, errOut := runEnv(t, env, "sessions", "rm", id); code != 0 {
 		t.Fatalf("rm: exit %d: %s", code, errOut)

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -135,15 +136,16 @@ func (p *Provider) pause(ctx context.Context, d time.Duration) error {
 	return provider.Sleep(ctx, d)
 }
 
-// decide picks the script of the session that sent req: the lead is
-// offered the task tool, a teammate send_message, a sub-agent neither.
+// decide picks the script of the session that sent req: the lead by its
+// system prompt (sub-agents and teammates may be offered task too, since
+// they can nest), a teammate by send_message, else a sub-agent.
 func (p *Provider) decide(req provider.Request) reply {
 	offered := map[string]bool{}
 	for _, t := range req.Tools {
 		offered[t.Name] = true
 	}
 	switch {
-	case offered["task"]:
+	case offered["task"] && strings.HasPrefix(req.System, "You are Atomic,"):
 		return p.lead(req)
 	case offered["send_message"]:
 		return p.teammate(req)

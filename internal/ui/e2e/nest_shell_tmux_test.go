@@ -92,12 +92,13 @@ func TestADepth3TreeWithAShellRowRendersInTheTerminalCompactAndExpanded(t *testi
 		"--model", "test-model", "--max-depth", "3", "--permission-mode", "bypassPermissions")
 	s.waitFor("Ask anything")
 	s.typeLine("audit it")
-	// Every row is there: A, its shell with its line, B, and C reading.
-	scr := s.waitFor("Audit the handlers", "$ echo compiling auth; sleep 60", "╰ compiling auth", "Check Login", "Read the tokens", "A is on it.")
+	// Compact: the lead's own agent, counting what its subtree hides.
+	scr := s.waitFor("Audit the handlers", "+2 agents, 1 shell", "A is on it.")
 	golden(t, "depth3_shell_compact.golden", treeFrame(t, scr))
 	s.keys("C-o")
+	// Expanded: every row is there: A, its shell with its line, B, and C reading.
 	scr = s.waitUntil("the expanded tree", func(scr string) bool {
-		return showsAll(scr, []string{"ctrl+o to collapse", "╰ compiling auth", "Prompt: C-WORK"})
+		return showsAll(scr, []string{"ctrl+o to collapse", "$ echo compiling auth; sleep 60", "╰ compiling auth", "Check Login", "Read the tokens", "Prompt: C-WORK"})
 	})
 	golden(t, "depth3_shell_expanded.golden", treeFrame(t, scr))
 }

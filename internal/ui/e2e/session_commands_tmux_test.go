@@ -27,7 +27,7 @@ func TestPermissionsConfigResumeAddDirAndDoctorInTheRealChat(t *testing.T) {
 	r.waitFor("Permissions · mode default", "deny  bash(rm:*) · --disallowed-tools", "deny  bash(curl:*) · /permissions deny (this session)")
 	r.typeLine("/clear")
 	r.typeLine("/config")
-	r.waitFor("test-model · --model", "anthropic · --provider", "max depth              1 · default", "sandbox                workspace-write · default")
+	r.waitFor("test-model · --model", "anthropic · --provider", "max depth              3 · default", "sandbox                workspace-write · default")
 	r.typeLine("/clear")
 	r.typeLine("/resume")
 	r.waitFor("Sessions of this folder, newest first:", "please fan out to three agents")
