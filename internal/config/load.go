@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/editdist"
 	"github.com/atomic-agent/atomic/internal/provider"
 )
 
@@ -202,7 +203,7 @@ func unknownFields(obj map[string]any, t reflect.Type, prefix string) string {
 func closest(name string, known []string) string {
 	best, bestD := "", 0
 	for _, k := range known {
-		d := editDistance(strings.ToLower(name), k)
+		d := editdist.Levenshtein(strings.ToLower(name), k)
 		if d <= max(2, len(k)/4) && (best == "" || d < bestD) {
 			best, bestD = k, d
 		}
@@ -216,27 +217,6 @@ func closest(name string, known []string) string {
 		}
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // expected says in words what the field at path (dotted JSON names) holds.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/atomic-agent/atomic/internal/editdist"
 )
 
 // modelListTimeout bounds the wait for the provider's model list: a slow
@@ -92,7 +94,7 @@ func closeMatches(name string, ids []string, n int) []string {
 	var cs []cand
 	for _, id := range ids {
 		l := strings.ToLower(id)
-		d := editDistance(low, l)
+		d := editdist.Levenshtein(low, l)
 		if strings.Contains(l, low) || strings.Contains(low, l) {
 			d = 0
 		}
@@ -106,25 +108,4 @@ func closeMatches(name string, ids []string, n int) []string {
 		out = append(out, c.id)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
