@@ -87,3 +87,22 @@ func TestAtomicMcpAddGetAndRemoveKeepServersWhereClaudeCodeDoes(t *testing.T) {
 		t.Errorf("after remove -s user: %q", out)
 	}
 }
+
+func TestAtomicMcpAddKeepsASymlinkedClaudeJSONALink(t *testing.T) {
+	home, ws, dots := t.TempDir(), t.TempDir(), t.TempDir()
+	target := filepath.Join(dots, "claude.json")
+	writeFile(t, target, `{"numStartups": 1}`)
+	link := filepath.Join(home, ".claude.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runEnvIn(t, ws, mcpEnv(home), "mcp", "add", "-s", "user", "files", "my-server"); code != 0 {
+		t.Fatalf("add: %d %s", code, errOut)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("~/.claude.json is no longer a symlink: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(target); !strings.Contains(string(b), `"my-server"`) || !strings.Contains(string(b), `"numStartups"`) {
+		t.Errorf("the linked file lacks the server or lost its content: %s", b)
+	}
+}

@@ -178,6 +178,11 @@ func readDoc(path string) (map[string]json.RawMessage, error) {
 }
 
 func writeReplacing(path string, data []byte) error {
+	// A dotfiles manager's symlink stays a symlink: the file it names is
+	// replaced, not the link.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	mode := os.FileMode(0o600)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
