@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -204,14 +203,4 @@ func writeReplacing(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// SortedNames are the names of servers, sorted.
-func SortedNames(servers map[string]json.RawMessage) []string {
-	names := make([]string, 0, len(servers))
-	for n := range servers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }
