@@ -116,3 +116,48 @@ rules:
 		t.Errorf("the tool call's text %q still names the image instead of showing it", all)
 	}
 }
+
+// A skill is offered in the editor's / menu and "/NAME args" loads it for
+// the lead, as Claude Code runs a skill the user invokes: its body with
+// the arguments, and where its files are.
+func TestACPOffersTheSkillsAsSlashCommandsAndAnInvokedSkillIsLoadedForTheLead(t *testing.T) {
+	for _, d := range acpDrivers {
+		t.Run(d.name, func(t *testing.T) {
+			srv := server(t, `rules: [{name: loaded, match: {last_user_contains: "Release checklist for v2.1"}, respond: {text: "following the checklist"}}, {name: other, respond: {text: "not loaded"}}]`)
+			dir := t.TempDir()
+			skill := filepath.Join(dir, ".claude", "skills", "release")
+			if err := os.MkdirAll(skill, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			body := "---\nname: release\ndescription: Cut a release of this project\n---\nRelease checklist for $ARGUMENTS: tag, notes, publish.\n"
+			for name, text := range map[string]string{"SKILL.md": body, "notes.tmpl": "notes\n"} {
+				if err := os.WriteFile(filepath.Join(skill, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := d.run(t, srv, t.TempDir(), acpFlow{Cwd: dir, Prompt: "/release v2.1"})
+			if r.err != "" || r.stop != sdk.StopReasonEndTurn || agentText(r.updates) != "following the checklist" {
+				t.Fatalf("/release v2.1: stop %q, error %q, text %q; want the skill loaded and answered", r.stop, r.err, agentText(r.updates))
+			}
+			var offered []sdk.AvailableCommand
+			for _, u := range r.updates {
+				if a := u.n.Update.AvailableCommandsUpdate; a != nil {
+					offered = a.AvailableCommands
+				}
+			}
+			if i := slices.IndexFunc(offered, func(c sdk.AvailableCommand) bool { return c.Name == "release" }); i < 0 || offered[i].Description != "Cut a release of this project" {
+				t.Fatalf("available commands %+v; want the skill release with its description", offered)
+			}
+			got := loopback.ByRule(srv.Log(), "loaded")
+			if len(got) != 1 {
+				t.Fatalf("%d requests held the loaded skill, want 1", len(got))
+			}
+			last := got[0].Messages[len(got[0].Messages)-1].Text
+			for _, want := range []string{"/release", "Base directory for this skill: " + skill, "notes.tmpl", "Release checklist for v2.1: tag"} {
+				if !strings.Contains(last, want) {
+					t.Errorf("the lead's prompt %q lacks %q", last, want)
+				}
+			}
+		})
+	}
+}

@@ -139,6 +139,35 @@ func TestACPBackgroundResultCompletesItsToolCallAndTheLeadsFollowUpWaitsForTheNe
 	}
 }
 
+// A background result held for the next prompt survives atomic acp
+// exiting first: the session loaded in a new agent gives it to the lead
+// with its next prompt, once.
+func TestACPBackgroundResultHeldWhenTheAgentExitsReachesTheLeadWithTheLoadedSessionsNextPrompt(t *testing.T) {
+	for _, d := range acpDrivers {
+		t.Run(d.name, func(t *testing.T) {
+			srv := server(t, backgroundAnalysis)
+			r := d.run(t, srv, t.TempDir(), acpFlow{Cwd: t.TempDir(), Prompt: "start the analysis", WaitCall: "Slow analysis",
+				Load: true, LoadPrompt: "what did it say?"})
+			if r.err != "" || r.stop != sdk.StopReasonEndTurn {
+				t.Fatalf("session/prompt: stop %q, error %q", r.stop, r.err)
+			}
+			if r.loadStop != sdk.StopReasonEndTurn {
+				t.Fatalf("the loaded session's prompt: stop %q", r.loadStop)
+			}
+			woke := loopback.ByRule(srv.Log(), "lead-notified")
+			if len(woke) != 1 {
+				t.Fatalf("%d requests carried the held result, want 1 (the loaded session's prompt); log %+v", len(woke), srv.Log())
+			}
+			if last := woke[0].Messages[len(woke[0].Messages)-1].Text; !strings.Contains(last, "what did it say?") || !strings.Contains(last, "background result 42") {
+				t.Errorf("the loaded session's prompt %q should carry the prompt and the held result", last)
+			}
+			if !strings.Contains(agentText(r.replayed), "The background task said 42.") {
+				t.Errorf("the loaded session answered %q, want the lead's follow-up on the result", agentText(r.replayed))
+			}
+		})
+	}
+}
+
 func TestACPSessionCreatedButNeverPromptedLoadsInANewAgentAndContinues(t *testing.T) {
 	for _, d := range acpDrivers {
 		t.Run(d.name, func(t *testing.T) {

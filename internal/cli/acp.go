@@ -81,10 +81,11 @@ func (c common) openACP(ctx context.Context, ios IOStreams, spec acp.Spec) (*acp
 	for _, cmd := range o.s.commands.All() {
 		run.Commands = append(run.Commands, acp.Command{Name: cmd.Name, Description: cmd.Description, Hint: cmd.ArgumentHint})
 	}
+	run.Commands = append(run.Commands, skillCommands(o.s)...)
 	run.Expand = func(ctx context.Context, text string) (string, bool, error) {
 		cmd, args, ok := o.s.commands.Resolve(text)
 		if !ok {
-			return "", false, nil
+			return expandSkill(o.s, text)
 		}
 		// As the chat does: its !`commands` go through the gate, whose
 		// asker is the client (session/request_permission).

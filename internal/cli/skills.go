@@ -3,7 +3,10 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
+	"github.com/atomic-agent/atomic/internal/acp"
+	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/skills"
 )
 
@@ -39,4 +42,41 @@ func loadSkills(dirs []skills.Dir, trustProject bool, s *setup) {
 			s.types.Add(t)
 		}
 	}
+}
+
+// skillCommands offers the skills as slash commands (Claude Code's menu
+// lists them beside the command files), except names a command file
+// takes: the command wins, as in Resolve's order.
+func skillCommands(s *setup) []acp.Command {
+	var out []acp.Command
+	for _, sk := range s.skills.All() {
+		if _, taken := s.commands.Lookup(sk.Name); taken {
+			continue
+		}
+		out = append(out, acp.Command{Name: sk.Name, Description: sk.Description, Hint: "arguments for the skill (optional)"})
+	}
+	return out
+}
+
+// expandSkill turns "/NAME args" naming a skill into the lead's prompt:
+// the skill loaded as the skill tool loads it (its allowed-tools granted
+// to the lead until its turn ends), as Claude Code runs a skill the user
+// invokes. A skill the model may not load itself (disable-model-
+// invocation) is still the user's to invoke. ok is false for any other
+// text.
+func expandSkill(s *setup, text string) (prompt string, ok bool, err error) {
+	name, args := strings.TrimSpace(text), ""
+	if i := strings.IndexFunc(name, unicode.IsSpace); i >= 0 {
+		name, args = name[:i], strings.TrimSpace(name[i:])
+	}
+	n, isSlash := strings.CutPrefix(name, "/")
+	sk, found := s.skills.Get(n)
+	if !isSlash || !found {
+		return "", false, nil
+	}
+	body, err := sk.Instructions(args, func(rules []string) error { return s.gate.Grant(event.LeadID, rules) })
+	if err != nil {
+		return "", true, fmt.Errorf("/%s: %w", sk.Name, err)
+	}
+	return fmt.Sprintf("<command-name>/%s</command-name>\n<command-args>%s</command-args>\nThe user invoked the skill %q; follow it.\n\n%s", sk.Name, args, sk.Name, body), true, nil
 }

@@ -66,6 +66,11 @@ const (
 	// background task's result, a teammate's message. It is not a
 	// lifecycle event.
 	MessageDelivered Type = "message.delivered"
+	// MessageHeld: a background result waits in the lead's inbox for the
+	// next prompt (runtime.Config.HoldWakes), or left it (Taken); the
+	// lead's, MessageHeldData. Stored, so a session loaded before that
+	// prompt still gives it. It is not a lifecycle event.
+	MessageHeld Type = "message.held"
 	// UserPrompt is a user's prompt as "atomic sessions export" writes it
 	// among the events (UserPromptData); the bus never carries it (the
 	// store keeps prompts apart).
@@ -183,6 +188,15 @@ type HookRunData struct {
 // MessageDeliveredData: the text an agent was given.
 type MessageDeliveredData struct {
 	Text string `json:"text"`
+}
+
+// MessageHeldData: ID is the background task or shell whose result Text
+// is; Taken says the lead's inbox gave it up (delivered, or read first
+// with check_task/wait_for_task/bash_output).
+type MessageHeldData struct {
+	ID    string `json:"id"`
+	Text  string `json:"text,omitempty"`
+	Taken bool   `json:"taken,omitempty"`
 }
 
 // UserPromptData: what the user typed.

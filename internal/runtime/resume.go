@@ -29,10 +29,12 @@ const InterruptedReason = "interrupted: Atomic exited before it finished"
 type resumed struct {
 	state lifecycle.State
 	total event.Usage // the run's last reported total
+	// held are results held for a next prompt that never came.
+	held []event.MessageHeldData
 }
 
 func replay(evs []event.Event) *resumed {
-	r := &resumed{}
+	r := &resumed{held: heldOf(evs)}
 	for _, e := range evs {
 		r.state.Apply(e)
 		if e.AgentID != event.LeadID {

@@ -452,7 +452,7 @@ func (r *Runtime) onTaskFinish(t *subagent.Task, out subagent.Outcome) {
 	}
 	text := fmt.Sprintf("<task-notification>\nBackground task %s (%s: %s) %s\n</task-notification>",
 		t.ID, t.Type.Name, t.Spec.Description, body)
-	r.lead.DeliverLazy(func() (string, bool) { return text, t.Claim() }, func() bool { return !t.Claimed() })
+	r.notifyLead(t.ID, text, t.Claim, t.Claimed)
 }
 
 // Serve drives the lead until ctx ends. It returns after closing every
@@ -461,6 +461,7 @@ func (r *Runtime) Serve(ctx context.Context) error {
 	defer r.own.Close()
 	if r.resumed != nil {
 		r.interruptStale(r.resumed)
+		r.resumeHeld(r.resumed.held)
 		r.resumed = nil
 	}
 	for {

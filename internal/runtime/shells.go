@@ -36,7 +36,7 @@ func (r *Runtime) onShellEnd(e tools.ShellEnded) {
 		return
 	}
 	text := e.Notice()
-	r.lead.DeliverLazy(func() (string, bool) { return text, e.Claim() }, func() bool { return !e.Claimed() })
+	r.notifyLead(e.ID, text, e.Claim, e.Claimed)
 	r.signal()
 }
 

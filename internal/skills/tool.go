@@ -107,30 +107,15 @@ func (t *tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 		}
 		return tools.Result{}, fmt.Errorf("no skill %q; skills: %s", name, strings.Join(names, ", "))
 	}
-	body, err := sk.Body()
+	var grant func([]string) error
+	if t.grant != nil {
+		grant = func(rules []string) error { return t.grant(call.AgentID, rules) }
+	}
+	text, err := sk.Instructions(in.Args, grant)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if a := strings.TrimSpace(in.Args); a != "" {
-		if strings.Contains(body, "$ARGUMENTS") {
-			body = strings.ReplaceAll(body, "$ARGUMENTS", a)
-		} else {
-			body += "\n\nARGUMENTS: " + a
-		}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Base directory for this skill: %s\n", sk.Dir)
-	if files := otherFiles(sk.Dir); len(files) > 0 {
-		fmt.Fprintf(&b, "Its other files: %s\n", strings.Join(files, ", "))
-	}
-	if len(sk.AllowedTools) > 0 && t.grant != nil {
-		fmt.Fprintf(&b, "Until this turn ends its allowed-tools are allowed without asking (deny rules still hold): %s\n", strings.Join(sk.AllowedTools, ", "))
-		if err := t.grant(call.AgentID, sk.AllowedTools); err != nil {
-			fmt.Fprintf(&b, "Some were %v\n", err)
-		}
-	}
-	b.WriteString("\n" + body)
-	return tools.Result{Content: b.String()}, nil
+	return tools.Result{Content: text}, nil
 }
 
 // otherFiles lists the files of dir beside SKILL.md, relative, up to
@@ -156,4 +141,34 @@ func otherFiles(dir string) []string {
 		return nil
 	})
 	return out
+}
+
+// Instructions is sk loaded for an agent: its folder, its other files and
+// its body with args filled in. grant (nil: none) allows its
+// allowed-tools to that agent; a failed grant is named in the text.
+func (sk Skill) Instructions(args string, grant func(rules []string) error) (string, error) {
+	body, err := sk.Body()
+	if err != nil {
+		return "", err
+	}
+	if a := strings.TrimSpace(args); a != "" {
+		if strings.Contains(body, "$ARGUMENTS") {
+			body = strings.ReplaceAll(body, "$ARGUMENTS", a)
+		} else {
+			body += "\n\nARGUMENTS: " + a
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Base directory for this skill: %s\n", sk.Dir)
+	if files := otherFiles(sk.Dir); len(files) > 0 {
+		fmt.Fprintf(&b, "Its other files: %s\n", strings.Join(files, ", "))
+	}
+	if len(sk.AllowedTools) > 0 && grant != nil {
+		fmt.Fprintf(&b, "Until this turn ends its allowed-tools are allowed without asking (deny rules still hold): %s\n", strings.Join(sk.AllowedTools, ", "))
+		if err := grant(sk.AllowedTools); err != nil {
+			fmt.Fprintf(&b, "Some were %v\n", err)
+		}
+	}
+	b.WriteString("\n" + body)
+	return b.String(), nil
 }

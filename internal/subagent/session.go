@@ -53,9 +53,20 @@ func (m *Manager) runSession(ctx context.Context, t *Task, plan spawn.Plan) (res
 			defer t.live.Store(nil)
 		}
 	}
-	res, err = s.Run(ctx, prompt)
-	if wake != nil {
-		res, err = m.carry(ctx, t, s, wake, res, err)
+	turn := func(prompt string) (*backend.Result, error) {
+		res, err := s.Run(ctx, prompt)
+		if wake != nil {
+			res, err = m.carry(ctx, t, s, wake, res, err)
+		}
+		return res, err
+	}
+	if ownHooks(plan) {
+		res, err = turn(prompt)
+	} else {
+		res, err = turn(m.startHook(ctx, t, prompt))
+		if err == nil {
+			res, err = m.stopHook(ctx, t, plan, res, turn)
+		}
 	}
 	if rs, ok := s.(*spawn.RemoteSession); ok && err == nil {
 		err = m.keepPatch(ctx, t, rs.Result())

@@ -188,7 +188,8 @@ const (
 type toolEntry struct {
 	name, subject string
 	state         toolState
-	waiting       bool // held for the user's approval
+	waiting       bool   // held for the user's approval
+	progress      string // the latest tool.progress line while running
 	result        string
 	// plan is the checklist a todo_write call set (plan.update): the
 	// entry shows it instead of the result.
@@ -226,6 +227,8 @@ func (e *toolEntry) lines(rc *renderCtx) []string {
 		switch {
 		case e.state == toolRunning && e.waiting:
 			out = append(out, th.fg(th.Warning).Render(resultMarker+"Waiting for approval…"))
+		case e.state == toolRunning && e.progress != "":
+			out = append(out, fit(th.muted().Render(resultMarker+"Running… "+e.progress), rc.Width))
 		case e.state == toolRunning:
 			out = append(out, th.muted().Render(resultMarker+"Running…"))
 		case rc.Expanded && res != "":

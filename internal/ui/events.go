@@ -107,6 +107,14 @@ func (m *Model) applyEvent(e event.Event) {
 		}
 		t.version++
 		delete(m.tools, e.ToolCallID)
+	case event.ToolProgress:
+		// A sub-agent's progress reaches its row through its record.
+		if t, ok := m.tools[e.ToolCallID]; ok && isLead(e) {
+			if d, ok := event.Payload[event.ToolProgressData](e.Data); ok {
+				t.progress = oneLine(d.Line())
+				t.version++
+			}
+		}
 	case event.PlanUpdate:
 		m.applyPlan(e)
 	case event.UsageUpdate:

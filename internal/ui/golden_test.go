@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,4 +227,24 @@ func TestGoldenEachNativeAgentsRowShowsItsContextUse(t *testing.T) {
 	c.Set(at(6))
 	m.Update(tickMsg(at(6)))
 	golden(t, "context_per_agent", frame(m))
+}
+
+// An MCP tool of the lead that reports progress shows the latest report
+// on its running line, as a sub-agent's row does; the result replaces it.
+func TestGoldenTheLeadsRunningToolLineShowsItsLatestMCPProgress(t *testing.T) {
+	m, _, _ := newTestModel(t, 90, 12)
+	userAsk(m, "Index the docs.")
+	progress := func(s float64, msg string) event.Event {
+		return ev(event.ToolProgress, at(1+s), event.LeadID, "m1", event.ToolProgressData{Name: "mcp__docs__index", Progress: s, Total: 10, Message: msg})
+	}
+	feedEvents(m,
+		ev(event.ToolStart, at(0.5), event.LeadID, "m1", event.ToolStartData{Name: "mcp__docs__index"}),
+		progress(3, "indexing api/"),
+		progress(7, "indexing guides/"),
+	)
+	golden(t, "lead_tool_progress", frame(m))
+	feedEvents(m, ev(event.ToolComplete, at(9), event.LeadID, "m1", event.ToolCompleteData{Name: "mcp__docs__index", Success: true, Result: "42 pages indexed"}))
+	if f := frame(m); strings.Contains(f, "indexing") || !strings.Contains(f, "42 pages indexed") {
+		t.Errorf("after the result the line still shows progress, or not the result:\n%s", f)
+	}
 }
