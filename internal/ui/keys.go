@@ -58,6 +58,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		m.esc()
 		return nil
+	case "alt+esc": // two Escs read at once
+		m.esc()
+		m.esc()
+		return nil
 	case "ctrl+d":
 		if m.in.empty() {
 			m.quitting = true

@@ -134,3 +134,12 @@ func TestTwoEscsMoreThanTwoSecondsApartDoNotOpenTheRewindPicker(t *testing.T) {
 		t.Fatal("a third Esc right after the second did not open it")
 	}
 }
+
+func TestTwoEscsReadAtOnceAsAltEscOpenTheRewindPicker(t *testing.T) {
+	m, b, _ := newTestModel(t, 120, 30)
+	b.checkpoints = twoCheckpoints()
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEscape, Mod: tea.ModAlt})
+	if m.rewind == nil {
+		t.Fatal("alt+esc on an idle, empty input did not open the rewind picker")
+	}
+}
