@@ -36,6 +36,9 @@ rules:
         - {name: task, input: {description: "edit in a worktree", prompt: "WT-EDIT", isolation: worktree}}
   - {name: remember-fan, match: {system_contains: "You are Atomic", last_user_contains: "what do you remember", any_user_contains: "fan out and merge"}, respond: {text: "I remember the fan-out."}}
   - {name: remember-notes, match: {system_contains: "You are Atomic", last_user_contains: "what do you remember", any_user_contains: "write notes"}, respond: {text: "I remember only the notes."}}
+  - {name: recall-fan, match: {system_contains: "You are Atomic", last_user_contains: "recall again", any_user_contains: "fan out and merge"}, respond: {text: "Recalled: the fan-out."}}
+  - {name: recall-notes, match: {system_contains: "You are Atomic", last_user_contains: "recall again", any_user_contains: "write notes"}, respond: {text: "Recalled: the notes."}}
+  - {name: recall-none, match: {system_contains: "You are Atomic", last_user_contains: "recall again"}, respond: {text: "Recalled: nothing."}}
   - {name: remember-none, match: {system_contains: "You are Atomic", last_user_contains: "what do you remember"}, respond: {text: "I remember nothing at all."}}
 `
 
@@ -76,8 +79,11 @@ func TestRewindRestoresCodeOnlyConversationOnlyAndBothAfterAFanOutWithAWorktreeM
 	testkit.WriteFiles(t, work, map[string]string{"shared.txt": "base\n", "other.txt": "other\n", "README.md": "# demo\n"})
 	testkit.Git(t, work, "add", "-A")
 	testkit.Git(t, work, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial")
-	s := launchIn(t, tmp, []string{"ANTHROPIC_API_KEY=test-key"}, "--provider", "anthropic", "--base-url", shellQuote(srv.URL()),
-		"--model", "test-model", "--dangerously-skip-permissions")
+	launch := func(more ...string) *screen {
+		return launchIn(t, tmp, []string{"ANTHROPIC_API_KEY=test-key"}, append([]string{"--provider", "anthropic", "--base-url", shellQuote(srv.URL()),
+			"--model", "test-model", "--dangerously-skip-permissions"}, more...)...)
+	}
+	s := launch()
 	s.waitFor("Ask anything")
 	s.typeLine("write notes")
 	s.waitFor("Notes written.")
@@ -137,4 +143,16 @@ func TestRewindRestoresCodeOnlyConversationOnlyAndBothAfterAFanOutWithAWorktreeM
 	s.waitUntil("the input cleared", func(scr string) bool { return inputLine(scr) != "❯ write notes" })
 	s.typeLine("what do you remember")
 	s.waitFor("I remember nothing at all.")
+
+	// The store kept the rewound conversation: a continued session has
+	// neither prompt. Snapshots stay in memory: none carry over.
+	s.keys("C-d")
+	s.waitUntil("atomic to exit", func(string) bool { return s.exited() })
+	s.kill()
+	r := launch("--continue")
+	r.waitFor("Resumed session")
+	r.typeLine("/rewind")
+	r.waitFor("No prompts to rewind to yet")
+	r.typeLine("recall again")
+	r.waitFor("Recalled: nothing.")
 }
