@@ -39,7 +39,7 @@ const helpText = `Commands:
   /quit, /exit        quit (cancels every agent)
 Keys:
   enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
-  esc interrupt · ctrl+c interrupt, twice to quit · ctrl+d on empty input quit
+  esc interrupt, twice when idle rewind · ctrl+c interrupt, twice to quit · ctrl+d on empty input quit
   ctrl+o expand or collapse agents trees and tool output · pgup/pgdown scroll`
 
 // BuiltinCommands are the names of the built-in slash commands: a custom
