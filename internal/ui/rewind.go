@@ -74,7 +74,11 @@ func (p *rewindPanel) view(m *Model) []string {
 	}
 	out := []string{th.accent().Render(dot+" Rewind") + th.muted().Render(" · ↑/↓ select · enter choose · esc close"),
 		th.muted().Render(indent + "Changes made by bash commands are not tracked, only those of the file tools and worktree merges.")}
-	for i, c := range p.list {
+	// A long session's prompts scroll: a window of rows around the pick.
+	rows := max(m.height/2, 5)
+	from := min(max(p.sel-rows/2, 0), max(len(p.list)-rows, 0))
+	for i := from; i < len(p.list) && i < from+rows; i++ {
+		c := p.list[i]
 		mark := indent
 		if i == p.sel {
 			mark = th.accent().Render(userMarker)

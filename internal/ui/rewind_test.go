@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -141,5 +142,22 @@ func TestTwoEscsReadAtOnceAsAltEscOpenTheRewindPicker(t *testing.T) {
 	m.Update(tea.KeyPressMsg{Code: tea.KeyEscape, Mod: tea.ModAlt})
 	if m.rewind == nil {
 		t.Fatal("alt+esc on an idle, empty input did not open the rewind picker")
+	}
+}
+
+func TestALongListOfPromptsScrollsWithTheSelection(t *testing.T) {
+	m, b, _ := newTestModel(t, 120, 20)
+	for i := 30; i >= 1; i-- {
+		b.checkpoints = append(b.checkpoints, checkpoint.Summary{Seq: i, Prompt: fmt.Sprintf("prompt number %d", i)})
+	}
+	m.command("/rewind")
+	if f := frame(m); !strings.Contains(f, "prompt number 30 ·") || strings.Contains(f, "prompt number 1 ·") {
+		t.Fatalf("frame:\n%s\nwant the newest prompts shown first, the oldest off screen", f)
+	}
+	for range 29 {
+		press(m, "down")
+	}
+	if f := frame(m); !strings.Contains(f, "prompt number 1 ·") || strings.Contains(f, "prompt number 30 ·") {
+		t.Fatalf("frame:\n%s\nwant the list scrolled down to the oldest prompt", f)
 	}
 }
