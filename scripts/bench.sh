@@ -102,7 +102,7 @@ figure BackgroundShells100x1s ms-wake-latency '<' 50 "a background shell's end t
 figure BackgroundShells100x1s s-wall '<' 1.21 "100 background shells (sleep 1): whole run (s)"
 info BackgroundShells100x1s MB-peak-RSS "100 background shells: peak RSS (Atomic's process)"
 info BackgroundShells100x1s ms-CPU-per-shell "100 background shells: CPU per shell, whole tree (ms)"
-info StrippedBinary MB-stripped "binary, stripped (each dependency's cost: not measured yet)"
+info StrippedBinary MB-stripped "binary, stripped (each module's cost: scripts/binsize.sh; its resident memory at start: scripts/startcost.sh)"
 figure FanOut3x2s KB-sent '<' 70 "bytes sent to the model, S2 fan-out (3 sub-agents)"
 info OneAnswer KB-sent "bytes sent to the model, S1"
 info 100Subagents KB-sent "bytes sent to the model, 100 sub-agents"

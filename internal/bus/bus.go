@@ -309,6 +309,14 @@ func (b *Bus) Agents() []lifecycle.Record {
 	return b.state.Records()
 }
 
+// OpenChild reports whether an agent parent started has not yet reported
+// its end (lifecycle.State.OpenChild).
+func (b *Bus) OpenChild(parent string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state.OpenChild(parent)
+}
+
 // Agent returns the record of sub-agent id (or of the task call id).
 func (b *Bus) Agent(id string) (lifecycle.Record, bool) {
 	b.mu.Lock()

@@ -222,3 +222,30 @@ func TestAnUpdateNamingNoToolKeepsTheLastToolSoTheRowNeverShowsInitializingAgain
 		t.Errorf("a new tool: sub-line %q, want read a.go", SubLine(r))
 	}
 }
+
+func TestOpenChildIsTrueUntilEveryAgentAParentStartedHasEnded(t *testing.T) {
+	var s State
+	s.Apply(subStart("a", "call-a", event.SubagentStartData{AgentType: "general-purpose"}, at(0)))
+	child := subStart("a-1", "call-a1", event.SubagentStartData{AgentType: "explore"}, at(1))
+	child.ParentAgentID = "a"
+	s.Apply(child)
+	if !s.OpenChild(lead) || !s.OpenChild("a") {
+		t.Fatalf("lead open %v, a open %v: want both, each has a running child", s.OpenChild(lead), s.OpenChild("a"))
+	}
+	if s.OpenChild("a-1") || s.OpenChild("nobody") {
+		t.Fatal("an agent that started nothing has an open child")
+	}
+	end := subComplete("a-1", event.SubagentCompleteData{Success: true}, at(2))
+	end.ParentAgentID = "a"
+	s.Apply(end)
+	if s.OpenChild("a") {
+		t.Fatal("a's only child completed, yet a still has an open child")
+	}
+	if !s.OpenChild(lead) {
+		t.Fatal("the lead's child a still runs, yet the lead has no open child")
+	}
+	s.Apply(subComplete("a", event.SubagentCompleteData{Success: true}, at(3)))
+	if s.OpenChild(lead) {
+		t.Fatal("every child of the lead ended, yet it has an open child")
+	}
+}

@@ -142,3 +142,35 @@ rules:
 		}
 	}
 }
+
+func TestShellToolsAreOfferedToAnAgentOnlyOnceItStartsABackgroundShell(t *testing.T) {
+	h, srv := startWith(t, `
+rules:
+  - {name: final, match: {system_contains: "You are Atomic", tool_result_contains: "shell sub done"}, respond: {text: "done"}}
+  - name: shell
+    match: {system_contains: "You are Atomic", tool_result_contains: "plain done"}
+    respond: {tool_calls: [{name: task, input: {description: "run in background", prompt: "SHELL"}}]}
+  - name: plain
+    match: {system_contains: "You are Atomic", has_tool_results: false}
+    respond: {tool_calls: [{name: task, input: {description: "look", prompt: "PLAIN"}}]}
+  - {name: plain-sub, match: {first_user_contains: PLAIN}, respond: {text: "plain done"}}
+  - {name: shell-after, match: {first_user_contains: SHELL, tool_results_contain_all: ["running in background"]}, respond: {text: "shell sub done"}}
+  - {name: shell-start, match: {first_user_contains: SHELL}, respond: {tool_calls: [{name: bash, input: {command: "true", run_in_background: true}}]}}
+`, Config{})
+	h.rt.Submit("go")
+	if out := h.await(t); out.Err != nil || out.Result != "done" {
+		t.Fatalf("outcome %+v", out)
+	}
+	shellTools := []string{"bash_output", "kill_shell"}
+	for _, rule := range []string{"plain", "shell", "final"} {
+		checkOffered(t, "the lead, which started no shell ("+rule+")", offered(t, srv, rule), false, shellTools...)
+	}
+	checkOffered(t, "a sub-agent that starts no shell", offered(t, srv, "plain-sub"), true, "bash")
+	checkOffered(t, "a sub-agent that starts no shell", offered(t, srv, "plain-sub"), false, shellTools...)
+	checkOffered(t, "a sub-agent before its first shell", offered(t, srv, "shell-start"), false, shellTools...)
+	after := loopback.ByRule(srv.Log(), "shell-after")
+	if len(after) == 0 {
+		t.Fatal("the sub-agent made no request after starting its shell")
+	}
+	checkOffered(t, "a sub-agent after starting a shell", after[0].Tools, true, shellTools...)
+}

@@ -269,15 +269,8 @@ func Open(cfg Config) (*Runtime, error) {
 			return a.Attach, a.Release
 		},
 	})
-	leadTools := tools.NewSet()
-	for _, n := range core.Names() {
-		t, _ := core.Get(n)
-		if shellCompanion(n) {
-			leadTools.Hold(t) // offered once the lead starts a shell
-			continue
-		}
-		leadTools.Add(t)
-	}
+	leadTools := core.Without()
+	r.shells.Follow(event.LeadID, leadTools) // its shell tools once it starts a shell
 	// The other orchestration tools join as they become useful.
 	subagent.Offer(r.mgr, leadTools)
 	// Without teams enabled the team tools are held, not offered: they

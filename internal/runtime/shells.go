@@ -13,9 +13,6 @@ func (r *Runtime) newShells() *tools.Shells {
 	return tools.NewShells(tools.ShellsConfig{
 		SessionID: r.cfg.SessionID, Sink: r.bus, Now: r.cfg.Now,
 		Register: func(id, parent string, stop func() error, done <-chan struct{}) {
-			if parent == event.LeadID && r.leadTools != nil {
-				r.leadTools.Offer("bash_output", "kill_shell")
-			}
 			r.owners.Register(id, bus.Owner{Kind: bus.OwnerShells, Done: done, Cancel: func() error {
 				r.inBackground(func() { _ = stop() }) // a cancel must not wait for the end
 				return nil
@@ -24,11 +21,6 @@ func (r *Runtime) newShells() *tools.Shells {
 		Ended: r.onShellEnd,
 	})
 }
-
-// shellCompanion reports whether tool name follows a background shell: the
-// lead is offered it once it starts one (until then it is held, callable
-// but costing its requests nothing).
-func shellCompanion(name string) bool { return name == "bash_output" || name == "kill_shell" }
 
 // onShellEnd tells a shell's starter that it exited, exactly once (a
 // bash_output that saw the end first makes the notice moot): a sub-agent

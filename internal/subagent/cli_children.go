@@ -2,19 +2,11 @@ package subagent
 
 import (
 	"github.com/atomic-agent/atomic/internal/event"
-	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
 
 // openChildren reports whether an agent that id started has not yet
 // reported its end.
-func (m *Manager) openChildren(id string) bool {
-	for _, r := range m.cfg.Agents.Agents() {
-		if r.ParentID == id && (!r.Status.Terminal() || r.Session == lifecycle.SessionOpen) {
-			return true
-		}
-	}
-	return false
-}
+func (m *Manager) openChildren(id string) bool { return m.cfg.Agents.OpenChild(id) }
 
 // wakeOn reports the events after which a CLI session may have a turn to
 // carry or a sub-agent that ended.

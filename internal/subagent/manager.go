@@ -121,6 +121,9 @@ type Config struct {
 type Agents interface {
 	Agent(id string) (lifecycle.Record, bool)
 	Agents() []lifecycle.Record
+	// OpenChild reports whether an agent parent started has not yet
+	// reported its end.
+	OpenChild(parent string) bool
 	// Ended reports whether an agent (a sub-agent or a teammate) has a
 	// final status.
 	Ended(id string) bool

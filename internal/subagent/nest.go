@@ -86,18 +86,19 @@ func nests(t *Task, plan spawn.Plan) bool {
 	return plan.Backend == backend.Native && spawn.Nests(t.Type)
 }
 
-// nestTools is t's tool set: plan's, plus, below the depth limit, the task
-// tool and its companions (held until t starts a background task) scoped
-// to t's own children.
+// nestTools is t's own tool set: plan's, its shell tools held until it
+// starts a background shell, plus, below the depth limit, the task tool
+// and its companions (held until t starts a background task) scoped to
+// t's own children. Tools follow what an agent starts so that one that
+// starts nothing is not sent their definitions on every request.
 func (m *Manager) nestTools(t *Task, plan spawn.Plan) *tools.Set {
-	if !nests(t, plan) || t.nest.depth >= m.cfg.MaxDepth {
+	if plan.Backend != backend.Native {
 		return plan.Tools
 	}
-	set := tools.NewSet()
-	for _, n := range plan.Tools.Names() {
-		if tool, ok := plan.Tools.Get(n); ok {
-			set.Add(tool)
-		}
+	set := plan.Tools.Without() // a copy: what t is offered grows with what it starts
+	m.cfg.Shells.Follow(t.ID, set)
+	if !nests(t, plan) || t.nest.depth >= m.cfg.MaxDepth {
+		return set
 	}
 	set.Add(NewTaskTool(m))
 	for _, tool := range []tools.Tool{NewCheckTask(m), NewWaitForTask(m), NewListTasks(m), NewCancelTask(m)} {

@@ -301,6 +301,7 @@ func (m *Manager) Spawn(spec SpawnSpec) (Info, error) {
 		for _, t := range MateTools(m) {
 			plan.Tools.Add(t)
 		}
+		m.cfg.Shells.Follow(AgentID(spec.Name), plan.Tools)
 	}
 	if spec.Role == "" {
 		spec.Role = typ.Name

@@ -126,12 +126,28 @@ func (s *Set) Await(ctx context.Context, name string) (Tool, bool) {
 // Offer offers the held tools called names, in that order; a name that
 // is not held (offered already, or unknown) is left as it is.
 func (s *Set) Offer(names ...string) {
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, n := range names {
 		if i := slices.IndexFunc(s.held, func(t Tool) bool { return t.Name() == n }); i >= 0 {
 			s.tools = append(s.tools, s.held[i])
 			s.held = slices.Delete(s.held, i, i+1)
+		}
+	}
+}
+
+// HoldBack holds the offered tools called names: they stay callable but
+// are no longer offered until Offer (a name not offered is left as it is).
+func (s *Set) HoldBack(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range names {
+		if i := slices.IndexFunc(s.tools, func(t Tool) bool { return t.Name() == n }); i >= 0 {
+			s.held = append(s.held, s.tools[i])
+			s.tools = slices.Delete(s.tools, i, i+1)
 		}
 	}
 }

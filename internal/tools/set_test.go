@@ -157,3 +157,18 @@ func TestOfferPromotesHeldToolsInOrderAndLeavesOthersAlone(t *testing.T) {
 		t.Fatal("the offered tool is not the held one")
 	}
 }
+
+func TestHoldBackStopsOfferingAToolThatStaysCallable(t *testing.T) {
+	s := NewSet(&fakeTool{name: "a"}, &fakeTool{name: "b"}, &fakeTool{name: "c"})
+	s.HoldBack("b", "missing")
+	if got := s.Names(); !slices.Equal(got, []string{"a", "c"}) {
+		t.Fatalf("offered %v, want [a c]", got)
+	}
+	if _, ok := s.Get("b"); !ok {
+		t.Fatal("b held back is no longer callable")
+	}
+	s.Offer("b")
+	if got := s.Names(); !slices.Equal(got, []string{"a", "c", "b"}) {
+		t.Fatalf("offered after Offer %v, want [a c b]", got)
+	}
+}

@@ -82,6 +82,7 @@ type Shells struct {
 	mu     sync.Mutex
 	next   int
 	byID   map[string]*shell
+	follow map[string]*Set // agents whose shell tools wait for their first shell
 	closed bool
 }
 
@@ -149,7 +150,11 @@ func (s *Shells) start(ws Workspace, dir, command, description, parent, callID s
 	sh.out.max = ShellOutputKept
 	s.mu.Lock()
 	s.byID[id] = sh
+	set := s.follow[parent]
+	delete(s.follow, parent)
 	s.mu.Unlock()
+	// Before this bash call returns, so the agent's next request has them.
+	set.Offer("bash_output", "kill_shell")
 	if s.cfg.Register != nil {
 		s.cfg.Register(id, parent, func() error { return s.stop(sh, "stopped") }, sh.done)
 	}
@@ -325,9 +330,33 @@ func (s *Shells) lookup(id, agent string) (*shell, error) {
 	return nil, fmt.Errorf("no background shell %q: yours are %v", id, mine)
 }
 
+// Follow holds bash_output and kill_shell in agent's set (when it offers
+// bash) until agent starts its first background shell, then offers them:
+// an agent that never starts one is not sent their definitions on every
+// request. Held, a call to one still works (no such shell).
+func (s *Shells) Follow(agent string, set *Set) {
+	if s == nil || set == nil || !set.Offered("bash") {
+		return
+	}
+	set.HoldBack("bash_output", "kill_shell")
+	set.Hold(NewBashOutput(s)) // no-op where it was just held back
+	set.Hold(NewKillShell(s))
+	s.mu.Lock()
+	if s.follow == nil {
+		s.follow = map[string]*Set{}
+	}
+	s.follow[agent] = set
+	s.mu.Unlock()
+}
+
 // StopOwnedBy stops every shell agent started that still runs (its agent
 // ended) and waits for their ends.
 func (s *Shells) StopOwnedBy(agent, why string) {
+	if s != nil {
+		s.mu.Lock()
+		delete(s.follow, agent)
+		s.mu.Unlock()
+	}
 	s.stopWhere(func(sh *shell) bool { return sh.parent == agent }, why)
 }
 
