@@ -57,3 +57,11 @@ func (p ContextPolicy) Threshold(model string) int64 {
 type Compacter interface {
 	Compact(ctx context.Context, instructions string) error
 }
+
+// Rewinder is a session whose conversation can go back to an earlier
+// length (/rewind): the native loop. An external CLI keeps its own.
+type Rewinder interface {
+	History() []provider.Message
+	// Truncate keeps the first n messages of the history.
+	Truncate(n int)
+}

@@ -220,7 +220,7 @@ func newRuntime(c *common, s *setup, headlessMode bool, newLead func(backend.Con
 		SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendSystem,
 		NestedMemory: func(read tools.Tool) tools.Tool { return memory.WithNested(read, s.workspace.Root, s.getenv("HOME")) },
 		MaxSubagents: c.maxSubagents, MaxDepth: c.maxDepth, MaxRemoteTasks: c.maxRemote, Teams: c.teams || c.demo, MaxTeammates: c.maxTeammates, MaxTurns: c.maxTurns, Effort: c.level,
-		CancelOnLeadError: headlessMode, HoldWakes: c.holdWakes, NewLead: newLead, Backends: tree,
+		CancelOnLeadError: headlessMode, Checkpoints: !headlessMode && !c.holdWakes, HoldWakes: c.holdWakes, NewLead: newLead, Backends: tree,
 		MCP: s.mcp, MCPStartupBudget: s.mcpBudget, Warn: warn, Remote: s.remote,
 		Context: contextPolicy(s.file), Hooks: s.hooks,
 	})

@@ -18,6 +18,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/bus"
+	"github.com/atomic-agent/atomic/internal/checkpoint"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
@@ -85,6 +86,9 @@ type Config struct {
 	// CancelOnLeadError cancels all sub-agents when a lead turn fails, so
 	// a headless run can end; the TUI leaves them running.
 	CancelOnLeadError bool
+	// Checkpoints keeps, per prompt, the files the agents change before
+	// their first change, in memory, for /rewind.
+	Checkpoints bool
 	// NewLead builds the lead's session on another backend (an external
 	// agent CLI) from the run's settings; nil runs the native loop.
 	NewLead func(backend.Config) (backend.Session, error)
@@ -162,6 +166,7 @@ type Runtime struct {
 	journal   *bus.Subscription // the session store's; nil without one
 	own       *bus.Subscription // the runtime's own subscriber
 	resumed   *resumed          // nil: a new session
+	cps       *checkpoint.Store // nil: checkpoints off
 	mcpReady  sync.Once
 
 	mu         sync.Mutex
@@ -207,6 +212,11 @@ func Open(cfg Config) (*Runtime, error) {
 		r.journal = r.bus.SubscribeWith(cfg.Journal.Emit, bus.Options{Name: "journal"})
 	}
 	r.shells = r.newShells()
+	if cfg.Checkpoints {
+		r.cps = checkpoint.New(0)
+		cfg.Workspace.Checkpoint = r.cps.Save
+		r.cfg.Workspace.Checkpoint = r.cps.Save
+	}
 	cfg.Workspace.Shells = r.shells // every agent's bash, worktrees' too
 	r.cfg.Workspace.Shells = r.shells
 	core := CoreTools(cfg.Workspace)
@@ -237,9 +247,11 @@ func Open(cfg Config) (*Runtime, error) {
 		System: SubagentSystemPrompt(cfg.Workspace, cfg.Memory), Now: cfg.Now, OnFinish: r.onTaskFinish,
 		Agents: r.bus, Workspace: cfg.Workspace.Root, Backends: cfg.Backends, History: history,
 		Warn: cfg.Warn, Remote: cfg.Remote, Owners: r.owners, Hooks: hooked,
+		BeforeMerge: r.beforeMerge,
 		FileTools: func(root string) *tools.Set {
 			ws := cfg.Workspace
 			ws.Root = root
+			ws.Checkpoint = nil // the merge is what reaches the lead's tree
 			// Its commands write only in its worktree, not the lead's tree.
 			ws.Sandbox = ws.Sandbox.Narrow(root)
 			return tools.Core(ws)
@@ -366,6 +378,8 @@ type input struct {
 	reset  *string // the reset's reason
 	// compact is a /compact to carry out between turns.
 	compact *compactInput
+	// rewind is a /rewind to carry out between turns.
+	rewind *rewindInput
 	// gen is the interrupt generation the prompt was submitted in: an
 	// interrupt that comes before its turn starts cancels it too.
 	gen uint64
@@ -475,6 +489,10 @@ func (r *Runtime) Serve(ctx context.Context) error {
 				r.compact(ctx, in.compact)
 				break
 			}
+			if in.rewind != nil {
+				r.rewind(in.rewind)
+				break
+			}
 			r.turn(ctx, in.prompt, in.images, &in.gen, in.turn)
 		case <-r.wake:
 			if r.wakes() {
@@ -511,6 +529,9 @@ func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Ima
 	}
 	r.turnCancel, r.busy, r.dirty = cancel, true, true
 	r.mu.Unlock()
+	if gen != nil && prompt != "" {
+		r.begin(prompt)
+	}
 	r.awaitMCP(tctx)
 	res, err := r.runLead(tctx, prompt, images)
 	interrupted := err != nil && tctx.Err() != nil

@@ -318,6 +318,13 @@ func (m *Manager) onWorktree(ctx context.Context, id string, after WorktreeState
 func (m *Manager) MergeWorktree(ctx context.Context, id string) (string, error) {
 	return m.onWorktree(ctx, id, WorktreeMerged, func(tree *worktree.Tree) (string, error) {
 		stat, _ := tree.Stat(ctx)
+		if m.cfg.BeforeMerge != nil {
+			files, err := tree.Files(ctx)
+			if err != nil {
+				return "", fmt.Errorf("merge_worktree %s: %w", id, err)
+			}
+			m.cfg.BeforeMerge(files)
+		}
 		if err := tree.Merge(ctx); err != nil {
 			return "", fmt.Errorf("merge_worktree %s: %w", id, err)
 		}

@@ -80,6 +80,9 @@ type Config struct {
 	// isolated agent's worktree; they replace the same-named tools of
 	// Tools. Nil: tools.Core of a workspace rooted there.
 	FileTools func(root string) *tools.Set
+	// BeforeMerge, when set, is given the absolute paths a worktree merge
+	// is about to change in the lead's tree (a /rewind snapshot).
+	BeforeMerge func(paths []string)
 	// Sandbox is the mode of the sandbox confining native sub-agents'
 	// commands ("" when off); external CLIs keep their own.
 	Sandbox string

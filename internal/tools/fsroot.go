@@ -207,6 +207,9 @@ func (w Workspace) clientRead(ctx context.Context, t target) (text string, ok bo
 // writeText writes data to t through w.Files when set (the editor then
 // holds the change, saved or not), else to the disk.
 func (w Workspace) writeText(ctx context.Context, t target, data []byte, mode fs.FileMode) error {
+	if w.Checkpoint != nil {
+		w.Checkpoint(t.real)
+	}
 	if w.Files != nil {
 		err := w.Files.WriteTextFile(ctx, t.real, string(data))
 		if !errors.Is(err, ErrNoFiles) {

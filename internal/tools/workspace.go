@@ -41,6 +41,11 @@ type Workspace struct {
 	// bash_output and kill_shell read and stop them); nil: bash runs
 	// every command in the foreground.
 	Shells *Shells
+	// Checkpoint, when set, is told the real path of each file write,
+	// edit and multi_edit are about to change, before they change it
+	// (a /rewind snapshot); nil in a worktree, whose changes reach the
+	// lead's tree by a merge.
+	Checkpoint func(real string)
 }
 
 // hidden reports whether Hidden forbids abs.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/atomic-agent/atomic/internal/bus"
+	"github.com/atomic-agent/atomic/internal/checkpoint"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/mcp"
 	"github.com/atomic-agent/atomic/internal/provider"
@@ -50,6 +51,12 @@ type Backend interface {
 	// Compact summarises the lead's older turns between turns (/compact),
 	// telling done the outcome.
 	Compact(instructions string, done func(error))
+	// Checkpoints lists the prompts /rewind can go back to, newest first
+	// (none when checkpoints are off).
+	Checkpoints() []checkpoint.Summary
+	// Rewind restores the code, the conversation or both to before a
+	// prompt, telling done the outcome.
+	Rewind(req runtime.RewindRequest, done func(runtime.Rewound, error))
 	// Lead is the lead's record as the run's reducer (its bus) has it,
 	// once the lead has emitted anything.
 	Lead() (lifecycle.Record, bool)
@@ -95,6 +102,16 @@ func (b rtBackend) MCP() []mcp.Status                      { return b.rt.MCP() }
 func (b rtBackend) Compact(instr string, done func(error)) { b.rt.Compact(instr, done) }
 func (b rtBackend) Lead() (lifecycle.Record, bool)         { return b.rt.Bus().Lead() }
 func (b rtBackend) Reducer() *bus.Bus                      { return b.rt.Bus() }
+func (b rtBackend) Rewind(req runtime.RewindRequest, done func(runtime.Rewound, error)) {
+	b.rt.Rewind(req, done)
+}
+
+func (b rtBackend) Checkpoints() []checkpoint.Summary {
+	if cps := b.rt.Checkpoints(); cps != nil {
+		return cps.List()
+	}
+	return nil
+}
 func (b rtBackend) ListModels(ctx context.Context) ([]string, error) {
 	return provider.ListModels(ctx, b.rt.Provider())
 }

@@ -22,6 +22,7 @@ const helpText = `Commands:
   /worktrees [merge ID | discard ID]   isolated agents' worktrees; apply one onto your tree or drop it
   /memory             the memory files (AGENTS.md, CLAUDE.md) loaded, and why any was skipped
   /mcp                MCP servers: state, transport, tools, last error
+  /rewind             go back to before a prompt: restore the code, the conversation or both (also Esc twice)
   /compact [instructions]  summarise the conversation's older turns to free context
   /context            each agent's context use of its model's window
   /cost               tokens and cost of the session, per agent type
@@ -38,13 +39,13 @@ const helpText = `Commands:
   /quit, /exit        quit (cancels every agent)
 Keys:
   enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
-  esc interrupt · ctrl+c interrupt, twice to quit · ctrl+d on empty input quit
+  esc interrupt, twice when idle rewind · ctrl+c interrupt, twice to quit · ctrl+d on empty input quit
   ctrl+o expand or collapse agents trees and tool output · pgup/pgdown scroll`
 
 // BuiltinCommands are the names of the built-in slash commands: a custom
 // command may not take one.
 func BuiltinCommands() []string {
-	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/worktrees", "/memory", "/mcp", "/compact", "/context", "/cost", "/status", "/diff", "/review", "/init", "/export", "/permissions", "/config", "/resume", "/add-dir", "/doctor"}
+	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/worktrees", "/memory", "/mcp", "/compact", "/rewind", "/context", "/cost", "/status", "/diff", "/review", "/init", "/export", "/permissions", "/config", "/resume", "/add-dir", "/doctor"}
 }
 
 // command runs a slash command typed in the input.
@@ -72,6 +73,8 @@ func (m *Model) command(text string) {
 		m.mcpCommand()
 	case "/compact":
 		m.compactCommand(strings.TrimSpace(text[len(fields[0]):]))
+	case "/rewind":
+		m.openRewind()
 	case "/context":
 		m.contextCommand()
 	case "/worktrees":

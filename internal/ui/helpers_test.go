@@ -16,9 +16,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/atomic-agent/atomic/internal/bus"
+	"github.com/atomic-agent/atomic/internal/checkpoint"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/mcp"
+	"github.com/atomic-agent/atomic/internal/runtime"
 	"github.com/atomic-agent/atomic/internal/spawn"
 )
 
@@ -70,6 +72,22 @@ type fakeBackend struct {
 	provider string
 	models   []string
 	listErr  error
+	// checkpoints answers Checkpoints; rewinds records Rewind's requests,
+	// answered with rewound and rewindErr.
+	checkpoints []checkpoint.Summary
+	rewinds     []runtime.RewindRequest
+	rewound     runtime.Rewound
+	rewindErr   error
+}
+
+func (b *fakeBackend) Checkpoints() []checkpoint.Summary { return b.checkpoints }
+
+func (b *fakeBackend) Rewind(req runtime.RewindRequest, done func(runtime.Rewound, error)) {
+	b.mu.Lock()
+	b.rewinds = append(b.rewinds, req)
+	res, err := b.rewound, b.rewindErr
+	b.mu.Unlock()
+	done(res, err)
 }
 
 func (b *fakeBackend) MCP() []mcp.Status { return b.mcp }

@@ -36,6 +36,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.tasks.key(m, s)
 		return nil
 	}
+	if m.rewind != nil {
+		m.rewind.key(m, s)
+		return nil
+	}
 	if m.search != nil {
 		m.searchKey(s, k.Text)
 		m.refreshMenu()
@@ -52,6 +56,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.startSearch()
 		return nil
 	case "esc":
+		m.esc()
+		return nil
+	case "alt+esc": // two Escs read at once
+		m.esc()
 		m.esc()
 		return nil
 	case "ctrl+d":
@@ -101,11 +109,16 @@ func (m *Model) esc() {
 	}
 	again := !m.lastEsc.IsZero() && m.now.Sub(m.lastEsc) <= quitWindow
 	m.lastEsc = time.Time{}
+	if bg > 0 || m.working() || m.activeAgents() > 0 {
+		m.idleEsc = time.Time{}
+	}
 	switch {
 	case bg == 0:
 		if m.working() || m.activeAgents() > 0 {
 			m.interrupt("the user pressed Esc")
+			return
 		}
+		m.escIdle()
 		return
 	case again:
 		m.interrupt("the user pressed Esc twice")

@@ -129,6 +129,8 @@ type Model struct {
 	approvalSel int
 	waiting     int // requests in the approval queue
 	tasks       *tasksPanel
+	rewind      *rewindPanel
+	idleEsc     time.Time // an Esc on an idle, empty input: a second opens /rewind
 
 	lastCtrlC time.Time
 	lastEsc   time.Time // an Esc that left background work running
@@ -188,6 +190,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note(noteWarning, string(msg))
 	case compactDoneMsg:
 		m.compactDone(msg)
+	case rewindDoneMsg:
+		m.rewindDone(msg)
 	case commandReadyMsg:
 		m.commandReady(msg)
 	case modelListedMsg:
@@ -206,7 +210,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.key(msg)
 		m.refreshMenu()
 	case tea.PasteMsg:
-		if m.approval == nil && m.tasks == nil && m.search == nil {
+		if m.approval == nil && m.tasks == nil && m.search == nil && m.rewind == nil {
 			cmd = m.in.update(msg)
 			m.refreshMenu()
 		}
@@ -289,6 +293,8 @@ func (m *Model) bottom() []string {
 		out = append(out, m.approvalView()...)
 	case m.tasks != nil:
 		out = append(out, m.tasks.view(m)...)
+	case m.rewind != nil:
+		out = append(out, m.rewind.view(m)...)
 	case m.search != nil:
 		out = append(out, m.searchView()...)
 	default:

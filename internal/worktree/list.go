@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,4 +79,20 @@ func (t *Tree) Stat(ctx context.Context) (string, error) {
 func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+}
+
+// Files lists, as absolute paths in the lead's tree, the files a Merge
+// of the branch would change (a rename as its two paths).
+func (t *Tree) Files(ctx context.Context) ([]string, error) {
+	out, err := git(ctx, t.Repo, nil, "diff", "--name-only", "-z", "--no-renames", t.Base, t.Branch)
+	if err != nil {
+		return nil, fmt.Errorf("listing the files of %s: %w", t.Branch, err)
+	}
+	var files []string
+	for _, f := range strings.Split(out, "\x00") {
+		if f = strings.TrimSpace(f); f != "" {
+			files = append(files, filepath.Join(t.Repo, filepath.FromSlash(f)))
+		}
+	}
+	return files, nil
 }

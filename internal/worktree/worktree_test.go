@@ -363,3 +363,16 @@ func TestOpenListsLeftoversAndClearsAStaleInitializingLock(t *testing.T) {
 		t.Fatal("leftover not merged")
 	}
 }
+
+func TestFilesListsWhatAMergeWouldChangeAsPathsInTheLeadsTree(t *testing.T) {
+	repo := newRepo(t, map[string]string{"a.txt": "one\n", "b.txt": "bee\n"})
+	tr := finished(t, repo, "general-purpose-1", map[string]string{"a.txt": "two\n", "sub/new file.txt": "new\n"})
+	got, err := tr.Files(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(tr.Repo, "a.txt"), filepath.Join(tr.Repo, "sub", "new file.txt")}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("Files = %q, want %q", got, want)
+	}
+}

@@ -212,6 +212,18 @@ func (s *Session) Reset() {
 	s.historyChanged()
 }
 
+// Truncate keeps the history's first n messages (/rewind); like Reset,
+// only between runs. The context figure is recounted at the next request.
+func (s *Session) Truncate(n int) {
+	s.mu.Lock()
+	if n < len(s.history) {
+		s.history = s.history[:n:n]
+	}
+	s.base, s.context = 0, 0
+	s.mu.Unlock()
+	s.historyChanged()
+}
+
 func (s *Session) emit(typ event.Type, toolCallID string, data any) {
 	s.cfg.Sink.Emit(event.Event{
 		Type: typ, Time: s.cfg.Now(), SessionID: s.cfg.SessionID,
