@@ -116,6 +116,12 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 			o.rt.Lead().SetModel(cmd.Model)
 			model = cmd.Model
 		}
+	} else if p, ok, err := expandSkill(o.s, prompt); ok { // "/skill args", as Claude Code's -p does
+		if err != nil {
+			fmt.Fprintf(ios.Err, "atomic: %v\n", err)
+			return 1
+		}
+		prompt = p
 	}
 	durable, _ := o.journal.(headless.Durability) // stream-json prints what the store holds
 	return headless.Run(ctx, o.rt, headless.Options{Prompt: prompt, OutputFormat: format, Timeout: c.timeout, Model: model,

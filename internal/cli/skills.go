@@ -8,6 +8,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/acp"
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/skills"
+	"github.com/atomic-agent/atomic/internal/ui"
 )
 
 // loadSkills reads the skills of dirs, the user's and the project's (the
@@ -80,3 +81,17 @@ func expandSkill(s *setup, text string) (prompt string, ok bool, err error) {
 	}
 	return fmt.Sprintf("<command-name>/%s</command-name>\n<command-args>%s</command-args>\nThe user invoked the skill %q; follow it.\n\n%s", sk.Name, args, sk.Name, body), true, nil
 }
+
+// tuiSkills offers the skills to the chat as slash commands, loaded as
+// ACP loads them (expandSkill).
+type tuiSkills struct{ s *setup }
+
+func (t tuiSkills) List() []ui.SkillCommand {
+	var out []ui.SkillCommand
+	for _, sk := range t.s.skills.All() {
+		out = append(out, ui.SkillCommand{Name: sk.Name, Description: sk.Description, Scope: sk.Scope})
+	}
+	return out
+}
+
+func (t tuiSkills) Expand(text string) (string, bool, error) { return expandSkill(t.s, text) }

@@ -54,7 +54,7 @@ func (m *Model) command(text string) {
 	name, args := strings.ToLower(fields[0]), fields[1:]
 	switch name {
 	case "/help", "/?":
-		m.note(noteInfo, helpText+customHelp(m.cfg.Commands))
+		m.note(noteInfo, helpText+customHelp(m.cfg.Commands)+m.skillHelp())
 	case "/memory":
 		m.note(noteInfo, m.cfg.Memory.Summary())
 	case "/quit", "/exit":
@@ -104,6 +104,9 @@ func (m *Model) command(text string) {
 	default:
 		if c, args, ok := m.cfg.Commands.Resolve(text); ok {
 			m.customCommand(text, c, args)
+			return
+		}
+		if m.skillCommand(text) {
 			return
 		}
 		m.note(noteError, fmt.Sprintf("Unknown command %s; /help lists the commands", fields[0]))

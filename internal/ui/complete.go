@@ -89,7 +89,8 @@ func (m *Model) refreshMenu() {
 	}
 }
 
-// commandSuggestions are the built-in and custom commands starting with
+// commandSuggestions are the built-in and custom commands and the skills
+// starting with
 // prefix, each with its line of /help.
 func (m *Model) commandSuggestions(prefix string) []suggestion {
 	help := map[string]string{}
@@ -111,6 +112,7 @@ func (m *Model) commandSuggestions(prefix string) []suggestion {
 			out = append(out, suggestion{name, d})
 		}
 	}
+	out = append(out, m.skillSuggestions(prefix, out)...)
 	slices.SortStableFunc(out, func(a, b suggestion) int { return strings.Compare(a.insert, b.insert) })
 	return out
 }

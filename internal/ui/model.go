@@ -41,6 +41,8 @@ type Config struct {
 	// and reading its @paths (they may ask for approval, so it runs off
 	// the UI's loop); nil: the prompt is Expand's.
 	RenderCommand func(ctx context.Context, c commands.Command, args string) (string, error)
+	// Skills are offered as slash commands after the commands (nil: none).
+	Skills Skills
 	// Info is what /status, /export and /diff say of the session (nil:
 	// nothing beyond the run).
 	Info func() SessionInfo

@@ -38,6 +38,8 @@ type Options struct {
 	Session Session
 	// RenderCommand is Config.RenderCommand.
 	RenderCommand func(ctx context.Context, c commands.Command, args string) (string, error)
+	// Skills is Config.Skills.
+	Skills Skills
 	// Input features: Config's fields of the same names.
 	Workspace   string
 	Files       func(ctx context.Context, limit int) ([]string, error)
@@ -83,7 +85,7 @@ func Run(ctx context.Context, o Options) error {
 	// The run outlives ctx: on the way out it is stopped, with a grace.
 	run := rt.Start(context.WithoutCancel(ctx))
 	m := New(Config{Backend: runBackend{rtBackend{rt}, run}, Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
-		Memory: o.Memory, Commands: o.Commands, RenderCommand: o.RenderCommand, Info: o.Info,
+		Memory: o.Memory, Commands: o.Commands, RenderCommand: o.RenderCommand, Skills: o.Skills, Info: o.Info,
 		Workspace: o.Workspace, Files: o.Files, Attach: o.Attach, Shell: o.Shell, Modes: o.Modes, LoadHistory: o.LoadHistory, Session: o.Session})
 	f := newFeed()
 	// The trees render the reducer's records (Records), and the view may
