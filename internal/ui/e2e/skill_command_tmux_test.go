@@ -1,0 +1,54 @@
+//go:build unix
+
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atomic-agent/atomic/internal/testkit"
+)
+
+// A project's skill is a slash command in the real terminal, as in Claude
+// Code: the / menu lists it marked as a skill, "/release v2.1" sends the
+// lead the loaded skill (the chat shows what was typed), and in a trusted
+// project its allowed-tools let its script run without asking.
+func TestASkillIsInTheSlashMenuAndInvokingItLoadsItForTheLead(t *testing.T) {
+	tmp := t.TempDir()
+	testkit.WriteFiles(t, filepath.Join(tmp, "work"), map[string]string{
+		".claude/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release of this project\n" +
+			"allowed-tools: Bash(sh release.sh:*)\n---\nRelease checklist for $ARGUMENTS: run release.sh with the version.\n",
+		"release.sh": "echo released \"$1\"\n",
+	})
+	srv := startServer(t, `
+rules:
+  - {name: answer, match: {tool_result_contains: "released v2.1"}, respond: {text: "Version v2.1 is out."}}
+  - name: release
+    match: {last_user_contains: "Release checklist for v2.1: run release.sh"}
+    respond:
+      tool_calls: [{name: bash, input: {command: "sh release.sh v2.1"}}]
+  - {name: other, respond: {text: "The skill was not loaded."}}
+`)
+	s := launchIn(t, tmp, []string{"ANTHROPIC_API_KEY=test-key"},
+		"--provider", "anthropic", "--base-url", shellQuote(srv.URL()), "--model", "test-model", "--trust-project-settings")
+	s.keys("-l", "/rel")
+	s.waitFor("/release", "Cut a release of this project (skill, project)")
+	s.keys("Tab") // completes the pick
+	s.keys("-l", "v2.1")
+	s.waitFor("/release v2.1")
+	s.keys("Enter")
+	scr := s.waitFor("/release v2.1", "Version v2.1 is out.")
+	if strings.Contains(scr, "Release checklist for") || strings.Contains(scr, "Allow") {
+		t.Errorf("the chat shows the skill's text or asked for its allowed script:\n%s", scr)
+	}
+	var got string
+	for _, e := range srv.Log() {
+		if e.Rule == "release" {
+			got = e.LastUserText()
+		}
+	}
+	if !strings.Contains(got, "Base directory for this skill: "+filepath.Join(tmp, "work", ".claude", "skills", "release")) {
+		t.Fatalf("the lead's prompt %q lacks the skill's folder\n%s", got, rulesLog(srv, ""))
+	}
+}
