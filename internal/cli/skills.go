@@ -66,6 +66,11 @@ func skillCommands(s *setup) []acp.Command {
 // invocation) is still the user's to invoke. ok is false for any other
 // text.
 func expandSkill(s *setup, text string) (prompt string, ok bool, err error) {
+	return loadInvokedSkill(s, text, func(rules []string) error { return s.gate.Grant(event.LeadID, rules) })
+}
+
+// loadInvokedSkill is expandSkill granting the allowed-tools with grant.
+func loadInvokedSkill(s *setup, text string, grant func(rules []string) error) (prompt string, ok bool, err error) {
 	name, args := strings.TrimSpace(text), ""
 	if i := strings.IndexFunc(name, unicode.IsSpace); i >= 0 {
 		name, args = name[:i], strings.TrimSpace(name[i:])
@@ -75,7 +80,7 @@ func expandSkill(s *setup, text string) (prompt string, ok bool, err error) {
 	if !isSlash || !found {
 		return "", false, nil
 	}
-	body, err := sk.Instructions(args, func(rules []string) error { return s.gate.Grant(event.LeadID, rules) })
+	body, err := sk.Instructions(args, grant)
 	if err != nil {
 		return "", true, fmt.Errorf("/%s: %w", sk.Name, err)
 	}
@@ -84,7 +89,10 @@ func expandSkill(s *setup, text string) (prompt string, ok bool, err error) {
 
 // tuiSkills offers the skills to the chat as slash commands, loaded as
 // ACP loads them (expandSkill).
-type tuiSkills struct{ s *setup }
+type tuiSkills struct {
+	s    *setup
+	warn func(string)
+}
 
 func (t tuiSkills) List() []ui.SkillCommand {
 	var out []ui.SkillCommand
@@ -94,4 +102,18 @@ func (t tuiSkills) List() []ui.SkillCommand {
 	return out
 }
 
-func (t tuiSkills) Expand(text string) (string, bool, error) { return expandSkill(t.s, text) }
+// Expand grants the skill's allowed-tools as its turn starts, not now:
+// the lead may be in a turn of an earlier prompt, whose end revokes. A
+// rule Atomic does not know is warned of then.
+func (t tuiSkills) Expand(text string) (string, func(), bool, error) {
+	var rules []string
+	p, ok, err := loadInvokedSkill(t.s, text, func(r []string) error { rules = r; return nil })
+	if len(rules) == 0 {
+		return p, nil, ok, err
+	}
+	return p, func() {
+		if err := t.s.gate.Grant(event.LeadID, rules); err != nil {
+			t.warn(fmt.Sprintf("%s: %v", strings.Fields(text)[0], err))
+		}
+	}, ok, err
+}

@@ -139,7 +139,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		RenderCommand: func(ctx context.Context, c commands.Command, args string) (string, error) {
 			return renderCommand(ctx, s, c, args, note)
 		},
-		Skills:    tuiSkills{s},
+		Skills:    tuiSkills{s, note},
 		Workspace: s.workspace.Root,
 		Files: func(ctx context.Context, limit int) ([]string, error) {
 			return tools.ListFiles(ctx, s.workspace, limit)

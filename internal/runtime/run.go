@@ -64,6 +64,9 @@ type Turn struct {
 	end  event.TurnEndData
 	ran  bool
 	run  *Run // nil: not tracked
+	// start runs as the turn starts (nil: nothing): a skill's grant is
+	// for its own turn, not one running or queued before it.
+	start func()
 }
 
 // droppedTurn is the end of a prompt whose turn never ran.
@@ -102,7 +105,17 @@ func (t *Turn) finish(end event.TurnEndData, ran bool) {
 // text (Runtime.SubmitImages), and returns its turn. After Stop the
 // prompt is dropped: its turn ends at once, not run.
 func (run *Run) Submit(prompt string, images ...provider.Image) *Turn {
-	t := &Turn{done: make(chan struct{}), run: run}
+	return run.submit(prompt, images, nil)
+}
+
+// SubmitAtStart is Submit calling start once the prompt's turn starts
+// (never when it is dropped).
+func (run *Run) SubmitAtStart(prompt string, start func()) *Turn {
+	return run.submit(prompt, nil, start)
+}
+
+func (run *Run) submit(prompt string, images []provider.Image, start func()) *Turn {
+	t := &Turn{done: make(chan struct{}), run: run, start: start}
 	run.mu.Lock()
 	if run.stopping {
 		run.mu.Unlock()

@@ -529,6 +529,9 @@ func (r *Runtime) turn(ctx context.Context, prompt string, images []provider.Ima
 	}
 	r.turnCancel, r.busy, r.dirty = cancel, true, true
 	r.mu.Unlock()
+	if tn != nil && tn.start != nil {
+		tn.start()
+	}
 	if gen != nil && prompt != "" {
 		r.begin(prompt)
 	}

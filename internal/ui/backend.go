@@ -88,6 +88,21 @@ type runBackend struct {
 
 func (b runBackend) Submit(p string) { b.run.Submit(p) }
 
+func (b runBackend) SubmitAtStart(p string, start func()) { b.run.SubmitAtStart(p, start) }
+
+// submitAtStart gives b the prompt, start (nil: none) to run as its turn
+// starts; a Backend that cannot wait for that runs start now.
+func submitAtStart(b Backend, prompt string, start func()) {
+	if s, ok := b.(interface{ SubmitAtStart(string, func()) }); ok && start != nil {
+		s.SubmitAtStart(prompt, start)
+		return
+	}
+	if start != nil {
+		start()
+	}
+	b.Submit(prompt)
+}
+
 func (b rtBackend) Submit(p string)                        { b.rt.Submit(p) }
 func (b rtBackend) Interrupt(reason string)                { b.rt.Interrupt(reason) }
 func (b rtBackend) InterruptTurn(reason string)            { b.rt.InterruptTurn(reason) }

@@ -270,6 +270,7 @@ func (m *Model) teamCommand(args []string, text string) {
 type commandReadyMsg struct {
 	typed, prompt string
 	err           error
+	start         func() // runs as its turn starts (nil: nothing)
 }
 
 // customCommand sends a custom command's prompt: at once when it runs
@@ -283,7 +284,7 @@ func (m *Model) customCommand(typed string, c commands.Command, args string) {
 	m.note(noteInfo, "Running /"+c.Name+"'s commands…")
 	m.later = func() tea.Msg {
 		p, err := render(context.Background(), c, args)
-		return commandReadyMsg{typed, p, err}
+		return commandReadyMsg{typed: typed, prompt: p, err: err}
 	}
 }
 
@@ -292,5 +293,6 @@ func (m *Model) commandReady(msg commandReadyMsg) {
 		m.note(noteError, msg.err.Error())
 		return
 	}
+	m.atStart = msg.start
 	m.send(msg.typed, msg.prompt)
 }

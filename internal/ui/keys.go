@@ -188,7 +188,9 @@ func (m *Model) send(typed, prompt string) {
 		m.pending = nil
 	}
 	m.busy = true
+	start := m.atStart
+	m.atStart = nil
 	if m.cfg.Backend != nil {
-		m.cfg.Backend.Submit(prompt)
+		submitAtStart(m.cfg.Backend, prompt, start)
 	}
 }

@@ -117,6 +117,9 @@ type Model struct {
 	changed map[string][]string
 	// later is a command a slash command left for Update to return.
 	later tea.Cmd
+	// atStart is what the next prompt sent runs as its turn starts (an
+	// invoked skill's grant).
+	atStart func()
 	// busy is set from a prompt's submission to its turn's end: it covers
 	// the moment before the lead's record says it runs (working).
 	busy bool

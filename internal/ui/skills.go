@@ -18,9 +18,10 @@ type SkillCommand struct {
 type Skills interface {
 	List() []SkillCommand
 	// Expand turns "/name args" naming a skill into the lead's prompt:
-	// the skill loaded as the skill tool loads it, its allowed-tools
-	// granted for the lead's turn. ok is false for any other text.
-	Expand(text string) (prompt string, ok bool, err error)
+	// the skill loaded as the skill tool loads it; start grants its
+	// allowed-tools to the lead, run as the prompt's turn starts (they
+	// end with it). ok is false for any other text.
+	Expand(text string) (prompt string, start func(), ok bool, err error)
 }
 
 // skillShadowed reports whether a built-in or a command file takes the
@@ -91,8 +92,8 @@ func (m *Model) skillCommand(text string) bool {
 		return false
 	}
 	m.later = func() tea.Msg {
-		p, _, err := sk.Expand(text)
-		return commandReadyMsg{text, p, err}
+		p, start, _, err := sk.Expand(text)
+		return commandReadyMsg{typed: text, prompt: p, err: err, start: start}
 	}
 	return true
 }

@@ -26,14 +26,27 @@ func (l *loadedSkills) List() []SkillCommand {
 	return out
 }
 
-func (l *loadedSkills) Expand(text string) (string, bool, error) {
+func (l *loadedSkills) Expand(text string) (string, func(), bool, error) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
 	sk, ok := l.set.Get(name)
 	if !ok {
-		return "", false, nil
+		return "", nil, false, nil
 	}
-	body, err := sk.Instructions(args, func(r []string) error { l.granted = append(l.granted, r); return nil })
-	return "skill " + sk.Name + ":\n" + body, true, err
+	var rules []string
+	body, err := sk.Instructions(args, func(r []string) error { rules = r; return nil })
+	return "skill " + sk.Name + ":\n" + body, func() { l.granted = append(l.granted, rules) }, true, err
+}
+
+// turnBackend is a Backend that runs a prompt's start when told its turn
+// starts, as the run does.
+type turnBackend struct {
+	*fakeBackend
+	starts []func()
+}
+
+func (b *turnBackend) SubmitAtStart(p string, start func()) {
+	b.Submit(p)
+	b.starts = append(b.starts, start)
 }
 
 func newSkillsModel(t *testing.T) (*Model, *fakeBackend, *loadedSkills, string) {
@@ -110,11 +123,23 @@ func TestInvokingASkillSendsTheLeadItsInstructionsAndShowsWhatWasTyped(t *testin
 	if len(l.granted) != 1 || strings.Join(l.granted[0], ",") != "Read" {
 		t.Errorf("granted %q, want the skill's allowed-tools once", l.granted)
 	}
+	tb := &turnBackend{fakeBackend: b}
+	m.cfg.Backend = tb
+	m.in.ta.SetValue("/pdf again.pdf")
+	_, cmd = m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	m.Update(awaitMsg[commandReadyMsg](t, cmd))
+	if len(b.submitted) != 2 || len(tb.starts) != 1 || len(l.granted) != 1 {
+		t.Fatalf("submitted %q, %d starts, granted %q: the grant should wait for the prompt's turn", b.submitted, len(tb.starts), l.granted)
+	}
+	tb.starts[0]()
+	if len(l.granted) != 2 {
+		t.Errorf("granted %q after the turn started, want the allowed-tools again", l.granted)
+	}
 	if f := frame(m); !strings.Contains(f, "/pdf tax.pdf") || strings.Contains(f, "Fill the form") {
 		t.Errorf("the transcript should show what was typed, not the skill:\n%s", f)
 	}
 	userAsk(m, "/fix 7") // the command file wins over the skill
-	if len(b.submitted) != 2 || b.submitted[1] != "Fix issue 7." {
+	if len(b.submitted) != 3 || b.submitted[2] != "Fix issue 7." {
 		t.Errorf("submitted %q, want the command file's prompt", b.submitted)
 	}
 }
