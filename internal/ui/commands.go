@@ -33,7 +33,7 @@ const helpText = `Commands:
   /export [file]      write the conversation as Markdown
   /permissions [allow RULE | deny RULE]  the rules in force and where each comes from; add one for this session
   /config             the effective settings and the file or flag each comes from
-  /resume [ID]        this folder's sessions; how to continue one
+  /resume [ID]        this folder's sessions; continue one in this chat
   /add-dir PATH       check a folder to add, and how to add it
   /doctor             check the provider, key, store, sandbox, git, CLIs and MCP servers
   /quit, /exit        quit (cancels every agent)
