@@ -339,7 +339,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	for _, p := range s.memory.Problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("memory: %v", p))
 	}
-	cmds, problems := commands.Load(dotdirs.Find("commands", places), ui.BuiltinCommands())
+	cmds, problems := commands.Load(dotdirs.Find("commands", places), ui.FixedCommands())
 	for _, p := range problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped command file: %v", p))
 	}

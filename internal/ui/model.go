@@ -137,6 +137,7 @@ type Model struct {
 	hint      string    // a one-line notice above the input
 	waits     waits     // retry countdowns and the hint's expiry (waits.go)
 	quitting  bool
+	switchTo  string // a session /resume chose to continue in this one's place
 }
 
 // New returns the chat model for cfg.

@@ -111,7 +111,7 @@ func Run(ctx context.Context, o Options) error {
 	}()
 
 	go forwardNotes(feedCtx, o.Notes, p.Send)
-	_, err := p.Run()
+	final, err := p.Run()
 	switch {
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
 		err = nil // SIGTERM or the caller's cancel: a normal way out
@@ -123,5 +123,9 @@ func Run(ctx context.Context, o Options) error {
 	if o.Approvals != nil {
 		o.Approvals.Close()
 	}
-	return errors.Join(err, run.Stop(o.QuitTimeout))
+	err = errors.Join(err, run.Stop(o.QuitTimeout))
+	if fm, ok := final.(*Model); ok && fm.switchTo != "" && err == nil {
+		return &SwitchSession{ID: fm.switchTo}
+	}
+	return err
 }
