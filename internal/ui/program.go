@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -51,6 +54,13 @@ type Options struct {
 	QuitTimeout time.Duration
 	// ProgramOptions are extra Bubble Tea options (tests set a window size).
 	ProgramOptions []tea.ProgramOption
+	// AltScreen is Config.AltScreen (false: the transcript goes to the
+	// terminal's scrollback).
+	AltScreen bool
+	// ResumeCommand is the command that resumes the session, printed on
+	// the way out when a prompt was sent or the session was resumed; ""
+	// (or nil) when the session is not stored.
+	ResumeCommand func() string
 	// Notes are warnings that arise during the run (an MCP server that
 	// failed or is slow), each shown as a note.
 	Notes <-chan string
@@ -82,7 +92,8 @@ func Run(ctx context.Context, o Options) error {
 	}
 	// The run outlives ctx: on the way out it is stopped, with a grace.
 	run := rt.Start(context.WithoutCancel(ctx))
-	m := New(Config{Backend: runBackend{rtBackend{rt}, run}, Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
+	var prompted atomic.Bool
+	m := New(Config{Backend: promptedBackend{runBackend{rtBackend{rt}, run}, &prompted}, AltScreen: o.AltScreen, Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
 		Memory: o.Memory, Commands: o.Commands, RenderCommand: o.RenderCommand, Info: o.Info,
 		Workspace: o.Workspace, Files: o.Files, Attach: o.Attach, Shell: o.Shell, Modes: o.Modes, LoadHistory: o.LoadHistory, Session: o.Session})
 	f := newFeed()
@@ -123,5 +134,27 @@ func Run(ctx context.Context, o Options) error {
 	if o.Approvals != nil {
 		o.Approvals.Close()
 	}
-	return errors.Join(err, run.Stop(o.QuitTimeout))
+	err = errors.Join(err, run.Stop(o.QuitTimeout))
+	if o.ResumeCommand != nil && (prompted.Load() || o.Past != nil) {
+		if line := o.ResumeCommand(); line != "" {
+			out := o.Out
+			if out == nil {
+				out = os.Stdout // Bubble Tea's default output
+			}
+			fmt.Fprintf(out, "To resume this session: %s\n", line)
+		}
+	}
+	return err
+}
+
+// promptedBackend notes that a prompt was sent: a session with none is
+// not worth resuming.
+type promptedBackend struct {
+	Backend
+	sent *atomic.Bool
+}
+
+func (b promptedBackend) Submit(prompt string) {
+	b.sent.Store(true)
+	b.Backend.Submit(prompt)
 }

@@ -119,8 +119,8 @@ func (m *Model) drain(then tea.Cmd) tea.Cmd {
 }
 
 // quitCmd ends the program. Inline, the whole transcript goes to the
-// scrollback first, its unfinished tail as it stands, and the live
-// region is cleared (View draws nothing once quitting).
+// scrollback first, its unfinished tail as it stands; the input and
+// status line stay as the last frame.
 func (m *Model) quitCmd() tea.Cmd {
 	if m.cfg.AltScreen {
 		return tea.Quit
@@ -133,9 +133,6 @@ func (m *Model) quitCmd() tea.Cmd {
 // inlineFrame is the live region: the unprinted tail above the bottom
 // block, its bottom lines when it is taller than liveCap.
 func (m *Model) inlineFrame() string {
-	if m.quitting {
-		return ""
-	}
 	bottom := m.bottom()
 	lines := append(m.tr.tail(m.renderCtx(), m.sb.any), bottom...)
 	limit := max(m.liveCap(), min(len(bottom), m.height))
