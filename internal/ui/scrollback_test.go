@@ -13,8 +13,9 @@ import (
 )
 
 // cmdMsgs runs cmd and the batches and sequences it returns, in order,
-// and returns the messages they produce. A command still running after
-// 50ms (a tick) is left out.
+// and returns the messages they produce; each is waited for (a tick takes
+// 500ms, and a model asks one at a time), one still running after 2s is
+// left out.
 func cmdMsgs(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {
 		return nil
@@ -24,7 +25,7 @@ func cmdMsgs(cmd tea.Cmd) []tea.Msg {
 	var msg tea.Msg
 	select {
 	case msg = <-done:
-	case <-time.After(50 * time.Millisecond):
+	case <-time.After(2 * time.Second):
 		return nil
 	}
 	if msg == nil {
