@@ -39,7 +39,7 @@ const helpText = `Commands:
 Keys:
   enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
   esc interrupt · ctrl+c interrupt, twice to quit · ctrl+d on empty input quit
-  ctrl+o expand or collapse agents trees and tool output · pgup/pgdown scroll`
+  ctrl+o expand or collapse agents trees and tool output · pgup/pgdown scroll (--alt-screen)`
 
 // BuiltinCommands are the names of the built-in slash commands: a custom
 // command may not take one.

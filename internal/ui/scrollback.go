@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -21,7 +22,29 @@ type scrollback struct {
 	any      bool     // something was printed: the next entry is set apart
 	outbox   []string // lines settled but not yet handed to the terminal
 	printing bool     // a print sequence is under way (prints stay in order)
-	sized    bool     // the terminal's size is known
+	sized    bool     // the first frame is drawn: prints may go above it
+	asked    bool     // sizedMsg is on its way
+	// high is the live region's tallest height since the last print or
+	// resize: Bubble Tea leaves stale rows when an inline frame shrinks
+	// by itself, so it is padded to high until a print moves it anyway.
+	high int
+}
+
+// sizedMsg says the first frame at the terminal's size has been drawn.
+type sizedMsg struct{}
+
+// firstFrame is how long after the first size printing waits: a print
+// that reaches the terminal before Bubble Tea drew its first frame is
+// overwritten by it.
+const firstFrame = 100 * time.Millisecond
+
+// sizeKnown starts printing a moment after the first size arrives.
+func (m *Model) sizeKnown() tea.Cmd {
+	if m.sb.sized || m.sb.asked {
+		return nil
+	}
+	m.sb.asked = true
+	return tea.Tick(firstFrame, func(time.Time) tea.Msg { return sizedMsg{} })
 }
 
 // final reports whether e can no longer change, so it may be printed.
@@ -114,7 +137,7 @@ func (m *Model) drain(then tea.Cmd) tea.Cmd {
 	if then == nil {
 		then = func() tea.Msg { return printedMsg{} }
 	}
-	m.sb.printing = true
+	m.sb.printing, m.sb.high = true, 0
 	return tea.Sequence(append(cmds, then)...)
 }
 
@@ -139,5 +162,9 @@ func (m *Model) inlineFrame() string {
 	if len(lines) > limit {
 		lines = lines[len(lines)-limit:]
 	}
+	if pad := min(m.sb.high, limit) - len(lines); pad > 0 {
+		lines = append(make([]string, pad), lines...)
+	}
+	m.sb.high = max(m.sb.high, len(lines))
 	return strings.Join(lines, "\n")
 }

@@ -65,7 +65,7 @@ func (p *printer) update(msg tea.Msg) {
 				}
 			}
 			switch out.(type) {
-			case printedMsg:
+			case printedMsg, sizedMsg:
 				queue = append(queue, out)
 			}
 		}
@@ -187,5 +187,24 @@ func TestCtrlOExpandsTheLiveRegionAndLeavesPrintedRowsAsPrinted(t *testing.T) {
 	}
 	if !strings.Contains(live(m), "Prompt: Please look around.") {
 		t.Errorf("ctrl+o did not expand the live tree:\n%s", live(m))
+	}
+}
+
+func TestTheLiveRegionKeepsItsHeightUntilAPrintSoBubbleTeaLeavesNoStaleRows(t *testing.T) {
+	m, _, _ := newTestModel(t, 100, 40)
+	p := &printer{m: m}
+	p.feed(taskStart(at(0), "c1", "explore", "Look around", ""))
+	height := func() int { return strings.Count(live(m), "\n") }
+	collapsed := height()
+	p.update(keyMsg("ctrl+o"))
+	expanded := height()
+	p.update(keyMsg("ctrl+o"))
+	if expanded <= collapsed || height() != expanded {
+		t.Fatalf("heights collapsed %d, expanded %d, collapsed again %d: want the expanded height kept", collapsed, expanded, height())
+	}
+	p.feed(subStart(at(1), "a1", "c1", "explore", "Look around", false), subDone(at(2), "a1", "c1", 1, "ok"), leadText(at(3), "Done."))
+	p.update(eventsMsg{Events: []event.Event{ev(event.TurnEnd, at(4), event.LeadID, "", event.TurnEndData{})}})
+	if !strings.Contains(p.text(), "Done.") || height() >= expanded {
+		t.Errorf("after a print the live region is %d lines, want it to shrink below %d:\n%s", height(), expanded, live(m))
 	}
 }
