@@ -21,7 +21,6 @@ func TestApprovalPromptShowsTheSessionRules(t *testing.T) {
 	}
 	m := New(Config{Backend: &fakeBackend{}, Approvals: q})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
-	m.Update(sizedMsg{}) // the first frame is drawn
 	req := permission.Request{ID: "perm-1", AgentName: "lead", Tool: "bash", Kind: tools.Exec, Subject: "go test ./x && echo ok"}
 	done := make(chan permission.Decision)
 	go func() { done <- gate.Decide(context.Background(), req) }()

@@ -125,7 +125,6 @@ func TestTeamCommandListsSendsAndStops(t *testing.T) {
 	team := &fakeTeam{}
 	m := New(Config{Backend: &fakeBackend{}, Team: team, Now: (&clock{now: t0}).Now})
 	m.Update(sizeMsg(100, 30))
-	m.Update(sizedMsg{}) // the first frame is drawn
 	userAsk(m, "/team")
 	if f := frame(m); !strings.Contains(f, "alice · reviewer · working") || !strings.Contains(f, "bob · idle") {
 		t.Errorf("/team listing:\n%s", f)

@@ -34,7 +34,6 @@ func TestAContinuedSessionShowsItsLastRequestsContextFromTheStart(t *testing.T) 
 	c := &clock{now: at(10)}
 	m := New(Config{Backend: &fakeBackend{}, Now: c.Now, Past: &Past{Events: evs}})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 20})
-	m.Update(sizedMsg{}) // the first frame is drawn
 	f := frame(m)
 	if !strings.Contains(f, "ctx 2.1k") {
 		t.Errorf("the status line does not show the last request's context (2,124 tokens):\n%s", f)

@@ -153,7 +153,6 @@ func newTestModel(t *testing.T, w, h int) (*Model, *fakeBackend, *clock) {
 	b.bus = feedOf(m).b // the lead's record is the reducer's of what the test feeds
 	fedMu.Unlock()
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	m.Update(sizedMsg{}) // the first frame is drawn
 	return m, b, c
 }
 

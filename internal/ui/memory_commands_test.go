@@ -29,7 +29,6 @@ func newProjectModel(t *testing.T, files map[string]string) (*Model, *fakeBacken
 	c := &clock{now: t0}
 	m := New(Config{Backend: b, Now: c.Now, Memory: memory.Load(memory.Places{Dir: root}), Commands: cmds})
 	m.Update(tea.WindowSizeMsg{Width: 400, Height: 30})
-	m.Update(sizedMsg{}) // the first frame is drawn
 	return m, b, root
 }
 

@@ -181,10 +181,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.in.setWidth(m.width)
-		m.sb.high = 0
-		cmd = m.sizeKnown()
-	case sizedMsg:
-		m.sb.sized = true
+		m.sb.sized, m.sb.high = true, 0
 	case printedMsg:
 		m.sb.printing = false
 	case eventsMsg:

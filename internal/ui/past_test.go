@@ -52,7 +52,6 @@ func TestAResumedChatShowsTheTranscriptAndTreesAsTheyWere(t *testing.T) {
 		Prompts: []PastPrompt{{Text: "find the handlers and run the tests", Time: at(0)}},
 	}})
 	resumed.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	resumed.Update(sizedMsg{}) // the first frame is drawn
 	if diff := cmp.Diff(want, frame(resumed)); diff != "" {
 		t.Fatalf("resumed frame differs from the live one (-live +resumed):\n%s", diff)
 	}
@@ -68,7 +67,6 @@ func TestAResumedChatShowsNothingOfTheDeadProcessStillRunning(t *testing.T) {
 		Note:    "Resumed session s1",
 	}})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	m.Update(sizedMsg{}) // the first frame is drawn
 	c.Set(at(9))
 	got := frame(m)
 	if m.busy || !strings.Contains(got, "interrupted: Atomic exited before it returned") || !strings.Contains(got, "Resumed session s1") {

@@ -64,7 +64,6 @@ func TestGoldenALaterTodoWriteShowsTheUpdatedListUnderItsOwnMessage(t *testing.T
 func TestGoldenSubagentPlanStaysInItsTreeRow(t *testing.T) {
 	m := New(Config{Backend: &fakeBackend{}, Now: (&clock{now: t0}).Now, Subject: ToolSubject(tools.NewSet(tools.NewTodoWrite()))})
 	m.Update(tea.WindowSizeMsg{Width: 90, Height: 22})
-	m.Update(sizedMsg{}) // the first frame is drawn
 	userAsk(m, "Fix the parser bug.")
 	evs := []event.Event{
 		leadText(at(0), "Delegating."),
@@ -132,7 +131,6 @@ func TestAResumedChatShowsTheLastPlan(t *testing.T) {
 	resumed := New(Config{Backend: &fakeBackend{}, Now: c.Now, Past: &Past{Events: stored,
 		Prompts: []PastPrompt{{Text: "Fix the parser bug.", Time: at(0)}}}})
 	resumed.Update(tea.WindowSizeMsg{Width: 90, Height: 24})
-	resumed.Update(sizedMsg{}) // the first frame is drawn
 	want := frame(live)
 	if !strings.Contains(want, "◐ Fixing the bug") {
 		t.Fatalf("the live frame lacks the last plan:\n%s", want)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/commands"
@@ -113,6 +114,7 @@ func Run(ctx context.Context, o Options) error {
 		opts = append(opts, tea.WithOutput(o.Out))
 	}
 	p := tea.NewProgram(m, append(opts, o.ProgramOptions...)...)
+	prePrint(m, o.Out)
 
 	feedCtx, stopFeed := context.WithCancel(context.Background())
 	fed := make(chan struct{})
@@ -145,6 +147,23 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	return err
+}
+
+// prePrint writes what is already final to a terminal out (os.Stdout
+// when nil) before the program draws its first frame.
+func prePrint(m *Model, out io.Writer) {
+	if out == nil {
+		out = os.Stdout
+	}
+	f, ok := out.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return // the first WindowSizeMsg sizes the model; prints follow it
+	}
+	w, h, err := term.GetSize(f.Fd())
+	if err != nil || w <= 0 || h <= 0 {
+		return
+	}
+	_, _ = io.WriteString(out, m.preprint(w, h))
 }
 
 // promptedBackend notes that a prompt was sent: a session with none is

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -22,29 +21,11 @@ type scrollback struct {
 	any      bool     // something was printed: the next entry is set apart
 	outbox   []string // lines settled but not yet handed to the terminal
 	printing bool     // a print sequence is under way (prints stay in order)
-	sized    bool     // the first frame is drawn: prints may go above it
-	asked    bool     // sizedMsg is on its way
+	sized    bool     // the terminal's size is known
 	// high is the live region's tallest height since the last print or
 	// resize: Bubble Tea leaves stale rows when an inline frame shrinks
 	// by itself, so it is padded to high until a print moves it anyway.
 	high int
-}
-
-// sizedMsg says the first frame at the terminal's size has been drawn.
-type sizedMsg struct{}
-
-// firstFrame is how long after the first size printing waits: a print
-// that reaches the terminal before Bubble Tea drew its first frame is
-// overwritten by it.
-const firstFrame = 100 * time.Millisecond
-
-// sizeKnown starts printing a moment after the first size arrives.
-func (m *Model) sizeKnown() tea.Cmd {
-	if m.sb.sized || m.sb.asked {
-		return nil
-	}
-	m.sb.asked = true
-	return tea.Tick(firstFrame, func(time.Time) tea.Msg { return sizedMsg{} })
 }
 
 // final reports whether e can no longer change, so it may be printed.
@@ -80,6 +61,25 @@ func (m *Model) treeFinal(t *treeEntry) bool {
 		}
 	}
 	return true
+}
+
+// preprint sizes the model to the terminal and returns what is already
+// final (welcome lines, a resumed session) for the caller to write before
+// the program starts: a print that reaches the terminal before Bubble
+// Tea's first frame is overwritten by it.
+func (m *Model) preprint(width, height int) string {
+	if m.cfg.AltScreen {
+		return ""
+	}
+	m.width, m.height, m.sb.sized = width, height, true
+	m.in.setWidth(width)
+	lines, done := m.tr.settle(m.renderCtx(), m.final, m.sb.any)
+	m.forget(done)
+	if len(lines) == 0 {
+		return ""
+	}
+	m.sb.any = true
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // liveCap is the most lines the live region shows; the rest of the

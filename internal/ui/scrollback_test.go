@@ -65,7 +65,7 @@ func (p *printer) update(msg tea.Msg) {
 				}
 			}
 			switch out.(type) {
-			case printedMsg, sizedMsg:
+			case printedMsg:
 				queue = append(queue, out)
 			}
 		}
@@ -206,5 +206,19 @@ func TestTheLiveRegionKeepsItsHeightUntilAPrintSoBubbleTeaLeavesNoStaleRows(t *t
 	p.update(eventsMsg{Events: []event.Event{ev(event.TurnEnd, at(4), event.LeadID, "", event.TurnEndData{})}})
 	if !strings.Contains(p.text(), "Done.") || height() >= expanded {
 		t.Errorf("after a print the live region is %d lines, want it to shrink below %d:\n%s", height(), expanded, live(m))
+	}
+}
+
+func TestWhatIsFinalAtStartIsPrintedBeforeTheFirstFrameAndNeverAgain(t *testing.T) {
+	m := New(Config{Backend: &fakeBackend{}, Now: (&clock{now: t0}).Now, Welcome: []string{"WELCOME-LINE"}})
+	pre := m.preprint(100, 40)
+	if !strings.Contains(pre, "WELCOME-LINE") || strings.Contains(live(m), "WELCOME-LINE") {
+		t.Fatalf("preprint %q, live region:\n%s", pre, live(m))
+	}
+	p := &printer{m: m}
+	p.update(sizeMsg(100, 40))
+	p.feed(leadText(at(0), "Hello."))
+	if strings.Contains(p.text(), "WELCOME-LINE") || !strings.Contains(p.text(), "Hello.") {
+		t.Errorf("prints after the start:\n%s", p.text())
 	}
 }

@@ -50,7 +50,6 @@ rules:
 	}
 	m := New(Config{Backend: &fakeBackend{}, Worktrees: mgr, Now: (&clock{now: t0}).Now})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	m.Update(sizedMsg{}) // the first frame is drawn
 
 	userAsk(m, "/worktrees")
 	if f := frame(m); !strings.Contains(f, "general-purpose-1 · atomic/general-purpose-1 · ready to merge · 1 file changed, 1 insertion(+), 1 deletion(-)") {
