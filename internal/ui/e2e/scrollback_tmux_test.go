@@ -99,8 +99,17 @@ func TestAnUnsavedSessionPrintsNoResumeCommand(t *testing.T) {
 	}
 }
 
-// waitUntilHistory polls the pane's history until ok holds (or 15s pass).
-func (s *screen) waitUntilHistory(what string, ok func(string) bool) {
+// waitUntilHistory polls the pane's history until ok holds (or 15s pass)
+// and returns it.
+func (s *screen) waitUntilHistory(what string, ok func(string) bool) string {
 	s.t.Helper()
-	s.waitUntil(what, func(string) bool { return ok(s.history()) })
+	var h string
+	s.waitUntil(what, func(string) bool { h = s.history(); return ok(h) })
+	return h
+}
+
+// waitForHistory waits until every want is in the pane's history.
+func (s *screen) waitForHistory(want ...string) string {
+	s.t.Helper()
+	return s.waitUntilHistory(fmt.Sprintf("%q in the history", want), func(h string) bool { return showsAll(h, want) })
 }
