@@ -182,6 +182,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.in.setWidth(m.width)
 		m.sb.sized, m.sb.high = true, 0
+	case tea.ColorProfileMsg:
+		m.sb.profile, m.sb.hasProfile = msg.Profile, true
 	case printedMsg:
 		m.sb.printing = false
 	case eventsMsg:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/atomic-agent/atomic/internal/bus"
@@ -163,6 +164,7 @@ func prePrint(m *Model, out io.Writer) {
 	if err != nil || w <= 0 || h <= 0 {
 		return
 	}
+	m.sb.profile, m.sb.hasProfile = colorprofile.Detect(f, os.Environ()), true
 	_, _ = io.WriteString(out, m.preprint(w, h))
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 )
@@ -26,6 +27,24 @@ type scrollback struct {
 	// resize: Bubble Tea leaves stale rows when an inline frame shrinks
 	// by itself, so it is padded to high until a print moves it anyway.
 	high int
+	// profile is the terminal's colours: Bubble Tea downsamples its frames
+	// but writes prints as they are.
+	profile    colorprofile.Profile
+	hasProfile bool
+}
+
+// colors writes s in the terminal's colour profile (as it is until the
+// profile is known).
+func (sb *scrollback) colors(s string) string {
+	if !sb.hasProfile {
+		return s
+	}
+	var b strings.Builder
+	w := &colorprofile.Writer{Forward: &b, Profile: sb.profile}
+	if _, err := w.WriteString(s); err != nil {
+		return s
+	}
+	return b.String()
 }
 
 // final reports whether e can no longer change, so it may be printed.
@@ -79,7 +98,7 @@ func (m *Model) preprint(width, height int) string {
 		return ""
 	}
 	m.sb.any = true
-	return strings.Join(lines, "\n") + "\n"
+	return m.sb.colors(strings.Join(lines, "\n") + "\n")
 }
 
 // liveCap is the most lines the live region shows; the rest of the
@@ -131,7 +150,7 @@ func (m *Model) drain(then tea.Cmd) tea.Cmd {
 	var cmds []tea.Cmd
 	for n := m.printChunk(); len(m.sb.outbox) > 0; {
 		k := min(n, len(m.sb.outbox))
-		cmds = append(cmds, tea.Println(strings.Join(m.sb.outbox[:k], "\n")))
+		cmds = append(cmds, tea.Println(m.sb.colors(strings.Join(m.sb.outbox[:k], "\n"))))
 		m.sb.outbox = m.sb.outbox[k:]
 	}
 	if then == nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atomic-agent/atomic/internal/event"
@@ -220,5 +221,23 @@ func TestWhatIsFinalAtStartIsPrintedBeforeTheFirstFrameAndNeverAgain(t *testing.
 	p.feed(leadText(at(0), "Hello."))
 	if strings.Contains(p.text(), "WELCOME-LINE") || !strings.Contains(p.text(), "Hello.") {
 		t.Errorf("prints after the start:\n%s", p.text())
+	}
+}
+
+func TestPrintsAreWrittenInTheTerminalsColourProfile(t *testing.T) {
+	m, _, _ := newTestModel(t, 100, 40)
+	m.Update(tea.ColorProfileMsg{Profile: colorprofile.ANSI256})
+	_, cmd := m.Update(eventsMsg{Events: feedOf(m).through(withToolStarts([]event.Event{
+		ev(event.ToolStart, at(0), event.LeadID, "t1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"ls"}`)}),
+		ev(event.ToolComplete, at(1), event.LeadID, "t1", event.ToolCompleteData{Name: "bash", Success: true, Result: "a.go"}),
+	}))})
+	var raw string
+	for _, msg := range cmdMsgs(cmd) {
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Struct && v.NumField() == 1 && v.Field(0).Kind() == reflect.String {
+			raw += v.Field(0).String()
+		}
+	}
+	if !strings.Contains(raw, "bash") || strings.Contains(raw, "38;2;") || !strings.Contains(raw, "38;5;") {
+		t.Errorf("printed tool call is not in 256 colours: %q", raw)
 	}
 }
