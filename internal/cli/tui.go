@@ -160,6 +160,13 @@ func runChat(ctx context.Context, args []string, ios IOStreams, resume string) (
 		Attach: func(ctx context.Context, p string) (string, error) { return attachFile(ctx, s, p) },
 		Shell:  func(ctx context.Context, cmd string) (string, error) { return userShell(ctx, s, cmd) },
 		Modes:  s.gate, LoadHistory: func() []string { return folderPrompts(ctx, ios) },
+		AltScreen: c.altScreen,
+		ResumeCommand: func() string {
+			if c.noPersistence || stored.failed() {
+				return ""
+			}
+			return "atomic --resume " + id
+		},
 	})
 	var sw *ui.SwitchSession
 	if errors.As(err, &sw) {

@@ -41,7 +41,7 @@ const helpText = `Commands:
 Keys:
   enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
   esc interrupt, twice when idle rewind · ctrl+c interrupt, twice to quit · ctrl+d on empty input quit
-  ctrl+o expand or collapse agents trees and tool output · pgup/pgdown scroll`
+  ctrl+o expand or collapse agents trees and tool output · pgup/pgdown scroll (--alt-screen)`
 
 // FixedCommands are the built-ins a command file may not take: the ones a
 // user needs to learn and to leave. Every other built-in gives way to a
