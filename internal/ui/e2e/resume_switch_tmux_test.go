@@ -31,7 +31,9 @@ func TestSlashResumeIDContinuesThatSessionInTheSameChat(t *testing.T) {
 	}
 	r.typeLine("/resume " + m[1])
 	scr = r.waitFor("please fan out to three agents", "● 3 Explore agents finished (ctrl+o to expand)", "Resumed session")
-	if strings.Contains(scr, "Sessions of this folder") || r.exited() {
+	// The listing stays in the terminal's scrollback above: the chat
+	// opened anew if the resumed conversation follows it.
+	if strings.LastIndex(scr, "Resumed session") < strings.LastIndex(scr, "Sessions of this folder") || r.exited() {
 		t.Fatalf("the chat did not open anew on the session (exited %v):\n%s", r.exited(), scr)
 	}
 	r.typeLine("/status")
