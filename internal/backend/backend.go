@@ -165,6 +165,9 @@ type Config struct {
 	// or its agent file's effort:); empty: no thinking asked for. A CLI
 	// is given it where it takes a level.
 	Effort provider.Effort
+	// FallbackModel is the model a CLI that has one (Claude Code's
+	// --fallback-model) falls back to when the model is overloaded.
+	FallbackModel string
 
 	// What only the native loop reads (backend/native); a CLI brings its
 	// own: the provider it calls, the name its approval prompts and

@@ -29,13 +29,14 @@ import (
 type Bus struct {
 	mu       sync.Mutex
 	state    lifecycle.State
-	statuses map[string]lifecycle.Status // by task tool call id: last status reported
-	seq      uint64                      // of the last item queued
-	subs     []*Subscription             // copy on write: Emit reads it under mu
-	records  bool                        // some subscriber has Options.Records
-	direct   []*Subscription             // For's sink: delivered in the emitter's goroutine
-	slab     *slab                       // where queued events are kept (hold)
-	slabUsed int                         // events in slab
+	statuses map[string]lifecycle.Status         // by task tool call id: last status reported
+	told     map[string]lifecycle.TeammateStatus // by teammate name: last status reported
+	seq      uint64                              // of the last item queued
+	subs     []*Subscription                     // copy on write: Emit reads it under mu
+	records  bool                                // some subscriber has Options.Records
+	direct   []*Subscription                     // For's sink: delivered in the emitter's goroutine
+	slab     *slab                               // where queued events are kept (hold)
+	slabUsed int                                 // events in slab
 
 	// The direct subscribers are called outside mu, in bus order: each
 	// Emit takes a ticket under mu and delivers when served reaches it.
@@ -47,7 +48,7 @@ type Bus struct {
 
 // New returns an empty Bus.
 func New() *Bus {
-	b := &Bus{statuses: map[string]lifecycle.Status{}}
+	b := &Bus{statuses: map[string]lifecycle.Status{}, told: map[string]lifecycle.TeammateStatus{}}
 	b.dcond = sync.NewCond(&b.dmu)
 	return b
 }
@@ -96,13 +97,26 @@ func (b *Bus) Emit(e event.Event) {
 			statuses = append(statuses, directStatus{se, moved})
 		}
 	}
-	if b.records {
-		// A teammate's whole record, for the views that render records.
-		if m, ok := b.state.ChangedTeammate(); ok {
+	if m, ok := b.state.ChangedTeammate(); ok {
+		if b.records {
+			// A teammate's whole record, for the views that render records.
 			te := lifecycle.TeammateEvent(e, m)
 			b.enqueueStatus(te, false)
 			if len(b.direct) > 0 {
 				statuses = append(statuses, directStatus{te, false})
+			}
+		}
+		if e.Type == event.TeammateStatus {
+			b.told[m.Name] = m.Status
+		}
+		// A status the reducer derived (waiting on its own agents and
+		// shells, idle when they end) is told as teammate.status, as the
+		// team tells the others.
+		if se, ok := derivedMateStatus(e, m, b.told[m.Name]); ok {
+			b.enqueue(&se)
+			b.told[m.Name] = m.Status
+			if len(b.direct) > 0 {
+				statuses = append(statuses, directStatus{se, true})
 			}
 		}
 	}
@@ -404,4 +418,16 @@ func (b *Bus) Ended(id string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.state.Ended(id)
+}
+
+// derivedMateStatus is the teammate.status event telling m's status when
+// the reducer changed it from m's descendants (waiting while its own
+// agents or shells run, idle again when the last ends) on cause, an event
+// of another agent; told is the status last told for m.
+func derivedMateStatus(cause event.Event, m lifecycle.Teammate, told lifecycle.TeammateStatus) (event.Event, bool) {
+	if cause.Type == event.TeammateStatus || m.Status == told || m.Status != lifecycle.MateWaiting && m.Status != lifecycle.MateIdle {
+		return event.Event{}, false
+	}
+	return event.Event{Type: event.TeammateStatus, Time: cause.Time, SessionID: m.SessionID, AgentID: m.AgentID,
+		ParentAgentID: event.LeadID, Data: event.TeammateStatusData{Name: m.Name, Role: m.Role, Status: string(m.Status)}}, true
 }

@@ -87,3 +87,27 @@ func TestBusDeliversUsageAndToolUsesAsTheReducerCountsThem(t *testing.T) {
 		t.Errorf("lead record %+v (present %v)", r, ok)
 	}
 }
+
+func TestBusTellsEverySubscriberATeammateIsWaitingOnItsShellAndIdleWhenItEnds(t *testing.T) {
+	b := New()
+	var told []string
+	unsub := b.Subscribe(func(e event.Event) {
+		if d, ok := e.Data.(event.TeammateStatusData); ok && e.Type == event.TeammateStatus {
+			told = append(told, d.Status)
+		}
+	})
+	at := time.Unix(100, 0)
+	mate := func(st lifecycle.TeammateStatus) {
+		b.Emit(event.Event{Type: event.TeammateStatus, Time: at, AgentID: "team/ann", Data: event.TeammateStatusData{Name: "ann", Status: string(st)}})
+	}
+	mate(lifecycle.MateSpawning)
+	mate(lifecycle.MateWorking)
+	b.Emit(event.Event{Type: event.ShellStart, Time: at, AgentID: "shell-1", ParentAgentID: "team/ann", ToolCallID: "c1", Data: event.ShellStartData{Command: "sleep 1"}})
+	mate(lifecycle.MateIdle)
+	b.Emit(event.Event{Type: event.ShellEnd, Time: at.Add(time.Second), AgentID: "shell-1", Data: event.ShellEndData{}})
+	unsub()
+	want := []string{"spawning", "working", "waiting", "idle"}
+	if len(told) != len(want) || told[2] != want[2] || told[3] != want[3] {
+		t.Fatalf("teammate.status told %v, want %v", told, want)
+	}
+}

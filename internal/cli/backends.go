@@ -48,10 +48,30 @@ func (c *common) leadBackend(s *setup) (func(backend.Config) (backend.Session, e
 	if err != nil {
 		return nil, fmt.Errorf("--backend %s: %w", name, err)
 	}
+	fallback, err := c.cliFallback(name, model, s)
+	if err != nil {
+		return nil, err
+	}
 	return func(cfg backend.Config) (backend.Session, error) {
-		cfg.Bin, cfg.Model, cfg.BaseURL, cfg.APIKey = bin, model, baseURL, apiKey
+		cfg.Bin, cfg.Model, cfg.BaseURL, cfg.APIKey, cfg.FallbackModel = bin, model, baseURL, apiKey, fallback
 		return openBackend(name, cfg, false)
 	}, nil
+}
+
+// cliFallback is --fallback-model for an external-CLI lead: Claude Code
+// takes it as its own flag; another CLI has none, which one warning says
+// rather than ignoring the flag silently.
+func (c *common) cliFallback(name, model string, s *setup) (string, error) {
+	switch {
+	case c.fallbackModel == "":
+		return "", nil
+	case name != backend.ClaudeCode:
+		s.warnings = append(s.warnings, fmt.Sprintf("--fallback-model %s is ignored: the %s CLI has no fallback model", c.fallbackModel, name))
+		return "", nil
+	case c.fallbackModel == model:
+		return "", fmt.Errorf("--fallback-model %s is the model itself: name another", c.fallbackModel)
+	}
+	return c.fallbackModel, nil
 }
 
 // openers start a session on each external backend of the table

@@ -44,6 +44,7 @@ type common struct {
 	teams                                bool
 	backend, backendBin                  string
 	noPersistence                        bool
+	altScreen                            bool
 	sandbox                              string
 	allowNetwork                         bool
 	// effort is --effort as given; resolve checks it (or the config
@@ -126,6 +127,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.sandbox, "sandbox", "", "what commands the agents run may do, enforced by the kernel: read-only, workspace-write (default) or off")
 	fs.BoolVar(&c.allowNetwork, "allow-network", false, "let sandboxed commands use the network")
 	fs.BoolVar(&c.noPersistence, "no-session-persistence", false, "do not save this session in the session store ($XDG_STATE_HOME/atomic)")
+	fs.BoolVar(&c.altScreen, "alt-screen", false, "chat UI: draw on the alternate screen, scrolled with PgUp/PgDn (default: the transcript stays in the terminal's scrollback)")
 	fs.BoolVar(&c.cont, "continue", false, "continue the last session of this directory")
 	fs.Var(&c.mcpConfigs, "mcp-config", "MCP servers `FILE` (or JSON) like Claude Code's .mcp.json, read after ~/.config/atomic/mcp.json and ./.mcp.json (repeatable)")
 	fs.BoolVar(&c.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
@@ -339,7 +341,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	for _, p := range s.memory.Problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("memory: %v", p))
 	}
-	cmds, problems := commands.Load(dotdirs.Find("commands", places), ui.BuiltinCommands())
+	cmds, problems := commands.Load(dotdirs.Find("commands", places), ui.FixedCommands())
 	for _, p := range problems {
 		s.warnings = append(s.warnings, fmt.Sprintf("skipped command file: %v", p))
 	}

@@ -266,8 +266,8 @@ func TestStreamJSONInputRunsEachUserMessageAsATurnOfOneSession(t *testing.T) {
 			if n := strings.Count(out, `"type":"result"`); format != "text" && n != 2 {
 				t.Errorf("%d results; want one per turn:\n%s", n, out)
 			}
-			if !strings.Contains(errOut, `line 2: a "control_request" line, not a user message`) {
-				t.Errorf("stderr %q; want the control request named as skipped", errOut)
+			if !strings.Contains(out, `{"type":"control_response","response":{"subtype":"success","request_id":"req_init","response":{`) || strings.Contains(errOut, "skipped") {
+				t.Errorf("stdout %q, stderr %q; want the initialize request answered, nothing skipped", out, errOut)
 			}
 			log := srv.Log()
 			if len(log) != 2 || len(log[1].Messages) < 3 {

@@ -88,7 +88,9 @@ func runHeadless(ctx context.Context, args []string, ios IOStreams) int {
 	if streamIn {
 		ictx, stop := context.WithCancel(ctx)
 		defer stop()
-		input = headless.ClaudeInput(ictx, ios.In, warn)
+		mux := &lineMux{w: ios.Out} // control responses go between the run's lines
+		ios.Out = mux.source()
+		input = headless.ClaudeInput(ictx, ios.In, warn, o.controls(mux.source()))
 		first, ok := <-input
 		if !ok {
 			fmt.Fprintln(ios.Err, "atomic: --input-format stream-json: no user message on stdin")

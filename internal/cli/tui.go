@@ -23,12 +23,26 @@ import (
 // permission and limit flags as atomic run. With no provider configured it
 // first shows the first-run screen, which offers the demo model.
 func runTUI(ctx context.Context, args []string, ios IOStreams) int {
+	code, next := runChat(ctx, args, ios, "")
+	for next != "" { // /resume ID: the same chat, opened anew on that session
+		code, next = runChat(ctx, args, ios, next)
+	}
+	return code
+}
+
+// runChat runs one chat; with resume set it continues that session
+// whatever the flags said of the session. next is the session /resume
+// chose to continue in its place ("" when the chat ended otherwise).
+func runChat(ctx context.Context, args []string, ios IOStreams, resume string) (code int, next string) {
 	fs := flag.NewFlagSet("atomic", flag.ContinueOnError)
 	fs.SetOutput(ios.Err)
 	var c common
 	c.register(fs)
 	if code, ok := c.parse(fs, args, ios, usage); !ok {
-		return code
+		return code, ""
+	}
+	if resume != "" {
+		c.resume, c.cont, c.sessionID, c.forkSession = resumeFlag{id: resume, set: true}, false, "", false
 	}
 	given := givenFlags(fs) // /config names the flags a setting came from
 	fail := func(err error) int {
@@ -39,10 +53,10 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		return fail(fmt.Errorf("unexpected arguments %q: the chat UI takes no prompt (use 'atomic run -p PROMPT' for one-shot runs)", fs.Args()))
+		return fail(fmt.Errorf("unexpected arguments %q: the chat UI takes no prompt (use 'atomic run -p PROMPT' for one-shot runs)", fs.Args())), ""
 	}
 	if !ios.StdinIsTerminal {
-		return fail(errors.New("the chat UI needs a terminal; use 'atomic run -p PROMPT' for headless runs"))
+		return fail(errors.New("the chat UI needs a terminal; use 'atomic run -p PROMPT' for headless runs")), ""
 	}
 
 	// The gate takes the asker, so the approval queue exists before the
@@ -56,7 +70,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	})
 	s, err := c.resolve(ios, approvals)
 	if err != nil {
-		return fail(err)
+		return fail(err), ""
 	}
 	defer s.sandbox.Close() // its temp dir goes with the session
 	toolSet = runtime.CoreTools(s.workspace)
@@ -72,7 +86,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	s.mcp.AddTo(toolSet) // approval prompts and the transcript label MCP calls too
 	newLead, err := c.leadBackend(s)
 	if err != nil {
-		return fail(err)
+		return fail(err), ""
 	}
 	if newLead == nil { // an external CLI brings its own model
 		err = c.buildProvider(ios, s)
@@ -84,25 +98,25 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		}
 		demo, ferr := ui.RunFirstRun(ctx, ios.In, ios.Out, path)
 		if ferr != nil {
-			return fail(ferr)
+			return fail(ferr), ""
 		}
 		if !demo {
-			return 0
+			return 0, ""
 		}
 		c.demo = true
 		err = c.buildProvider(ios, s)
 	}
 	if err != nil {
-		return fail(err)
+		return fail(err), ""
 	}
 
 	if ok, err := c.pickSession(ctx, ios); err != nil {
-		return fail(err)
+		return fail(err), ""
 	} else if !ok {
-		return 0
+		return 0, ""
 	}
 	if err := c.dialNATS(ctx, ios, s); err != nil {
-		return fail(err)
+		return fail(err), ""
 	}
 	defer s.closeNATS()
 	res, err := c.resumeSession(ctx, ios, s)
@@ -110,7 +124,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		err = c.sessionIDFree(ctx, ios)
 	}
 	if err != nil {
-		return fail(err)
+		return fail(err), ""
 	}
 	// The alternate screen hides stderr until the chat ends: a store that
 	// cannot be used (corrupt, locked) is said in the transcript, and
@@ -124,7 +138,7 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 	rt, err := newRuntime(&c, s, false, newLead, c.treeBackends(ios, s), id, journal, res, note)
 	if err != nil {
 		fmt.Fprintf(ios.Err, "atomic: %v\n", err)
-		return 1
+		return 1, ""
 	}
 	defer observeRun(ios, rt, c.noPersistence, s.redactor())()
 	// The project's unapproved MCP servers are asked about in the UI
@@ -147,16 +161,27 @@ func runTUI(ctx context.Context, args []string, ios IOStreams) int {
 		Attach: func(ctx context.Context, p string) (string, error) { return attachFile(ctx, s, p) },
 		Shell:  func(ctx context.Context, cmd string) (string, error) { return userShell(ctx, s, cmd) },
 		Modes:  s.gate, LoadHistory: func() []string { return folderPrompts(ctx, ios) },
+		AltScreen: c.altScreen,
+		ResumeCommand: func() string {
+			if c.noPersistence || stored.failed() {
+				return ""
+			}
+			return "atomic --resume " + id
+		},
 	})
+	var sw *ui.SwitchSession
+	if errors.As(err, &sw) {
+		return 0, sw.ID
+	}
 	if err != nil {
-		return fail(err)
+		return fail(err), ""
 	}
 	var intr headless.Interrupted
 	if errors.As(context.Cause(ctx), &intr) {
 		fmt.Fprintf(ios.Err, "atomic: %s\n", intr)
-		return intr.Code
+		return intr.Code, ""
 	}
-	return 0
+	return 0, ""
 }
 
 // welcome are the lines that open the transcript: what runs, and warnings.

@@ -24,6 +24,13 @@ func (st *storeState) fail(err error) {
 	st.mu.Unlock()
 }
 
+// failed reports whether the store could not be used.
+func (st *storeState) failed() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.err != nil
+}
+
 func (st *storeState) String(c *common, ios IOStreams) string {
 	st.mu.Lock()
 	defer st.mu.Unlock()

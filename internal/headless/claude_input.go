@@ -24,9 +24,10 @@ type claudeInputLine struct {
 
 // ClaudeInput reads Claude Code's stream-json input from r and sends the
 // text of each user message on the channel it returns, which it closes at
-// the end of r or when ctx ends. A line that is not a user message with
-// text (a control request, an image) is named to warn and skipped.
-func ClaudeInput(ctx context.Context, r io.Reader, warn func(string)) <-chan string {
+// the end of r or when ctx ends. A control_request is answered by ctl (as
+// it comes, also while a turn runs); a line that is neither (an image, a
+// control request with ctl nil) is named to warn and skipped.
+func ClaudeInput(ctx context.Context, r io.Reader, warn func(string), ctl *Controls) <-chan string {
 	out := make(chan string)
 	go func() {
 		defer close(out)
@@ -34,6 +35,12 @@ func ClaudeInput(ctx context.Context, r io.Reader, warn func(string)) <-chan str
 		sc.Buffer(nil, 16<<20)
 		for n := 1; sc.Scan(); n++ {
 			if strings.TrimSpace(sc.Text()) == "" {
+				continue
+			}
+			if ctl != nil && lineType(sc.Bytes()) == "control_request" {
+				if err := ctl.answer(sc.Bytes()); err != nil {
+					warn(fmt.Sprintf("--input-format stream-json line %d: %v", n, err))
+				}
 				continue
 			}
 			text, err := userText(sc.Bytes())
@@ -52,6 +59,15 @@ func ClaudeInput(ctx context.Context, r io.Reader, warn func(string)) <-chan str
 		}
 	}()
 	return out
+}
+
+// lineType is a line's "type" ("" when it is not a JSON object).
+func lineType(line []byte) string {
+	var l struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(line, &l) // not JSON: userText names it
+	return l.Type
 }
 
 // userText is the text of a user message line.

@@ -85,7 +85,8 @@ func (s *State) propagate(parent string, d int, t time.Time) {
 		}
 		i, ok := s.byAgent[parent]
 		if !ok {
-			return // not seen yet (or the lead): its record takes the count when it comes
+			s.propagateMate(parent)
+			return // not seen yet (or the lead, a teammate): its record takes the count when it comes
 		}
 		old := s.recs[i]
 		r := s.derive(old, old, t)
@@ -96,6 +97,33 @@ func (s *State) propagate(parent string, d int, t time.Time) {
 		}
 		parent = r.ParentID
 	}
+}
+
+// propagateMate re-derives the teammate whose agent id is id, if there is
+// one, after its count changed.
+func (s *State) propagateMate(id string) {
+	j, ok := s.byMateID[id]
+	if !ok {
+		return
+	}
+	if m := s.deriveMate(s.mates[j]); m != s.mates[j] {
+		s.mates[j] = m
+		s.changedMate = j + 1
+	}
+}
+
+// deriveMate is m with the status its descendants give it: an idle
+// teammate whose agents or shells still run is waiting (their results
+// wake it), and idle again when the last of them ends.
+func (s *State) deriveMate(m Teammate) Teammate {
+	busy := s.busy[m.AgentID] > 0
+	switch {
+	case m.Status == MateIdle && busy:
+		m.Status = MateWaiting
+	case m.Status == MateWaiting && !busy:
+		m.Status = MateIdle
+	}
+	return m
 }
 
 // withMore adds to changed the ancestors the event changed (s.more), each

@@ -518,6 +518,7 @@ func (s *State) applyTeammate(e event.Event) {
 	if next.AgentID != "" {
 		s.byMateID[next.AgentID] = i
 	}
+	s.mates[i] = s.deriveMate(s.mates[i])
 	if next.Status.Terminal() {
 		delete(s.approvals, next.AgentID)
 	}
@@ -547,7 +548,7 @@ func (s *State) Teammate(name string) (Teammate, bool) {
 	return s.mates[i], true
 }
 
-// ActiveTeammates counts teammates spawning, working or idle.
+// ActiveTeammates counts teammates spawning, working, idle or waiting.
 func (s *State) ActiveTeammates() int {
 	n := 0
 	for _, m := range s.mates {

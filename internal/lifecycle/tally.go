@@ -147,6 +147,14 @@ func (s *State) Resolve(e *event.Event) {
 			d.ToolUses, d.Usage = s.ToolUses(e.AgentID), s.Usage(e.AgentID)
 			e.Data = d
 		}
+	case event.TeammateStatus:
+		// An idle teammate whose own agents or shells run is waiting.
+		if d, ok := event.Payload[event.TeammateStatusData](e.Data); ok && d.Status == string(MateIdle) {
+			if m, ok := s.Teammate(d.Name); ok && m.AgentID == e.AgentID && m.Status == MateWaiting {
+				d.Status = string(MateWaiting)
+				e.Data = d
+			}
+		}
 	}
 }
 

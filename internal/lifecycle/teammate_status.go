@@ -5,7 +5,7 @@ package lifecycle
 // sub-agents, with statuses of their own: a teammate lives on between turns.
 type TeammateStatus string
 
-// The teammate statuses. Spawning, working and idle are active: the lead
+// The teammate statuses. Spawning, working, idle and waiting are active: the lead
 // does not complete while any teammate is in one of them. Error, shutdown
 // and interrupted are terminal: a teammate never leaves them (a new
 // teammate of the same name is a new incarnation, starting with spawning).
@@ -17,6 +17,11 @@ const (
 	// MateIdle: the teammate finished a turn and waits for a message. It
 	// is alive: a message wakes it.
 	MateIdle TeammateStatus = "idle"
+	// MateWaiting: the teammate finished a turn while agents or shells it
+	// started still run; their results wake it. The reducer derives it
+	// from an idle teammate's descendants (nest.go), as it does an
+	// agent's waiting.
+	MateWaiting TeammateStatus = "waiting"
 	// MateError: the teammate's session failed (provider failure, panic,
 	// turn limit) and ended.
 	MateError TeammateStatus = "error"
@@ -28,9 +33,10 @@ const (
 	MateInterrupted TeammateStatus = "interrupted"
 )
 
-// Active reports whether s is a live teammate: spawning, working or idle.
+// Active reports whether s is a live teammate: spawning, working, idle or
+// waiting.
 func (s TeammateStatus) Active() bool {
-	return s == MateSpawning || s == MateWorking || s == MateIdle
+	return s == MateSpawning || s == MateWorking || s == MateIdle || s == MateWaiting
 }
 
 // Terminal reports whether s is final: error, shutdown or interrupted.

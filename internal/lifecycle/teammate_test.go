@@ -126,3 +126,38 @@ func mateApply(s *State, e event.Event) bool {
 	s.Apply(e)
 	return !slices.Equal(before, s.Teammates())
 }
+
+func TestAnIdleTeammateWhoseOwnAgentsAndShellsRunIsWaitingUntilTheLastEnds(t *testing.T) {
+	var s State
+	mateApply(&s, mateEvent("a", MateSpawning, 0))
+	mateApply(&s, mateEvent("a", MateWorking, 1))
+	sub := subStart("explore-1", "c1", event.SubagentStartData{Background: true}, at(2))
+	sub.ParentAgentID = "team/a"
+	s.Apply(sub)
+	s.Apply(shellStart("shell-1", "team/a", "sleep 9", at(2)))
+	idle := mateEvent("a", MateIdle, 3)
+	s.Apply(idle)
+	s.Resolve(&idle)
+	if m, _ := s.Teammate("a"); m.Status != MateWaiting || s.ActiveTeammates() != 1 {
+		t.Fatalf("teammate %+v, active %d: want waiting (its agent and shell run), still active", m, s.ActiveTeammates())
+	}
+	if d := idle.Data.(event.TeammateStatusData); d.Status != string(MateWaiting) {
+		t.Errorf("the idle event as told: %q, want waiting", d.Status)
+	}
+	s.Apply(shellEnd("shell-1", event.ShellEndData{}, at(4)))
+	if m, _ := s.Teammate("a"); m.Status != MateWaiting {
+		t.Fatalf("after the shell: %s, want waiting on its agent", m.Status)
+	}
+	done := subComplete("explore-1", event.SubagentCompleteData{Result: "ok"}, at(5))
+	done.ParentAgentID = "team/a"
+	s.Apply(done)
+	m, ok := s.ChangedTeammate()
+	if !ok || m.Status != MateIdle {
+		t.Fatalf("after its last agent ended: changed %v, %+v: want idle, reported changed", ok, m)
+	}
+	s.Apply(mateEvent("a", MateWorking, 6))
+	s.Apply(mateEvent("a", MateIdle, 7))
+	if m, _ := s.Teammate("a"); m.Status != MateIdle {
+		t.Fatalf("with nothing of its own running: %s, want idle", m.Status)
+	}
+}

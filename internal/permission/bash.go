@@ -64,12 +64,12 @@ func (g *Gate) bash(req Request) bashVerdict {
 	allBash := mode == BypassPermissions || slices.ContainsFunc(allowed, coversAllBash) ||
 		mode != Plan && slices.ContainsFunc(session, coversAllBash)
 	if err != nil {
-		why := fmt.Sprintf("%s cannot be parsed (%v), so no rule can approve it", describe(req), err)
+		why := fmt.Sprintf("%s cannot be parsed (%v), so no rule can approve it", g.describe(req), err)
 		switch {
 		case allBash && !scopedDeny:
 			return bashVerdict{decision: Decision{Allow: true}, decided: true}
 		case mode == Plan:
-			return bashVerdict{decision: planDenial(req), decided: true}
+			return bashVerdict{decision: g.planDenial(req), decided: true}
 		}
 		return bashVerdict{headless: fmt.Sprintf("permission denied: %s; %s; fix the command's syntax", why, flagsHint)}
 	}
@@ -81,10 +81,10 @@ func (g *Gate) bash(req Request) bashVerdict {
 	}
 	if len(hidden) > 0 && scopedDeny {
 		if mode == Plan {
-			return bashVerdict{decision: planDenial(req), decided: true}
+			return bashVerdict{decision: g.planDenial(req), decided: true}
 		}
 		return bashVerdict{headless: fmt.Sprintf("permission denied: %s runs %s, so a deny rule might match what it runs; %s; write the commands out literally",
-			describe(req), strings.Join(hidden, ", "), flagsHint)}
+			g.describe(req), strings.Join(hidden, ", "), flagsHint)}
 	}
 	if allBash {
 		return bashVerdict{decision: Decision{Allow: true}, decided: true}
@@ -100,7 +100,7 @@ func (g *Gate) bash(req Request) bashVerdict {
 		return bashVerdict{decision: Decision{Allow: true}, decided: true}
 	}
 	if mode == Plan {
-		return bashVerdict{decision: planDenial(req), decided: true}
+		return bashVerdict{decision: g.planDenial(req), decided: true}
 	}
 	var rules []Pattern
 	var names, texts, opaque []string
@@ -121,14 +121,14 @@ func (g *Gate) bash(req Request) bashVerdict {
 		// Only all of bash covers what cannot be read: name that, not
 		// rules that would not be enough.
 		return bashVerdict{rules: rules, headless: fmt.Sprintf("permission denied: %s runs %s, which the permission analysis cannot read, so it needs approval, and %s; allow it with --allowed-tools bash or --permission-mode bypassPermissions",
-			describe(req), strings.Join(append(opaque, texts...), ", "), flagsHint)}
+			g.describe(req), strings.Join(append(opaque, texts...), ", "), flagsHint)}
 	}
 	allow := "--permission-mode bypassPermissions"
 	if len(names) > 0 {
 		allow = fmt.Sprintf("--allowed-tools '%s' or %s", strings.Join(names, ","), allow)
 	}
 	why := "needs approval for " + strings.Join(texts, ", ")
-	return bashVerdict{rules: rules, headless: fmt.Sprintf("permission denied: %s %s and %s; allow it with %s", describe(req), why, flagsHint, allow)}
+	return bashVerdict{rules: rules, headless: fmt.Sprintf("permission denied: %s %s and %s; allow it with %s", g.describe(req), why, flagsHint, allow)}
 }
 
 // explain quotes a command for a message, with why it needs more than a
@@ -141,7 +141,7 @@ func explain(c command) string {
 }
 
 func (g *Gate) deniedBy(req Request, cmd string, p Pattern) bashVerdict {
-	what := describe(req)
+	what := g.describe(req)
 	if cmd != "" && cmd != req.Subject {
 		what += fmt.Sprintf(" runs `%s`, which", cmd)
 	}

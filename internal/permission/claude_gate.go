@@ -28,7 +28,7 @@ func (g *Gate) settingsDeny(req Request, line *lineCommands) (Decision, bool) {
 			continue
 		}
 		if matched, _ := g.ruleCovers(r, req, line); matched {
-			return Decision{Reason: fmt.Sprintf("permission denied: %s is denied by the rule %q in %s", describe(req), r.Text, r.Source)}, true
+			return Decision{Reason: fmt.Sprintf("permission denied: %s is denied by the rule %q in %s", g.describe(req), r.Text, r.Source)}, true
 		}
 	}
 	return Decision{}, false
@@ -46,19 +46,19 @@ func (g *Gate) settingsAsk(req Request, line *lineCommands) string {
 		matched, unknown := g.ruleCovers(r, req, line)
 		switch {
 		case r.Kind == RuleAsk && matched:
-			return fmt.Sprintf("permission denied: %s matches the ask rule %q in %s, which asks every time, %s", describe(req), r.Text, r.Source, headless)
+			return fmt.Sprintf("permission denied: %s matches the ask rule %q in %s, which asks every time, %s", g.describe(req), r.Text, r.Source, headless)
 		case unknown:
 			return fmt.Sprintf("permission denied: %s runs a command that cannot be known before it runs, and the %s rule %q in %s might match it; it must be asked, %s; write the command out literally",
-				describe(req), r.Kind, r.Text, r.Source, headless)
+				g.describe(req), r.Kind, r.Text, r.Source, headless)
 		}
 	}
 	if f := g.settingsFileTouched(req); f != "" {
 		return fmt.Sprintf("permission denied: %s changes %s, a Claude Code settings file whose rules govern later runs, which is always asked, %s; edit it yourself",
-			describe(req), f, headless)
+			g.describe(req), f, headless)
 	}
 	if g.gitDirTouched(req) {
 		return fmt.Sprintf("permission denied: %s changes a file in a git directory, whose hooks and config git runs as programs (a later git status would run them), which is always asked, %s; edit it yourself",
-			describe(req), headless)
+			g.describe(req), headless)
 	}
 	return ""
 }

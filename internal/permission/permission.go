@@ -213,7 +213,7 @@ func (g *Gate) check(req Request) (d Decision, decided bool) {
 	g.mu.Unlock()
 	for _, p := range refused {
 		if g.match(p, req, true) {
-			return Decision{Reason: fmt.Sprintf("permission denied: %s was declined for this session (not asked again)", describe(req))}, true
+			return Decision{Reason: fmt.Sprintf("permission denied: %s was declined for this session (not asked again)", g.describe(req))}, true
 		}
 	}
 	if req.Tool == "bash" {
@@ -222,7 +222,7 @@ func (g *Gate) check(req Request) (d Decision, decided bool) {
 	}
 	for _, p := range g.denyRules() {
 		if g.match(p, req, true) {
-			return Decision{Reason: fmt.Sprintf("permission denied: %s is disallowed by %s %q", describe(req), g.denySource(p), p.String())}, true
+			return Decision{Reason: fmt.Sprintf("permission denied: %s is disallowed by %s %q", g.describe(req), g.denySource(p), p.String())}, true
 		}
 	}
 	if req.Kind == tools.ReadOnly || req.Kind == tools.Orchestrate {
@@ -240,7 +240,7 @@ func (g *Gate) check(req Request) (d Decision, decided bool) {
 	case BypassPermissions:
 		return Decision{Allow: true}, true
 	case Plan:
-		return planDenial(req), true
+		return g.planDenial(req), true
 	case AcceptEdits:
 		if req.Kind == tools.Edit {
 			return Decision{Allow: true}, true
@@ -277,8 +277,8 @@ func (g *Gate) sessionRules() []Pattern {
 	return slices.Clone(g.session)
 }
 
-func planDenial(req Request) Decision {
-	return Decision{Reason: fmt.Sprintf("permission denied: %s is not allowed in plan mode (read-only); leave plan mode to make changes", describe(req))}
+func (g *Gate) planDenial(req Request) Decision {
+	return Decision{Reason: fmt.Sprintf("permission denied: %s is not allowed in plan mode (read-only); leave plan mode to make changes", g.describe(req))}
 }
 
 // SetPathOf tells the gate how to name an agent's place in the tree
@@ -310,7 +310,7 @@ func (g *Gate) Ask(ctx context.Context, req Request) Decision {
 	}
 	ans, err := g.asker.Ask(ctx, req)
 	if err != nil {
-		return Decision{Reason: fmt.Sprintf("permission denied: %s: no answer (%v)", describe(req), err)}
+		return Decision{Reason: fmt.Sprintf("permission denied: %s: no answer (%v)", g.describe(req), err)}
 	}
 	switch ans {
 	case AllowOnce:
@@ -328,9 +328,9 @@ func (g *Gate) Ask(ctx context.Context, req Request) Decision {
 		g.mu.Lock()
 		g.refused = append(g.refused, refuse...)
 		g.mu.Unlock()
-		return Decision{Reason: fmt.Sprintf("permission denied: the user declined %s, for the rest of this session", describe(req))}
+		return Decision{Reason: fmt.Sprintf("permission denied: the user declined %s, for the rest of this session", g.describe(req))}
 	}
-	return Decision{Reason: fmt.Sprintf("permission denied: the user declined %s", describe(req))}
+	return Decision{Reason: fmt.Sprintf("permission denied: the user declined %s", g.describe(req))}
 }
 
 // SessionRules are the rules "allow for this session" would add for req,
@@ -347,16 +347,25 @@ func ruleStrings(rules []Pattern) []string {
 
 func describe(req Request) string {
 	who := ""
-	if req.AgentName != "" && req.AgentName != event.LeadID {
-		who = " (requested by " + req.AgentName + ")"
+	if name := req.Who(); req.AgentName != "" && req.AgentName != event.LeadID {
+		who = " (requested by " + name + ")"
 		if req.Backend != "" {
-			who = " (requested by " + req.AgentName + " in " + req.Backend + ")"
+			who = " (requested by " + name + " in " + req.Backend + ")"
 		}
 	}
 	if req.Subject != "" {
 		return fmt.Sprintf("%s %q%s", req.Tool, req.Subject, who)
 	}
 	return req.Tool + who
+}
+
+// describe is describe(req) naming a nested agent by its path, looked up
+// only now: a denial is rare, the lookup reads the run's tree.
+func (g *Gate) describe(req Request) string {
+	if req.Path == "" {
+		req.Path = g.Path(req.AgentID)
+	}
+	return describe(req)
 }
 
 // headlessDenial names the flags that would allow the call.
@@ -368,14 +377,14 @@ func (g *Gate) headlessDenial(req Request) string {
 		return g.bash(req).headless
 	}
 	if req.Tool == webFetchTool {
-		return webFetchDenial(req)
+		return g.webFetchDenial(req)
 	}
 	mode := "bypassPermissions"
 	if req.Kind == tools.Edit {
 		mode = "acceptEdits"
 	}
 	return fmt.Sprintf("permission denied: %s needs approval and no one can answer a prompt in headless mode; allow it with --allowed-tools '%s' or --permission-mode %s",
-		describe(req), req.Tool, mode)
+		g.describe(req), req.Tool, mode)
 }
 
 // proposedRules is what "allow for this session" remembers: for bash one

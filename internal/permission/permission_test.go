@@ -175,3 +175,29 @@ func TestDenyForTheSessionRefusesTheSameCallAgainWithoutAsking(t *testing.T) {
 		})
 	}
 }
+
+func TestADenialOfANestedAgentNamesItsPathFromTheLead(t *testing.T) {
+	paths := map[string]string{"explore-3": "lead › reviewer-1 › explore-3", "explore-1": "lead › explore-1"}
+	for _, c := range []struct {
+		name string
+		mode Mode
+		req  Request
+		want string
+	}{
+		{"headless", Default, Request{AgentID: "explore-3", AgentName: "explore-3", Tool: "bash", Kind: tools.Exec, Subject: "make deploy"},
+			`bash "make deploy" (requested by lead › reviewer-1 › explore-3)`},
+		{"plan mode", Plan, Request{AgentID: "explore-3", AgentName: "explore-3", Tool: "write", Kind: tools.Edit, Subject: "a.txt"},
+			`write "a.txt" (requested by lead › reviewer-1 › explore-3)`},
+		{"the lead's child", Default, Request{AgentID: "explore-1", AgentName: "explore-1", Tool: "write", Kind: tools.Edit, Subject: "a.txt"},
+			`write "a.txt" (requested by explore-1)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, _ := NewGate(Options{Mode: c.mode, Root: t.TempDir()})
+			g.SetPathOf(func(id string) string { return paths[id] })
+			d := g.Decide(context.Background(), c.req)
+			if d.Allow || !strings.Contains(d.Reason, c.want) {
+				t.Fatalf("decision %+v: want the reason to say %q", d, c.want)
+			}
+		})
+	}
+}

@@ -56,7 +56,7 @@ func webFetchRule(url string) Pattern {
 
 // webFetchDenial is the headless denial of a fetch: it names the rule for
 // this domain and the one for every fetch.
-func webFetchDenial(req Request) string {
+func (g *Gate) webFetchDenial(req Request) string {
 	return fmt.Sprintf("permission denied: %s needs approval and no one can answer a prompt in headless mode; allow it with --allowed-tools '%s' (this domain) or --allowed-tools '%s' (any URL), or --permission-mode bypassPermissions",
-		describe(req), webFetchRule(req.Subject), webFetchTool)
+		g.describe(req), webFetchRule(req.Subject), webFetchTool)
 }

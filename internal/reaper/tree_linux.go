@@ -50,16 +50,42 @@ func Adopt() *Tree {
 	go func() {
 		defer close(t.reaped)
 		defer signal.Stop(chld)
-		for {
-			select {
-			case <-chld:
-				reapOrphans(t.pid, zombieChildren)
-			case <-t.stop:
-				return
-			}
-		}
+		reapLoop(t.pid, chld, t.stop, zombieChildren, scanEvery)
 	}()
 	return t
+}
+
+// scanEvery is the least time between two looks at which zombie children
+// are this process's own (its pidfds) and which are orphans: each reads
+// /proc for every open file and child. A burst of children exiting (a
+// hundred background shells) would otherwise pay one look each; an
+// orphan's zombie waits at most this long, holding only its pid.
+const scanEvery = 50 * time.Millisecond
+
+// reapLoop reaps orphans on SIGCHLD until stop: at once when the last look
+// is every ago, else once that interval ends. A SIGCHLD that finds no
+// zombie (the child's own Wait collected it) costs one system call.
+func reapLoop(self int, chld <-chan os.Signal, stop <-chan struct{}, list func(parent int) []int, every time.Duration) {
+	var last time.Time
+	var due <-chan time.Time // a look put off until the interval ends
+	for {
+		select {
+		case <-chld:
+			if _, zombie := peekChild(); zombie == 0 || due != nil {
+				continue
+			}
+			if wait := every - time.Since(last); wait > 0 {
+				due = time.After(wait)
+				continue
+			}
+		case <-due:
+			due = nil
+		case <-stop:
+			return
+		}
+		reapOrphans(self, list)
+		last = time.Now()
+	}
 }
 
 // Close stops reaping and ends every descendant: SIGTERM, then SIGKILL

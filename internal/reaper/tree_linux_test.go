@@ -249,3 +249,39 @@ func TestChildrenStartedWhileOrphansAreReapedStayWaitable(t *testing.T) {
 		}
 	}
 }
+
+func TestABurstOfChildExitsLooksForOrphansOnceAtOnceAndOnceWhenTheIntervalEnds(t *testing.T) {
+	// A child of our own has exited and waits for its Wait: every SIGCHLD
+	// meanwhile finds a zombie, and only a look tells whose it is.
+	own := exec.Command("/bin/sh", "-c", "exit 3")
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, pid := peekChild(); pid == own.Process.Pid {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child never exited")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c := &scanCounter{list: zombieChildren}
+	chld, stop, done := make(chan os.Signal, 1), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		reapLoop(os.Getpid(), chld, stop, c.scan, 300*time.Millisecond)
+	}()
+	for range 50 { // fifty exits within the interval
+		chld <- syscall.SIGCHLD
+		time.Sleep(2 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // the interval's end, and some
+	close(stop)
+	<-done
+	var ee *exec.ExitError
+	if err := own.Wait(); c.n != 2 || !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("%d looks, Wait %v; want 2 (the first signal's, the interval's end) and exit status 3 for Wait", c.n, err)
+	}
+}

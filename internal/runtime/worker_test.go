@@ -94,7 +94,16 @@ func TestWorkerStopReturnsOnlyOnceEveryLeadHasTheWordThatItsTaskWasGivenBack(t *
 		}()
 	}
 	testkit.WaitFor(t, 20*time.Second, "the worker to run every task", func() bool {
-		return claimed.Load() == n && len(r.w.Running()) == n
+		if claimed.Load() != n || len(r.w.Running()) != n {
+			return false
+		}
+		// A task is running before its agent's start reaches the bus.
+		for _, key := range r.w.Running() {
+			if _, ok := r.w.Bus().Agent(key); !ok {
+				return false
+			}
+		}
+		return true
 	})
 	for _, key := range r.w.Running() {
 		if rec, ok := r.w.Bus().Agent(key); !ok || rec.Status != lifecycle.Running || rec.Worker != "w1" {

@@ -230,3 +230,34 @@ func BenchmarkNew(b *testing.B) {
 		s.Close()
 	}
 }
+
+func TestCommandsOfOneNarrowingShareOneConfinedThreadAndStayConfinedAsTheFirst(t *testing.T) {
+	f := newFixture(t)
+	s := f.sandbox(t, WorkspaceWrite, false)
+	sub := filepath.Join(f.ws, "wt")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	narrow := s.Narrow(sub)
+	for i := range 5 { // interleaved: each view keeps its own rules
+		if out, ok := f.run(t, s, fmt.Sprintf("echo %d > $WS/top-%d && ! cat $HOME/.ssh/id_x && ! echo x > $OUT/w", i, i)); !ok {
+			t.Fatalf("session command %d: %s", i, out)
+		}
+		if out, ok := f.run(t, narrow, fmt.Sprintf("echo %d > $WS/wt/n-%d && ! echo x > $WS/n-%d && ! cat $HOME/.ssh/id_x", i, i, i)); !ok {
+			t.Fatalf("narrowed command %d: %s", i, out)
+		}
+	}
+	k := s.p.kernel
+	k.smu.Lock()
+	n := len(k.spawners)
+	k.smu.Unlock()
+	if n != 2 {
+		t.Fatalf("%d confined threads for ten commands of two narrowings, want 2", n)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(exec.Command("/bin/true")); !errors.Is(err, errClosed) {
+		t.Fatalf("Start after Close: %v, want errClosed", err)
+	}
+}

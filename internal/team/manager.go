@@ -577,8 +577,8 @@ func (m *Manager) idleNotice(st Status) string {
 		switch mb.Status {
 		case Idle:
 			idle = append(idle, mb.Name)
-		case Spawning, Working:
-			return ""
+		case Spawning, Working, Waiting:
+			return "" // waiting: its own agents' or shells' ends wake it
 		}
 	}
 	if len(idle) == 0 {

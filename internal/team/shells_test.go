@@ -32,7 +32,7 @@ func shellMate(command string) []loopback.Rule {
 	}
 }
 
-func TestATeammatesBackgroundShellWakesItWithItsExitAndOutput(t *testing.T) {
+func TestATeammatesBackgroundShellKeepsItWaitingAndWakesItWithItsExitAndOutput(t *testing.T) {
 	rules := shellMate("sleep 0.3; echo built")
 	lead := func(m loopback.Match) loopback.Match { m.SystemContains = leadSystem; return m }
 	rules = append(rules,
@@ -68,16 +68,35 @@ func TestATeammatesBackgroundShellWakesItWithItsExitAndOutput(t *testing.T) {
 		}
 	}
 	// The shutdown request may come while its woken turn still runs.
-	if got := statusesOf(evs, "ann"); !slices.Equal(got[:min(4, len(got))], []string{"spawning", "working", "idle", "working"}) || got[len(got)-1] != "shutdown" {
-		t.Errorf("ann went %v, want idle while its shell ran, then working when it ended", got)
+	// Idle for a moment when the shell ends, before its wake-up arrives.
+	if got := statusesOf(evs, "ann"); !slices.Equal(got[:min(3, len(got))], []string{"spawning", "working", "waiting"}) ||
+		!slices.Contains(got[3:], "working") || got[len(got)-1] != "shutdown" {
+		t.Errorf("ann went %v, want waiting while its shell ran, then working when it ended", got)
 	}
 }
 
 func TestATeammateThatEndsWhileItsShellRunsStopsItsWholeGroupAndShowsItInterrupted(t *testing.T) {
 	ws := t.TempDir()
 	pids := filepath.Join(ws, "pids")
-	rules := shellMate("echo $$ > " + pids + "; sleep 300 & echo $! >> " + pids + "; sleep 301")
-	rules = append(rules, leadRules(calls(call("team_create", map[string]any{"name": "builders"}), spawnCall("ann")), []string{"ann"}, "ann is gone")...)
+	// ann starts the shell, waits in the foreground until it wrote both
+	// pids, tells the lead and ends its turn: it is waiting, not idle,
+	// so the lead shuts it down on its message, not on an idle notice.
+	sys := mateSystem("ann")
+	lead := func(m loopback.Match) loopback.Match { m.SystemContains = leadSystem; return m }
+	rules := []loopback.Rule{
+		{Name: "ann-start", Match: loopback.Match{SystemContains: sys, HasToolResults: ptr(false), LastUserContains: "Assignment"},
+			Respond: calls(call("bash", map[string]any{"command": "echo $$ > " + pids + "; sleep 300 & echo $! >> " + pids + "; sleep 301", "run_in_background": true}))},
+		{Name: "ann-pids", Match: loopback.Match{SystemContains: sys, ToolResultContains: "running in background"},
+			Respond: calls(call("bash", map[string]any{"command": "until [ \"$(wc -l < " + pids + " 2>/dev/null)\" -ge 2 ]; do sleep 0.05; done; echo both"}))},
+		{Name: "ann-tell", Match: loopback.Match{SystemContains: sys, ToolResultContains: "both"},
+			Respond: calls(call("send_message", map[string]any{"to": "lead", "content": "ann: shell started"}))},
+		{Name: "ann-wait", Match: loopback.Match{SystemContains: sys}, Respond: text("The build runs; I will be told.")},
+		{Name: "lead-start", Match: lead(loopback.Match{LastUserContains: "Build it", HasToolResults: ptr(false)}),
+			Respond: calls(call("team_create", map[string]any{"name": "builders"}), spawnCall("ann"))},
+		{Name: "lead-final", Match: lead(loopback.Match{ToolResultContains: "Shutdown requested"}), Respond: text("ann is gone")},
+		{Name: "lead-shutdown", Match: lead(loopback.Match{LastUserContains: "ann: shell started"}), Respond: calls(call("shutdown_request", map[string]any{"to": "ann"}))},
+		{Name: "lead-note", Match: lead(loopback.Match{}), Respond: text("Noted.")},
+	}
 	h := start(t, rules, 0, func(c *runtime.Config) { c.Workspace.Root = ws })
 	h.rt.Submit("Build it with a team.")
 	out := h.complete(10 * time.Second)

@@ -11,6 +11,7 @@ const (
 	Spawning    = lifecycle.MateSpawning
 	Working     = lifecycle.MateWorking
 	Idle        = lifecycle.MateIdle
+	Waiting     = lifecycle.MateWaiting
 	Error       = lifecycle.MateError
 	Shutdown    = lifecycle.MateShutdown
 	Interrupted = lifecycle.MateInterrupted

@@ -40,25 +40,31 @@ func BenchmarkTree50Agents(b *testing.B) {
 	}
 }
 
-// BenchmarkFrame500Messages renders a full frame of a 500-message
-// transcript while the newest message streams (budget: under 5 ms).
+// BenchmarkFrame500Messages renders a frame of a 500-message transcript
+// while the newest message streams (budget: under 5 ms): on the alternate
+// screen the window of it that fits, inline the live region only (the
+// finished messages are in the scrollback).
 func BenchmarkFrame500Messages(b *testing.B) {
-	m := New(Config{Backend: &fakeBackend{}, Now: (&clock{now: t0}).Now})
-	m.Update(sizeMsg(120, 40))
-	for i := range 250 {
-		m.tr.add(&userEntry{text: fmt.Sprintf("Question %d: what does package %d do?", i, i)})
-		m.tr.add(&assistantEntry{text: fmt.Sprintf("Package **%d** handles `things`.\n\n- one\n- two\n\n```go\nfunc F%d() {}\n```", i, i)})
-	}
-	feedEvents(m, leadText(at(0), "Agents:"), taskStart(at(0), "c1", "explore", "Live one", ""))
-	m.Render() // warm the caches of finished messages
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		text := "more streamed words "
-		if i%40 == 39 {
-			text = "the end of a paragraph.\n\n" // paragraphs of ~40 deltas, as models write
-		}
-		feedEvents(m, event.Event{Type: event.MessageDelta, AgentID: event.LeadID, Data: event.MessageDeltaData{Text: text}})
-		m.Render()
+	for _, alt := range []bool{true, false} {
+		b.Run(fmt.Sprintf("altscreen=%v", alt), func(b *testing.B) {
+			m := New(Config{Backend: &fakeBackend{}, Now: (&clock{now: t0}).Now, AltScreen: alt})
+			m.Update(sizeMsg(120, 40))
+			for i := range 250 {
+				m.tr.add(&userEntry{text: fmt.Sprintf("Question %d: what does package %d do?", i, i)})
+				m.tr.add(&assistantEntry{text: fmt.Sprintf("Package **%d** handles `things`.\n\n- one\n- two\n\n```go\nfunc F%d() {}\n```", i, i)})
+			}
+			feedEvents(m, leadText(at(0), "Agents:"), taskStart(at(0), "c1", "explore", "Live one", ""))
+			m.Render() // warm the caches of finished messages
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				text := "more streamed words "
+				if i%40 == 39 {
+					text = "the end of a paragraph.\n\n" // paragraphs of ~40 deltas, as models write
+				}
+				feedEvents(m, event.Event{Type: event.MessageDelta, AgentID: event.LeadID, Data: event.MessageDeltaData{Text: text}})
+				m.Render()
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -33,17 +34,21 @@ const helpText = `Commands:
   /export [file]      write the conversation as Markdown
   /permissions [allow RULE | deny RULE]  the rules in force and where each comes from; add one for this session
   /config             the effective settings and the file or flag each comes from
-  /resume [ID]        this folder's sessions; how to continue one
+  /resume [ID]        this folder's sessions; continue one in this chat
   /add-dir PATH       check a folder to add, and how to add it
   /doctor             check the provider, key, store, sandbox, git, CLIs and MCP servers
   /quit, /exit        quit (cancels every agent)
 Keys:
   enter send · alt+enter or ctrl+j or a trailing \ new line · up/down history
   esc interrupt, twice when idle rewind · ctrl+c interrupt, twice to quit · ctrl+d on empty input quit
-  ctrl+o expand or collapse agents trees and tool output · pgup/pgdown scroll`
+  ctrl+o expand or collapse agents trees and tool output · pgup/pgdown scroll (--alt-screen)`
 
-// BuiltinCommands are the names of the built-in slash commands: a custom
-// command may not take one.
+// FixedCommands are the built-ins a command file may not take: the ones a
+// user needs to learn and to leave. Every other built-in gives way to a
+// user's command file of its name (/help says so).
+func FixedCommands() []string { return []string{"/help", "/?", "/quit", "/exit"} }
+
+// BuiltinCommands are the names of the built-in slash commands.
 func BuiltinCommands() []string {
 	return []string{"/help", "/?", "/quit", "/exit", "/clear", "/model", "/agents", "/tasks", "/team", "/worktrees", "/memory", "/mcp", "/compact", "/rewind", "/context", "/cost", "/status", "/diff", "/review", "/init", "/export", "/permissions", "/config", "/resume", "/add-dir", "/doctor"}
 }
@@ -52,9 +57,13 @@ func BuiltinCommands() []string {
 func (m *Model) command(text string) {
 	fields := strings.Fields(text)
 	name, args := strings.ToLower(fields[0]), fields[1:]
+	if c, cargs, ok := m.cfg.Commands.Resolve(text); ok { // the user's file wins over a built-in of its name
+		m.customCommand(text, c, cargs)
+		return
+	}
 	switch name {
 	case "/help", "/?":
-		m.note(noteInfo, helpText+customHelp(m.cfg.Commands)+m.skillHelp())
+		m.note(noteInfo, m.help()+m.skillHelp())
 	case "/memory":
 		m.note(noteInfo, m.cfg.Memory.Summary())
 	case "/quit", "/exit":
@@ -102,15 +111,33 @@ func (m *Model) command(text string) {
 	case "/doctor":
 		m.doctorCommand()
 	default:
-		if c, args, ok := m.cfg.Commands.Resolve(text); ok {
-			m.customCommand(text, c, args)
-			return
-		}
 		if m.skillCommand(text) {
 			return
 		}
 		m.note(noteError, fmt.Sprintf("Unknown command %s; /help lists the commands", fields[0]))
 	}
+}
+
+// help is /help: the built-ins, each one a command file hides marked so,
+// then the custom commands.
+func (m *Model) help() string {
+	lines := strings.Split(helpText, "\n")
+	for i, l := range lines {
+		if f := strings.Fields(l); len(f) > 0 && shadowed(m.cfg.Commands, f[0]) {
+			lines[i] = l + "  [hidden by your " + f[0] + " command file]"
+		}
+	}
+	return strings.Join(lines, "\n") + customHelp(m.cfg.Commands)
+}
+
+// shadowed reports whether built-in name (with slash) gives way to a
+// command file of the same name.
+func shadowed(set *commands.Set, name string) bool {
+	if !strings.HasPrefix(name, "/") {
+		return false
+	}
+	_, ok := set.Lookup(strings.TrimPrefix(name, "/"))
+	return ok
 }
 
 // customHelp lists the custom slash commands for /help.
@@ -127,6 +154,9 @@ func customHelp(set *commands.Set) string {
 			use += " " + c.ArgumentHint
 		}
 		fmt.Fprintf(&b, "\n  %-19s %s (%s)", use, oneLine(c.Description), c.Scope)
+		if slices.Contains(BuiltinCommands(), "/"+c.Name) {
+			b.WriteString(" · hides the built-in /" + c.Name)
+		}
 	}
 	return b.String()
 }

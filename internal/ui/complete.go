@@ -101,7 +101,7 @@ func (m *Model) commandSuggestions(prefix string) []suggestion {
 	}
 	var out []suggestion
 	for _, name := range BuiltinCommands() {
-		if name != "/?" && strings.HasPrefix(name, prefix) {
+		if name != "/?" && strings.HasPrefix(name, prefix) && !shadowed(m.cfg.Commands, name) { // the file's own row says it hides it
 			out = append(out, suggestion{name, help[name]})
 		}
 	}
@@ -109,6 +109,9 @@ func (m *Model) commandSuggestions(prefix string) []suggestion {
 		name := "/" + c.Name
 		if strings.HasPrefix(name, prefix) {
 			d := strings.TrimSpace(c.ArgumentHint + "  " + oneLine(c.Description) + " (" + string(c.Scope) + ")")
+			if slices.Contains(BuiltinCommands(), name) {
+				d += " · hides the built-in " + name
+			}
 			out = append(out, suggestion{name, d})
 		}
 	}

@@ -32,7 +32,7 @@ func TestGoldenThreeRunningExploreAgents(t *testing.T) {
 	)
 	c.Set(at(12))
 	m.Update(tickMsg(at(12)))
-	golden(t, "three_running_explore", frame(m))
+	golden(t, "three_running_explore", live(m))
 }
 
 func TestGoldenMixedSyncAndBackgroundWithOneFinished(t *testing.T) {
@@ -55,7 +55,7 @@ func TestGoldenMixedSyncAndBackgroundWithOneFinished(t *testing.T) {
 	)
 	c.Set(at(12))
 	m.Update(tickMsg(at(12)))
-	golden(t, "mixed_one_finished", frame(m))
+	golden(t, "mixed_one_finished", live(m))
 }
 
 func TestGoldenAllFinished(t *testing.T) {
@@ -82,7 +82,7 @@ func TestGoldenAllFinished(t *testing.T) {
 	)
 	c.Set(at(300))
 	m.Update(tickMsg(at(300)))
-	golden(t, "all_finished", frame(m))
+	golden(t, "all_finished", live(m))
 }
 
 func TestGoldenOneInterruptedOneFailed(t *testing.T) {
@@ -104,7 +104,7 @@ func TestGoldenOneInterruptedOneFailed(t *testing.T) {
 	)
 	c.Set(at(40))
 	m.Update(tickMsg(at(40)))
-	golden(t, "interrupted_and_failed", frame(m))
+	golden(t, "interrupted_and_failed", live(m))
 }
 
 func eightAgentModel(t *testing.T) *Model {
@@ -130,14 +130,14 @@ func eightAgentModel(t *testing.T) *Model {
 }
 
 func TestGoldenCompactEightAgents(t *testing.T) {
-	golden(t, "compact_eight", frame(eightAgentModel(t)))
+	golden(t, "compact_eight", live(eightAgentModel(t)))
 }
 
 func TestGoldenExpandedEightAgents(t *testing.T) {
 	m := eightAgentModel(t)
 	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	m.Update(tea.WindowSizeMsg{Width: 90, Height: 80})
-	golden(t, "expanded_eight", frame(m))
+	golden(t, "expanded_eight", live(m))
 }
 
 func TestGoldenApprovalFromSubagent(t *testing.T) {
@@ -170,7 +170,7 @@ func TestGoldenApprovalFromSubagent(t *testing.T) {
 	waitFor(t, func() bool { return q.Len() == 1 })
 	c.Set(at(5))
 	m.Update(eventsMsg{Approvals: true})
-	golden(t, "approval_subagent", frame(m))
+	golden(t, "approval_subagent", live(m))
 	m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
 	if a := <-done; a != permission.AllowOnce {
 		t.Errorf("y answered %v, want AllowOnce", a)
@@ -192,7 +192,7 @@ func TestGoldenBackgroundCompletionNotification(t *testing.T) {
 	)
 	c.Set(at(35))
 	m.Update(tickMsg(at(35)))
-	golden(t, "background_notification", frame(m))
+	golden(t, "background_notification", live(m))
 }
 
 // waitFor polls cond for up to 5s.
@@ -226,7 +226,7 @@ func TestGoldenEachNativeAgentsRowShowsItsContextUse(t *testing.T) {
 	)
 	c.Set(at(6))
 	m.Update(tickMsg(at(6)))
-	golden(t, "context_per_agent", frame(m))
+	golden(t, "context_per_agent", live(m))
 }
 
 // An MCP tool of the lead that reports progress shows the latest report

@@ -255,9 +255,28 @@ func addToolStarts(seen map[string]int, evs []event.Event) []event.Event {
 	return out
 }
 
-// frame is the model's screen without colour codes or trailing blanks.
+// frame is what the terminal shows of the chat, without colour codes or
+// trailing blanks: inline, the entries already printed to the scrollback
+// (rendered at the current width) above the live region.
 func frame(m *Model) string {
-	lines := strings.Split(ansi.Strip(m.Render()), "\n")
+	if m.cfg.AltScreen {
+		return live(m)
+	}
+	var lines []string
+	rc := m.renderCtx()
+	rc.Expanded = false // ctrl+o leaves printed rows as printed
+	for _, e := range m.tr.entries[:m.tr.printed] {
+		lines = appendChunk(lines, e.lines(rc), len(lines) > 0)
+	}
+	return strip(append(lines, m.Render()))
+}
+
+// live is the frame Bubble Tea redraws, without colour codes or trailing
+// blanks: inline, the live region only.
+func live(m *Model) string { return strip([]string{m.Render()}) }
+
+func strip(parts []string) string {
+	lines := strings.Split(ansi.Strip(strings.Join(parts, "\n")), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}

@@ -15,20 +15,18 @@ func quits(cmd tea.Cmd) bool {
 	if cmd == nil {
 		return false
 	}
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		for _, c := range b {
-			if quits(c) {
-				return true
-			}
+	for _, msg := range cmdMsgs(cmd) {
+		if _, ok := msg.(tea.QuitMsg); ok {
+			return true
 		}
-		return false
 	}
-	_, ok := msg.(tea.QuitMsg)
-	return ok
+	return false
 }
 
 func updateCmd(m *Model, msg tea.Msg) tea.Cmd {
+	if m.sb.printing { // the terminal caught up with the prints under way
+		m.Update(printedMsg{})
+	}
 	_, cmd := m.Update(msg)
 	return cmd
 }
@@ -146,6 +144,7 @@ func TestCtrlDQuitsOnlyOnAnEmptyInput(t *testing.T) {
 
 func TestCtrlOTogglesTreesAndToolOutput(t *testing.T) {
 	m, _, _ := newTestModel(t, 100, 40)
+	m.cfg.AltScreen = true // inline, the finished tool call is printed as it was (scrollback_test.go)
 	feedEvents(m,
 		ev(event.ToolStart, at(0), event.LeadID, "t1", event.ToolStartData{Name: "bash", Input: []byte(`{"command":"ls"}`)}),
 		ev(event.ToolComplete, at(1), event.LeadID, "t1", event.ToolCompleteData{Name: "bash", Success: true, Result: "a.go\nb.go\nc.go\n"}),

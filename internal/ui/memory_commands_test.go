@@ -21,7 +21,7 @@ func newProjectModel(t *testing.T, files map[string]string) (*Model, *fakeBacken
 	t.Helper()
 	root := t.TempDir()
 	testkit.WriteFiles(t, root, files)
-	cmds, problems := commands.Load(commands.Dirs(root, "", ""), BuiltinCommands())
+	cmds, problems := commands.Load(commands.Dirs(root, "", ""), FixedCommands())
 	if len(problems) != 0 {
 		t.Fatalf("command problems: %v", problems)
 	}

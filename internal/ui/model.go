@@ -64,6 +64,10 @@ type Config struct {
 	// LoadHistory reads the folder's stored prompts at the first Ctrl+R
 	// (they go before History); nil: none.
 	LoadHistory func() []string
+	// AltScreen draws the whole chat on the alternate screen, scrolled
+	// with PgUp/PgDn; false (the default) prints the finished transcript
+	// into the terminal's scrollback and redraws only the live part.
+	AltScreen bool
 }
 
 // tickInterval is how often elapsed times are refreshed while agents run.
@@ -127,7 +131,8 @@ type Model struct {
 	// arrives meanwhile belongs to the cleared conversation.
 	clearing bool
 	expanded bool
-	offset   int // transcript lines scrolled up from the bottom
+	offset   int // transcript lines scrolled up from the bottom (AltScreen)
+	sb       scrollback
 	ticking  bool
 
 	approval    *permission.Request // the request shown, head of the queue
@@ -142,6 +147,7 @@ type Model struct {
 	hint      string    // a one-line notice above the input
 	waits     waits     // retry countdowns and the hint's expiry (waits.go)
 	quitting  bool
+	switchTo  string // a session /resume chose to continue in this one's place
 }
 
 // New returns the chat model for cfg.
@@ -183,6 +189,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.in.setWidth(m.width)
+		m.sb.sized, m.sb.high = true, 0
+	case tea.ColorProfileMsg:
+		m.sb.profile, m.sb.hasProfile = msg.Profile, true
+	case printedMsg:
+		m.sb.printing = false
 	case eventsMsg:
 		m.applyEvents(msg.Events)
 		m.observeWaits(msg.Events)
@@ -221,10 +232,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	}
 	if m.quitting {
-		return m, tea.Quit
+		return m, m.quitCmd()
 	}
 	cmd, m.later = tea.Batch(cmd, m.later), nil
-	return m, tea.Batch(cmd, m.tick())
+	return m, tea.Batch(cmd, m.tick(), m.flush())
 }
 
 // tick schedules the next clock refresh while any agent is active or a
@@ -255,17 +266,20 @@ func (m *Model) refreshApproval() {
 // View implements tea.Model.
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
-	v.AltScreen = true
+	v.AltScreen = m.cfg.AltScreen
 	v.WindowTitle = "atomic"
 	return v
 }
 
-// Render is the frame as a string, height lines of at most width cells.
+// Render is the frame as a string of lines of at most width cells: inline,
+// the live region (scrollback.go); on the alternate screen, height lines.
 func (m *Model) Render() string {
+	if !m.cfg.AltScreen {
+		return m.inlineFrame()
+	}
 	bottom := m.bottom()
 	h := max(m.height-len(bottom), 1)
-	rc := &renderCtx{Width: m.width, Expanded: m.expanded, Now: m.now, Theme: m.theme, md: &m.md, LeadBackend: m.leadBackend}
-	lines, off := m.tr.window(rc, h, m.offset)
+	lines, off := m.tr.window(m.renderCtx(), h, m.offset)
 	m.offset = off
 	var b strings.Builder
 	b.Grow((len(lines) + len(bottom) + h) * (m.width + 16))
@@ -283,6 +297,10 @@ func (m *Model) Render() string {
 		}
 	}
 	return b.String()
+}
+
+func (m *Model) renderCtx() *renderCtx {
+	return &renderCtx{Width: m.width, Expanded: m.expanded, Now: m.now, Theme: m.theme, md: &m.md, LeadBackend: m.leadBackend}
 }
 
 // bottom is everything under the transcript: a notice, the approval prompt

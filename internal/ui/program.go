@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/atomic-agent/atomic/internal/bus"
 	"github.com/atomic-agent/atomic/internal/commands"
@@ -53,6 +58,13 @@ type Options struct {
 	QuitTimeout time.Duration
 	// ProgramOptions are extra Bubble Tea options (tests set a window size).
 	ProgramOptions []tea.ProgramOption
+	// AltScreen is Config.AltScreen (false: the transcript goes to the
+	// terminal's scrollback).
+	AltScreen bool
+	// ResumeCommand is the command that resumes the session, printed on
+	// the way out when a prompt was sent or the session was resumed; ""
+	// (or nil) when the session is not stored.
+	ResumeCommand func() string
 	// Notes are warnings that arise during the run (an MCP server that
 	// failed or is slow), each shown as a note.
 	Notes <-chan string
@@ -84,7 +96,8 @@ func Run(ctx context.Context, o Options) error {
 	}
 	// The run outlives ctx: on the way out it is stopped, with a grace.
 	run := rt.Start(context.WithoutCancel(ctx))
-	m := New(Config{Backend: runBackend{rtBackend{rt}, run}, Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
+	var prompted atomic.Bool
+	m := New(Config{Backend: promptedBackend{runBackend{rtBackend{rt}, run}, &prompted}, AltScreen: o.AltScreen, Approvals: o.Approvals, Team: o.Team, Worktrees: rt.Manager(), Subject: o.Subject, Welcome: o.Welcome, Past: o.Past,
 		Memory: o.Memory, Commands: o.Commands, RenderCommand: o.RenderCommand, Skills: o.Skills, Info: o.Info,
 		Workspace: o.Workspace, Files: o.Files, Attach: o.Attach, Shell: o.Shell, Modes: o.Modes, LoadHistory: o.LoadHistory, Session: o.Session})
 	f := newFeed()
@@ -104,6 +117,7 @@ func Run(ctx context.Context, o Options) error {
 		opts = append(opts, tea.WithOutput(o.Out))
 	}
 	p := tea.NewProgram(m, append(opts, o.ProgramOptions...)...)
+	prePrint(m, o.Out)
 
 	feedCtx, stopFeed := context.WithCancel(context.Background())
 	fed := make(chan struct{})
@@ -113,7 +127,7 @@ func Run(ctx context.Context, o Options) error {
 	}()
 
 	go forwardNotes(feedCtx, o.Notes, p.Send)
-	_, err := p.Run()
+	final, err := p.Run()
 	switch {
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
 		err = nil // SIGTERM or the caller's cancel: a normal way out
@@ -125,5 +139,53 @@ func Run(ctx context.Context, o Options) error {
 	if o.Approvals != nil {
 		o.Approvals.Close()
 	}
-	return errors.Join(err, run.Stop(o.QuitTimeout))
+	err = errors.Join(err, run.Stop(o.QuitTimeout))
+	if fm, ok := final.(*Model); ok && fm.switchTo != "" && err == nil {
+		return &SwitchSession{ID: fm.switchTo}
+	}
+	if o.ResumeCommand != nil && (prompted.Load() || o.Past != nil) {
+		if line := o.ResumeCommand(); line != "" {
+			out := o.Out
+			if out == nil {
+				out = os.Stdout // Bubble Tea's default output
+			}
+			fmt.Fprintf(out, "To resume this session: %s\n", line)
+		}
+	}
+	return err
+}
+
+// prePrint writes what is already final to a terminal out (os.Stdout
+// when nil) before the program draws its first frame.
+func prePrint(m *Model, out io.Writer) {
+	if out == nil {
+		out = os.Stdout
+	}
+	f, ok := out.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return // the first WindowSizeMsg sizes the model; prints follow it
+	}
+	w, h, err := term.GetSize(f.Fd())
+	if err != nil || w <= 0 || h <= 0 {
+		return
+	}
+	m.sb.profile, m.sb.hasProfile = colorprofile.Detect(f, os.Environ()), true
+	_, _ = io.WriteString(out, m.preprint(w, h))
+}
+
+// promptedBackend notes that a prompt was sent: a session with none is
+// not worth resuming.
+type promptedBackend struct {
+	Backend
+	sent *atomic.Bool
+}
+
+func (b promptedBackend) Submit(prompt string) {
+	b.sent.Store(true)
+	b.Backend.Submit(prompt)
+}
+
+func (b promptedBackend) SubmitAtStart(prompt string, start func()) {
+	b.sent.Store(true)
+	submitAtStart(b.Backend, prompt, start)
 }

@@ -17,10 +17,10 @@ type resumeListedMsg struct {
 	now      time.Time
 }
 
-// resumeCommand lists this folder's sessions, or says how to continue one.
-// The chat does not switch in place: the run's lead, journal, sandbox and
-// MCP servers are built for one session, and a resumed one is rebuilt
-// from its history at start, so switching means starting Atomic anew.
+// resumeCommand lists this folder's sessions, or switches to one: the
+// run's lead, journal, sandbox and MCP servers are built for one session,
+// so the chat ends with a SwitchSession and the CLI opens it anew on the
+// chosen session, in the same process and terminal.
 func (m *Model) resumeCommand(args []string) {
 	s := m.cfg.Session
 	if s == nil {
@@ -46,7 +46,7 @@ func (m *Model) resumeListed(msg resumeListedMsg) {
 	case msg.id != "":
 		for _, s := range msg.sessions {
 			if s.ID == msg.id {
-				m.note(noteInfo, resumeHow(s.ID, current))
+				m.switchSession(s.ID, current)
 				return
 			}
 		}
@@ -73,15 +73,25 @@ func (m *Model) resumeListed(msg resumeListedMsg) {
 		m.note(noteInfo, "No other sessions in this folder.")
 		return
 	}
-	b.WriteString("\n/resume ID says how to continue one")
+	b.WriteString("\n/resume ID continues one here")
 	m.note(noteInfo, b.String())
 }
 
-// resumeHow is how to continue id: quit, then start Atomic on it.
-func resumeHow(id, current string) string {
-	text := "To continue " + id + ", quit (/exit) and run: atomic --resume " + id
-	if current != "" {
-		text += "\nThis session stays saved: atomic --resume " + current + " comes back to it."
+// switchSession ends the chat so that the CLI continues id in its place,
+// unless agents are at work (their work would be cut off unasked).
+func (m *Model) switchSession(id, current string) {
+	switch {
+	case id == current:
+		m.note(noteInfo, "This is session "+id+" already.")
+	case m.busy || m.activeAgents() > 0:
+		m.note(noteError, "Agents are at work: wait for them or stop them (Esc, /tasks), then /resume "+id+".")
+	default:
+		m.switchTo, m.quitting = id, true
 	}
-	return text
 }
+
+// SwitchSession is how the chat ended when the user chose, with /resume,
+// to continue another session of the folder in its place.
+type SwitchSession struct{ ID string }
+
+func (s *SwitchSession) Error() string { return "switch to session " + s.ID }

@@ -105,28 +105,41 @@ func TestConfigShowsEachSettingAndWhereItComesFrom(t *testing.T) {
 	}
 }
 
-func TestResumeListsThisFoldersOtherSessionsAndSaysHowToContinueOne(t *testing.T) {
-	m, _, _ := newTestModel(t, 140, 30)
-	m.cfg.Info = func() SessionInfo { return SessionInfo{SessionID: "atomic-now"} }
-	m.cfg.Session = &gateSession{sessions: []PickerSession{
-		{ID: "atomic-now", Title: "this one", Status: "running", Started: time.Now()},
-		{ID: "atomic-old", Title: "fix the parser", Status: "done", Started: time.Now().Add(-2 * time.Hour), Agents: 4},
-	}}
+func TestResumeListsThisFoldersOtherSessionsAndSwitchesToTheOneNamed(t *testing.T) {
+	newResumeModel := func() *Model {
+		m, _, _ := newTestModel(t, 140, 30)
+		m.cfg.Info = func() SessionInfo { return SessionInfo{SessionID: "atomic-now"} }
+		m.cfg.Session = &gateSession{sessions: []PickerSession{
+			{ID: "atomic-now", Title: "this one", Status: "running", Started: time.Now()},
+			{ID: "atomic-old", Title: "fix the parser", Status: "done", Started: time.Now().Add(-2 * time.Hour), Agents: 4},
+		}}
+		return m
+	}
+	m := newResumeModel()
 	runLater(t, m, ask(m, "/resume"))
 	f := frame(m)
-	if !strings.Contains(f, "atomic-old · done · 2h ago · 4 agents · fix the parser") || strings.Contains(f, "this one") {
+	if !strings.Contains(f, "atomic-old · done · 2h ago · 4 agents · fix the parser") || strings.Contains(f, "this one") ||
+		!strings.Contains(f, "/resume ID continues one here") {
 		t.Errorf("/resume does not list the folder's other sessions alone:\n%s", f)
 	}
-	runLater(t, m, ask(m, "/resume atomic-old"))
-	f = frame(m)
-	for _, want := range []string{"quit (/exit) and run: atomic --resume atomic-old", "atomic --resume atomic-now comes back to it"} {
-		if !strings.Contains(f, want) {
-			t.Errorf("/resume ID lacks %q:\n%s", want, f)
-		}
-	}
 	runLater(t, m, ask(m, "/resume atomic-elsewhere"))
-	if !strings.Contains(frame(m), "No session atomic-elsewhere in this folder") {
+	if !strings.Contains(frame(m), "No session atomic-elsewhere in this folder") || m.switchTo != "" {
 		t.Errorf("an unknown id is not refused:\n%s", frame(m))
+	}
+	runLater(t, m, ask(m, "/resume atomic-now"))
+	if !strings.Contains(frame(m), "This is session atomic-now already.") || m.quitting {
+		t.Errorf("the current session is switched to:\n%s", frame(m))
+	}
+	runLater(t, m, ask(m, "/resume atomic-old"))
+	if m.switchTo != "atomic-old" || !m.quitting {
+		t.Fatalf("/resume atomic-old: switchTo %q, quitting %v; want the chat to end switching to it", m.switchTo, m.quitting)
+	}
+
+	busy := newResumeModel()
+	busy.busy = true
+	runLater(t, busy, ask(busy, "/resume atomic-old"))
+	if busy.switchTo != "" || busy.quitting || !strings.Contains(frame(busy), "Agents are at work") {
+		t.Errorf("/resume while the lead works: switchTo %q, quitting %v\n%s", busy.switchTo, busy.quitting, frame(busy))
 	}
 }
 

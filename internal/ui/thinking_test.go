@@ -13,6 +13,7 @@ func thinkingDelta(agent, text string) event.Event {
 
 func TestGoldenLeadThinkingIsADimLineThatCtrlOOpens(t *testing.T) {
 	m, _, _ := newTestModel(t, 70, 14)
+	m.cfg.AltScreen = true // inline, a finished thought is printed as it was
 	userAsk(m, "Why does the build fail?")
 	feedEvents(m,
 		thinkingDelta(event.LeadID, "The error names go.sum, so "),

@@ -46,14 +46,54 @@ func (c *lineCache) get(k cacheKey, render func() []string) []string {
 	return c.lines
 }
 
-// transcript is the chat's history of entries, oldest first.
+// transcript is the chat's history of entries, oldest first. In inline
+// mode the entries before printed are in the terminal's scrollback and
+// are never rendered again.
 type transcript struct {
 	entries []entry
+	printed int
 }
 
 func (t *transcript) add(e entry) { t.entries = append(t.entries, e) }
 
-func (t *transcript) clear() { t.entries = nil }
+func (t *transcript) clear() { t.entries, t.printed = nil, 0 }
+
+// settle marks printed the entries from printed on that final reports
+// final, up to the first that is not, and returns their lines (a blank
+// line before each when sep or after the first) and the entries. Order
+// is kept: a final entry waits for every entry before it.
+func (t *transcript) settle(rc *renderCtx, final func(entry) bool, sep bool) ([]string, []entry) {
+	var out []string
+	start := t.printed
+	for t.printed < len(t.entries) && final(t.entries[t.printed]) {
+		out = appendChunk(out, t.entries[t.printed].lines(rc), sep)
+		sep = sep || len(out) > 0
+		t.printed++
+	}
+	return out, t.entries[start:t.printed]
+}
+
+// tail returns the lines of the entries not yet printed, separated as
+// settle separates them.
+func (t *transcript) tail(rc *renderCtx, sep bool) []string {
+	var out []string
+	for _, e := range t.entries[t.printed:] {
+		out = appendChunk(out, e.lines(rc), sep)
+		sep = sep || len(out) > 0
+	}
+	return out
+}
+
+// appendChunk appends an entry's lines, after a blank line when sep.
+func appendChunk(out, ls []string, sep bool) []string {
+	if len(ls) == 0 {
+		return out
+	}
+	if sep {
+		out = append(out, "")
+	}
+	return append(out, ls...)
+}
 
 // window returns height lines of the transcript ending offset lines above
 // its bottom (0: the newest lines), entries separated by a blank line, and

@@ -88,6 +88,7 @@ func TestToolCallsShowTheirSubjectAndResult(t *testing.T) {
 
 func TestScrollingShowsOlderLinesAndStopsAtTheTop(t *testing.T) {
 	m, _, _ := newTestModel(t, 60, 12)
+	m.cfg.AltScreen = true // inline, the terminal scrolls its own history
 	for i := range 30 {
 		m.note(noteInfo, "line "+string(rune('A'+i%26))+string(rune('a'+i/26)))
 	}

@@ -44,10 +44,10 @@ func TestGoldenASubagentsOwnSubagentsAreCountedOnItsCollapsedRowAndRenderNestedU
 	)
 	c.Set(at(10))
 	m.Update(tickMsg(at(10)))
-	golden(t, "nested_subagents", frame(m))
+	golden(t, "nested_subagents", live(m))
 	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	m.Update(tea.WindowSizeMsg{Width: 90, Height: 40})
-	golden(t, "nested_subagents_expanded", frame(m))
+	golden(t, "nested_subagents_expanded", live(m))
 }
 
 func TestNestRowsHangsEachAgentUnderItsParentInTheReducersOrder(t *testing.T) {
@@ -106,12 +106,12 @@ func depthThreeModel(t *testing.T) *Model {
 
 func TestGoldenADepthThreeTreeCollapsedCountsWhatItHidesAndExpandedIndentsEachLevelWithTheShell(t *testing.T) {
 	m := depthThreeModel(t)
-	compact := frame(m)
+	compact := live(m)
 	golden(t, "nested_depth3_compact", compact)
 	if !strings.Contains(compact, "Running 4 agents, 1 shell…") || !strings.Contains(compact, "Waiting for the work it started… · +2 agents, 1 shell") {
 		t.Fatalf("the header or the waiting agent's collapsed row does not count agents and shells apart:\n%s", compact)
 	}
 	m.Update(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	m.Update(tea.WindowSizeMsg{Width: 90, Height: 60})
-	golden(t, "nested_depth3_expanded", frame(m))
+	golden(t, "nested_depth3_expanded", live(m))
 }

@@ -145,6 +145,9 @@ func (s *Session) args(model, resume string) []string {
 	if resume != "" {
 		a = append(a, "--resume", resume)
 	}
+	if s.cfg.FallbackModel != "" {
+		a = append(a, "--fallback-model", s.cfg.FallbackModel)
+	}
 	if s.cfg.Effort != "" {
 		// Claude Code takes Atomic's four levels as they are.
 		a = append(a, "--effort", string(s.cfg.Effort))

@@ -103,7 +103,9 @@ func TestCLILeadsSubagentsShowLiveInTheTreeDoneOnlyAfterTheirAnswerAndCtrlOToggl
 	for _, lead := range cliLeads {
 		t.Run(lead.name, func(t *testing.T) {
 			srv := startServer(t, scenarioFor(lead, claudeTreeScenario, codexTreeScenario))
-			s := lead.start(t, srv.URL(), testMark(t))
+			// On the alternate screen: inline, the finished tree is printed
+			// as it was and ctrl+o no longer opens it.
+			s := lead.start(t, srv.URL(), testMark(t), "--alt-screen")
 			s.typeLine("TREERUN: start three sub-agents in parallel.")
 			// While they run: the Running header and three active rows.
 			s.waitLong(60*time.Second, "● Running 3 general-purpose agents… (ctrl+o to expand)")

@@ -126,26 +126,10 @@ func TestCodexFanOutShowsRunningThenFinishedHeader(t *testing.T) {
 	s.waitLong(45*time.Second, "all done.")
 	// Codex answers each wait_agent at once with an agent that already
 	// finished, so a lead whose children end apart (a busy machine) waits
-	// several times and the tree can scroll off: page up to it.
-	scr := s.scrollUntil("3 general-purpose agents finished")
+	// several times and the tree can scroll off into the history.
+	scr := s.waitForHistory("3 general-purpose agents finished")
 	if strings.Contains(scr, "Running 3") {
 		t.Errorf("the running header stayed up after the agents finished:\n%s", scr)
 	}
 	quitAndCheckNoCLILeft(t, s, mark)
-}
-
-// scrollUntil pages the transcript up (pgup, at most 20 pages) until the
-// screen shows every want, as a user scrolls back to an earlier tree.
-func (s *screen) scrollUntil(want ...string) string {
-	s.t.Helper()
-	for range 20 {
-		scr := s.capture()
-		if showsAll(scr, want) {
-			return scr
-		}
-		s.keys("PPage")
-		s.waitUntil("the page to move", func(next string) bool { return next != scr || strings.Contains(next, "Atomic dev") })
-	}
-	s.t.Fatalf("paged up 20 times and never saw %q; the screen shows:\n%s", want, s.capture())
-	return ""
 }

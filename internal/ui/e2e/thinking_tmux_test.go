@@ -19,7 +19,8 @@ rules:
       chunk_delay_ms: 150
 `)
 	s := launch(t, []string{"ANTHROPIC_API_KEY=test-key"},
-		"--provider", "anthropic", "--base-url", shellQuote(srv.URL()), "--model", "test-model", "--effort", "high")
+		"--provider", "anthropic", "--base-url", shellQuote(srv.URL()), "--model", "test-model", "--effort", "high",
+		"--alt-screen") // inline, a finished thought is printed as it was: ctrl+o opens it on the alternate screen
 	s.waitFor("Ask anything")
 	s.typeLine("which option?")
 	s.waitFor("∴ thinking…")
