@@ -6,8 +6,9 @@
 // Files, highest precedence first: the managed policy
 // (/etc/claude-code/managed-settings.json on Linux), then Atomic's own
 // flags and config file (Claude Code's "command line" level), then
-// .claude/settings.local.json, .claude/settings.json (in the working
-// directory) and ~/.claude/settings.json. As in Claude Code, the allow,
+// .claude/settings.local.json and .claude/settings.json of every folder
+// from the working directory up to the repository root (nearest first),
+// and ~/.claude/settings.json. As in Claude Code, the allow,
 // deny and ask lists and additionalDirectories of every file add up;
 // defaultMode and each env variable come from the highest file setting
 // them. The files are read once, when a session starts.
@@ -19,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/atomic-agent/atomic/internal/dotdirs"
 	"github.com/atomic-agent/atomic/internal/hooks"
 	"github.com/atomic-agent/atomic/internal/permission"
 )
@@ -43,8 +45,8 @@ func (s Scope) fromProject() bool { return s == Project || s == Local }
 
 // Places are where the settings files are looked for.
 type Places struct {
-	// Dir is the working directory, whose .claude holds the project's
-	// files.
+	// Dir is the working directory: its .claude, and that of every
+	// folder up to the repository root, hold the project's files.
 	Dir string
 	// Home is the user's home folder ("": no user file).
 	Home string
@@ -144,16 +146,18 @@ func Load(p Places) (*Settings, error) {
 	if p.Flag != "" {
 		places = append(places, place{p.Flag, Flag, p.Dir})
 	}
-	if p.Dir != "" {
-		places = append(places,
-			place{filepath.Join(p.Dir, ".claude", "settings.local.json"), Local, p.Dir},
-			place{filepath.Join(p.Dir, ".claude", "settings.json"), Project, p.Dir})
+	// Every folder from the working directory up to the repository root,
+	// nearest first. Claude Code reads the working directory's only, so
+	// "cd app && claude" drops the root's deny rules and hooks; Atomic
+	// fails closed and applies every level's.
+	for _, d := range dotdirs.Project(p.Dir) {
+		places = append(places, place{filepath.Join(d, ".claude", "settings.local.json"), Local, d})
+		if p.Home == "" || !samePath(d, p.Home) { // ~/.claude/settings.json is the user's, read below
+			places = append(places, place{filepath.Join(d, ".claude", "settings.json"), Project, d})
+		}
 	}
 	if p.Home != "" {
-		user := filepath.Join(p.Home, ".claude", "settings.json")
-		if len(places) == 0 || !samePath(user, places[len(places)-1].path) { // run in the home folder: read once
-			places = append(places, place{user, User, p.Home})
-		}
+		places = append(places, place{filepath.Join(p.Home, ".claude", "settings.json"), User, p.Home})
 	}
 	s := &Settings{ProcessEnv: map[string]string{}, CommandEnv: map[string]string{}, Contents: map[string][]byte{}}
 	for _, pl := range places {
