@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/atomic-agent/atomic/internal/dotdirs"
 )
 
 // ClaudeSettings are the MCP approval keys of Claude Code's settings
@@ -13,7 +15,8 @@ import (
 //
 // Claude Code reads enableAllProjectMcpServers, enabledMcpjsonServers and
 // disabledMcpjsonServers from the user's ~/.claude/settings.json and from
-// the project's .claude/settings.json and .claude/settings.local.json.
+// the project's .claude/settings.json and .claude/settings.local.json
+// (Atomic: of every folder from the repository root down to the workspace).
 // The project's two files are in the workspace, which the model can edit
 // (in acceptEdits without a question): a model that writes a .mcp.json
 // could write settings.local.json approving it in the same turn. So an
@@ -51,8 +54,8 @@ func ClaudeUserDir(getenv func(string) string) string {
 }
 
 // ReadClaudeSettings reads the MCP keys of the user's settings.json in
-// userDir and of the workspace's .claude/settings.json and
-// .claude/settings.local.json. A missing file is no settings; a malformed
+// userDir and of the .claude/settings.json and .claude/settings.local.json
+// of the workspace and each folder up to its repository root. A missing file is no settings; a malformed
 // one is an error "path: why" and counts as none.
 func ReadClaudeSettings(userDir, workspace string) (ClaudeSettings, []error) {
 	return ClaudeSettingsOf(userDir, workspace, os.ReadFile)
@@ -73,8 +76,26 @@ func ClaudeSettingsOf(userDir, workspace string, read func(path string) ([]byte,
 		out.Enabled = k.Enabled
 		out.Disabled = append(out.Disabled, k.Disabled...)
 	}
-	for _, rel := range []string{filepath.Join(".claude", "settings.json"), filepath.Join(".claude", "settings.local.json")} {
-		k, err := readClaudeKeys(read, filepath.Join(workspace, rel))
+	// Every folder up to the repository root, as package claudesettings
+	// reads them: a root's disabledMcpjsonServers holds from a subfolder,
+	// and a parent folder's approvals count no more than the workspace's
+	// (the repository is where a cloned or edited file comes from).
+	var paths []string
+	for _, d := range dotdirs.Project(workspace) {
+		for _, name := range []string{"settings.json", "settings.local.json"} {
+			p := filepath.Join(d, ".claude", name)
+			if userDir != "" && p == filepath.Join(userDir, "settings.json") { // the user's, read above
+				continue
+			}
+			paths = append(paths, p)
+		}
+	}
+	for _, path := range paths {
+		rel := path
+		if r, err := filepath.Rel(workspace, path); err == nil {
+			rel = r
+		}
+		k, err := readClaudeKeys(read, path)
 		if err != nil {
 			errs = append(errs, err)
 		}

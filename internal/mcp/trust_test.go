@@ -248,3 +248,26 @@ func TestWithinSeesThroughSymlinksAndDotDots(t *testing.T) {
 		}
 	}
 }
+
+func TestSettingsOfTheRepositoryRootApplyFromASubfolderButStillApproveNothing(t *testing.T) {
+	root, user := t.TempDir(), t.TempDir()
+	ws := filepath.Join(root, "app")
+	for _, d := range []string{filepath.Join(root, ".git"), filepath.Join(root, ".claude"), ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	servers := project(t, ws, `{"mcpServers":{"a":{"command":"a"},"b":{"command":"b"}}}`)
+	write(t, filepath.Join(root, ".claude", "settings.json"), `{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["b"]}`)
+	claude, errs := mcp.ReadClaudeSettings(user, ws)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	start, held, warning := mcp.Trust{Workspace: ws, Claude: claude}.Filter(servers)
+	if len(start) != 0 || !slices.Equal(names(held), []string{"a"}) {
+		t.Errorf("start %v, held %v: want b off (the root disables it) and a held (the root cannot approve it)", names(start), names(held))
+	}
+	if want := "enableAllProjectMcpServers in " + filepath.Join("..", ".claude", "settings.json"); !strings.Contains(warning, want) {
+		t.Errorf("warning %q lacks %q", warning, want)
+	}
+}
