@@ -16,10 +16,6 @@ import (
 // commands cannot all be known before it runs is asked when a scoped deny
 // or ask rule for bash exists, since the hidden command might match it.
 
-// settingsFiles are the files whose rules govern later runs: the file
-// tools never change them without asking (see settingsAsk).
-var settingsFiles = []string{".claude/settings.json", ".claude/settings.local.json"}
-
 // settingsDeny returns the denial of the first deny rule that surely
 // matches req.
 func (g *Gate) settingsDeny(req Request, line *lineCommands) (Decision, bool) {
@@ -153,8 +149,11 @@ func (g *Gate) settingsAllows(req Request) bool {
 	return false
 }
 
-// settingsFileTouched names the Claude Code settings file of the
-// workspace a file tool's change would write, "" when none.
+// settingsFileTouched names the Claude Code settings file
+// (.claude/settings.json or .claude/settings.local.json) a file tool's
+// change would write, "" when none. Any folder's counts, not only the
+// workspace's: the settings of every folder from the repository root down
+// to the working directory govern a later run started there.
 func (g *Gate) settingsFileTouched(req Request) string {
 	if req.Kind != tools.Edit {
 		return ""
@@ -163,26 +162,25 @@ func (g *Gate) settingsFileTouched(req Request) string {
 	if !ok {
 		return ""
 	}
-	root, err := filepath.Abs(g.rootDir())
-	if err != nil {
-		return ""
-	}
-	for _, f := range settingsFiles {
-		want := filepath.Join(root, filepath.FromSlash(f))
-		realWant := want
-		if r, err := tools.RealPath(want); err == nil {
-			realWant = r
-		}
-		if lexical == want || real == want || real == realWant || samePathFold(lexical, want) {
-			return f
+	for _, p := range []string{lexical, real} {
+		if isSettingsFile(p) {
+			return p
 		}
 	}
 	return ""
 }
 
-// samePathFold compares paths ignoring case, as case-insensitive file
+// isSettingsFile reports whether p is a .claude/settings.json or
+// .claude/settings.local.json, ignoring case as case-insensitive file
 // systems (macOS, Windows) do.
-func samePathFold(a, b string) bool { return strings.EqualFold(a, b) }
+func isSettingsFile(p string) bool {
+	if p == "" {
+		return false
+	}
+	base := filepath.Base(p)
+	return (strings.EqualFold(base, "settings.json") || strings.EqualFold(base, "settings.local.json")) &&
+		strings.EqualFold(filepath.Base(filepath.Dir(p)), ".claude")
+}
 
 func (g *Gate) rootDir() string {
 	if g.root == "" {

@@ -290,7 +290,9 @@ func TestSettingsWebFetchDomainAndMCPRules(t *testing.T) {
 func TestTheFileToolsNeverChangeClaudeSettingsFilesWithoutAsking(t *testing.T) {
 	root := t.TempDir()
 	g, _ := settingsGate(t, root, BypassPermissions, nil, nil)
-	for _, subject := range []string{".claude/settings.local.json", ".claude/settings.json", filepath.Join(root, ".claude", "settings.json"), "x/../.claude/settings.local.json"} {
+	// A parent's or a subfolder's settings govern a run started there.
+	for _, subject := range []string{".claude/settings.local.json", ".claude/settings.json", filepath.Join(root, ".claude", "settings.json"), "x/../.claude/settings.local.json",
+		"app/.claude/settings.json", "../.claude/settings.local.json", "app/.Claude/Settings.json"} {
 		d := g.Decide(context.Background(), Request{Tool: "write", Kind: tools.Edit, Subject: subject})
 		if d.Allow || !strings.Contains(d.Reason, "Claude Code settings file") {
 			t.Errorf("write %s in bypassPermissions: allow %v (%s), want asked (denied headless)", subject, d.Allow, d.Reason)
