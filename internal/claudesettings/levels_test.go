@@ -97,10 +97,12 @@ func TestTheNearestLevelWinsForModelAndEnvAndEveryLevelsHooksRunOnceTrusted(t *t
 	var cmds []string
 	for _, g := range s.Hooks["PreToolUse"] {
 		for _, c := range g.Commands {
-			cmds = append(cmds, c.Command+" · "+c.Source)
+			cmds = append(cmds, c.Command+" · "+c.Source+" · "+c.ProjectDir)
 		}
 	}
-	want := []string{"app-guard · " + filepath.Join(dir, ".claude", "settings.local.json"), "root-guard · " + filepath.Join(base, "repo", ".claude", "settings.json")}
+	// Each hook's CLAUDE_PROJECT_DIR is the folder of its file.
+	want := []string{"app-guard · " + filepath.Join(dir, ".claude", "settings.local.json") + " · " + dir,
+		"root-guard · " + filepath.Join(base, "repo", ".claude", "settings.json") + " · " + filepath.Join(base, "repo")}
 	if strings.Join(cmds, "\n") != strings.Join(want, "\n") {
 		t.Errorf("hooks %q, want %q", cmds, want)
 	}

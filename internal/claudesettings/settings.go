@@ -275,7 +275,7 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 			dst[k] = f.env[k]
 		}
 	}
-	if err := s.addHooks(f, held); err != nil {
+	if err := s.addHooks(f, held, dirs.Project); err != nil {
 		return err
 	}
 	if len(f.unsupported) > 0 {
@@ -299,11 +299,21 @@ func (s *Settings) add(f file, dirs permission.RuleDirs, trustProject bool) erro
 // is trusted: a cloned repository, or a command of the model, writes that
 // file, and its hooks would run as the user on the next event (Claude
 // Code asks "do you trust this folder?" first). Held hooks are named in
-// one warning.
-func (s *Settings) addHooks(f file, held bool) error {
+// one warning. A project file's hooks get its folder as
+// CLAUDE_PROJECT_DIR.
+func (s *Settings) addHooks(f file, held bool, project string) error {
 	cfg, warnings, err := hooks.Parse(f.hooks, f.path)
 	if err != nil {
 		return fmt.Errorf("Claude Code settings %s: %w", f.path, err)
+	}
+	if f.scope.fromProject() { // a root's hooks name their scripts from the root
+		for _, gs := range cfg {
+			for i := range gs {
+				for j := range gs[i].Commands {
+					gs[i].Commands[j].ProjectDir = project
+				}
+			}
+		}
 	}
 	for _, w := range warnings {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("Claude Code settings %s: %s", f.path, w))

@@ -58,6 +58,11 @@ type Command struct {
 	// Source is the file that declared it (a settings file, an agent
 	// file), for the hook.run event and warnings.
 	Source string
+	// ProjectDir is this command's CLAUDE_PROJECT_DIR ("": the run's):
+	// the folder holding the project settings file that declared it, so a
+	// repository root's "$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh" is found
+	// when Atomic runs in a subfolder.
+	ProjectDir string
 }
 
 // Group is one matcher with its commands.

@@ -261,7 +261,11 @@ func (r *Runner) runOne(ctx context.Context, c Command, stdin []byte, e Event) o
 	defer cancel()
 	cmd := exec.Command("/bin/bash", "-c", c.Command)
 	cmd.Dir = r.o.Dir
-	cmd.Env = append(append([]string(nil), r.o.Env...), "CLAUDE_PROJECT_DIR="+r.o.ProjectDir)
+	project := r.o.ProjectDir
+	if c.ProjectDir != "" {
+		project = c.ProjectDir
+	}
+	cmd.Env = append(append([]string(nil), r.o.Env...), "CLAUDE_PROJECT_DIR="+project)
 	cmd.Stdin = strings.NewReader(string(stdin))
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
