@@ -93,7 +93,10 @@ func (t *tuiSession) Settings() []ui.Setting {
 	mode := string(s.gate.Mode())
 	modeFrom := t.from(f.PermissionMode != "", "default", "permission-mode", "dangerously-skip-permissions", "full-auto")
 	if modeFrom == "default" && mode != "default" {
-		modeFrom = "Claude Code settings (defaultMode) or Shift+Tab"
+		modeFrom = "Shift+Tab"
+		if s.claude != nil && s.claude.ModeSource != "" && mode == s.claude.Mode {
+			modeFrom = s.claude.ModeSource + " (defaultMode)"
+		}
 	}
 	add("permission mode", mode, modeFrom)
 	limit := func(name string, v, inFile, def int, flag string) {
@@ -139,6 +142,9 @@ func (t *tuiSession) Settings() []ui.Setting {
 	}
 	if len(c.mcpConfigs) > 0 || len(f.MCPConfig) > 0 {
 		add("mcp config", strings.Join(append(append([]string{}, f.MCPConfig...), c.mcpConfigs...), ", "), t.from(len(f.MCPConfig) > 0, "", "mcp-config"))
+	}
+	if s.claude != nil && len(s.claude.Files) > 0 { // every folder up to the repository root, and ~
+		add("Claude Code settings", strings.Join(s.claude.Files, ", "), "the repository root down to the working directory, and ~/.claude")
 	}
 	add("trust project settings", fmt.Sprint(c.trustSettings), t.from(false, "default", "trust-project-settings"))
 	return rows
