@@ -96,6 +96,16 @@ func TestAddWritableRefusesByNameWhatTheSandboxProtectsOrWhatIsNoFolder(t *testi
 }
 
 func TestAddWritableShieldsTheAddedRepositorysHooks(t *testing.T) {
+	t.Run("with the mount shields where Atomic may make them", func(t *testing.T) { addedRepoHooksStay(t) })
+	t.Run("with the git guard where it may not", func(t *testing.T) {
+		was := mayShield
+		mayShield = func() bool { return false }
+		t.Cleanup(func() { mayShield = was })
+		addedRepoHooksStay(t)
+	})
+}
+
+func addedRepoHooksStay(t *testing.T) {
 	f := newFixture(t)
 	s := f.sandbox(t, WorkspaceWrite, false)
 	repo := filepath.Join(f.outside, "repo")
