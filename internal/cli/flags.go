@@ -302,7 +302,7 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	if err := c.checkMCPFiles(io); err != nil {
 		return nil, err
 	}
-	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files, Hidden: gate.ReadDenied, Env: envList(cs.CommandEnv)}
+	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files, Hidden: gate.ReadDenied, Env: envList(cs.CommandEnv), Added: &tools.Roots{}}
 	for _, d := range append(append([]string{}, c.addDirs...), cs.Dirs...) {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(io.Dir, d)

@@ -136,6 +136,9 @@ func (t *tuiSession) Settings() []ui.Setting {
 	if len(s.workspace.ExtraRoots) > 0 {
 		add("extra folders", strings.Join(s.workspace.ExtraRoots, ", "), t.from(false, "Claude Code settings (additionalDirectories)", "add-dir"))
 	}
+	if added := s.workspace.Added.List(); len(added) > 0 {
+		add("added folders", strings.Join(added, ", "), "/add-dir (this session)")
+	}
 	add("session store", t.stored.String(c, t.ios), t.from(false, "default", "no-session-persistence"))
 	if url := firstNonEmpty(c.nats.url, f.NATSURL); url != "" {
 		add("nats", url, t.from(f.NATSURL != "", "", "nats"))

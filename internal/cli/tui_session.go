@@ -67,8 +67,11 @@ func (t *tuiSession) Sessions(ctx context.Context) ([]ui.PickerSession, error) {
 	return out, nil
 }
 
-// AddDir checks path as --add-dir does (relative to the workspace), and
-// that it is not in the workspace already.
+// AddDir adds path (relative to the workspace) to the workspace for the
+// rest of the session, as --add-dir does at start: the file tools may use
+// it and the commands started from now on may write it (the sandbox
+// refuses, by name, a folder it protects). A folder already in the
+// workspace is refused.
 func (t *tuiSession) AddDir(path string) (string, error) {
 	dir := path
 	if !filepath.IsAbs(dir) {
@@ -84,8 +87,14 @@ func (t *tuiSession) AddDir(path string) (string, error) {
 	case !fi.IsDir():
 		return "", fmt.Errorf("/add-dir %s: not a folder", path)
 	}
-	if _, err := t.s.workspace.Resolve(dir); err == nil {
-		return "", fmt.Errorf("/add-dir %s: already in the workspace (%s)", path, strings.Join(append([]string{t.s.workspace.Root}, t.s.workspace.ExtraRoots...), ", "))
+	ws := t.s.workspace
+	if _, err := ws.Resolve(dir); err == nil {
+		return "", fmt.Errorf("/add-dir %s: already in the workspace (%s)", path, strings.Join(append([]string{ws.Root}, ws.Extra()...), ", "))
 	}
+	// The sandbox first: a folder it refuses is not given to the tools.
+	if err := t.s.sandbox.AddWritable(dir); err != nil {
+		return "", fmt.Errorf("/add-dir %s: %w", path, err)
+	}
+	ws.Added.Add(dir)
 	return dir, nil
 }

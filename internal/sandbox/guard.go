@@ -188,3 +188,20 @@ func (r *guardedRepo) restamp(name string) {
 		r.files[name] = f
 	}
 }
+
+// with adds to the guard the repositories of shields it does not keep
+// yet, as they are now (a folder added during the session); the ones it
+// keeps stay as the session found them.
+func (g *gitGuard) with(shields []shield) *gitGuard {
+	if g == nil {
+		return newGitGuard(shields)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, r := range newGitGuard(shields).repos {
+		if !slices.ContainsFunc(g.repos, func(k *guardedRepo) bool { return k.dir == r.dir }) {
+			g.repos = append(g.repos, r)
+		}
+	}
+	return g
+}

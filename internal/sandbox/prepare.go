@@ -29,6 +29,8 @@ type prepared struct {
 	secrets []string
 	tempDir string
 	kernel  *kernel
+	// retired are the kernels AddWritable replaced, closed with p.
+	retired []*kernel
 	// guard restores the repositories' hooks and config after each
 	// command where the shields are not up (nil where they are).
 	guard *gitGuard
@@ -54,22 +56,21 @@ func (p *prepared) make() error {
 	if err != nil {
 		return fmt.Errorf("creating the sandbox's temp dir: %w", err)
 	}
-	writable := []string{tmp}
 	if p.cache != "" {
 		if err := os.MkdirAll(p.cache, 0o700); err != nil {
 			os.RemoveAll(tmp)
 			return fmt.Errorf("creating the sandbox's build cache: %w", err)
 		}
-		writable = append(writable, p.cache)
 	}
-	writable = append(writable, p.writable...)
+	p.tempDir = tmp
 	secrets := expand(p.secrets)
-	k, err := newKernel(plan(writable, secrets), p.network, p.folders, p.shields)
+	k, err := newKernel(plan(p.kernelWritable(p.writable), secrets), p.network, p.folders, p.shields)
 	if err != nil {
 		os.RemoveAll(tmp)
+		p.tempDir = ""
 		return err
 	}
-	p.tempDir, p.kernel, p.secrets = tmp, k, secrets
+	p.kernel, p.secrets = k, secrets
 	switch {
 	case k.shielded():
 		p.guard = nil
@@ -84,7 +85,14 @@ func (p *prepared) make() error {
 // shielded reports whether the shields are up, preparing the sandbox to
 // know.
 func (p *prepared) shielded() bool {
-	return p.prepare() == nil && p.kernel.shielded()
+	return p.prepare() == nil && p.current().shielded()
+}
+
+// current is the kernel the next command starts with.
+func (p *prepared) current() *kernel {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.kernel
 }
 
 func (p *prepared) currentGuard() *gitGuard {
@@ -108,6 +116,9 @@ func (p *prepared) close() error {
 		return nil
 	}
 	p.kernel.close()
+	for _, k := range p.retired {
+		k.close()
+	}
 	if err := os.RemoveAll(p.tempDir); err != nil {
 		return fmt.Errorf("removing the sandbox's temp dir: %w", err)
 	}

@@ -347,5 +347,5 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	if len(narrow) > 0 {
 		narrow = append(slices.Clone(narrow), s.p.tempDir)
 	}
-	return s.p.kernel.start(cmd, narrow)
+	return s.p.current().start(cmd, narrow)
 }

@@ -68,7 +68,7 @@ func (w Workspace) holder(real string) (root, rel string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	for _, r := range append([]string{top}, w.ExtraRoots...) {
+	for _, r := range append([]string{top}, w.Extra()...) {
 		a, err := filepath.Abs(r)
 		if err != nil {
 			continue

@@ -22,6 +22,9 @@ type Workspace struct {
 	AllowOutside bool
 	// ExtraRoots are further directories the tools may use.
 	ExtraRoots []string
+	// Added, when set, are the folders added during the session
+	// (/add-dir), shared by every copy of the Workspace.
+	Added *Roots
 	// Sandbox confines the commands bash runs; nil runs them unconfined.
 	Sandbox *sandbox.Sandbox
 	// Files, when set, is where read, write and edit read and write text
@@ -129,7 +132,7 @@ func (w Workspace) roots(root string) []string {
 		}
 	}
 	add(root)
-	for _, r := range w.ExtraRoots {
+	for _, r := range w.Extra() {
 		add(r)
 	}
 	return out
@@ -145,10 +148,11 @@ func (w Workspace) inside(p string, roots []string) bool {
 }
 
 func (w Workspace) describeRoots(root string) string {
-	if len(w.ExtraRoots) == 0 {
+	extra := w.Extra()
+	if len(extra) == 0 {
 		return root
 	}
-	return root + " (or " + strings.Join(w.ExtraRoots, ", ") + ")"
+	return root + " (or " + strings.Join(extra, ", ") + ")"
 }
 
 // within reports whether p is root or below it; both must be clean and

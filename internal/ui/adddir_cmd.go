@@ -1,11 +1,10 @@
 package ui
 
-import "strings"
-
-// addDirCommand checks a folder for /add-dir and says how to add it. The
-// folder is not added in place: the sandbox's kernel rules, which fix the
-// folders commands may write, are made once per session, and a folder the
-// file tools may write but commands may not would be half added.
+// addDirCommand adds a folder to the workspace for the rest of the
+// session, as --add-dir does at start: the session checks it (the sandbox
+// refuses a folder it protects), the file tools may use it and the
+// commands started from now on may write it; running commands keep their
+// rules.
 func (m *Model) addDirCommand(args []string) {
 	if len(args) != 1 {
 		m.note(noteError, "Usage: /add-dir PATH")
@@ -20,19 +19,5 @@ func (m *Model) addDirCommand(args []string) {
 		m.note(noteError, err.Error())
 		return
 	}
-	how := "atomic --add-dir " + quoteArg(dir)
-	if id := m.info().SessionID; id != "" {
-		how = "atomic --resume " + id + " --add-dir " + quoteArg(dir)
-	}
-	m.note(noteInfo, dir+" can be added, but not to a running session: the sandbox's folders are fixed when it starts.\nQuit (/exit) and run: "+how)
-}
-
-// quoteArg quotes a path for a shell when it needs it.
-func quoteArg(s string) string {
-	for _, r := range s {
-		if !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
+	m.note(noteInfo, "Added "+dir+" to the workspace: the file tools may use it, and commands started from now on may write it (/config lists it).")
 }

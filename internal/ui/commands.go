@@ -35,7 +35,7 @@ const helpText = `Commands:
   /permissions [allow RULE | deny RULE]  the rules in force and where each comes from; add one for this session
   /config             the effective settings and the file or flag each comes from
   /resume [ID]        this folder's sessions; continue one in this chat
-  /add-dir PATH       check a folder to add, and how to add it
+  /add-dir PATH       add a folder to the workspace for this session
   /doctor             check the provider, key, store, sandbox, git, CLIs and MCP servers
   /quit, /exit        quit (cancels every agent)
 Keys:

@@ -20,7 +20,8 @@ type Session interface {
 	Settings() []Setting
 	// Sessions are this folder's saved sessions, newest first.
 	Sessions(ctx context.Context) ([]PickerSession, error)
-	// AddDir checks a folder for /add-dir, returning it absolute.
+	// AddDir adds a folder to the workspace for the rest of the
+	// session (/add-dir), returning it absolute, or says why not.
 	AddDir(path string) (string, error)
 	// Doctor runs the checks of /doctor (off the UI's loop).
 	Doctor(ctx context.Context) []Check

@@ -20,6 +20,7 @@ type gateSession struct {
 	listErr  error
 	checks   []Check
 	dirs     map[string]string // path → absolute; others are missing
+	added    []string          // what AddDir added
 }
 
 func (s *gateSession) Permissions() (string, []permission.RuleInForce) {
@@ -34,6 +35,7 @@ func (s *gateSession) Sessions(context.Context) ([]PickerSession, error) {
 func (s *gateSession) Doctor(context.Context) []Check { return s.checks }
 func (s *gateSession) AddDir(p string) (string, error) {
 	if abs, ok := s.dirs[p]; ok {
+		s.added = append(s.added, abs)
 		return abs, nil
 	}
 	return "", errors.New("--add-dir " + p + ": no such folder")
@@ -143,17 +145,21 @@ func TestResumeListsThisFoldersOtherSessionsAndSwitchesToTheOneNamed(t *testing.
 	}
 }
 
-func TestAddDirNamesAMissingFolderAndSaysHowToAddAnExistingOne(t *testing.T) {
+func TestAddDirNamesAMissingFolderAndAddsAnExistingOneInPlace(t *testing.T) {
 	m, _, _ := newTestModel(t, 160, 30)
-	m.cfg.Info = func() SessionInfo { return SessionInfo{SessionID: "atomic-3"} }
-	m.cfg.Session = &gateSession{dirs: map[string]string{"../lib": "/work/lib dir"}}
+	sess := &gateSession{dirs: map[string]string{"../lib": "/work/lib dir"}}
+	m.cfg.Session = sess
 	userAsk(m, "/add-dir /nonexistent")
 	userAsk(m, "/add-dir ../lib")
+	userAsk(m, "/add-dir")
 	f := frame(m)
-	for _, want := range []string{"--add-dir /nonexistent: no such folder", "Quit (/exit) and run: atomic --resume atomic-3 --add-dir '/work/lib dir'"} {
+	for _, want := range []string{"--add-dir /nonexistent: no such folder", "Added /work/lib dir to the workspace", "Usage: /add-dir PATH"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("/add-dir lacks %q:\n%s", want, f)
 		}
+	}
+	if strings.Contains(f, "Quit (/exit)") || len(sess.added) != 1 || sess.added[0] != "/work/lib dir" {
+		t.Errorf("/add-dir did not add in place: added %q\n%s", sess.added, f)
 	}
 }
 
