@@ -197,20 +197,7 @@ func TestReapOrphansReadsProcOnlyWhenAZombieIsWaitedForElsewhere(t *testing.T) {
 	}
 	// A child os/exec will wait for has exited: it is left for Wait, and
 	// finding the other zombies takes the scan.
-	own := exec.Command("/bin/sh", "-c", "exit 5")
-	if err := own.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, pid := peekChild(); pid == own.Process.Pid {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the child never exited")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	own := exitedChild(t, 5)
 	reapOrphans(os.Getpid(), c.scan)
 	var ee *exec.ExitError
 	if err := own.Wait(); c.n != 1 || !errors.As(err, &ee) || ee.ExitCode() != 5 {
@@ -253,20 +240,7 @@ func TestChildrenStartedWhileOrphansAreReapedStayWaitable(t *testing.T) {
 func TestABurstOfChildExitsLooksForOrphansOnceAtOnceAndOnceWhenTheIntervalEnds(t *testing.T) {
 	// A child of our own has exited and waits for its Wait: every SIGCHLD
 	// meanwhile finds a zombie, and only a look tells whose it is.
-	own := exec.Command("/bin/sh", "-c", "exit 3")
-	if err := own.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, pid := peekChild(); pid == own.Process.Pid {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the child never exited")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	own := exitedChild(t, 3)
 	c := &scanCounter{list: zombieChildren}
 	chld, stop, done := make(chan os.Signal, 1), make(chan struct{}), make(chan struct{})
 	go func() {
@@ -283,5 +257,25 @@ func TestABurstOfChildExitsLooksForOrphansOnceAtOnceAndOnceWhenTheIntervalEnds(t
 	var ee *exec.ExitError
 	if err := own.Wait(); c.n != 2 || !errors.As(err, &ee) || ee.ExitCode() != 3 {
 		t.Fatalf("%d looks, Wait %v; want 2 (the first signal's, the interval's end) and exit status 3 for Wait", c.n, err)
+	}
+}
+
+// exitedChild starts a child that exits with code and returns once it is
+// a zombie waiting for its Wait.
+func exitedChild(t *testing.T, code int) *exec.Cmd {
+	t.Helper()
+	own := exec.Command("/bin/sh", "-c", "exit "+strconv.Itoa(code))
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, pid := peekChild(); pid == own.Process.Pid {
+			return own
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child never exited")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

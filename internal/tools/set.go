@@ -131,23 +131,27 @@ func (s *Set) Offer(names ...string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, n := range names {
-		if i := slices.IndexFunc(s.held, func(t Tool) bool { return t.Name() == n }); i >= 0 {
-			s.tools = append(s.tools, s.held[i])
-			s.held = slices.Delete(s.held, i, i+1)
-		}
-	}
+	moveNamed(&s.held, &s.tools, names)
 }
 
 // HoldBack holds the offered tools called names: they stay callable but
 // are no longer offered until Offer (a name not offered is left as it is).
 func (s *Set) HoldBack(names ...string) {
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	moveNamed(&s.tools, &s.held, names)
+}
+
+// moveNamed moves the tools called names from *from to the end of *to,
+// in the order of names.
+func moveNamed(from, to *[]Tool, names []string) {
 	for _, n := range names {
-		if i := slices.IndexFunc(s.tools, func(t Tool) bool { return t.Name() == n }); i >= 0 {
-			s.held = append(s.held, s.tools[i])
-			s.tools = slices.Delete(s.tools, i, i+1)
+		if i := slices.IndexFunc(*from, func(t Tool) bool { return t.Name() == n }); i >= 0 {
+			*to = append(*to, (*from)[i])
+			*from = slices.Delete(*from, i, i+1)
 		}
 	}
 }

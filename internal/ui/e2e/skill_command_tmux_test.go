@@ -16,19 +16,8 @@ import (
 // project its allowed-tools let its script run without asking.
 func TestASkillIsInTheSlashMenuAndInvokingItLoadsItForTheLead(t *testing.T) {
 	tmp := t.TempDir()
-	testkit.WriteFiles(t, filepath.Join(tmp, "work"), map[string]string{
-		".claude/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release of this project\n" +
-			"allowed-tools: Bash(sh release.sh:*)\n---\nRelease checklist for $ARGUMENTS: run release.sh with the version.\n",
-		"release.sh": "echo released \"$1\"\n",
-	})
-	srv := startServer(t, `
-rules:
-  - {name: answer, match: {tool_result_contains: "released v2.1"}, respond: {text: "Version v2.1 is out."}}
-  - name: release
-    match: {last_user_contains: "Release checklist for v2.1: run release.sh"}
-    respond:
-      tool_calls: [{name: bash, input: {command: "sh release.sh v2.1"}}]
-  - {name: other, respond: {text: "The skill was not loaded."}}
+	writeReleaseSkill(t, tmp)
+	srv := startServer(t, releaseRules+`  - {name: other, respond: {text: "The skill was not loaded."}}
 `)
 	s := launchIn(t, tmp, []string{"ANTHROPIC_API_KEY=test-key"},
 		"--provider", "anthropic", "--base-url", shellQuote(srv.URL()), "--model", "test-model", "--trust-project-settings")
@@ -59,19 +48,8 @@ rules:
 // the lead's grants, does not take them, so its script runs unasked.
 func TestASkillInvokedWhileTheLeadIsBusyKeepsItsGrantForItsOwnTurn(t *testing.T) {
 	tmp := t.TempDir()
-	testkit.WriteFiles(t, filepath.Join(tmp, "work"), map[string]string{
-		".claude/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release of this project\n" +
-			"allowed-tools: Bash(sh release.sh:*)\n---\nRelease checklist for $ARGUMENTS: run release.sh with the version.\n",
-		"release.sh": "echo released \"$1\"\n",
-	})
-	srv := startServer(t, `
-rules:
-  - {name: answer, match: {tool_result_contains: "released v2.1"}, respond: {text: "Version v2.1 is out."}}
-  - name: release
-    match: {last_user_contains: "Release checklist for v2.1: run release.sh"}
-    respond:
-      tool_calls: [{name: bash, input: {command: "sh release.sh v2.1"}}]
-  - {name: slow, match: {last_user_contains: "think slowly"}, respond: {text: "Thought it over.", delay_ms: 1500}}
+	writeReleaseSkill(t, tmp)
+	srv := startServer(t, releaseRules+`  - {name: slow, match: {last_user_contains: "think slowly"}, respond: {text: "Thought it over.", delay_ms: 1500}}
   - {name: other, respond: {text: "The skill was not loaded."}}
 `)
 	s := launchIn(t, tmp, []string{"ANTHROPIC_API_KEY=test-key"},
@@ -92,3 +70,25 @@ rules:
 		t.Errorf("requests %v, want the slow answer, then the skill's turn", rules)
 	}
 }
+
+// writeReleaseSkill writes a project with a "release" skill whose
+// allowed-tools let it run release.sh.
+func writeReleaseSkill(t *testing.T, tmp string) {
+	t.Helper()
+	testkit.WriteFiles(t, filepath.Join(tmp, "work"), map[string]string{
+		".claude/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release of this project\n" +
+			"allowed-tools: Bash(sh release.sh:*)\n---\nRelease checklist for $ARGUMENTS: run release.sh with the version.\n",
+		"release.sh": "echo released \"$1\"\n",
+	})
+}
+
+// releaseRules answer the release skill: its prompt gets a call of
+// release.sh, whose output gets the answer.
+const releaseRules = `
+rules:
+  - {name: answer, match: {tool_result_contains: "released v2.1"}, respond: {text: "Version v2.1 is out."}}
+  - name: release
+    match: {last_user_contains: "Release checklist for v2.1: run release.sh"}
+    respond:
+      tool_calls: [{name: bash, input: {command: "sh release.sh v2.1"}}]
+`
