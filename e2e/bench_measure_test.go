@@ -26,11 +26,18 @@ var (
 // Go child's own rusage starts at its parent's high-water mark).
 func measureRun(tb testing.TB, cmd *exec.Cmd) peakrss.Report {
 	tb.Helper()
+	return measureWith(tb, cmd, peakrss.Wrap)
+}
+
+// measureWith is measureRun with the shim's wrapping given: peakrss.WrapOwn
+// where the tree's memory is not reported (it samples nothing).
+func measureWith(tb testing.TB, cmd *exec.Cmd, wrap func(testing.TB, string, *exec.Cmd) *peakrss.Run) peakrss.Report {
+	tb.Helper()
 	shimOnce.Do(func() { shimPath, shimErr = peakrss.Build(filepath.Dir(binary)) })
 	if shimErr != nil {
 		tb.Fatal(shimErr)
 	}
-	run := peakrss.Wrap(tb, shimPath, cmd)
+	run := wrap(tb, shimPath, cmd)
 	var errb bytes.Buffer
 	if cmd.Stderr == nil {
 		cmd.Stderr = &errb
@@ -62,19 +69,37 @@ type measured struct {
 // by scenario.
 func runMeasured(b *testing.B, scenario string, args ...string) measured {
 	b.Helper()
+	return runScenario(b, peakrss.Wrap, scenario, args...)
+}
+
+// runMeasuredOwn is runMeasured without the tree's memory figures: the
+// shim does not sample the tree, which for a run of hundreds of processes
+// took a fifth of a core from the run measured.
+func runMeasuredOwn(b *testing.B, scenario string, args ...string) measured {
+	b.Helper()
+	return runScenario(b, peakrss.WrapOwn, scenario, args...)
+}
+
+func runScenario(b *testing.B, wrap func(testing.TB, string, *exec.Cmd) *peakrss.Run, scenario string, args ...string) measured {
+	b.Helper()
 	srv := server(b, scenario)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	return runMeasuredCmd(b, srv, command(b, ctx, srv, "anthropic", b.TempDir(), args...))
+	return runMeasuredWith(b, srv, command(b, ctx, srv, "anthropic", b.TempDir(), args...), wrap)
 }
 
 // runMeasuredCmd runs cmd, an atomic talking to srv, once.
 func runMeasuredCmd(b *testing.B, srv *loopback.Server, cmd *exec.Cmd) measured {
 	b.Helper()
+	return runMeasuredWith(b, srv, cmd, peakrss.Wrap)
+}
+
+func runMeasuredWith(b *testing.B, srv *loopback.Server, cmd *exec.Cmd, wrap func(testing.TB, string, *exec.Cmd) *peakrss.Run) measured {
+	b.Helper()
 	before := len(srv.Log())
 	var out bytes.Buffer
 	cmd.Stdout = &out
-	m := measured{Report: measureRun(b, cmd), Out: out.String()}
+	m := measured{Report: measureWith(b, cmd, wrap), Out: out.String()}
 	log := srv.Log()[before:]
 	m.Log = log
 	if len(log) == 0 {

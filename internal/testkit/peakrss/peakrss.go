@@ -72,12 +72,25 @@ type Run struct{ out string }
 // Report gives the figures. cmd's exit status is the program's.
 func Wrap(t testing.TB, shim string, cmd *exec.Cmd) *Run {
 	t.Helper()
+	return wrap(t, shim, cmd, "2ms")
+}
+
+// WrapOwn is Wrap without the tree's figures (TreePeakMB and Procs stay
+// empty): the shim does not sample the tree, which for hundreds of
+// processes takes CPU from the program measured.
+func WrapOwn(t testing.TB, shim string, cmd *exec.Cmd) *Run {
+	t.Helper()
+	return wrap(t, shim, cmd, "0")
+}
+
+func wrap(t testing.TB, shim string, cmd *exec.Cmd, every string) *Run {
+	t.Helper()
 	out, err := os.CreateTemp(t.TempDir(), "peakrss-*.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out.Close()
-	args := append([]string{shim, "-out", out.Name(), "--", cmd.Path}, cmd.Args[1:]...)
+	args := append([]string{shim, "-out", out.Name(), "-every", every, "--", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = shim, args
 	return &Run{out: out.Name()}
 }

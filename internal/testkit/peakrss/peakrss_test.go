@@ -59,9 +59,14 @@ func touched(mb int) []byte {
 // measured runs alloc with args under the shim and returns the report.
 func measured(t *testing.T, args ...string) Report {
 	t.Helper()
+	return measuredWith(t, Wrap, args...)
+}
+
+func measuredWith(t *testing.T, wrap func(testing.TB, string, *exec.Cmd) *Run, args ...string) Report {
+	t.Helper()
 	cmd := exec.Command(alloc, args...)
 	cmd.Stderr = os.Stderr
-	run := Wrap(t, shim, cmd)
+	run := wrap(t, shim, cmd)
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("measured run: %v", err)
 	}
@@ -140,5 +145,20 @@ func TestAProcessThatHasNotExecdIsNotCountedBesideItsParent(t *testing.T) {
 	near(t, "tree", got.TreePeakMB-base.TreePeakMB, mb, 3)
 	if len(got.Procs) != 1 {
 		t.Errorf("processes seen = %v, want the program alone", got.Procs)
+	}
+}
+
+// WrapOwn samples no tree (it costs the run measured CPU) and still reads
+// the program's own peak exactly.
+func TestWithoutTreeSamplingTheOwnPeakIsStillItsOwnAndNoTreeIsReported(t *testing.T) {
+	const childMB = 48
+	base := measuredWith(t, WrapOwn)
+	got := measuredWith(t, WrapOwn, "-mb", fmt.Sprint(childMB))
+	near(t, "peak of a child that allocates 48 MB", got.MaxRSSMB-base.MaxRSSMB, childMB, 2)
+	if got.TreePeakMB != 0 || len(got.Procs) != 0 {
+		t.Errorf("the tree was sampled: tree %.1f MB, %d processes", got.TreePeakMB, len(got.Procs))
+	}
+	if got.CPU <= 0 || got.Wall <= 0 {
+		t.Errorf("CPU %v, wall %v: want both measured", got.CPU, got.Wall)
 	}
 }
