@@ -11,19 +11,16 @@ func (r *Runtime) holds() bool { return r.cfg.HoldWakes && r.cfg.NewLead == nil 
 // notifyLead queues the result text of background work id for the lead,
 // decided when its next request is built (claim false: the lead read it
 // meanwhile). A result held for the next prompt is recorded as held, then
-// as taken once the inbox gives it up, so a session loaded before that
-// prompt still gives it (resumeHeld).
-func (r *Runtime) notifyLead(id, text string, claim, claimed func() bool) {
-	if !r.holds() {
-		r.lead.DeliverLazy(func() (string, bool) { return text, claim() }, func() bool { return !claimed() })
-		return
+// as taken once it reaches the lead by any path (onClaim: the inbox,
+// check_task, wait_for_task, bash_output), so a session loaded before that
+// prompt gives it (resumeHeld) and one loaded after does not again.
+func (r *Runtime) notifyLead(id, text string, claim, claimed func() bool, onClaim func(func())) {
+	if r.holds() {
+		r.Emit(event.MessageHeld, event.MessageHeldData{ID: id, Text: text})
+		// After the held event: a claim already made records taken now.
+		onClaim(func() { r.Emit(event.MessageHeld, event.MessageHeldData{ID: id, Taken: true}) })
 	}
-	r.Emit(event.MessageHeld, event.MessageHeldData{ID: id, Text: text})
-	r.lead.DeliverLazy(func() (string, bool) {
-		ok := claim()
-		r.Emit(event.MessageHeld, event.MessageHeldData{ID: id, Taken: true})
-		return text, ok
-	}, func() bool { return !claimed() })
+	r.lead.DeliverLazy(func() (string, bool) { return text, claim() }, func() bool { return !claimed() })
 }
 
 // heldOf lists, in order, the results the stored events held for the

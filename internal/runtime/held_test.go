@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,5 +58,39 @@ rules:
 	}
 	if left := heldOf(append(res.Events, h.events()...)); len(left) != 0 {
 		t.Errorf("after the prompt the store would still hold %+v; a later load would give them again", left)
+	}
+}
+
+// A held shell end the lead reads with bash_output is recorded taken when
+// it reads it, not only when a later request empties the inbox: a session
+// that ends before that request is not given it again when loaded.
+func TestAHeldShellEndReadWithBashOutputIsRecordedTakenWhenRead(t *testing.T) {
+	h := start(t, `
+rules:
+  - {name: final, match: {tool_result_contains: "SHELL-DONE"}, respond: {text: "read it"}}
+  - {name: read, match: {has_tool_results: true}, respond: {delay_ms: 800, tool_calls: [{name: bash_output, input: {shell_id: shell-1}}]}}
+  - {name: spawn, respond: {tool_calls: [{name: bash, input: {command: "echo SHELL-DONE", run_in_background: true}}]}}
+`, Config{HoldWakes: true})
+	h.rt.Submit("run it")
+	if out := h.await(t); out.Err != nil || out.Result != "read it" {
+		t.Fatalf("outcome %+v", out)
+	}
+	evs := h.events()
+	read := slices.IndexFunc(evs, func(e event.Event) bool {
+		d, ok := event.Payload[event.ToolCompleteData](e.Data)
+		return e.Type == event.ToolComplete && ok && d.Name == "bash_output"
+	})
+	if read < 0 {
+		t.Fatal("no bash_output call completed")
+	}
+	held := heldOf(evs[:read+1])
+	if !slices.ContainsFunc(evs[:read], func(e event.Event) bool {
+		d, ok := event.Payload[event.MessageHeldData](e.Data)
+		return e.Type == event.MessageHeld && ok && d.ID == "shell-1" && !d.Taken
+	}) {
+		t.Fatal("the shell's end was never held for the lead")
+	}
+	if len(held) != 0 {
+		t.Errorf("once bash_output had read the end the store would still hold %+v; a load then would give it again", held)
 	}
 }

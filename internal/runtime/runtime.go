@@ -466,7 +466,7 @@ func (r *Runtime) onTaskFinish(t *subagent.Task, out subagent.Outcome) {
 	}
 	text := fmt.Sprintf("<task-notification>\nBackground task %s (%s: %s) %s\n</task-notification>",
 		t.ID, t.Type.Name, t.Spec.Description, body)
-	r.notifyLead(t.ID, text, t.Claim, t.Claimed)
+	r.notifyLead(t.ID, text, t.Claim, t.Claimed, t.OnClaim)
 }
 
 // Serve drives the lead until ctx ends. It returns after closing every

@@ -36,7 +36,7 @@ func (r *Runtime) onShellEnd(e tools.ShellEnded) {
 		return
 	}
 	text := e.Notice()
-	r.notifyLead(e.ID, text, e.Claim, e.Claimed)
+	r.notifyLead(e.ID, text, e.Claim, e.Claimed, e.OnClaim)
 	r.signal()
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/backend"
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/inbox"
 	"github.com/atomic-agent/atomic/internal/lifecycle"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/spawn"
@@ -58,9 +59,9 @@ type Task struct {
 	// wake it (see shells.go).
 	live atomic.Pointer[liveSession]
 
-	// claimed is set once the lead has been given the final result (by
+	// claimed is taken once the lead has been given the final result (by
 	// check_task, wait_for_task or the wake-up), so it is given once.
-	claimed atomic.Bool
+	claimed inbox.Claim
 
 	// What the task's subagent.update events say besides the reducer's
 	// counts; not a status.
@@ -136,10 +137,14 @@ func (t *Task) Done() <-chan struct{} { return t.done }
 
 // Claim records that the lead is being given t's final result and reports
 // whether this is the first time.
-func (t *Task) Claim() bool { return t.claimed.CompareAndSwap(false, true) }
+func (t *Task) Claim() bool { return t.claimed.Take() }
 
 // Claimed reports whether the lead was already given t's final result.
-func (t *Task) Claimed() bool { return t.claimed.Load() }
+func (t *Task) Claimed() bool { return t.claimed.Taken() }
+
+// OnClaim has f run once the lead is given t's final result, by whichever
+// path: at once if it was already.
+func (t *Task) OnClaim(f func()) { t.claimed.Then(f) }
 
 func (t *Task) progress() event.SubagentUpdateData {
 	t.mu.Lock()

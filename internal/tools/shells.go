@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/event"
+	"github.com/atomic-agent/atomic/internal/inbox"
 	"github.com/atomic-agent/atomic/internal/procgroup"
 )
 
@@ -55,9 +56,11 @@ type ShellEnded struct {
 	Tail                string
 	// Claim reports, true once, whether the end is still to be told: a
 	// bash_output that saw the end claims it too, so the agent hears of
-	// it exactly once. Claimed reports it without claiming.
+	// it exactly once. Claimed reports it without claiming; OnClaim has
+	// a func run once it is claimed, by either (at once if it was).
 	Claim   func() bool
 	Claimed func() bool
+	OnClaim func(func())
 }
 
 // Notice is the message that tells the starter of e.
@@ -116,7 +119,7 @@ type shell struct {
 	stopped  string // why it was stopped, once it was
 	ended    bool
 	exitCode int
-	claimed  bool // the end was told (bash_output or the notification)
+	told     inbox.Claim // the end was told (bash_output or the notification)
 }
 
 // Taken marks shell id as used (a resumed session's): new shells are
@@ -247,7 +250,7 @@ func (s *Shells) wait(sh *shell, cmd *exec.Cmd, pr *os.File, copied <-chan struc
 	// notice queued once it no longer does.
 	if !end.Interrupted && s.cfg.Ended != nil {
 		s.cfg.Ended(ShellEnded{ID: sh.id, Parent: sh.parent, Command: sh.command, ExitCode: code, Tail: end.Tail,
-			Claim: sh.claim, Claimed: sh.isClaimed})
+			Claim: sh.told.Take, Claimed: sh.told.Taken, OnClaim: sh.told.Then})
 	}
 	close(sh.done)
 }
@@ -266,20 +269,6 @@ func lastLine(b []byte) string {
 		b = b[:i]
 	}
 	return ""
-}
-
-func (sh *shell) claim() bool {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	first := !sh.claimed
-	sh.claimed = true
-	return first
-}
-
-func (sh *shell) isClaimed() bool {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	return sh.claimed
 }
 
 func (s *Shells) emit(typ event.Type, sh *shell, callID string, data any) {
@@ -435,7 +424,7 @@ func (sh *shell) readNew() ShellRead {
 	sh.read = sh.out.total
 	r := ShellRead{Output: string(out), Lost: lost, Running: !sh.ended, ExitCode: sh.exitCode, Stopped: sh.stopped}
 	if sh.ended {
-		sh.claimed = true
+		sh.told.Take()
 	}
 	return r
 }
