@@ -384,6 +384,9 @@ func (c *common) openSandbox(io IOStreams, s *setup) error {
 		Writable: writable, Secrets: secrets, Hidden: denied,
 		CacheDir: sandboxCache(io.Getenv),
 	})
+	if err == nil && sb != nil && mode == sandbox.WorkspaceWrite {
+		s.warnings = append(s.warnings, sandbox.Overlaps(writable, secrets)...)
+	}
 	var unsupported *sandbox.UnsupportedError
 	switch {
 	case errors.As(err, &unsupported):

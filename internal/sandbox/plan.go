@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,10 +21,17 @@ type rule struct {
 // listing is allowed everywhere (a rule on "/" added by the kernel part),
 // so the names in a secret folder show but their contents do not. Entries
 // created after the first command under a split folder are not readable.
+//
+// A writable folder that holds a secret (Atomic run in $HOME, or
+// --add-dir ~) is split the same way: a write rule covers reading too, so
+// one on $HOME would open ~/.ssh. Its entries but the secret get write
+// rules; the folder itself and those leading to the secret get none, as
+// a right to create or remove entries there would reach into the secret
+// store too. A writable folder inside a secret store gets no rule.
 func plan(writable, secrets []string) []rule {
 	var rules []rule
-	var walk func(dir string)
-	walk = func(dir string) {
+	var walk func(dir string, write bool)
+	walk = func(dir string, write bool) {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			return // unreadable: it stays closed
@@ -35,7 +43,7 @@ func plan(writable, secrets []string) []rule {
 			}
 			if leadsTo(p, secrets) {
 				if e.IsDir() {
-					walk(p)
+					walk(p, write)
 				}
 				continue
 			}
@@ -44,17 +52,28 @@ func plan(writable, secrets []string) []rule {
 			if r, err := filepath.EvalSymlinks(p); err != nil || r != p && (isUnder(r, secrets) || leadsTo(r, secrets)) {
 				continue
 			}
-			rules = append(rules, rule{path: p})
+			rules = append(rules, rule{path: p, write: write})
 		}
 	}
 	if leadsTo("/", secrets) {
-		walk("/")
+		walk("/", false)
 	} else {
 		rules = append(rules, rule{path: "/"})
 	}
 	for _, w := range writable {
-		if w != "" {
-			rules = append(rules, rule{path: filepath.Clean(w), write: true})
+		if w == "" {
+			continue
+		}
+		w = filepath.Clean(w)
+		if r, err := filepath.EvalSymlinks(w); err == nil {
+			w = r // the rule holds where the path leads
+		}
+		switch {
+		case isUnder(w, secrets):
+		case leadsTo(w, secrets):
+			walk(w, true)
+		default:
+			rules = append(rules, rule{path: w, write: true})
 		}
 	}
 	return rules
@@ -79,4 +98,40 @@ func leadsTo(dir string, paths []string) bool {
 		}
 	}
 	return false
+}
+
+// Overlaps says, a line each, which writable folders the secrets limit:
+// one inside a secret store commands may neither read nor write; in one
+// that holds a secret store they may not touch the store nor add or remove
+// entries in the folders leading to it (see plan). Empty when none.
+func Overlaps(writable, secrets []string) []string {
+	secrets = expand(secrets)
+	var out []string
+	for _, w := range writable {
+		if w == "" {
+			continue
+		}
+		w = filepath.Clean(w)
+		real := w
+		if r, err := filepath.EvalSymlinks(w); err == nil {
+			real = r
+		}
+		switch {
+		case isUnder(real, secrets):
+			out = append(out, fmt.Sprintf("sandbox: %s is inside a secret store, so commands can neither read nor write it", w))
+		case leadsTo(real, secrets):
+			var held []string
+			for _, s := range secrets {
+				if leadsTo(real, []string{s}) {
+					if _, err := os.Lstat(s); err == nil {
+						held = append(held, s)
+					}
+				}
+			}
+			if len(held) > 0 {
+				out = append(out, fmt.Sprintf("sandbox: %s holds %s: commands may write the rest of it but not read or change those, nor create or remove entries directly in %s or the folders leading to them", w, strings.Join(held, ", "), w))
+			}
+		}
+	}
+	return out
 }

@@ -91,3 +91,42 @@ func TestExplainNamesWhatTheSandboxBlockedAndTheFlagThatAllowsIt(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanSplitsAWritableFolderThatHoldsASecretAndGivesTheSecretNoRule(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	for _, d := range []string{".ssh", ".config/atomic", ".config/git", "src"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".bashrc"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "home-link") // the workspace named through a symlink
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	secrets := expand([]string{filepath.Join(home, ".ssh"), filepath.Join(home, ".config/atomic")})
+	for _, ws := range []string{home, link} {
+		rules := plan([]string{ws, filepath.Join(home, ".ssh", "inner")}, secrets)
+		var writes []string
+		for _, r := range rules {
+			if r.write {
+				writes = append(writes, r.path)
+			}
+		}
+		for _, want := range []string{filepath.Join(home, ".bashrc"), filepath.Join(home, "src"), filepath.Join(home, ".config/git")} {
+			if !slices.Contains(writes, want) {
+				t.Errorf("workspace %s: %s is not writable; writes: %v", ws, want, writes)
+			}
+		}
+		for _, w := range writes {
+			if w == link || isUnder(w, secrets) || leadsTo(w, secrets) || w == filepath.Join(home, "keys") {
+				t.Errorf("workspace %s: write rule on %s opens a secret store; writes: %v", ws, w, writes)
+			}
+		}
+	}
+}
