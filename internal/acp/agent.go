@@ -67,9 +67,10 @@ type Run struct {
 	// Commands are the custom slash commands offered to the client;
 	// Expand turns a prompt "/name args" into the prompt the lead gets
 	// (ok false: not one of them; err: it could not, e.g. a !`command`
-	// refused). Nil Expand: none.
+	// refused) and, if not nil, what to do as its turn starts (a skill's
+	// grant). Nil Expand: none.
 	Commands []Command
-	Expand   func(ctx context.Context, text string) (prompt string, ok bool, err error)
+	Expand   func(ctx context.Context, text string) (prompt string, start func(), ok bool, err error)
 }
 
 // Config configures the agent.
@@ -251,7 +252,7 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	if instr, ok := compactArgs(text); ok {
 		stop, err = s.compact(ctx, instr)
 	} else if stop, ok, err = s.command(ctx, text, images); !ok {
-		stop, err = s.prompt(ctx, text, images)
+		stop, err = s.prompt(ctx, text, images, nil)
 	}
 	if err != nil {
 		return sdk.PromptResponse{}, err

@@ -51,7 +51,7 @@ func (s *session) command(ctx context.Context, text string, images []provider.Im
 	if s.run.Expand == nil || !strings.HasPrefix(strings.TrimSpace(text), "/") {
 		return "", false, nil
 	}
-	prompt, ok, err := s.run.Expand(ctx, text)
+	prompt, start, ok, err := s.run.Expand(ctx, text)
 	switch {
 	case !ok:
 		return "", false, nil
@@ -62,7 +62,7 @@ func (s *session) command(ctx context.Context, text string, images []provider.Im
 		s.flush(ctx)
 		return sdk.StopReasonEndTurn, true, nil
 	}
-	stop, err = s.prompt(ctx, prompt, images)
+	stop, err = s.prompt(ctx, prompt, images, start)
 	return stop, true, err
 }
 

@@ -254,8 +254,10 @@ func (s *session) flush(ctx context.Context) {
 // every update of the turn was sent. A cancelled turn (session/cancel or
 // ctx) ends cancelled. Background sub-agents go on after it returns; their
 // updates follow. A prompt sent while another runs waits for it: the SDK
-// has cancelled the earlier one by then, as the protocol wants.
-func (s *session) prompt(ctx context.Context, text string, images []provider.Image) (sdk.StopReason, error) {
+// has cancelled the earlier one by then, as the protocol wants. start, if
+// not nil, runs as the turn starts (a skill's grant, which the end of an
+// earlier turn would revoke).
+func (s *session) prompt(ctx context.Context, text string, images []provider.Image, start func()) (sdk.StopReason, error) {
 	s.turn.Lock()
 	defer s.turn.Unlock()
 	if ctx.Err() != nil {
@@ -276,7 +278,7 @@ func (s *session) prompt(ctx context.Context, text string, images []provider.Ima
 	for _, u := range notes {
 		s.push(u)
 	}
-	turn := s.lr.Submit(text, images...)
+	turn := s.lr.SubmitAtStart(text, start, images...)
 	ended := turn.Done()
 	for {
 		select {

@@ -82,15 +82,15 @@ func (c common) openACP(ctx context.Context, ios IOStreams, spec acp.Spec) (*acp
 		run.Commands = append(run.Commands, acp.Command{Name: cmd.Name, Description: cmd.Description, Hint: cmd.ArgumentHint})
 	}
 	run.Commands = append(run.Commands, skillCommands(o.s)...)
-	run.Expand = func(ctx context.Context, text string) (string, bool, error) {
+	run.Expand = func(ctx context.Context, text string) (string, func(), bool, error) {
 		cmd, args, ok := o.s.commands.Resolve(text)
 		if !ok {
-			return expandSkill(o.s, text)
+			return tuiSkills{s: o.s, warn: warn}.Expand(text)
 		}
 		// As the chat does: its !`commands` go through the gate, whose
 		// asker is the client (session/request_permission).
 		p, err := renderCommand(ctx, o.s, cmd, args, warn)
-		return p, true, err
+		return p, nil, true, err
 	}
 	if k, ok := o.journal.(interface{ Keep() }); ok && o.res == nil {
 		// Saved now, not at its first prompt: an editor may load a

@@ -87,8 +87,7 @@ func loadInvokedSkill(s *setup, text string, grant func(rules []string) error) (
 	return fmt.Sprintf("<command-name>/%s</command-name>\n<command-args>%s</command-args>\nThe user invoked the skill %q; follow it.\n\n%s", sk.Name, args, sk.Name, body), true, nil
 }
 
-// tuiSkills offers the skills to the chat as slash commands, loaded as
-// ACP loads them (expandSkill).
+// tuiSkills offers the skills to the chat and to ACP as slash commands.
 type tuiSkills struct {
 	s    *setup
 	warn func(string)

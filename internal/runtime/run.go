@@ -110,8 +110,8 @@ func (run *Run) Submit(prompt string, images ...provider.Image) *Turn {
 
 // SubmitAtStart is Submit calling start once the prompt's turn starts
 // (never when it is dropped).
-func (run *Run) SubmitAtStart(prompt string, start func()) *Turn {
-	return run.submit(prompt, nil, start)
+func (run *Run) SubmitAtStart(prompt string, start func(), images ...provider.Image) *Turn {
+	return run.submit(prompt, images, start)
 }
 
 func (run *Run) submit(prompt string, images []provider.Image, start func()) *Turn {
