@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,10 @@ type controlClient struct {
 	t     *testing.T
 	in    io.WriteCloser
 	lines chan string
+	// skipped are lines read by an await they did not match, kept for
+	// the next: a turn's result may come before the control_response of
+	// the interrupt that ended it.
+	skipped []string
 }
 
 func (c *controlClient) send(v any) {
@@ -36,6 +41,20 @@ func (c *controlClient) send(v any) {
 // await is the first output line holding every one of want, within d.
 func (c *controlClient) await(d time.Duration, want ...string) string {
 	c.t.Helper()
+	match := func(l string) bool {
+		for _, w := range want {
+			if !strings.Contains(l, w) {
+				return false
+			}
+		}
+		return true
+	}
+	for i, l := range c.skipped {
+		if match(l) {
+			c.skipped = slices.Delete(c.skipped, i, i+1)
+			return l
+		}
+	}
 	deadline := time.After(d)
 	for {
 		select {
@@ -43,13 +62,10 @@ func (c *controlClient) await(d time.Duration, want ...string) string {
 			if !ok {
 				c.t.Fatalf("stdout ended before a line with %q", want)
 			}
-			all := true
-			for _, w := range want {
-				all = all && strings.Contains(l, w)
-			}
-			if all {
+			if match(l) {
 				return l
 			}
+			c.skipped = append(c.skipped, l)
 		case <-deadline:
 			c.t.Fatalf("no line with %q within %s", want, d)
 		}
