@@ -103,34 +103,35 @@ func leadsTo(dir string, paths []string) bool {
 // Overlaps says, a line each, which writable folders the secrets limit:
 // one inside a secret store commands may neither read nor write; in one
 // that holds a secret store they may not touch the store nor add or remove
-// entries in the folders leading to it (see plan). Empty when none.
+// entries in the folders leading to it (see plan). Empty when none. It
+// compares the paths as given, with no file system access unless one
+// overlaps (it runs at every start); the rules themselves follow links.
 func Overlaps(writable, secrets []string) []string {
-	secrets = expand(secrets)
 	var out []string
 	for _, w := range writable {
 		if w == "" {
 			continue
 		}
 		w = filepath.Clean(w)
-		real := w
-		if r, err := filepath.EvalSymlinks(w); err == nil {
-			real = r
-		}
-		switch {
-		case isUnder(real, secrets):
-			out = append(out, fmt.Sprintf("sandbox: %s is inside a secret store, so commands can neither read nor write it", w))
-		case leadsTo(real, secrets):
-			var held []string
-			for _, s := range secrets {
-				if leadsTo(real, []string{s}) {
-					if _, err := os.Lstat(s); err == nil {
-						held = append(held, s)
-					}
+		var held []string
+		for _, s := range secrets {
+			if s == "" {
+				continue
+			}
+			s = filepath.Clean(s)
+			if isUnder(w, []string{s}) {
+				out = append(out, fmt.Sprintf("sandbox: %s is inside a secret store, so commands can neither read nor write it", w))
+				held = nil
+				break
+			}
+			if leadsTo(w, []string{s}) {
+				if _, err := os.Lstat(s); err == nil {
+					held = append(held, s)
 				}
 			}
-			if len(held) > 0 {
-				out = append(out, fmt.Sprintf("sandbox: %s holds %s: commands may write the rest of it but not read or change those, nor create or remove entries directly in %s or the folders leading to them", w, strings.Join(held, ", "), w))
-			}
+		}
+		if len(held) > 0 {
+			out = append(out, fmt.Sprintf("sandbox: %s holds %s: commands may write the rest of it but not read or change those, nor create or remove entries directly in %s or the folders leading to them", w, strings.Join(held, ", "), w))
 		}
 	}
 	return out

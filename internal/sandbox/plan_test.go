@@ -8,19 +8,7 @@ import (
 )
 
 func TestPlanSplitsTheFoldersLeadingToASecretAndSkipsTheSecret(t *testing.T) {
-	home := filepath.Join(t.TempDir(), "home")
-	for _, d := range []string{".ssh", ".config/atomic", ".config/git", "src"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(home, ".bashrc"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// A symlink into a secret store must not open it.
-	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "keys")); err != nil {
-		t.Fatal(err)
-	}
+	home := homeWithSecrets(t)
 	rules := plan([]string{"/work/ws"}, expand([]string{filepath.Join(home, ".ssh"), filepath.Join(home, ".config/atomic")}))
 	var reads []string
 	var writes []string
@@ -93,18 +81,7 @@ func TestExplainNamesWhatTheSandboxBlockedAndTheFlagThatAllowsIt(t *testing.T) {
 }
 
 func TestPlanSplitsAWritableFolderThatHoldsASecretAndGivesTheSecretNoRule(t *testing.T) {
-	home := filepath.Join(t.TempDir(), "home")
-	for _, d := range []string{".ssh", ".config/atomic", ".config/git", "src"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(home, ".bashrc"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "keys")); err != nil {
-		t.Fatal(err)
-	}
+	home := homeWithSecrets(t)
 	link := filepath.Join(t.TempDir(), "home-link") // the workspace named through a symlink
 	if err := os.Symlink(home, link); err != nil {
 		t.Fatal(err)
@@ -129,4 +106,24 @@ func TestPlanSplitsAWritableFolderThatHoldsASecretAndGivesTheSecretNoRule(t *tes
 			}
 		}
 	}
+}
+
+// homeWithSecrets makes a home with two secret stores (.ssh,
+// .config/atomic) beside ordinary files and folders, and a symlink "keys"
+// into .ssh, which must not open it.
+func homeWithSecrets(t *testing.T) string {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "home")
+	for _, d := range []string{".ssh", ".config/atomic", ".config/git", "src"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".bashrc"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	return home
 }
