@@ -35,7 +35,9 @@ func TestMain(m *testing.M) {
 	binary = filepath.Join(dir, "atomic")
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(file))
-	build := exec.Command("go", "build", "-o", binary, "./cmd/atomic")
+	// atomic-openai beside atomic, where atomic finds it (as go install
+	// ./cmd/... puts them).
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/atomic", "./cmd/atomic-openai")
 	build.Dir = root
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {

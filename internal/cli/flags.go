@@ -223,6 +223,15 @@ type setup struct {
 	// claude is what the Claude Code settings files said (read once: the
 	// MCP trust reads its keys from it).
 	claude *claudesettings.Settings
+	// provClose ends what the provider runs (atomic-openai); nil: nothing.
+	provClose func() error
+}
+
+// closeProvider ends what the provider runs, if anything.
+func (s *setup) closeProvider() {
+	if s.provClose != nil {
+		_ = s.provClose()
+	}
 }
 
 // configFile loads --config, else the user's config.json if there is one.
@@ -437,6 +446,9 @@ func (c *common) buildProvider(io IOStreams, s *setup) error {
 	p, err := config.NewProvider(ps)
 	if err != nil {
 		return err
+	}
+	if cl, ok := p.(interface{ Close() error }); ok {
+		s.provClose = cl.Close
 	}
 	if c.fallbackModel != "" && ps.Provider != "demo" {
 		if c.fallbackModel == ps.Model {

@@ -146,6 +146,7 @@ func runWorker(ctx context.Context, args []string, ios IOStreams) int {
 	if err := c.buildProvider(ios, s); err != nil {
 		return fail(2, err)
 	}
+	defer s.closeProvider()
 	url := c.nats.url
 	if url == "" {
 		url = s.file.NATSURL

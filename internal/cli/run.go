@@ -171,6 +171,7 @@ func (c *common) open(ctx context.Context, ios IOStreams, asker permission.Asker
 		s.mcp.Close()
 		s.sandbox.Close()
 		s.closeNATS()
+		s.closeProvider()
 	}
 	newLead, err := c.leadBackend(s)
 	if err != nil {

@@ -109,6 +109,7 @@ func runChat(ctx context.Context, args []string, ios IOStreams, resume string) (
 	if err != nil {
 		return fail(err), ""
 	}
+	defer s.closeProvider()
 
 	if ok, err := c.pickSession(ctx, ios); err != nil {
 		return fail(err), ""

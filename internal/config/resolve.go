@@ -3,12 +3,14 @@ package config
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/provider/anthropic"
 	"github.com/atomic-agent/atomic/internal/provider/demo"
 	"github.com/atomic-agent/atomic/internal/provider/openai"
+	"github.com/atomic-agent/atomic/internal/tools"
 )
 
 // Default models per provider.
@@ -99,8 +101,10 @@ func NewProvider(ps ProviderSettings) (provider.Provider, error) {
 		return anthropic.New(anthropic.Config{APIKey: ps.APIKey, BaseURL: ps.BaseURL, Model: ps.Model, Retry: ps.Retry,
 			NoPromptCache: ps.NoPromptCache})
 	case "openai":
+		// The helper that speaks the API gets the environment without its
+		// secrets; the key goes to it on its input.
 		return openai.New(openai.Config{APIKey: ps.APIKey, BaseURL: ps.BaseURL, Model: ps.Model, Retry: ps.Retry,
-			NoPromptCache: ps.NoPromptCache})
+			NoPromptCache: ps.NoPromptCache, Env: tools.EnvFor(os.Environ())})
 	}
 	return nil, fmt.Errorf("unknown provider %q", ps.Provider)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/provider/anthropic"
-	"github.com/atomic-agent/atomic/internal/provider/openai"
+	openai "github.com/atomic-agent/atomic/internal/provider/openai/chat"
 	"github.com/atomic-agent/atomic/internal/testkit"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/atomic-agent/atomic/internal/event"
 	"github.com/atomic-agent/atomic/internal/provider"
-	"github.com/atomic-agent/atomic/internal/provider/openai"
+	openai "github.com/atomic-agent/atomic/internal/provider/openai/chat"
 	"github.com/atomic-agent/atomic/internal/testkit"
 	"github.com/atomic-agent/atomic/internal/tools"
 )

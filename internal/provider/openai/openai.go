@@ -1,128 +1,109 @@
-// Package openai implements provider.Provider over the OpenAI Chat
-// Completions API with the official Go SDK, streaming. The same wire serves
-// Ollama, vLLM, llama.cpp, LM Studio and OpenRouter, so the package
-// tolerates what those servers leave out (usage, finish_reason). Retries
-// are Atomic's own (provider.RetryPolicy); the SDK's are switched off.
+// Package openai is Atomic's OpenAI provider: the Chat Completions API of
+// OpenAI and of the servers that speak it (Ollama, vLLM, llama.cpp, LM
+// Studio, OpenRouter). The official Go SDK that speaks it runs in a
+// program of its own, atomic-openai (package chat), which this package
+// starts on the first request and talks to over a pipe (package hosted):
+// linked into atomic, the SDK cost every Atomic process about 8 MB of
+// memory, whichever provider it used, and the binary 20 MB. Retries are
+// Atomic's, here; the program makes one attempt per request.
 package openai
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
-	"strings"
+	"os"
+	"os/exec"
 
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-
+	"github.com/atomic-agent/atomic/internal/helperbin"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/provider/hosted"
+	"github.com/atomic-agent/atomic/internal/provider/openai/settings"
 )
 
 // name is the provider's name in errors and events.
 const name = "openai"
 
 // DefaultBaseURL is the OpenAI API.
-const DefaultBaseURL = "https://api.openai.com/v1"
+const DefaultBaseURL = settings.DefaultBaseURL
+
+// HelperName is the program that speaks the API with the official SDK
+// (cmd/atomic-openai).
+const HelperName = "atomic-openai"
 
 // Config configures a Provider. The config layer resolves OPENAI_API_KEY
 // and OPENAI_BASE_URL; the values here win over those variables, which the
 // SDK would otherwise read by itself.
 type Config struct {
 	// APIKey is required for the OpenAI API; other servers (Ollama, say)
-	// may not need one.
+	// may not need one. It reaches the helper on its standard input, never
+	// in its environment or arguments.
 	APIKey string
-	// BaseURL is the API root including its version path
-	// ("https://api.openai.com/v1", "http://localhost:11434/v1",
-	// "https://openrouter.ai/api/v1"). A bare host root
-	// ("http://localhost:11434") gets "/v1" added; a URL with any other
-	// path is used as given. Empty means DefaultBaseURL.
+	// BaseURL is the API root including its version path; a bare host
+	// root gets "/v1" added (settings.NormaliseBaseURL). Empty means
+	// DefaultBaseURL.
 	BaseURL string
 	// Model is used when a Request names none.
 	Model string
-	// MaxTokens limits a turn's output; 0 sends no limit (the server's
-	// default applies). It goes out as max_completion_tokens to the OpenAI
-	// API and as max_tokens to other servers, which mostly know only that.
+	// MaxTokens limits a turn's output; 0 sends no limit.
 	MaxTokens int
 	// Retry bounds the retries of a turn; zero fields take the defaults.
 	Retry provider.RetryPolicy
-	// HTTPClient, if set, carries the requests.
-	HTTPClient *http.Client
 	// NoPromptCache sends no prompt_cache_key, to measure what caching
 	// saves.
 	NoPromptCache bool
+	// Helper is the command that serves the API (its program and
+	// arguments); empty: atomic-openai, found beside this program, else
+	// on PATH.
+	Helper []string
+	// Env is the helper's environment; nil: none. The config layer gives
+	// this process's without its secrets, so the SDK still reads
+	// OPENAI_ORG_ID, OPENAI_PROJECT_ID and the proxy settings.
+	Env []string
 }
 
-// Provider streams turns from a Chat Completions API. It is safe for
-// concurrent use.
+// settings are the endpoint's settings cfg holds.
+func (cfg Config) settings() settings.Settings {
+	return settings.Settings{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Model: cfg.Model, MaxTokens: cfg.MaxTokens, NoPromptCache: cfg.NoPromptCache}
+}
+
+// NormaliseBaseURL returns raw as the API's clients want it
+// (settings.NormaliseBaseURL).
+func NormaliseBaseURL(raw string) (string, error) { return settings.NormaliseBaseURL(raw) }
+
+// Provider streams turns through the helper. It is safe for concurrent
+// use; Close ends the helper.
 type Provider struct {
-	client    sdk.Client
-	model     string
-	maxTokens int
-	official  bool // the server is api.openai.com
-	retry     provider.RetryPolicy
-	tools     toolCache
-	cache     bool // send the request's prompt_cache_key
+	model string
+	retry provider.RetryPolicy
+	host  *hosted.Client
 }
 
-var _ provider.Provider = (*Provider)(nil)
+var (
+	_ provider.Provider    = (*Provider)(nil)
+	_ provider.ModelLister = (*Provider)(nil)
+)
 
-// New checks cfg and returns a Provider. A missing model, a bad base URL,
-// or a missing key for the OpenAI API is an error.
+// New checks cfg and finds the helper; the helper starts with the first
+// request.
 func New(cfg Config) (*Provider, error) {
-	if strings.TrimSpace(cfg.Model) == "" {
-		return nil, errors.New("openai: no model given")
-	}
-	if cfg.MaxTokens < 0 {
-		return nil, errors.New("openai: max tokens must not be negative")
-	}
-	base, err := NormaliseBaseURL(cfg.BaseURL)
-	if err != nil {
+	if _, _, err := cfg.settings().Check(); err != nil {
 		return nil, err
 	}
-	u, _ := url.Parse(base)
-	official := strings.EqualFold(u.Hostname(), "api.openai.com")
-	if official && strings.TrimSpace(cfg.APIKey) == "" {
-		return nil, errors.New("openai: no API key: set OPENAI_API_KEY or api_key in the config file")
+	argv := cfg.Helper
+	if len(argv) == 0 {
+		path, err := helperbin.Find(HelperName, os.Executable, exec.LookPath)
+		if err != nil {
+			return nil, fmt.Errorf("openai: the OpenAI provider runs in %w", err)
+		}
+		argv = []string{path}
 	}
-	// Options given here come after the SDK's environment defaults, so
-	// they win over OPENAI_API_KEY and OPENAI_BASE_URL.
-	opts := []option.RequestOption{
-		option.WithAPIKey(cfg.APIKey),
-		option.WithBaseURL(base),
-		option.WithMaxRetries(0),
+	conf, err := json.Marshal(cfg.settings())
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &Provider{
-		client:    sdk.NewClient(opts...),
-		model:     cfg.Model,
-		maxTokens: cfg.MaxTokens,
-		official:  official,
-		retry:     cfg.Retry,
-		cache:     !cfg.NoPromptCache,
-	}, nil
-}
-
-// NormaliseBaseURL returns raw as the SDK wants it: DefaultBaseURL when
-// empty, "/v1" added to a bare host root, anything else as given, without
-// a trailing slash.
-func NormaliseBaseURL(raw string) (string, error) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return DefaultBaseURL, nil
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("openai: base URL %q is not an http(s) URL", raw)
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	if u.Path == "" {
-		u.Path = "/v1"
-	}
-	return u.String(), nil
+	return &Provider{model: cfg.Model, retry: cfg.Retry,
+		host: hosted.NewClient(hosted.Command{Provider: name, Argv: argv, Env: cfg.Env, Settings: conf})}, nil
 }
 
 // Name is "openai".
@@ -139,11 +120,15 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, on func(pro
 	if on == nil {
 		on = func(provider.Chunk) {}
 	}
-	params, err := p.params(req)
-	if err != nil {
-		return nil, err
-	}
 	return p.retry.Do(ctx, on, func(ctx context.Context) (*provider.Response, error) {
-		return p.attempt(ctx, params, on)
+		return p.host.Attempt(ctx, req, on)
 	})
 }
+
+// ListModels lists the models the service offers (GET /models).
+func (p *Provider) ListModels(ctx context.Context) ([]string, error) {
+	return p.host.ListModels(ctx)
+}
+
+// Close ends the helper, if it runs; later requests fail.
+func (p *Provider) Close() error { return p.host.Close() }

@@ -2,103 +2,101 @@ package openai
 
 import (
 	"context"
-	"net/http"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/atomic-agent/atomic/internal/loopback"
 	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/provider/hosted"
+	"github.com/atomic-agent/atomic/internal/provider/openai/chat"
+	"github.com/atomic-agent/atomic/internal/provider/openai/openaitest"
 	"github.com/atomic-agent/atomic/internal/provider/providertest"
 )
 
+// helperArg makes this test binary atomic-openai: the same code
+// (hosted.Main serving package chat) as cmd/atomic-openai.
+const helperArg = openaitest.Arg
+
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == helperArg {
+		os.Exit(serveAsHelper())
+	}
 	goleak.VerifyTestMain(m)
 }
 
-// clearEnv empties the OPENAI_* variables the SDK reads by itself, so the
-// developer's environment cannot leak into a test.
-func clearEnv(t *testing.T) {
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ADMIN_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_WEBHOOK_SECRET", "OPENAI_CUSTOM_HEADERS"} {
-		t.Setenv(k, "")
+// serveAsHelper is atomic-openai, with what the tests ask of it through
+// its environment: TEST_DUMP names a file for its pid, environment and
+// arguments; TEST_DIE_ONCE names a file whose absence makes it end on its
+// first call (and create the file).
+func serveAsHelper() int {
+	if f := os.Getenv("TEST_DUMP"); f != "" {
+		b, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "env": os.Environ(), "args": os.Args})
+		_ = os.WriteFile(f, b, 0o600)
 	}
-}
-
-func harness() providertest.Harness {
-	return providertest.Harness{
-		API:   loopback.APIOpenAI,
-		Model: "gpt-4o-mini",
-		New: func(t *testing.T, cfg providertest.Config) provider.Provider {
-			t.Helper()
-			clearEnv(t)
-			p, err := New(Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Model: cfg.Model, Retry: cfg.Retry, HTTPClient: cfg.HTTPClient})
-			if err != nil {
-				t.Fatalf("New: %v", err)
+	return hosted.Main(func(raw json.RawMessage) (hosted.Backend, error) {
+		p, err := chat.Open(raw)
+		if err != nil {
+			return nil, err
+		}
+		if f := os.Getenv("TEST_DIE_ONCE"); f != "" {
+			if _, err := os.Stat(f); err != nil {
+				_ = os.WriteFile(f, nil, 0o600)
+				return dying{}, nil
 			}
-			return p
-		},
-		// Per call: a header chunk, then three argument chunks. Six
-		// events end inside the second call's arguments.
-		CutAfterFirstToolCall: 6,
-		StreamErrorType:       "server_error",
-		ToolErrorFlag:         false,
-	}
+		}
+		return p, nil
+	})
 }
 
-func TestProviderAgainstLoopbackServer(t *testing.T) {
-	providertest.Run(t, harness())
-}
+// dying ends the program on its first call, as a crash would.
+type dying struct{}
 
-func TestNormaliseBaseURL(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"", DefaultBaseURL},
-		{"http://localhost:11434", "http://localhost:11434/v1"},
-		{"http://localhost:11434/", "http://localhost:11434/v1"},
-		{"http://localhost:11434/v1", "http://localhost:11434/v1"},
-		{"http://localhost:11434/v1/", "http://localhost:11434/v1"},
-		{"https://openrouter.ai/api/v1", "https://openrouter.ai/api/v1"},
-		{"https://generativelanguage.googleapis.com/v1beta/openai/", "https://generativelanguage.googleapis.com/v1beta/openai"},
-	}
-	for _, c := range cases {
-		got, err := NormaliseBaseURL(c.in)
-		if err != nil || got != c.want {
-			t.Errorf("NormaliseBaseURL(%q) = %q, %v; want %q", c.in, got, err, c.want)
+func (dying) Attempt(context.Context, provider.Request, func(provider.Chunk)) (*provider.Response, error) {
+	os.Exit(3)
+	return nil, nil
+}
+func (dying) ListModels(context.Context) ([]string, error) { os.Exit(3); return nil, nil }
+
+// helperEnv is the helper's environment in these tests: none of the
+// developer's OPENAI_* variables, plus extra.
+func helperEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OPENAI_") {
+			env = append(env, kv)
 		}
 	}
-	for _, bad := range []string{"localhost:11434", "ftp://host/v1", "http://"} {
-		if _, err := NormaliseBaseURL(bad); err == nil {
-			t.Errorf("NormaliseBaseURL(%q) accepted a URL that is not http(s)", bad)
-		}
-	}
+	return append(env, extra...)
 }
 
-func TestNewRequiresModelAndAKeyForOpenAIOnly(t *testing.T) {
-	clearEnv(t)
-	cases := []struct {
-		name string
-		cfg  Config
-		want string // "" means no error
-	}{
-		{"no model", Config{APIKey: "k"}, "no model"},
-		{"OpenAI without key", Config{Model: "gpt-4o"}, "no API key"},
-		{"OpenAI by URL without key", Config{Model: "gpt-4o", BaseURL: "https://api.openai.com/v1"}, "no API key"},
-		{"local server without key", Config{Model: "llama3", BaseURL: "http://localhost:11434"}, ""},
-		{"negative max tokens", Config{Model: "m", APIKey: "k", MaxTokens: -5}, "max tokens"},
+// newProvider is a Provider whose helper is this test binary.
+func newProvider(t *testing.T, cfg Config, env ...string) *Provider {
+	t.Helper()
+	cfg.Helper = []string{os.Args[0], helperArg}
+	if cfg.Env == nil {
+		cfg.Env = helperEnv(env...)
 	}
-	for _, c := range cases {
-		_, err := New(c.cfg)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: unexpected error %v", c.name, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: err = %v, want it to say %q", c.name, err, c.want)
-		}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
 	}
+	t.Cleanup(func() { p.Close() })
+	return p
 }
 
-func TestExplicitConfigWinsOverOpenAIEnvironment(t *testing.T) {
-	sc, err := loopback.ParseScenario([]byte("api_key: cfg-key\nrules:\n  - respond: {text: fine}\n"))
+func serve(t *testing.T, scenario string) *loopback.Server {
+	t.Helper()
+	sc, err := loopback.ParseScenario([]byte(scenario))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,43 +104,183 @@ func TestExplicitConfigWinsOverOpenAIEnvironment(t *testing.T) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
-	clearEnv(t)
-	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-	t.Setenv("OPENAI_API_KEY", "env-key")
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	defer tr.CloseIdleConnections()
-	p, err := New(Config{APIKey: "cfg-key", BaseURL: srv.URL(), Model: "gpt-4o", HTTPClient: &http.Client{Transport: tr}, Retry: providertest.Fast(1)})
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func hi(text string) provider.Request {
+	return provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: text}}}}}
+}
+
+// The conformance suite, through atomic-openai: every answer, retry and
+// error the in-process SDK gives comes back alike across the pipe.
+func TestProviderThroughItsHelperAgainstLoopbackServer(t *testing.T) {
+	providertest.Run(t, providertest.Harness{
+		API:   loopback.APIOpenAI,
+		Model: "gpt-4o-mini",
+		New: func(t *testing.T, cfg providertest.Config) provider.Provider {
+			t.Helper()
+			return newProvider(t, Config{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Model: cfg.Model, Retry: cfg.Retry})
+		},
+		CutAfterFirstToolCall: 6,
+		StreamErrorType:       "server_error",
+		ToolErrorFlag:         false,
+	})
+}
+
+func TestTheKeyReachesTheHelperOnItsInputNeverItsEnvironmentOrArguments(t *testing.T) {
+	srv := serve(t, "api_key: sk-secret-4711\nrules:\n  - respond: {text: fine}\n")
+	dump := filepath.Join(t.TempDir(), "dump.json")
+	p := newProvider(t, Config{APIKey: "sk-secret-4711", BaseURL: srv.URL(), Model: "gpt-4o", Retry: providertest.Fast(1)}, "TEST_DUMP="+dump)
+	resp, err := p.Stream(context.Background(), hi("hi"), nil)
+	if err != nil || resp.Text != "fine" {
+		t.Fatalf("got %v, %v; want the server's answer, which it gives only for the key", resp, err)
+	}
+	b, err := os.ReadFile(dump)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := p.Stream(context.Background(), provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Parts: []provider.Part{{Text: "hi"}}}}}, nil)
-	if err != nil || resp.Text != "fine" {
-		t.Fatalf("got %v, %v; want the answer from the configured server with the configured key", resp, err)
+	if strings.Contains(string(b), "sk-secret-4711") {
+		t.Errorf("the key is in the helper's environment or arguments: %s", b)
 	}
 }
 
-func TestMaxTokensFieldDependsOnServer(t *testing.T) {
-	clearEnv(t)
-	official, _ := New(Config{APIKey: "k", Model: "gpt-4o", MaxTokens: 500})
-	local, _ := New(Config{BaseURL: "http://localhost:11434", Model: "llama3", MaxTokens: 500})
-	unset, _ := New(Config{BaseURL: "http://localhost:11434", Model: "llama3"})
-	po, _ := official.params(provider.Request{})
-	pl, _ := local.params(provider.Request{})
-	pu, _ := unset.params(provider.Request{MaxTokens: 7})
-	if po.MaxCompletionTokens.Value != 500 || po.MaxTokens.Valid() {
-		t.Errorf("OpenAI: max_completion_tokens %v, max_tokens set %v; want 500 and unset", po.MaxCompletionTokens.Value, po.MaxTokens.Valid())
+func TestConcurrentStreamsShareOneHelperAndEachGetsItsOwnAnswer(t *testing.T) {
+	var rules strings.Builder
+	rules.WriteString("rules:\n")
+	for i := range 8 {
+		fmt.Fprintf(&rules, "  - match: {first_user_contains: \"Q%d\"}\n    respond: {text: \"A%d\", delay_ms: %d}\n", i, i, 50*(8-i))
 	}
-	if pl.MaxTokens.Value != 500 || pl.MaxCompletionTokens.Valid() {
-		t.Errorf("local: max_tokens %v, max_completion_tokens set %v; want 500 and unset", pl.MaxTokens.Value, pl.MaxCompletionTokens.Valid())
+	srv := serve(t, rules.String())
+	dump := filepath.Join(t.TempDir(), "dump.json")
+	p := newProvider(t, Config{BaseURL: srv.URL(), Model: "m", Retry: providertest.Fast(1)}, "TEST_DUMP="+dump)
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := p.Stream(context.Background(), hi(fmt.Sprintf("Q%d", i)), nil)
+			if err == nil && resp.Text != fmt.Sprintf("A%d", i) {
+				err = fmt.Errorf("question %d got %q", i, resp.Text)
+			}
+			errs[i] = err
+		}()
 	}
-	if pu.MaxTokens.Value != 7 {
-		t.Errorf("request's MaxTokens = %v, want 7", pu.MaxTokens.Value)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
 	}
-	if p0, _ := unset.params(provider.Request{}); p0.MaxTokens.Valid() || p0.MaxCompletionTokens.Valid() {
-		t.Error("no limit configured, but one was sent")
+	if n := len(srv.Log()); n != 8 {
+		t.Errorf("the server got %d requests, want 8", n)
 	}
-	if !po.StreamOptions.IncludeUsage.Value {
-		t.Error("stream_options.include_usage not requested")
+}
+
+func TestACancelledStreamEndsInTheHelperWhichServesTheNextOne(t *testing.T) {
+	srv := serve(t, `rules:
+  - match: {first_user_contains: slow}
+    respond: {text: "one two three four five six", chunk_delay_ms: 400}
+  - respond: {text: quick}
+`)
+	p := newProvider(t, Config{BaseURL: srv.URL(), Model: "m", Retry: providertest.Fast(1)})
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan struct{}, 1)
+	start := time.Now()
+	go func() { <-first; cancel() }()
+	_, err := p.Stream(ctx, hi("slow"), func(c provider.Chunk) {
+		select {
+		case first <- struct{}{}:
+		default:
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the cancelled stream took %v to return", d)
+	}
+	resp, err := p.Stream(context.Background(), hi("next"), nil)
+	if err != nil || resp.Text != "quick" {
+		t.Fatalf("the next request got %v, %v", resp, err)
+	}
+}
+
+func TestAHelperThatEndsMidRequestIsRetriedInANewOne(t *testing.T) {
+	srv := serve(t, "rules:\n  - respond: {text: survived}\n")
+	once := filepath.Join(t.TempDir(), "died")
+	p := newProvider(t, Config{BaseURL: srv.URL(), Model: "m", Retry: providertest.Fast(2)}, "TEST_DIE_ONCE="+once)
+	var retries []provider.Chunk
+	resp, err := p.Stream(context.Background(), hi("hi"), func(c provider.Chunk) {
+		if c.Kind == provider.ChunkRetry {
+			retries = append(retries, c)
+		}
+	})
+	if err != nil || resp.Text != "survived" {
+		t.Fatalf("got %v, %v; want the answer from a new helper", resp, err)
+	}
+	if len(retries) != 1 || retries[0].Reason != "stream cut" || !strings.Contains(retries[0].Err.Error(), "ended") {
+		t.Errorf("retry notices %+v, want one saying the stream was cut because the helper ended", retries)
+	}
+}
+
+func TestAHelperThatCannotStartSaysWhyAndIsNotRetried(t *testing.T) {
+	p, err := New(Config{BaseURL: "http://127.0.0.1:9", Model: "m", Retry: providertest.Fast(3), Helper: []string{"/nonexistent/atomic-openai"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	retried := false
+	_, err = p.Stream(context.Background(), hi("hi"), func(c provider.Chunk) { retried = retried || c.Kind == provider.ChunkRetry })
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/atomic-openai") || retried {
+		t.Errorf("err = %v, retried %v; want an error naming the program, not retried", err, retried)
+	}
+}
+
+func TestAMissingHelperIsNamedWhenTheProviderIsMade(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := New(Config{BaseURL: "http://127.0.0.1:9", Model: "m"})
+	if err == nil || !strings.Contains(err.Error(), "atomic-openai") || !strings.Contains(err.Error(), "go install ./cmd/...") {
+		t.Errorf("err = %v, want it to name atomic-openai and how to install it", err)
+	}
+}
+
+func TestBadSettingsAreRefusedBeforeAnyHelperStarts(t *testing.T) {
+	for _, cfg := range []Config{{APIKey: "k"}, {Model: "gpt-4o"}, {Model: "m", BaseURL: "ftp://x"}, {Model: "m", APIKey: "k", MaxTokens: -1}} {
+		cfg.Helper = []string{"/nonexistent/atomic-openai"}
+		if _, err := New(cfg); err == nil || strings.Contains(err.Error(), "nonexistent") {
+			t.Errorf("New(%+v) = %v, want the settings' own error", cfg, err)
+		}
+	}
+}
+
+func TestListModelsThroughTheHelper(t *testing.T) {
+	srv := serve(t, "models: [gpt-a, gpt-b]\nrules: []\n")
+	p := newProvider(t, Config{BaseURL: srv.URL(), Model: "gpt-a"})
+	ids, err := p.ListModels(context.Background())
+	if err != nil || strings.Join(ids, ",") != "gpt-a,gpt-b" {
+		t.Errorf("ListModels = %v, %v", ids, err)
+	}
+}
+
+func TestCloseEndsTheHelperAndRefusesLaterRequests(t *testing.T) {
+	srv := serve(t, "rules:\n  - respond: {text: fine}\n")
+	dump := filepath.Join(t.TempDir(), "dump.json")
+	p := newProvider(t, Config{BaseURL: srv.URL(), Model: "m", Retry: providertest.Fast(1)}, "TEST_DUMP="+dump)
+	if _, err := p.Stream(context.Background(), hi("hi"), nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(dump)
+	var d struct{ Pid int }
+	if err := json.Unmarshal(b, &d); err != nil || d.Pid == 0 {
+		t.Fatalf("no pid in %s: %v", b, err)
+	}
+	p.Close()
+	if err := syscall.Kill(d.Pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the helper (pid %d) still exists after Close: %v", d.Pid, err)
+	}
+	if _, err := p.Stream(context.Background(), hi("hi"), nil); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("a request after Close: %v, want an error saying the provider is closed", err)
 	}
 }

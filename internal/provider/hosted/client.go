@@ -1,0 +1,384 @@
+package hosted
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/atomic-agent/atomic/internal/procgroup"
+	"github.com/atomic-agent/atomic/internal/provider"
+	"github.com/atomic-agent/atomic/internal/reaper"
+)
+
+// Command is the program a Client runs.
+type Command struct {
+	// Provider names the provider in errors ("openai").
+	Provider string
+	// Argv is the program and its arguments.
+	Argv []string
+	// Env is its whole environment.
+	Env []string
+	// Settings are the first line it reads (JSON).
+	Settings []byte
+}
+
+// Client runs the program on its first call and keeps it for the later
+// ones, which may overlap; a program that ended is started again by the
+// next call. It is safe for concurrent use.
+type Client struct {
+	cmd    Command
+	mu     sync.Mutex
+	proc   *proc
+	closed bool
+}
+
+// NewClient returns a Client of cmd; nothing starts yet.
+func NewClient(cmd Command) *Client { return &Client{cmd: cmd} }
+
+// stopGrace is how long Close waits for the program to end by itself
+// once its input is closed, before it is killed.
+const stopGrace = 2 * time.Second
+
+// Close ends the program, if it runs, and refuses later calls.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	p := c.proc
+	c.proc = nil
+	c.mu.Unlock()
+	if p != nil {
+		p.stop(stopGrace)
+	}
+	return nil
+}
+
+// Attempt makes one attempt at req in the program: its chunks go to on as
+// they come. A program that ends during the attempt makes it a
+// provider.StreamError (retried unless a tool call had come, like a cut
+// stream); one that cannot start, an error that says why.
+func (c *Client) Attempt(ctx context.Context, req provider.Request, on func(provider.Chunk)) (*provider.Response, error) {
+	toolSeen := false
+	rep, err := c.call(ctx, call{Op: opStream, Request: &req}, func(ch *chunk) {
+		if ch.Kind == provider.ChunkToolCall {
+			toolSeen = true
+		}
+		on(provider.Chunk{Kind: ch.Kind, Text: ch.Text, ToolCall: ch.ToolCall})
+	})
+	if err != nil {
+		var gone *goneError
+		if errors.As(err, &gone) {
+			return nil, &provider.StreamError{Provider: c.cmd.Provider, AfterToolCall: toolSeen, Err: err}
+		}
+		return nil, err
+	}
+	return rep.Response, nil
+}
+
+// ListModels asks the program for the models its service lists.
+func (c *Client) ListModels(ctx context.Context) ([]string, error) {
+	rep, err := c.call(ctx, call{Op: opModels}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return rep.Models, nil
+}
+
+// call sends cl and waits for its final reply, handing its chunks to on.
+func (c *Client) call(ctx context.Context, cl call, on func(*chunk)) (*reply, error) {
+	p, err := c.running()
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-p.ready:
+	case <-p.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := p.startErr(); err != nil {
+		return nil, err
+	}
+	box := p.open(&cl)
+	defer p.forget(cl.ID)
+	if err := p.send(cl); err != nil {
+		<-p.done // the program's input broke: it is ending
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			_ = p.send(call{ID: cl.ID, Op: opCancel})
+			return nil, ctx.Err()
+		case <-box.signal:
+		case <-p.done:
+		}
+		for _, r := range box.take() {
+			switch {
+			case r.Error != nil:
+				return nil, r.Error.Decode()
+			case r.final():
+				return &r, nil
+			case r.Chunk != nil && on != nil:
+				on(r.Chunk)
+			}
+		}
+		select {
+		case <-p.done:
+			if len(box.peek()) == 0 {
+				return nil, &goneError{program: c.cmd.Argv[0], why: p.why()}
+			}
+		default:
+		}
+	}
+}
+
+// running returns the program, started if it is not running.
+func (c *Client) running() (*proc, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, fmt.Errorf("%s: the provider is closed", c.cmd.Provider)
+	}
+	if c.proc != nil {
+		select {
+		case <-c.proc.done:
+			c.proc.stop(0) // already ended: only collects it
+			c.proc = nil
+		default:
+			return c.proc, nil
+		}
+	}
+	p, err := start(c.cmd)
+	if err != nil {
+		return nil, err
+	}
+	c.proc = p
+	return p, nil
+}
+
+// goneError is a program that ended while a call waited on it.
+type goneError struct{ program, why string }
+
+func (e *goneError) Error() string { return fmt.Sprintf("%s ended: %s", e.program, e.why) }
+
+// proc is one run of the program.
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *tail
+	wmu    sync.Mutex // one call's line at a time
+	enc    *json.Encoder
+
+	mu    sync.Mutex
+	next  int64
+	calls map[int64]*mailbox
+
+	ready   chan struct{} // closed when the program took the settings
+	done    chan struct{} // closed when its output ended and it was collected
+	failed  error         // why it refused the settings; set before done
+	exitMsg string        // how it ended; set before done
+}
+
+// start runs the program: its own process group (a terminal's ^C is
+// Atomic's to handle), guarded by the reaper, the settings on its input.
+func start(c Command) (*proc, error) {
+	if len(c.Argv) == 0 {
+		return nil, fmt.Errorf("%s: no program to run", c.Provider)
+	}
+	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+	cmd.Env = c.Env
+	cmd.SysProcAttr = procgroup.Attr()
+	p := &proc{cmd: cmd, stderr: &tail{max: 4 << 10}, calls: map[int64]*mailbox{},
+		ready: make(chan struct{}), done: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("%s: starting %s: %w", c.Provider, c.Argv[0], err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("%s: starting %s: %w", c.Provider, c.Argv[0], err)
+	}
+	reaper.Guard(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: starting %s: %w", c.Provider, c.Argv[0], err)
+	}
+	p.stdin, p.enc = stdin, json.NewEncoder(stdin)
+	go p.read(stdout, c.Provider)
+	p.wmu.Lock()
+	_, _ = stdin.Write(append(append([]byte(nil), c.Settings...), '\n'))
+	p.wmu.Unlock()
+	return p, nil
+}
+
+// read hands each reply to its call until the output ends, then collects
+// the program.
+func (p *proc) read(out io.Reader, prov string) {
+	dec := json.NewDecoder(bufio.NewReaderSize(out, 64<<10))
+	readyClosed := false
+	var ended error
+	for {
+		var r reply
+		if err := dec.Decode(&r); err != nil {
+			if !errors.Is(err, io.EOF) {
+				ended = fmt.Errorf("unreadable output: %w", err)
+			}
+			break
+		}
+		if r.ID == 0 {
+			if r.Error != nil && !readyClosed {
+				p.failed = r.Error.Decode()
+			}
+			if !readyClosed && r.Ready {
+				readyClosed = true
+				close(p.ready)
+			}
+			continue
+		}
+		p.mu.Lock()
+		box := p.calls[r.ID]
+		p.mu.Unlock()
+		if box != nil {
+			box.put(r)
+		}
+	}
+	// Unblock the program if it still writes, then collect it.
+	_ = p.stdin.Close()
+	werr := p.cmd.Wait()
+	msg := "its output ended"
+	switch {
+	case ended != nil:
+		msg = ended.Error()
+	case werr != nil:
+		msg = werr.Error()
+	case p.cmd.ProcessState != nil:
+		msg = p.cmd.ProcessState.String()
+	}
+	if s := strings.TrimSpace(p.stderr.String()); s != "" {
+		msg += ": " + s
+	}
+	if p.failed == nil && !readyClosed {
+		p.failed = fmt.Errorf("%s: %s did not start: %s", prov, p.cmd.Path, msg)
+	}
+	p.exitMsg = msg
+	close(p.done)
+}
+
+// startErr is why the program did not take the settings (nil once it
+// did).
+func (p *proc) startErr() error {
+	select {
+	case <-p.ready:
+		return nil
+	default:
+	}
+	<-p.done
+	return p.failed
+}
+
+// why says how the program ended (after done).
+func (p *proc) why() string { return p.exitMsg }
+
+// open gives cl an id and a mailbox for its replies.
+func (p *proc) open(cl *call) *mailbox {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	cl.ID = p.next
+	box := &mailbox{signal: make(chan struct{}, 1)}
+	p.calls[cl.ID] = box
+	return box
+}
+
+// forget drops call id's mailbox: later replies to it are dropped.
+func (p *proc) forget(id int64) {
+	p.mu.Lock()
+	delete(p.calls, id)
+	p.mu.Unlock()
+}
+
+// send writes cl as one line.
+func (p *proc) send(cl call) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	return p.enc.Encode(cl)
+}
+
+// stop closes the program's input, which ends it, and kills it if it
+// has not ended within grace; it returns once the program is collected.
+func (p *proc) stop(grace time.Duration) {
+	p.wmu.Lock()
+	_ = p.stdin.Close()
+	p.wmu.Unlock()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return
+	case <-t.C:
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+// mailbox holds a call's replies until its caller takes them: the reader
+// never waits on a slow caller, so one call cannot hold up the others.
+type mailbox struct {
+	mu     sync.Mutex
+	q      []reply
+	signal chan struct{}
+}
+
+func (m *mailbox) put(r reply) {
+	m.mu.Lock()
+	m.q = append(m.q, r)
+	m.mu.Unlock()
+	select {
+	case m.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (m *mailbox) take() []reply {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	q := m.q
+	m.q = nil
+	return q
+}
+
+func (m *mailbox) peek() []reply {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.q
+}
+
+// tail keeps the last max bytes written to it: the program's stderr, for
+// the error that says how it ended.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, b...)
+	if len(t.b) > t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
