@@ -29,6 +29,7 @@ func floorBinary(tb testing.TB) string {
 		_, file, _, _ := runtime.Caller(0)
 		floorPath = filepath.Join(filepath.Dir(binary), "floor")
 		build := exec.Command("go", "build", "-o", floorPath, "./testdata/floor")
+		build.Env = shipBuild()
 		build.Dir = filepath.Dir(file)
 		if out, err := build.CombinedOutput(); err != nil {
 			floorErr = fmt.Errorf("building the floor program: %w: %s", err, out)

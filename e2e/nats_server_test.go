@@ -34,6 +34,7 @@ func installNATSServer(t *testing.T) {
 	natsServerOnce.Do(func() {
 		_, file, _, _ := runtime.Caller(0)
 		build := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(binary), "atomic-nats"), "./cmd/atomic-nats")
+		build.Env = shipBuild()
 		build.Dir = filepath.Dir(filepath.Dir(file))
 		if out, err := build.CombinedOutput(); err != nil {
 			natsServerErr = &buildError{err: err, out: string(out)}

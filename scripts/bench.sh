@@ -39,7 +39,7 @@ go test -run '^$' -bench '^Benchmark(OneAnswer|OneAnswerFloor|RunHelp)$' -bencht
 go test -run '^$' -bench '^Benchmark(FanOut3x2s|100Subagents|1000Subagents|Nested1000As10x100|NATSFanOut1000x1s)$' -benchtime 3x ./e2e >>"$out"
 go test -run '^$' -bench . -skip 'OneAnswer|RunHelp|FanOut3x2s|100Subagents|1000Subagents|Nested1000As10x100|NATSFanOut1000x1s|ClaudeOverhead|CodexAddedWallTime|StoreStartCost' -benchtime 5x ./e2e >>"$out"
 # The stripped binary's size.
-go build -ldflags='-s -w' -o "$bin/atomic" ./cmd/atomic
+CGO_ENABLED=0 go build -ldflags='-s -w' -o "$bin/atomic" ./cmd/atomic
 echo "BenchmarkStrippedBinary 1 $(stat -c %s "$bin/atomic" | awk '{ printf "%.1f", $1 / 1048576 }') MB-stripped" >>"$out"
 # The added wall time over a CLI alone is the median of back-to-back pairs
 # whose CLI runs vary by hundreds of ms: 11 pairs, not 5.

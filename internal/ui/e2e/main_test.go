@@ -49,6 +49,7 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	binary = filepath.Join(dir, "atomic")
 	build := exec.Command("go", "build", "-o", binary, "github.com/atomic-agent/atomic/cmd/atomic")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs it
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "building atomic: %v\n", err)
