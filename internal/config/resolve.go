@@ -10,7 +10,6 @@ import (
 	"github.com/atomic-agent/atomic/internal/provider/anthropic"
 	"github.com/atomic-agent/atomic/internal/provider/demo"
 	"github.com/atomic-agent/atomic/internal/provider/openai"
-	"github.com/atomic-agent/atomic/internal/tools"
 )
 
 // Default models per provider.
@@ -101,10 +100,10 @@ func NewProvider(ps ProviderSettings) (provider.Provider, error) {
 		return anthropic.New(anthropic.Config{APIKey: ps.APIKey, BaseURL: ps.BaseURL, Model: ps.Model, Retry: ps.Retry,
 			NoPromptCache: ps.NoPromptCache})
 	case "openai":
-		// The helper that speaks the API gets the environment without its
-		// secrets; the key goes to it on its input.
+		// The helper that speaks the API gets only the environment it reads;
+		// the key goes to it on its input.
 		return openai.New(openai.Config{APIKey: ps.APIKey, BaseURL: ps.BaseURL, Model: ps.Model, Retry: ps.Retry,
-			NoPromptCache: ps.NoPromptCache, Env: tools.EnvFor(os.Environ())})
+			NoPromptCache: ps.NoPromptCache, Env: openai.HelperEnv(os.Environ())})
 	}
 	return nil, fmt.Errorf("unknown provider %q", ps.Provider)
 }

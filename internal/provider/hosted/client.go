@@ -23,7 +23,8 @@ type Command struct {
 	Provider string
 	// Argv is the program and its arguments.
 	Argv []string
-	// Env is its whole environment.
+	// Env is its whole environment (nil: an empty one, never this
+	// process's).
 	Env []string
 	// Settings are the first line it reads (JSON).
 	Settings []byte
@@ -192,7 +193,7 @@ func start(c Command) (*proc, error) {
 		return nil, fmt.Errorf("%s: no program to run", c.Provider)
 	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
-	cmd.Env = c.Env
+	cmd.Env = append(make([]string, 0, len(c.Env)+1), c.Env...) // not nil: nil would be all of ours
 	cmd.SysProcAttr = procgroup.Attr()
 	p := &proc{cmd: cmd, stderr: &tail{max: 4 << 10}, calls: map[int64]*mailbox{},
 		ready: make(chan struct{}), done: make(chan struct{})}

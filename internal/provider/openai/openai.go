@@ -57,8 +57,7 @@ type Config struct {
 	// on PATH.
 	Helper []string
 	// Env is the helper's environment; nil: none. The config layer gives
-	// this process's without its secrets, so the SDK still reads
-	// OPENAI_ORG_ID, OPENAI_PROJECT_ID and the proxy settings.
+	// HelperEnv of this process's.
 	Env []string
 }
 

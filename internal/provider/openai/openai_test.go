@@ -284,3 +284,47 @@ func TestCloseEndsTheHelperAndRefusesLaterRequests(t *testing.T) {
 		t.Errorf("a request after Close: %v, want an error saying the provider is closed", err)
 	}
 }
+
+func TestTheHelperGetsOnlyTheEnvironmentItReads(t *testing.T) {
+	got := HelperEnv([]string{
+		"HTTPS_PROXY=http://proxy:3128", "no_proxy=localhost", "SSL_CERT_FILE=/etc/ca.pem", "OPENAI_ORG_ID=org-1",
+		"GITHUB_TOKEN=ghp_x", "AWS_SECRET_ACCESS_KEY=aws", "ANTHROPIC_API_KEY=sk-ant", "OPENAI_API_KEY=sk-oa",
+		"HOME=/home/u", "ATOMIC_REAPER_TREE=1", "Https_Proxy=odd-case",
+	})
+	want := "HTTPS_PROXY=http://proxy:3128 no_proxy=localhost SSL_CERT_FILE=/etc/ca.pem OPENAI_ORG_ID=org-1"
+	if strings.Join(got, " ") != want {
+		t.Errorf("HelperEnv = %q, want %q", got, want)
+	}
+}
+
+func TestNoSecretOfTheUsersReachesTheHelper(t *testing.T) {
+	t.Setenv("GITHUB_TOKEN", "ghp_must_not_leak")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-must-not-leak")
+	srv := serve(t, "rules:\n  - respond: {text: fine}\n")
+	dump := filepath.Join(t.TempDir(), "dump.json")
+	for _, env := range [][]string{append(HelperEnv(os.Environ()), "TEST_DUMP="+dump), nil} {
+		os.Remove(dump)
+		cfg := Config{BaseURL: srv.URL(), Model: "m", Retry: providertest.Fast(1), Helper: []string{os.Args[0], helperArg}, Env: env}
+		if env == nil {
+			// No environment at all: the dump goes where the helper is told
+			// on its command line instead.
+			cfg.Helper = []string{"/bin/sh", "-c", `TEST_DUMP="$1" exec "$0" ` + helperArg, os.Args[0], dump}
+		}
+		p, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Stream(context.Background(), hi("hi"), nil)
+		p.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(dump)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "must-not-leak") || strings.Contains(string(b), "must_not_leak") {
+			t.Errorf("env %v: a secret of the user's reached the helper: %s", env != nil, b)
+		}
+	}
+}
