@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -261,27 +260,6 @@ func TestListModelsThroughTheHelper(t *testing.T) {
 	ids, err := p.ListModels(context.Background())
 	if err != nil || strings.Join(ids, ",") != "gpt-a,gpt-b" {
 		t.Errorf("ListModels = %v, %v", ids, err)
-	}
-}
-
-func TestCloseEndsTheHelperAndRefusesLaterRequests(t *testing.T) {
-	srv := serve(t, "rules:\n  - respond: {text: fine}\n")
-	dump := filepath.Join(t.TempDir(), "dump.json")
-	p := newProvider(t, Config{BaseURL: srv.URL(), Model: "m", Retry: providertest.Fast(1)}, "TEST_DUMP="+dump)
-	if _, err := p.Stream(context.Background(), hi("hi"), nil); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(dump)
-	var d struct{ Pid int }
-	if err := json.Unmarshal(b, &d); err != nil || d.Pid == 0 {
-		t.Fatalf("no pid in %s: %v", b, err)
-	}
-	p.Close()
-	if err := syscall.Kill(d.Pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("the helper (pid %d) still exists after Close: %v", d.Pid, err)
-	}
-	if _, err := p.Stream(context.Background(), hi("hi"), nil); err == nil || !strings.Contains(err.Error(), "closed") {
-		t.Errorf("a request after Close: %v, want an error saying the provider is closed", err)
 	}
 }
 
