@@ -21,7 +21,10 @@ import (
 
 // cacheBlock is one block of a prompt.
 type cacheBlock struct {
-	place      string // "tools[0]", "system[1]", "messages[2].content[0]", "input[3]"
+	place string // "tools[0]", "system[1]", "messages[2].content[0]", "input[3]"
+	// raw is the block as sent; canon its canonical JSON, made from raw
+	// by the server (Server.canonOf) when the request is accounted for.
+	raw        json.RawMessage
 	canon      []byte
 	breakpoint bool // carries cache_control (Anthropic)
 }
@@ -49,6 +52,32 @@ func prefixes(api, model string, blocks []cacheBlock) []prefix {
 }
 
 func shortHash(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)[:12]) }
+
+// maxCanonMemo bounds the bytes Server.canonOf remembers; past it, it
+// starts afresh.
+const maxCanonMemo = 64 << 20
+
+// canonOf is canonical(raw), remembered by raw: every request of every
+// agent repeats the same tool definitions and system prompt, and
+// canonicalising them again for each was most of the loopback's CPU in a
+// 100-agent run, on the cores the Atomic it measures runs on.
+func (s *Server) canonOf(raw json.RawMessage) []byte {
+	s.canonMu.Lock()
+	c, ok := s.canonMemo[string(raw)]
+	s.canonMu.Unlock()
+	if ok {
+		return c
+	}
+	c = canonical(raw)
+	s.canonMu.Lock()
+	if s.canonMemo == nil || s.canonBytes+len(raw)+len(c) > maxCanonMemo {
+		s.canonMemo, s.canonBytes = map[string][]byte{}, 0
+	}
+	s.canonMemo[string(raw)] = c
+	s.canonBytes += len(raw) + len(c)
+	s.canonMu.Unlock()
+	return c
+}
 
 // canonical is raw re-encoded with sorted keys and without a top-level
 // cache_control, or raw itself when it is not valid JSON.
@@ -114,7 +143,7 @@ const maxBreakpoints = 4
 func anthropicCacheBlocks(tools []json.RawMessage, system json.RawMessage, contents []json.RawMessage) ([]cacheBlock, *apiError) {
 	var blocks []cacheBlock
 	add := func(place string, raw json.RawMessage) {
-		blocks = append(blocks, cacheBlock{place: place, canon: canonical(raw), breakpoint: hasCacheControl(raw)})
+		blocks = append(blocks, cacheBlock{place: place, raw: raw, breakpoint: hasCacheControl(raw)})
 	}
 	for i, t := range tools {
 		add(fmt.Sprintf("tools[%d]", i), t)
@@ -163,7 +192,7 @@ func blockList(raw json.RawMessage) []json.RawMessage {
 // items): OpenAI caches any prefix, without breakpoints.
 func openAICacheBlocks(kind string, items []json.RawMessage, start int, blocks []cacheBlock) []cacheBlock {
 	for i, it := range items {
-		blocks = append(blocks, cacheBlock{place: fmt.Sprintf("%s[%d]", kind, start+i), canon: canonical(it)})
+		blocks = append(blocks, cacheBlock{place: fmt.Sprintf("%s[%d]", kind, start+i), raw: it})
 	}
 	return blocks
 }
@@ -203,6 +232,11 @@ func (s *Server) cacheUsage(req *request, total int) cacheResult {
 	var res cacheResult
 	if len(req.cacheBlocks) == 0 {
 		return res
+	}
+	for i := range req.cacheBlocks {
+		if b := &req.cacheBlocks[i]; b.canon == nil {
+			b.canon = s.canonOf(b.raw)
+		}
 	}
 	pre := prefixes(req.api, req.model, req.cacheBlocks)
 	least := s.cacheMin()

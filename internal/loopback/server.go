@@ -35,16 +35,21 @@ type Server struct {
 	callAnswers map[string]int
 	// cached holds the hashes of the prompt prefixes requests wrote to
 	// the cache (cache.go).
-	cached   map[string]bool
-	signer   signer
-	entries  []LogEntry // every API request that arrived; entries[i].Seq == i+1
-	ids      int
-	closed   bool
-	httpSrv  *http.Server
-	ln       net.Listener
-	serveErr chan error
-	onEntry  func(LogEntry) // called once per finished request, outside mu
-	errorLog *log.Logger
+	cached map[string]bool
+	// canonMemo remembers canonical block JSON by raw block (canonOf);
+	// canonBytes is what it holds.
+	canonMu    sync.Mutex
+	canonMemo  map[string][]byte
+	canonBytes int
+	signer     signer
+	entries    []LogEntry // every API request that arrived; entries[i].Seq == i+1
+	ids        int
+	closed     bool
+	httpSrv    *http.Server
+	ln         net.Listener
+	serveErr   chan error
+	onEntry    func(LogEntry) // called once per finished request, outside mu
+	errorLog   *log.Logger
 
 	handlers sync.WaitGroup
 }

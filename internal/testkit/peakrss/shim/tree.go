@@ -46,36 +46,52 @@ func (t *tree) sample(every time.Duration, stop <-chan struct{}) {
 	}
 }
 
-// find adds the live descendants of the root not yet followed.
+// find adds the live descendants of the root not yet followed, found
+// through each one's threads' children files: a few reads, where a scan
+// of /proc read every process of the machine every 20 ms and took as much
+// CPU as the run it measured.
 func (t *tree) find() {
 	if len(t.procs) == 0 {
 		t.add(t.root)
 	}
-	children := map[int][]int{}
-	dir, err := os.ReadDir("/proc")
-	if err != nil {
-		return
-	}
-	for _, d := range dir {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		if ppid := procstat.Parent(pid); ppid > 0 {
-			children[ppid] = append(children[ppid], pid)
-		}
-	}
+	seen := map[int]bool{}
 	queue := []int{t.root}
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
-		for _, c := range children[p] {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		for _, c := range children(p) {
 			if _, ok := t.procs[c]; !ok {
 				t.add(c)
 			}
 			queue = append(queue, c)
 		}
 	}
+}
+
+// children lists pid's child processes from /proc/PID/task/*/children.
+func children(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, task := range tasks {
+		b, err := os.ReadFile(dir + task.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range bytes.Fields(b) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 func (t *tree) add(pid int) {
