@@ -33,6 +33,25 @@ func BenchmarkOneAnswer(b *testing.B) {
 	b.ReportMetric(sent, "KB-sent")
 }
 
+// BenchmarkOneAnswerOpenAI is S1 on the OpenAI provider, whose SDK runs
+// in atomic-openai: the tree is atomic and its helper. No budget: it says
+// what the helper costs an OpenAI run.
+func BenchmarkOneAnswerOpenAI(b *testing.B) {
+	var wall []time.Duration
+	own, tree := 0.0, 0.0
+	for i := 0; i < b.N; i++ {
+		srv := server(b, "rules: [{respond: {text: hi}}]")
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		m := runMeasuredCmd(b, srv, command(b, ctx, srv, "openai", b.TempDir(), "-p", "hi"))
+		cancel()
+		wall = append(wall, m.Wall)
+		own, tree = max(own, m.MaxRSSMB), max(tree, m.TreePeakMB)
+	}
+	b.ReportMetric(ms(median(wall)), "ms-wall")
+	b.ReportMetric(own, "MB-peak-RSS")
+	b.ReportMetric(tree, "MB-peak-tree-RSS")
+}
+
 // BenchmarkRunHelp: `atomic run --help`, start to end (median). Budget:
 // 8 ms.
 func BenchmarkRunHelp(b *testing.B) {

@@ -34,7 +34,7 @@ if [ -z "${ATOMIC_TEST_COPILOT:-}" ] && [ -x "$cp_bin" ]; then export ATOMIC_TES
 # shim that starts it (internal/testkit/peakrss): a child of the test
 # process would read the test process's own high-water mark.
 # Issue 22's one-answer figures (S1): medians of 21 runs.
-go test -run '^$' -bench '^Benchmark(OneAnswer|OneAnswerFloor|RunHelp)$' -benchtime 21x ./e2e >>"$out"
+go test -run '^$' -bench '^Benchmark(OneAnswer|OneAnswerFloor|OneAnswerOpenAI|RunHelp)$' -benchtime 21x ./e2e >>"$out"
 # The fan-outs take seconds each: medians of 3 runs.
 go test -run '^$' -bench '^Benchmark(FanOut3x2s|100Subagents|1000Subagents|Nested1000As10x100|NATSFanOut1000x1s)$' -benchtime 3x ./e2e >>"$out"
 go test -run '^$' -bench . -skip 'OneAnswer|RunHelp|FanOut3x2s|100Subagents|1000Subagents|Nested1000As10x100|NATSFanOut1000x1s|ClaudeOverhead|CodexAddedWallTime|StoreStartCost' -benchtime 5x ./e2e >>"$out"
@@ -87,6 +87,8 @@ figure OneAnswer ms-wall '<' 25 "S1 (one answer) wall"
 figure OneAnswer ms-to-first-request '<' 15 "S1 start to first model request"
 figure OneAnswer MB-peak-tree-RSS '<' 25 "S1 peak RSS, whole process tree"
 info OneAnswerFloor MB-peak-tree-RSS "  its floor: the same request by the Anthropic SDK alone"
+info OneAnswerOpenAI ms-wall "  S1 on OpenAI (its SDK in atomic-openai): wall"
+info OneAnswerOpenAI MB-peak-tree-RSS "  S1 on OpenAI: peak RSS, atomic and atomic-openai"
 figure RunHelp ms-wall '<' 8 "atomic run --help"
 figure OneAnswer ms-exit-after-answer '<' 5 "S1 exit after the last answer"
 figure 100Subagents s-wall '<' 1.1 "100 sub-agents x 1 s: whole run"

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -92,18 +93,11 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 }
 
 // call sends cl and waits for its final reply, handing its chunks to on.
+// The first call goes out behind the settings, without waiting for the
+// program to take them: it starts while the program does.
 func (c *Client) call(ctx context.Context, cl call, on func(*chunk)) (*reply, error) {
 	p, err := c.running()
 	if err != nil {
-		return nil, err
-	}
-	select {
-	case <-p.ready:
-	case <-p.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if err := p.startErr(); err != nil {
 		return nil, err
 	}
 	box := p.open(&cl)
@@ -131,9 +125,13 @@ func (c *Client) call(ctx context.Context, cl call, on func(*chunk)) (*reply, er
 		}
 		select {
 		case <-p.done:
-			if len(box.peek()) == 0 {
-				return nil, &goneError{program: c.cmd.Argv[0], why: p.why()}
+			if len(box.peek()) > 0 {
+				continue
 			}
+			if p.failed != nil { // it refused the settings, or never started
+				return nil, p.failed
+			}
+			return nil, &goneError{program: c.cmd.Argv[0], why: p.why()}
 		default:
 		}
 	}
@@ -180,14 +178,16 @@ type proc struct {
 	next  int64
 	calls map[int64]*mailbox
 
-	ready   chan struct{} // closed when the program took the settings
 	done    chan struct{} // closed when its output ended and it was collected
-	failed  error         // why it refused the settings; set before done
+	failed  error         // why it refused the settings or never took them; set before done
 	exitMsg string        // how it ended; set before done
 }
 
 // start runs the program: its own process group (a terminal's ^C is
-// Atomic's to handle), guarded by the reaper, the settings on its input.
+// Atomic's to handle), the settings on its input. It carries Atomic's
+// reaper mark, but does not start the watchdog: the program ends when its
+// input does, which the kernel closes however Atomic ends (SIGKILL
+// included), so it needs no second process to end it.
 func start(c Command) (*proc, error) {
 	if len(c.Argv) == 0 {
 		return nil, fmt.Errorf("%s: no program to run", c.Provider)
@@ -195,8 +195,7 @@ func start(c Command) (*proc, error) {
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Env = append(make([]string, 0, len(c.Env)+1), c.Env...) // not nil: nil would be all of ours
 	cmd.SysProcAttr = procgroup.Attr()
-	p := &proc{cmd: cmd, stderr: &tail{max: 4 << 10}, calls: map[int64]*mailbox{},
-		ready: make(chan struct{}), done: make(chan struct{})}
+	p := &proc{cmd: cmd, stderr: &tail{max: 4 << 10}, calls: map[int64]*mailbox{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -206,7 +205,9 @@ func start(c Command) (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: starting %s: %w", c.Provider, c.Argv[0], err)
 	}
-	reaper.Guard(cmd)
+	if tree := os.Getenv(reaper.EnvTree); tree != "" {
+		cmd.Env = append(cmd.Env, reaper.EnvTree+"="+tree)
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: starting %s: %w", c.Provider, c.Argv[0], err)
 	}
@@ -222,7 +223,7 @@ func start(c Command) (*proc, error) {
 // the program.
 func (p *proc) read(out io.Reader, prov string) {
 	dec := json.NewDecoder(bufio.NewReaderSize(out, 64<<10))
-	readyClosed := false
+	ready := false
 	var ended error
 	for {
 		var r reply
@@ -233,13 +234,10 @@ func (p *proc) read(out io.Reader, prov string) {
 			break
 		}
 		if r.ID == 0 {
-			if r.Error != nil && !readyClosed {
+			if r.Error != nil && !ready {
 				p.failed = r.Error.Decode()
 			}
-			if !readyClosed && r.Ready {
-				readyClosed = true
-				close(p.ready)
-			}
+			ready = ready || r.Ready
 			continue
 		}
 		p.mu.Lock()
@@ -264,23 +262,11 @@ func (p *proc) read(out io.Reader, prov string) {
 	if s := strings.TrimSpace(p.stderr.String()); s != "" {
 		msg += ": " + s
 	}
-	if p.failed == nil && !readyClosed {
+	if p.failed == nil && !ready {
 		p.failed = fmt.Errorf("%s: %s did not start: %s", prov, p.cmd.Path, msg)
 	}
 	p.exitMsg = msg
 	close(p.done)
-}
-
-// startErr is why the program did not take the settings (nil once it
-// did).
-func (p *proc) startErr() error {
-	select {
-	case <-p.ready:
-		return nil
-	default:
-	}
-	<-p.done
-	return p.failed
 }
 
 // why says how the program ended (after done).

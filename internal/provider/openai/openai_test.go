@@ -43,6 +43,9 @@ func serveAsHelper() int {
 		_ = os.WriteFile(f, b, 0o600)
 	}
 	return hosted.Main(func(raw json.RawMessage) (hosted.Backend, error) {
+		if why := os.Getenv("TEST_REFUSE"); why != "" {
+			return nil, errors.New(why)
+		}
 		p, err := chat.Open(raw)
 		if err != nil {
 			return nil, err
@@ -234,6 +237,15 @@ func TestAHelperThatCannotStartSaysWhyAndIsNotRetried(t *testing.T) {
 	_, err = p.Stream(context.Background(), hi("hi"), func(c provider.Chunk) { retried = retried || c.Kind == provider.ChunkRetry })
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/atomic-openai") || retried {
 		t.Errorf("err = %v, retried %v; want an error naming the program, not retried", err, retried)
+	}
+}
+
+func TestAHelperThatRefusesItsSettingsSaysWhyAndIsNotRetried(t *testing.T) {
+	p := newProvider(t, Config{BaseURL: "http://127.0.0.1:9", Model: "m", Retry: providertest.Fast(3)}, "TEST_REFUSE=openai: the settings are not for me")
+	retried := false
+	_, err := p.Stream(context.Background(), hi("hi"), func(c provider.Chunk) { retried = retried || c.Kind == provider.ChunkRetry })
+	if err == nil || err.Error() != "openai: the settings are not for me" || retried {
+		t.Errorf("err = %v, retried %v; want the helper's own reason, not retried", err, retried)
 	}
 }
 
