@@ -46,6 +46,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building atomic:", err)
 		os.Exit(1)
 	}
+	flushWrites()
 	code := m.Run()
 	os.RemoveAll(dir)
 	if code == 0 {
