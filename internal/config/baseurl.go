@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/atomic-agent/atomic/internal/provider/anthropic"
-	"github.com/atomic-agent/atomic/internal/provider/openai"
+	"github.com/atomic-agent/atomic/internal/provider/openai/settings"
 )
 
 // BaseURLFor returns the base URL raw (--base-url, the environment's, the
@@ -24,7 +24,7 @@ func BaseURLFor(api, raw string) (string, error) {
 	case "anthropic":
 		return anthropic.NormaliseBaseURL(raw)
 	case "openai":
-		return openai.NormaliseBaseURL(raw)
+		return settings.NormaliseBaseURL(raw)
 	}
 	return "", fmt.Errorf("base URL %q: unknown API %q (want anthropic or openai)", raw, api)
 }

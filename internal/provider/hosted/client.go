@@ -9,13 +9,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/atomic-agent/atomic/internal/procgroup"
 	"github.com/atomic-agent/atomic/internal/provider"
 	"github.com/atomic-agent/atomic/internal/reaper"
+	"github.com/atomic-agent/atomic/internal/tailbuf"
 )
 
 // Command is the program a Client runs.
@@ -56,7 +56,7 @@ func (c *Client) Close() error {
 	c.proc = nil
 	c.mu.Unlock()
 	if p != nil {
-		p.stop(stopGrace)
+		p.stop()
 	}
 	return nil
 }
@@ -102,9 +102,9 @@ func (c *Client) call(ctx context.Context, cl call, on func(*chunk)) (*reply, er
 	}
 	box := p.open(&cl)
 	defer p.forget(cl.ID)
-	if err := p.send(cl); err != nil {
-		<-p.done // the program's input broke: it is ending
-	}
+	// A send fails only when the program's input broke: it is ending,
+	// which the loop sees.
+	_ = p.send(cl)
 	for {
 		select {
 		case <-ctx.Done():
@@ -125,7 +125,7 @@ func (c *Client) call(ctx context.Context, cl call, on func(*chunk)) (*reply, er
 		}
 		select {
 		case <-p.done:
-			if len(box.peek()) > 0 {
+			if box.pending() {
 				continue
 			}
 			if p.failed != nil { // it refused the settings, or never started
@@ -146,8 +146,7 @@ func (c *Client) running() (*proc, error) {
 	}
 	if c.proc != nil {
 		select {
-		case <-c.proc.done:
-			c.proc.stop(0) // already ended: only collects it
+		case <-c.proc.done: // ended and collected: start another
 			c.proc = nil
 		default:
 			return c.proc, nil
@@ -170,7 +169,7 @@ func (e *goneError) Error() string { return fmt.Sprintf("%s ended: %s", e.progra
 type proc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *tail
+	stderr *tailbuf.Tail
 	wmu    sync.Mutex // one call's line at a time
 	enc    *json.Encoder
 
@@ -195,7 +194,7 @@ func start(c Command) (*proc, error) {
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Env = append(make([]string, 0, len(c.Env)+1), c.Env...) // not nil: nil would be all of ours
 	cmd.SysProcAttr = procgroup.Attr()
-	p := &proc{cmd: cmd, stderr: &tail{max: 4 << 10}, calls: map[int64]*mailbox{}, done: make(chan struct{})}
+	p := &proc{cmd: cmd, stderr: &tailbuf.Tail{}, calls: map[int64]*mailbox{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -259,7 +258,7 @@ func (p *proc) read(out io.Reader, prov string) {
 	case p.cmd.ProcessState != nil:
 		msg = p.cmd.ProcessState.String()
 	}
-	if s := strings.TrimSpace(p.stderr.String()); s != "" {
+	if s := p.stderr.String(); s != "" {
 		msg += ": " + s
 	}
 	if p.failed == nil && !ready {
@@ -298,12 +297,12 @@ func (p *proc) send(cl call) error {
 }
 
 // stop closes the program's input, which ends it, and kills it if it
-// has not ended within grace; it returns once the program is collected.
-func (p *proc) stop(grace time.Duration) {
+// has not ended within stopGrace; it returns once the program is collected.
+func (p *proc) stop() {
 	p.wmu.Lock()
 	_ = p.stdin.Close()
 	p.wmu.Unlock()
-	t := time.NewTimer(grace)
+	t := time.NewTimer(stopGrace)
 	defer t.Stop()
 	select {
 	case <-p.done:
@@ -340,32 +339,8 @@ func (m *mailbox) take() []reply {
 	return q
 }
 
-func (m *mailbox) peek() []reply {
+func (m *mailbox) pending() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.q
-}
-
-// tail keeps the last max bytes written to it: the program's stderr, for
-// the error that says how it ended.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, b...)
-	if len(t.b) > t.max {
-		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
+	return len(m.q) > 0
 }

@@ -24,9 +24,6 @@ import (
 // name is the provider's name in errors and events.
 const name = "openai"
 
-// DefaultBaseURL is the OpenAI API.
-const DefaultBaseURL = settings.DefaultBaseURL
-
 // HelperName is the program that speaks the API with the official SDK
 // (cmd/atomic-openai).
 const HelperName = "atomic-openai"
@@ -41,7 +38,7 @@ type Config struct {
 	APIKey string
 	// BaseURL is the API root including its version path; a bare host
 	// root gets "/v1" added (settings.NormaliseBaseURL). Empty means
-	// DefaultBaseURL.
+	// the OpenAI API.
 	BaseURL string
 	// Model is used when a Request names none.
 	Model string
@@ -65,10 +62,6 @@ type Config struct {
 func (cfg Config) settings() settings.Settings {
 	return settings.Settings{APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Model: cfg.Model, MaxTokens: cfg.MaxTokens, NoPromptCache: cfg.NoPromptCache}
 }
-
-// NormaliseBaseURL returns raw as the API's clients want it
-// (settings.NormaliseBaseURL).
-func NormaliseBaseURL(raw string) (string, error) { return settings.NormaliseBaseURL(raw) }
 
 // Provider streams turns through the helper. It is safe for concurrent
 // use; Close ends the helper.
