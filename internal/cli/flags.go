@@ -311,7 +311,8 @@ func (c *common) resolve(io IOStreams, asker permission.Asker) (*setup, error) {
 	if err := c.checkMCPFiles(io); err != nil {
 		return nil, err
 	}
-	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files, Hidden: gate.ReadDenied, Env: envList(cs.CommandEnv), Added: &tools.Roots{}}
+	s.workspace = tools.Workspace{Root: io.Dir, Files: c.files, Hidden: gate.ReadDenied, Secrets: append(sandbox.DefaultSecrets(io.Getenv("HOME")), config.UserDir(io.Getenv)),
+		Env: envList(cs.CommandEnv), Added: &tools.Roots{}}
 	for _, d := range append(append([]string{}, c.addDirs...), cs.Dirs...) {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(io.Dir, d)
@@ -374,7 +375,7 @@ func (c *common) openSandbox(io IOStreams, s *setup) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
-	secrets := append(sandbox.DefaultSecrets(io.Getenv("HOME")), config.UserDir(io.Getenv))
+	secrets := append([]string{}, s.workspace.Secrets...) // the stores the file tools keep out of too
 	if dir, err := observe.StateDir(io.Getenv); err == nil {
 		secrets = append(secrets, dir)
 	}

@@ -35,6 +35,11 @@ type Workspace struct {
 	// and glob skip such files, so a search of the whole workspace never
 	// returns them. The permission gate refuses calls naming them.
 	Hidden func(abs string) bool
+	// Secrets are the user's secret stores (sandbox.DefaultSecrets): the
+	// file tools neither use a path in one nor return its files from a
+	// search, as the sandbox keeps them from commands, wherever the
+	// workspace is ($HOME itself included).
+	Secrets []string
 	// Env are NAME=value variables added to the environment of the
 	// commands bash runs (a project's Claude Code settings env), after
 	// Atomic's own, so they win; provider keys are dropped as from
@@ -51,8 +56,21 @@ type Workspace struct {
 	Checkpoint func(real string)
 }
 
-// hidden reports whether Hidden forbids abs.
-func (w Workspace) hidden(abs string) bool { return w.Hidden != nil && w.Hidden(abs) }
+// hidden reports whether Hidden forbids abs or a secret store holds it.
+func (w Workspace) hidden(abs string) bool {
+	return w.secret(abs) != "" || w.Hidden != nil && w.Hidden(abs)
+}
+
+// secret is the secret store holding p ("" for none); no allocation: it
+// is asked of every file grep and glob walk.
+func (w Workspace) secret(p string) string {
+	for _, s := range w.Secrets {
+		if p == s || len(p) > len(s) && p[len(s)] == filepath.Separator && strings.HasPrefix(p, s) {
+			return s
+		}
+	}
+	return ""
+}
 
 // maxSymlinkHops bounds symlink resolution, as the kernel does (ELOOP).
 const maxSymlinkHops = 40
@@ -88,6 +106,11 @@ func (w Workspace) resolve(path string) (abs, real string, err error) {
 	real, err = realPath(abs, 0)
 	if err != nil {
 		return "", "", fmt.Errorf("resolving path %s: %w", abs, err)
+	}
+	for _, p := range []string{abs, real} {
+		if store := w.secret(p); store != "" {
+			return "", "", fmt.Errorf("path %s is in %s, a secret store: the file tools do not use it, as commands cannot", abs, store)
+		}
 	}
 	if w.AllowOutside {
 		return abs, real, nil
