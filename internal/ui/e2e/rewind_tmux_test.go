@@ -54,6 +54,26 @@ func inputLine(scr string) string {
 	return ""
 }
 
+// openRewind types /rewind until the picker shows want: the lead's turn
+// ends a moment after its answer is drawn, and /rewind is refused (as
+// for a user) while it runs; on a loaded machine the test typed into that
+// moment.
+func openRewind(s *screen, want string) {
+	const refused = "Cannot rewind while"
+	for range 50 {
+		before := strings.Count(s.capture(), refused)
+		s.typeLine("/rewind")
+		scr := s.waitUntil("the rewind picker or its refusal", func(scr string) bool {
+			return strings.Contains(scr, want) || strings.Count(scr, refused) > before
+		})
+		if strings.Contains(scr, want) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.waitFor(want) // fails, showing the screen
+}
+
 func fileText(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
@@ -113,8 +133,7 @@ func TestRewindRestoresCodeOnlyConversationOnlyAndBothAfterAFanOutWithAWorktreeM
 	if err := os.WriteFile(shared, []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s.typeLine("/rewind")
-	s.waitFor("what do you remember · no file changed")
+	openRewind(s, "what do you remember · no file changed")
 	s.keys("Down", "Enter")
 	s.waitFor("Rewind to before: fan out and merge")
 	s.keys("2")
@@ -129,8 +148,7 @@ func TestRewindRestoresCodeOnlyConversationOnlyAndBothAfterAFanOutWithAWorktreeM
 	s.waitFor("I remember only the notes.")
 
 	// Both: the notes file the lead created goes, and so does the prompt.
-	s.typeLine("/rewind")
-	s.waitFor("write notes · 1 file changed")
+	openRewind(s, "write notes · 1 file changed")
 	s.keys("Down", "Enter")
 	s.waitFor("Rewind to before: write notes")
 	s.keys("1")
